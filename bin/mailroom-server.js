@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The server's command line (`mailroom-server serve|migrate|bootstrap`), run from TypeScript
+// source through tsx so that there is no build step to forget.
+import { register } from "tsx/esm/api";
+
+register();
+await import("../src/main.ts");

@@ -1,0 +1,33 @@
+import type { Dialect, JobRow } from "./dialect.js";
+
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  writerConcurrency: 1,
+
+  // SQLite serialises writers, so one UPDATE … RETURNING is an atomic claim (.skipLocked() throws here).
+  async claimJobs(knex, { now, limit, leaseUntil, workerId, environments }) {
+    if (environments.length === 0) return [];
+    const rows = await knex.raw(
+      `UPDATE jobs SET locked_by = ?, locked_until = ?, attempts = attempts + 1
+        WHERE id IN (SELECT id FROM jobs WHERE run_at <= ? AND (locked_until IS NULL OR locked_until < ?)
+                       AND environment IN (${environments.map(() => "?").join(", ")})
+                     ORDER BY run_at, id LIMIT ?)
+        RETURNING *`,
+      [workerId, leaseUntil, now, now, ...environments, limit],
+    );
+    return rows as JobRow[];
+  },
+
+  async incrementCounter(trx, bucket, by, expiresAt) {
+    const rows = (await trx.raw(
+      `INSERT INTO rate_limit_counters (bucket, count, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (bucket) DO UPDATE SET count = count + excluded.count RETURNING count`,
+      [bucket, by, expiresAt],
+    )) as Array<{ count: number }>;
+    return rows[0]!.count;
+  },
+
+  isRetryable(error) {
+    return (error as { code?: string }).code === "SQLITE_BUSY";
+  },
+};

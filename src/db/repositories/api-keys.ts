@@ -1,0 +1,131 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import type { Environment, Permission, Scope } from "../../domain/environments.js";
+import type { BatchWriter } from "../group-commit.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { toNumber, toNumberOrNull } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type ApiKey = components["schemas"]["ApiKey"];
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  environment: Environment;
+  name: string;
+  permission: Permission;
+  redacted_key: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+}
+
+export interface SecretRow {
+  digest: string;
+  api_key_id: string;
+  redacted_key: string;
+  expires_at: number | null;
+  created_at: number;
+}
+
+/** A key found by one of its secrets, with that secret's own expiry (rotation overlap). */
+export interface KeyBySecret {
+  key: ApiKeyRow;
+  digest: string;
+  secretExpiresAt: number | null;
+}
+
+/** last_used_at is kept to the minute: a write per request would cost more than it tells. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class ApiKeysRepository {
+  /** Stamps last_used_at for a batch of keys in one statement per distinct key. */
+  readonly touchWriter: BatchWriter<{ keyId: string; now: number }, void> = {
+    name: "api-key-touch",
+    write: async (trx, items) => {
+      const latest = new Map<string, number>();
+      for (const { keyId, now } of items) latest.set(keyId, Math.max(now, latest.get(keyId) ?? 0));
+      for (const [id, now] of latest) {
+        await trx("api_keys")
+          .where({ id })
+          .andWhere((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<", now - LAST_USED_RESOLUTION_MS))
+          .update({ last_used_at: now });
+      }
+      return items.map(() => undefined);
+    },
+  };
+
+  constructor(private readonly knex: Knex) {}
+
+  async insert(key: ApiKeyRow, secret: SecretRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("api_keys").insert(key);
+    await trx("api_key_secrets").insert(secret);
+  }
+
+  async findBySecretDigest(digest: string): Promise<KeyBySecret | undefined> {
+    const row = (await this.knex("api_key_secrets as s")
+      .join("api_keys as k", "k.id", "s.api_key_id")
+      .where("s.digest", digest)
+      .first("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as
+      | (ApiKeyRow & { secret_digest: string; secret_expires_at: number | null })
+      | undefined;
+    if (!row) return undefined;
+    const { secret_digest, secret_expires_at, ...key } = row;
+    return { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) };
+  }
+
+  async find(scope: Scope, id: string): Promise<ApiKeyRow | undefined> {
+    const row = (await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).first()) as ApiKeyRow | undefined;
+    return row && normalise(row);
+  }
+
+  async list(scope: Scope, page: PageRequest): Promise<Page<ApiKey>> {
+    const query = this.knex("api_keys").where({ workspace_id: scope.workspaceId, environment: scope.environment });
+    return paginate<ApiKeyRow, ApiKey>(query, "id", (row) => row.id, page, "desc", (row) => ApiKeysRepository.toWire(normalise(row)));
+  }
+
+  async revoke(scope: Scope, id: string, now: number): Promise<void> {
+    await this.knex("api_keys")
+      .where({ id, workspace_id: scope.workspaceId, environment: scope.environment })
+      .whereNull("revoked_at")
+      .update({ revoked_at: now });
+  }
+
+  /** Adds a new secret and caps every older one at `previousExpiresAt`, atomically. */
+  async rotate(keyId: string, secret: SecretRow, previousExpiresAt: number): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx("api_key_secrets")
+        .where({ api_key_id: keyId })
+        .andWhere((q) => q.whereNull("expires_at").orWhere("expires_at", ">", previousExpiresAt))
+        .update({ expires_at: previousExpiresAt });
+      await trx("api_key_secrets").insert(secret);
+      await trx("api_keys").where({ id: keyId }).update({ redacted_key: secret.redacted_key });
+    });
+  }
+
+  static toWire(row: ApiKeyRow): ApiKey {
+    return {
+      id: row.id,
+      object: "api_key",
+      name: row.name,
+      environment: row.environment,
+      permission: row.permission,
+      redacted_key: row.redacted_key,
+      created_at: toIso(row.created_at),
+      expires_at: toIsoOrNull(row.expires_at),
+      last_used_at: toIsoOrNull(row.last_used_at),
+      revoked_at: toIsoOrNull(row.revoked_at),
+    };
+  }
+}
+
+function normalise(row: ApiKeyRow): ApiKeyRow {
+  return {
+    ...row,
+    created_at: toNumber(row.created_at),
+    expires_at: toNumberOrNull(row.expires_at),
+    revoked_at: toNumberOrNull(row.revoked_at),
+    last_used_at: toNumberOrNull(row.last_used_at),
+  };
+}

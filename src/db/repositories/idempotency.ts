@@ -1,0 +1,88 @@
+import type { Knex } from "knex";
+import type { Scope } from "../../domain/environments.js";
+import type { BatchWriter } from "../group-commit.js";
+import { toNumber } from "../rows.js";
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  claim_token: string;
+  state: "running" | "done";
+  response_status: number | null;
+  response: string | null;
+  locked_until: number;
+  expires_at: number;
+}
+
+export interface ClaimItem {
+  scope: Scope;
+  key: string;
+  fingerprint: string;
+  claimToken: string;
+  now: number;
+  lockedUntil: number;
+  expiresAt: number;
+}
+
+export interface CompleteItem {
+  scope: Scope;
+  key: string;
+  claimToken: string;
+  status: number;
+  response: string;
+}
+
+export class IdempotencyRepository {
+  /**
+   * Claims keys atomically: insert-if-absent, then read what is there. The caller owns the key
+   * when the stored claim_token is its own. A crashed request's stale claim (past locked_until,
+   * still running) is taken over; an expired record is replaced.
+   */
+  readonly claimWriter: BatchWriter<ClaimItem, IdempotencyRecord> = {
+    name: "idempotency-claim",
+    write: async (trx, items) => {
+      const results: IdempotencyRecord[] = [];
+      for (const item of items) {
+        const where = { workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key };
+        // Expired or abandoned claims are replaced; a completed, unexpired one never is.
+        await trx("idempotency_keys")
+          .where(where)
+          .andWhere((q) => q.where("expires_at", "<=", item.now).orWhere((q2) => q2.where("state", "running").andWhere("locked_until", "<=", item.now)))
+          .update({ fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt });
+        await trx("idempotency_keys")
+          .insert({ ...where, fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt })
+          .onConflict(["workspace_id", "environment", "idempotency_key"])
+          .ignore();
+        const row = (await trx("idempotency_keys").where(where).first()) as IdempotencyRecord;
+        results.push({ ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at) });
+      }
+      return results;
+    },
+  };
+
+  /** Stores the final answer of a claimed key (only by the request that holds the claim). */
+  readonly completeWriter: BatchWriter<CompleteItem, void> = {
+    name: "idempotency-complete",
+    write: async (trx, items) => {
+      for (const item of items) {
+        await trx("idempotency_keys")
+          .where({ workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key, claim_token: item.claimToken })
+          .update({ state: "done", response_status: item.status, response: item.response });
+      }
+      return items.map(() => undefined);
+    },
+  };
+
+  constructor(private readonly knex: Knex) {}
+
+  /** Forgets a claim whose request failed unexpectedly, so a retry runs again. */
+  async release(scope: Scope, key: string, claimToken: string): Promise<void> {
+    await this.knex("idempotency_keys").where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_key: key, claim_token: claimToken, state: "running" }).delete();
+  }
+
+  async pruneExpired(now: number, limit = 1000): Promise<number> {
+    const expired = (await this.knex("idempotency_keys").where("expires_at", "<=", now).limit(limit).select("workspace_id", "environment", "idempotency_key")) as Array<Record<string, string>>;
+    let removed = 0;
+    for (const row of expired) removed += await this.knex("idempotency_keys").where(row).andWhere("expires_at", "<=", now).delete();
+    return removed;
+  }
+}

@@ -1,0 +1,428 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import type { Environment, Scope } from "../../domain/environments.js";
+import type { EventType } from "../../domain/events.js";
+import type { MessageStatus } from "../../domain/message-status.js";
+import type { BatchWriter } from "../group-commit.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { insertChunked, parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type Message = components["schemas"]["Message"];
+type MessageSummary = components["schemas"]["MessageSummary"];
+
+export interface StoredAttachment {
+  filename: string;
+  content_type: string;
+  content_id: string | null;
+  content: string; // base64
+  size: number;
+}
+
+export interface NewRecipient {
+  type: "to" | "cc" | "bcc";
+  email: string;
+  name: string | null;
+}
+
+/** A validated message, ready to be stored with its recipients, tags, first event and job. */
+export interface NewMessage {
+  scope: Scope;
+  id: string;
+  status: "queued" | "scheduled";
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  tags: string[];
+  metadata: Record<string, string>;
+  scheduled_at: number | null;
+  idempotency_key: string | null;
+  message_id_header: string;
+  recipients: NewRecipient[];
+  created_at: number;
+  first_event_id: string;
+  run_at: number;
+}
+
+export interface AcceptResult {
+  id: string;
+  /** True when a message with the same Idempotency-Key already existed (it is returned instead). */
+  existing: boolean;
+}
+
+export interface RecipientRecord {
+  id: number;
+  position: number;
+  type: "to" | "cc" | "bcc";
+  email: string;
+  name: string | null;
+  status: MessageStatus;
+  detail: string | null;
+  attempts: number;
+  updated_at: number;
+}
+
+/** A message as the delivery pipeline and the services see it. */
+export interface MessageRecord {
+  id: string;
+  scope: Scope;
+  status: MessageStatus;
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  tags: string[];
+  metadata: Record<string, string>;
+  scheduled_at: number | null;
+  idempotency_key: string | null;
+  message_id_header: string;
+  mime: string | null;
+  event_seq: number;
+  created_at: number;
+  updated_at: number;
+  recipients: RecipientRecord[];
+}
+
+export interface NewEvent {
+  id: string;
+  type: EventType;
+  recipient: string | null;
+  from_status: MessageStatus | null;
+  to_status: MessageStatus | null;
+  data: Record<string, unknown>;
+  created_at: number;
+}
+
+/** Everything one step of processing changes about one message, written atomically. */
+export interface MessageChange {
+  scope: Scope;
+  messageId: string;
+  status: MessageStatus;
+  recipients: Array<{ id: number; status: MessageStatus; detail: string | null; attempts: number }>;
+  events: NewEvent[];
+  mime?: string;
+  text?: string;
+  /** What happens to the message's delivery job. */
+  job: { action: "delete" } | { action: "reschedule"; runAt: number } | { action: "keep" };
+  now: number;
+}
+
+export interface MessageFilters {
+  status?: MessageStatus | undefined;
+  recipient?: string | undefined;
+  tag?: string | undefined;
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
+}
+
+interface MessageRow {
+  id: string;
+  workspace_id: string;
+  environment: Environment;
+  status: MessageStatus;
+  from_mailbox: string;
+  to_list: string;
+  cc_list: string;
+  bcc_list: string;
+  reply_to_list: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: string;
+  attachments: string;
+  tags: string;
+  metadata: string;
+  scheduled_at: number | null;
+  idempotency_key: string | null;
+  message_id_header: string;
+  mime: string | null;
+  event_seq: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "tags", "metadata", "scheduled_at", "created_at", "updated_at"];
+
+export class MessagesRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /**
+   * Stores accepted messages: message rows, recipients, tags, first events and delivery jobs,
+   * as multi-row statements for the whole batch (the outbox: all or nothing with the commit).
+   * A message whose Idempotency-Key already has a message in its scope is not stored again.
+   */
+  readonly acceptWriter: BatchWriter<NewMessage, AcceptResult> = {
+    name: "message-accept",
+    write: async (trx, items) => {
+      const existing = await this.existingByIdempotencyKey(trx, items);
+      const fresh = items.filter((m) => !existing.has(idempotencySlot(m)));
+      await insertChunked(trx, "messages", fresh.map(toMessageRow), (row) => (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachments.length + 1024);
+      await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
+      await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
+      await insertChunked(trx, "events", fresh.map(toFirstEventRow));
+      await insertChunked(trx, "jobs", fresh.map((m) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at })));
+      return items.map((m) => {
+        const previous = existing.get(idempotencySlot(m));
+        return previous ? { id: previous, existing: true } : { id: m.id, existing: false };
+      });
+    },
+  };
+
+  /** Applies processing steps (status, recipients, events with their sequence numbers, job). */
+  readonly changeWriter: BatchWriter<MessageChange, void> = {
+    name: "message-change",
+    write: async (trx, changes) => {
+      const ids = [...new Set(changes.map((c) => c.messageId))];
+      const seqRows = (await trx("messages").whereIn("id", ids).select("id", "event_seq")) as Array<{ id: string; event_seq: number }>;
+      const seq = new Map(seqRows.map((row) => [row.id, Number(row.event_seq)]));
+      const eventRows: Record<string, unknown>[] = [];
+      for (const change of changes) {
+        let next = seq.get(change.messageId) ?? 0;
+        for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
+        seq.set(change.messageId, next);
+        const update: Record<string, unknown> = { status: change.status, event_seq: next, updated_at: change.now };
+        if (change.mime !== undefined) update.mime = change.mime;
+        if (change.text !== undefined) update.text = change.text;
+        await trx("messages").where({ id: change.messageId, workspace_id: change.scope.workspaceId }).update(update);
+        for (const r of change.recipients) {
+          await trx("message_recipients").where({ id: r.id, message_id: change.messageId }).update({ status: r.status, detail: r.detail, attempts: r.attempts, updated_at: change.now });
+        }
+        if (change.job.action === "delete") await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).delete();
+        if (change.job.action === "reschedule") {
+          await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).update({ run_at: change.job.runAt, locked_by: null, locked_until: null });
+        }
+      }
+      await insertChunked(trx, "events", eventRows);
+      return changes.map(() => undefined);
+    },
+  };
+
+  async find(scope: Scope, id: string): Promise<MessageRecord | undefined> {
+    const [record] = await this.findMany(scope, [id]);
+    return record;
+  }
+
+  /** Loads messages with their recipients, in the order of `ids`, skipping unknown ones. */
+  async findMany(scope: Scope, ids: readonly string[]): Promise<MessageRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.knex("messages").whereIn("id", ids).andWhere({ workspace_id: scope.workspaceId, environment: scope.environment })) as MessageRow[];
+    const recipients = (await this.knex("message_recipients").whereIn("message_id", rows.map((r) => r.id)).orderBy(["message_id", "position"])) as Array<RecipientRecord & { message_id: string }>;
+    const byMessage = new Map<string, RecipientRecord[]>();
+    for (const r of recipients) {
+      const list = byMessage.get(r.message_id) ?? [];
+      list.push({ id: r.id, position: r.position, type: r.type, email: r.email, name: r.name, status: r.status, detail: r.detail, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) });
+      byMessage.set(r.message_id, list);
+    }
+    const byId = new Map(rows.map((row) => [row.id, toRecord(row, byMessage.get(row.id) ?? [])]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async list(scope: Scope, filters: MessageFilters, page: PageRequest): Promise<Page<MessageSummary>> {
+    const query = this.knex("messages as m")
+      .select(SUMMARY_COLUMNS.map((c) => `m.${c}`))
+      .where({ "m.workspace_id": scope.workspaceId, "m.environment": scope.environment });
+    if (filters.status) query.andWhere("m.status", filters.status);
+    if (filters.createdAfter !== undefined) query.andWhere("m.created_at", ">=", filters.createdAfter);
+    if (filters.createdBefore !== undefined) query.andWhere("m.created_at", "<", filters.createdBefore);
+    if (filters.recipient) {
+      query.whereExists((q) =>
+        q
+          .select(this.knex.raw("1"))
+          .from("message_recipients as r")
+          .whereRaw("r.message_id = m.id")
+          .andWhere({ "r.workspace_id": scope.workspaceId, "r.environment": scope.environment, "r.email_search": filters.recipient!.toLowerCase() }),
+      );
+    }
+    if (filters.tag) {
+      query.whereExists((q) =>
+        q
+          .select(this.knex.raw("1"))
+          .from("message_tags as t")
+          .whereRaw("t.message_id = m.id")
+          .andWhere({ "t.workspace_id": scope.workspaceId, "t.environment": scope.environment, "t.tag": filters.tag! }),
+      );
+    }
+    return paginate<MessageRow, MessageSummary>(query, "m.id", (row) => row.id, page, "desc", toSummary);
+  }
+
+  /** Runs `work` in a transaction holding the message's row lock (MySQL; SQLite has one writer). */
+  async withLockedMessage<T>(scope: Scope, id: string, work: (trx: Knex.Transaction, record: MessageRecord | undefined) => Promise<T>): Promise<T> {
+    return this.knex.transaction(async (trx) => {
+      const row = (await trx("messages").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).forUpdate().first()) as MessageRow | undefined;
+      if (!row) return work(trx, undefined);
+      const recipients = (await trx("message_recipients").where({ message_id: id }).orderBy("position")) as RecipientRecord[];
+      return work(trx, toRecord(row, recipients.map((r) => ({ ...r, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) }))));
+    });
+  }
+
+  /** Applies one change inside a caller's transaction (see withLockedMessage). */
+  async applyChange(trx: Knex.Transaction, change: MessageChange): Promise<void> {
+    await this.changeWriter.write(trx, [change]);
+  }
+
+  private async existingByIdempotencyKey(trx: Knex.Transaction, items: readonly NewMessage[]): Promise<Map<string, string>> {
+    const keyed = items.filter((m) => m.idempotency_key !== null);
+    const found = new Map<string, string>();
+    for (const m of keyed) {
+      const row = (await trx("messages").where({ workspace_id: m.scope.workspaceId, environment: m.scope.environment, idempotency_key: m.idempotency_key }).first("id")) as { id: string } | undefined;
+      if (row) found.set(idempotencySlot(m), row.id);
+    }
+    return found;
+  }
+
+  static toWire(record: MessageRecord): Message {
+    return {
+      id: record.id,
+      object: "message",
+      environment: record.scope.environment,
+      status: record.status,
+      from: record.from,
+      to: record.to,
+      cc: record.cc,
+      bcc: record.bcc,
+      reply_to: record.reply_to,
+      subject: record.subject,
+      html: record.html,
+      text: record.text,
+      headers: record.headers,
+      attachments: record.attachments.map(({ filename, content_type, size, content_id }) => ({ filename, content_type, size, content_id })),
+      tags: record.tags,
+      metadata: record.metadata,
+      scheduled_at: toIsoOrNull(record.scheduled_at),
+      idempotency_key: record.idempotency_key,
+      message_id_header: record.message_id_header,
+      mime: record.mime,
+      recipients: record.recipients.map((r) => ({ email: r.email, name: r.name, type: r.type, status: r.status, detail: r.detail, updated_at: toIso(r.updated_at) })),
+      created_at: toIso(record.created_at),
+      updated_at: toIso(record.updated_at),
+    };
+  }
+}
+
+const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_key ?? m.id}`;
+
+function toMessageRow(m: NewMessage) {
+  return {
+    id: m.id,
+    workspace_id: m.scope.workspaceId,
+    environment: m.scope.environment,
+    status: m.status,
+    from_mailbox: m.from,
+    to_list: JSON.stringify(m.to),
+    cc_list: JSON.stringify(m.cc),
+    bcc_list: JSON.stringify(m.bcc),
+    reply_to_list: JSON.stringify(m.reply_to),
+    subject: m.subject,
+    html: m.html,
+    text: m.text,
+    headers: JSON.stringify(m.headers),
+    attachments: JSON.stringify(m.attachments),
+    tags: JSON.stringify(m.tags),
+    metadata: JSON.stringify(m.metadata),
+    scheduled_at: m.scheduled_at,
+    idempotency_key: m.idempotency_key,
+    message_id_header: m.message_id_header,
+    mime: null,
+    event_seq: 1,
+    created_at: m.created_at,
+    updated_at: m.created_at,
+  };
+}
+
+function toRecipientRows(m: NewMessage) {
+  return m.recipients.map((r, position) => ({
+    message_id: m.id,
+    workspace_id: m.scope.workspaceId,
+    environment: m.scope.environment,
+    position,
+    type: r.type,
+    email: r.email,
+    email_search: r.email.toLowerCase(),
+    name: r.name,
+    status: m.status,
+    detail: null,
+    attempts: 0,
+    updated_at: m.created_at,
+  }));
+}
+
+function toFirstEventRow(m: NewMessage) {
+  const type: EventType = m.status === "scheduled" ? "message.scheduled" : "message.queued";
+  return toEventRow(m.scope, m.id, { id: m.first_event_id, type, recipient: null, from_status: null, to_status: m.status, data: m.scheduled_at === null ? {} : { scheduled_at: toIso(m.scheduled_at) }, created_at: m.created_at }, 1);
+}
+
+function toEventRow(scope: Scope, messageId: string, event: NewEvent, sequence: number) {
+  return {
+    id: event.id,
+    workspace_id: scope.workspaceId,
+    environment: scope.environment,
+    message_id: messageId,
+    recipient: event.recipient,
+    type: event.type,
+    sequence,
+    from_status: event.from_status,
+    to_status: event.to_status,
+    data: JSON.stringify(event.data),
+    created_at: event.created_at,
+  };
+}
+
+function toRecord(row: MessageRow, recipients: RecipientRecord[]): MessageRecord {
+  return {
+    id: row.id,
+    scope: { workspaceId: row.workspace_id, environment: row.environment },
+    status: row.status,
+    from: row.from_mailbox,
+    to: parseJson(row.to_list),
+    cc: parseJson(row.cc_list),
+    bcc: parseJson(row.bcc_list),
+    reply_to: parseJson(row.reply_to_list),
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    headers: parseJson(row.headers),
+    attachments: parseJson(row.attachments),
+    tags: parseJson(row.tags),
+    metadata: parseJson(row.metadata),
+    scheduled_at: toNumberOrNull(row.scheduled_at),
+    idempotency_key: row.idempotency_key,
+    message_id_header: row.message_id_header,
+    mime: row.mime,
+    event_seq: Number(row.event_seq),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+    recipients,
+  };
+}
+
+function toSummary(row: MessageRow): MessageSummary {
+  return {
+    id: row.id,
+    object: "message",
+    environment: row.environment,
+    status: row.status,
+    from: row.from_mailbox,
+    to: parseJson(row.to_list),
+    cc: parseJson(row.cc_list),
+    bcc: parseJson(row.bcc_list),
+    subject: row.subject,
+    tags: parseJson(row.tags),
+    metadata: parseJson(row.metadata),
+    scheduled_at: toIsoOrNull(toNumberOrNull(row.scheduled_at)),
+    created_at: toIso(toNumber(row.created_at)),
+    updated_at: toIso(toNumber(row.updated_at)),
+  };
+}

@@ -1,0 +1,39 @@
+import MailComposer from "nodemailer/lib/mail-composer/index.js";
+import { convert } from "html-to-text";
+import type { MessageRecord } from "../db/repositories/messages.js";
+
+export interface RenderedMessage {
+  mime: string;
+  text: string | null;
+}
+
+/**
+ * RFC 5322 source of a message, composed by nodemailer. Bcc recipients get the mail through the
+ * envelope only: the composer leaves them out of the headers. The plain-text part is derived
+ * from the HTML when the client gave none, so every message is multipart/alternative.
+ */
+export async function renderMessage(message: MessageRecord, now: number): Promise<RenderedMessage> {
+  const text = message.text ?? (message.html === null ? null : convert(message.html, { wordwrap: 78 }));
+  const composer = new MailComposer({
+    from: message.from,
+    to: message.to,
+    cc: message.cc,
+    bcc: message.bcc,
+    replyTo: message.reply_to.length > 0 ? message.reply_to : undefined,
+    subject: message.subject,
+    messageId: message.message_id_header,
+    date: new Date(now),
+    headers: message.headers,
+    ...(message.html === null ? {} : { html: message.html }),
+    ...(text === null ? {} : { text }),
+    attachments: message.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      encoding: "base64",
+      contentType: a.content_type,
+      ...(a.content_id === null ? {} : { cid: a.content_id }),
+    })),
+  });
+  const mime = await composer.compile().build();
+  return { mime: mime.toString("utf8"), text };
+}

@@ -1,0 +1,23 @@
+/** Time as a dependency, so tests can move it (scheduling, leases, expiry, rate windows). */
+export interface Clock {
+  now(): number; // epoch milliseconds
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that only moves when told to. */
+export class ManualClock implements Clock {
+  constructor(private ms: number = Date.parse("2026-11-21T10:00:00Z")) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+  set(ms: number): void {
+    this.ms = ms;
+  }
+}
+
+export const toIso = (ms: number): string => new Date(ms).toISOString();
+export const toIsoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : toIso(ms));

@@ -1,0 +1,94 @@
+/**
+ * Errors thrown by services and repositories. They carry a stable `code` and an HTTP-neutral
+ * kind; src/http/problems.ts shapes them into RFC 9457 documents in one place.
+ */
+export type ErrorKind =
+  | "bad_request"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "unprocessable"
+  | "rate_limited"
+  | "unavailable";
+
+export interface FieldError {
+  location: "body" | "query" | "path" | "header";
+  pointer: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    readonly title: string,
+    message: string,
+    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(resource: string, id: string) {
+    super("not_found", "not_found", "Not found", `No ${resource} ${id} in this environment.`);
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(errors: FieldError[]) {
+    super(
+      "unprocessable",
+      "validation_failed",
+      "Validation failed",
+      errors.length === 1 ? `${errors[0]!.pointer || "The request"}: ${errors[0]!.message}` : `${errors.length} fields are invalid.`,
+      { errors },
+    );
+  }
+
+  /** One failing body field. */
+  static field(pointer: string, message: string): ValidationError {
+    return new ValidationError([{ location: "body", pointer, message }]);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(code: string, title: string, message: string, retryAfterSeconds?: number) {
+    super("conflict", code, title, message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  }
+}
+
+/** Same answer for missing, malformed, unknown, revoked and expired keys: no oracle. */
+export class AuthenticationError extends DomainError {
+  constructor() {
+    super("unauthenticated", "invalid_api_key", "Invalid API key", "Send a valid, unrevoked API key as `Authorization: Bearer svc_…`.");
+  }
+}
+
+export class PermissionDeniedError extends DomainError {
+  constructor(needed: string, has: string) {
+    super("forbidden", "insufficient_permission", "Insufficient permission", `This operation needs a ${needed} key; this key has ${has}.`);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(retryAfterSeconds: number) {
+    super("rate_limited", "rate_limited", "Too many requests", `This key's request quota is spent; retry in ${retryAfterSeconds} s.`, { retryAfterSeconds });
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(message: string, retryAfterSeconds = 1) {
+    super("unavailable", "service_unavailable", "Service unavailable", message, { retryAfterSeconds });
+  }
+}
+
+/** A database constraint that the domain expects and handles (see src/db/constraint-errors.ts). */
+export class UniqueViolation extends Error {
+  constructor(readonly constraint: string) {
+    super(`unique constraint ${constraint} violated`);
+    this.name = "UniqueViolation";
+  }
+}

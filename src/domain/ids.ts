@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+
+/** Every id prefix the product uses, in one table (DESIGN.md §5). */
+export const ID_PREFIXES = {
+  message: "msg",
+  event: "evt",
+  template: "tpl",
+  apiKey: "key",
+  webhookEndpoint: "whk",
+  webhookAttempt: "wha",
+  domain: "dom",
+  suppression: "sup",
+  workspace: "ws",
+  request: "req",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+// Crockford base32, lower-case: sorts the same as the timestamp it encodes.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+let lastMs = -1;
+let lastRandom: Uint8Array = new Uint8Array(10);
+
+/**
+ * A ULID-shaped id behind a prefix: 48 bits of milliseconds then 80 random bits, so ids sort by
+ * creation time. Within one millisecond the random part is incremented, keeping ids from one
+ * process strictly increasing (cursor pagination relies on id order).
+ */
+export function newId(kind: IdKind, nowMs: number = Date.now()): string {
+  let random: Uint8Array;
+  if (nowMs === lastMs) {
+    random = increment(lastRandom);
+  } else {
+    random = randomBytes(10);
+    lastMs = nowMs;
+  }
+  lastRandom = random;
+  return `${ID_PREFIXES[kind]}_${encodeTime(nowMs)}${encodeRandom(random)}`;
+}
+
+export function hasPrefix(id: string, kind: IdKind): boolean {
+  return id.startsWith(`${ID_PREFIXES[kind]}_`);
+}
+
+function encodeTime(ms: number): string {
+  let out = "";
+  let value = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  let bits = 0n;
+  for (const byte of bytes) bits = (bits << 8n) | BigInt(byte);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out = ALPHABET[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const next = Uint8Array.from(bytes);
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 255) {
+      next[i]!++;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return randomBytes(10); // 2^80 ids in one millisecond: start over rather than wrap
+}

@@ -1,0 +1,70 @@
+/**
+ * The message state machine (DESIGN.md §7). Status is kept per recipient; the message's status
+ * is their aggregate. Every change, of a recipient or of a message, goes through `transition`,
+ * which refuses anything this table does not list.
+ */
+export const MESSAGE_STATUSES = [
+  "scheduled",
+  "queued",
+  "sending",
+  "delivered",
+  "deferred",
+  "bounced",
+  "failed",
+  "suppressed",
+  "canceled",
+] as const;
+
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+const ALLOWED: Record<MessageStatus, readonly MessageStatus[]> = {
+  scheduled: ["queued", "canceled"],
+  queued: ["sending", "canceled", "suppressed"],
+  sending: ["delivered", "deferred", "bounced", "failed", "suppressed"],
+  // A deferred recipient is retried (sending), expires (failed) or is canceled before its retry.
+  // The message's aggregate may settle on delivered or bounced when its other recipients had.
+  deferred: ["queued", "sending", "failed", "canceled", "delivered", "bounced"],
+  // A late bounce (an asynchronous DSN after the remote MX said 250) is legal.
+  delivered: ["bounced"],
+  bounced: [],
+  failed: [],
+  suppressed: [],
+  canceled: [],
+};
+
+export class IllegalTransitionError extends Error {
+  constructor(
+    readonly from: MessageStatus,
+    readonly to: MessageStatus,
+  ) {
+    super(`illegal status transition ${from} -> ${to}`);
+    this.name = "IllegalTransitionError";
+  }
+}
+
+export function canTransition(from: MessageStatus, to: MessageStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/** Returns `to` when the move is legal; throws otherwise (a bug, never a user error). */
+export function transition(from: MessageStatus, to: MessageStatus): MessageStatus {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
+  return to;
+}
+
+export const CANCELABLE: readonly MessageStatus[] = ["scheduled", "queued", "deferred"];
+
+export const isTerminal = (status: MessageStatus): boolean => ALLOWED[status].length === 0 || status === "delivered";
+
+/**
+ * The message's status from its recipients' statuses. While any recipient is in flight the
+ * message shows the earliest stage; once all are settled, one delivery makes the message
+ * `delivered` (per-recipient detail stays on the recipients), then bounced, failed, suppressed
+ * and canceled in that order.
+ */
+export function aggregateStatus(recipientStatuses: readonly MessageStatus[]): MessageStatus {
+  const present = new Set(recipientStatuses);
+  const order: MessageStatus[] = ["scheduled", "sending", "queued", "deferred", "delivered", "bounced", "failed", "suppressed", "canceled"];
+  for (const status of order) if (present.has(status)) return status;
+  throw new Error("a message has at least one recipient");
+}

@@ -1,0 +1,45 @@
+/**
+ * Boot-time agreement between the contract and the code (DESIGN.md §1). fastify-openapi-glue
+ * would otherwise answer 500 at request time for an operation without a handler, and leave a
+ * route open when a security scheme has no handler.
+ */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> } | unknown>>;
+  security?: Array<Record<string, string[]>>;
+  components?: { securitySchemes?: Record<string, unknown> };
+}
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+export interface OperationInfo {
+  operationId: string;
+  method: string;
+  path: string;
+  /** Security requirements in force (operation-level or the document default); [] = public. */
+  security: Array<Record<string, string[]>>;
+}
+
+export function operationsOf(spec: OpenApiDocument): OperationInfo[] {
+  const out: OperationInfo[] = [];
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of METHODS) {
+      const op = item[method] as { operationId?: string; security?: Array<Record<string, string[]>> } | undefined;
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      out.push({ operationId: op.operationId, method, path, security: op.security ?? spec.security ?? [] });
+    }
+  }
+  return out;
+}
+
+export function checkBindings(spec: OpenApiDocument, handlers: object, securityHandlers: object): void {
+  const problems: string[] = [];
+  const operations = operationsOf(spec);
+  const ids = new Set(operations.map((o) => o.operationId));
+  for (const id of ids) if (typeof (handlers as Record<string, unknown>)[id] !== "function") problems.push(`operation ${id} has no handler`);
+  for (const name of Object.keys(handlers)) if (!ids.has(name)) problems.push(`handler ${name} matches no operation in the contract`);
+  const schemes = new Set(Object.keys(spec.components?.securitySchemes ?? {}));
+  for (const op of operations) for (const requirement of op.security) for (const scheme of Object.keys(requirement)) schemes.add(scheme);
+  for (const scheme of schemes) if (typeof (securityHandlers as Record<string, unknown>)[scheme] !== "function") problems.push(`security scheme ${scheme} has no security handler`);
+  if (problems.length > 0) throw new Error(`the contract and the handlers disagree: ${problems.join("; ")}`);
+}

@@ -1,0 +1,75 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Principal } from "../domain/environments.js";
+import { LIMITS } from "../domain/limits.js";
+import type { Services } from "../runtime.js";
+import type { HandlerMap } from "./handler-types.js";
+import { idempotencyKeyOf } from "./idempotency.js";
+
+/** Readiness: false while starting and from the moment shutdown begins. */
+export interface Lifecycle {
+  ready: boolean;
+}
+
+const principalOf = (req: FastifyRequest): Principal => {
+  if (!req.principal) throw new Error("secured operation reached without a principal"); // the glue's security handler prevents this
+  return req.principal;
+};
+
+const pageOf = (query: { limit?: number; after?: string }) => ({ limit: query.limit ?? LIMITS.pageSizeDefault, after: query.after });
+const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : Date.parse(value));
+
+/**
+ * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the
+ * services: no SQL, no business rules.
+ */
+export function createHandlers(services: Services, lifecycle: Lifecycle, ping: () => Promise<void>): HandlerMap {
+  return {
+    getHealth: async () => ({ status: "ok" }),
+
+    getReadiness: async (_req, reply: FastifyReply) => {
+      const ready = lifecycle.ready && (await ping().then(() => true, () => false));
+      if (ready) return { status: "ready" };
+      return reply.code(503).send({ status: "not_ready" });
+    },
+
+    createMessage: async (req, reply) => {
+      const message = await services.messages.create(principalOf(req), req.body, idempotencyKeyOf(req));
+      reply.code(202).header("location", `/v1/messages/${message.id}`);
+      return message;
+    },
+
+    getMessage: async (req) => services.messages.get(principalOf(req), req.params.message_id),
+
+    listMessages: async (req) =>
+      services.messages.list(
+        principalOf(req),
+        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
+        pageOf(req.query),
+      ),
+
+    cancelMessage: async (req) => services.messages.cancel(principalOf(req), req.params.message_id),
+
+    listMessageEvents: async (req) => services.messages.listEvents(principalOf(req), req.params.message_id, pageOf(req.query)),
+
+    listEvents: async (req) =>
+      services.messages.listAllEvents(principalOf(req), { type: req.query.type, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) }, pageOf(req.query)),
+
+    createApiKey: async (req, reply) => {
+      const key = await services.apiKeys.create(principalOf(req), req.body);
+      reply.code(201).header("location", `/v1/api-keys/${key.id}`);
+      return key;
+    },
+
+    listApiKeys: async (req) => services.apiKeys.list(principalOf(req), pageOf(req.query)),
+
+    getApiKey: async (req) => services.apiKeys.get(principalOf(req), req.params.api_key_id),
+
+    revokeApiKey: async (req) => services.apiKeys.revoke(principalOf(req), req.params.api_key_id),
+
+    rotateApiKey: async (req) => services.apiKeys.rotate(principalOf(req), req.params.api_key_id, req.body?.overlap_seconds),
+
+    getWorkspace: async (req) => services.workspace.get(principalOf(req)),
+
+    updateWorkspace: async (req) => services.workspace.update(principalOf(req), req.body),
+  };
+}

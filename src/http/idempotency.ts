@@ -1,0 +1,81 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { DomainError } from "../domain/errors.js";
+import type { Scope } from "../domain/environments.js";
+import { LIMITS } from "../domain/limits.js";
+import { IdempotencyService } from "../services/idempotency.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    idempotency?: { scope: Scope; key: string; claimToken: string };
+  }
+}
+
+/** Response headers that belong to the stored answer (the rest are per-response). */
+const REPLAYED_HEADERS = ["content-type", "location"];
+
+/**
+ * The Idempotency-Key value: a bare token (Stripe style) or an RFC 8941 sf-string, as the IETF
+ * draft specifies. Returns null when absent; throws a validation problem when malformed.
+ */
+export function idempotencyKeyOf(req: FastifyRequest): string | null {
+  const raw = req.headers["idempotency-key"];
+  if (raw === undefined) return null;
+  const value = (Array.isArray(raw) ? raw.join(",") : raw).trim();
+  const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1).replace(/\\(["\\])/g, "$1") : value;
+  if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxLength || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new DomainError("unprocessable", "validation_failed", "Validation failed", "Idempotency-Key must be 1-255 printable ASCII characters.", {
+      errors: [{ location: "header", pointer: "/idempotency-key", message: "must be 1-255 printable ASCII characters" }],
+    });
+  }
+  return key;
+}
+
+/**
+ * Wraps a POST handler: claims the key before the handler runs, replays a finished answer, and
+ * lets `storeIdempotentResponse` (onSend) record the final bytes.
+ */
+export function withIdempotency<R extends FastifyRequest>(operationId: string, service: IdempotencyService, handler: (req: R, reply: FastifyReply) => Promise<unknown>) {
+  return async function idempotent(req: R, reply: FastifyReply): Promise<unknown> {
+    const key = idempotencyKeyOf(req);
+    if (key === null || !req.principal) return handler(req, reply);
+    const scope = { workspaceId: req.principal.workspaceId, environment: req.principal.environment };
+    const path = req.url.split("?", 1)[0]!;
+    const claim = await service.claim(scope, key, IdempotencyService.fingerprint(operationId, path, req.body));
+    if (claim.kind === "replay") {
+      const { status, headers, body } = claim.response;
+      for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+      return reply.code(status).header("idempotent-replayed", "true").send(body);
+    }
+    req.idempotency = { scope, key, claimToken: claim.claimToken };
+    return handler(req, reply);
+  };
+}
+
+/**
+ * onSend: stores what is being sent for a claimed key, byte for byte, before it leaves. Answers
+ * of 5xx are not stored: the claim is released so a retry runs the request again.
+ */
+export function storeIdempotentResponse(service: IdempotencyService) {
+  return async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const claim = req.idempotency;
+    if (!claim) return payload;
+    req.idempotency = undefined;
+    if (reply.statusCode >= 500 || typeof payload !== "string") {
+      await service.release(claim.scope, claim.key, claim.claimToken).catch((err: unknown) => req.log.error({ err }, "could not release idempotency claim"));
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    try {
+      await service.complete(claim.scope, claim.key, claim.claimToken, { status: reply.statusCode, headers, body: payload });
+    } catch (err) {
+      // The work itself is durable; a retry after the lock expires finds the same message
+      // through its unique Idempotency-Key, so failing to store the answer loses nothing.
+      req.log.error({ err }, "could not store idempotent response");
+    }
+    return payload;
+  };
+}

@@ -1,0 +1,64 @@
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { FastifySchemaValidationError } from "fastify/types/schema.js";
+import type { FieldError } from "../domain/errors.js";
+
+// ajv-formats is CommonJS with a default export that NodeNext sees as the module object.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/**
+ * Two Ajv instances (DESIGN.md §2 traps): bodies are validated strictly (no coercion, unknown
+ * fields are errors, every failure reported); path, query and headers arrive as strings and are
+ * coerced to the declared types.
+ */
+export function createValidators() {
+  const common = { strict: false, useDefaults: true, removeAdditional: false as const, allowUnionTypes: true };
+  const body = addFormats(new Ajv2020({ ...common, coerceTypes: false, allErrors: true }));
+  const params = addFormats(new Ajv2020({ ...common, coerceTypes: "array", allErrors: true }));
+  return {
+    compile({ schema, httpPart }: { schema: object; httpPart?: string }) {
+      return (httpPart === "body" ? body : params).compile(schema);
+    },
+  };
+}
+
+const LOCATION: Record<string, FieldError["location"]> = { body: "body", querystring: "query", params: "path", headers: "header" };
+
+/** Ajv errors as one entry per failing field, with a JSON pointer into the request part. */
+export function validationErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
+  const location = LOCATION[context ?? "body"] ?? "body";
+  const list = errors as unknown as ErrorObject[];
+  // For "one of these forms" fields, the branch-by-branch type errors are noise next to the
+  // oneOf/anyOf error at the same pointer, which says it better.
+  const unionPointers = new Set(list.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf").map((e) => e.instancePath));
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const error of list) {
+    if (unionPointers.has(error.instancePath) && error.keyword !== "oneOf" && error.keyword !== "anyOf") continue;
+    const { pointer, message } = describe(error);
+    const key = `${pointer}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ location, pointer, message });
+  }
+  return out;
+}
+
+function describe(error: ErrorObject): { pointer: string; message: string } {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return { pointer: `${error.instancePath}/${escape(String(params.missingProperty))}`, message: "is required" };
+    case "additionalProperties":
+      return { pointer: `${error.instancePath}/${escape(String(params.additionalProperty))}`, message: "is not a known field" };
+    case "oneOf":
+    case "anyOf":
+      return { pointer: error.instancePath, message: "does not match any of the allowed forms" };
+    case "propertyNames":
+      return { pointer: `${error.instancePath}/${escape(String(params.propertyName))}`, message: "is not an allowed name" };
+    default:
+      return { pointer: error.instancePath, message: error.message ?? "is invalid" };
+  }
+}
+
+const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -1,0 +1,130 @@
+import { parseArgs } from "node:util";
+import { buildApp } from "./app.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { migrate, openDatabase } from "./db/connection.js";
+import type { Lifecycle } from "./http/handlers.js";
+import { createRuntime } from "./runtime.js";
+
+/**
+ * Process entry: `serve [--role api|worker ...]`, `migrate`, `bootstrap [--workspace NAME] [--json]`.
+ * With the embedded database one process plays every role; with MySQL any number of processes
+ * on any number of machines can split them.
+ */
+const USAGE = `usage: mailroom-server <command>
+  serve [--role api] [--role worker]   run the HTTP API and/or the delivery worker (default: both)
+  migrate                              apply database migrations and exit
+  bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once`;
+
+const ROLES = ["api", "worker"] as const;
+type Role = (typeof ROLES)[number];
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { role: { type: "string", multiple: true }, workspace: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
+  const command = positionals[0];
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case "serve":
+      return serve(config, parseRoles(values.role));
+    case "migrate": {
+      const db = openDatabase(config.databaseUrl);
+      await migrate(db);
+      await db.close();
+      console.log("migrations applied");
+      return 0;
+    }
+    case "bootstrap":
+      return bootstrap(config, values.workspace ?? "My workspace", values.json ?? !process.stdout.isTTY);
+    default:
+      console.error(`unknown command ${command}\n${USAGE}`);
+      return 2;
+  }
+}
+
+function parseRoles(values: string[] | undefined): Set<Role> {
+  const roles = (values ?? ["api", "worker"]).flatMap((v) => v.split(",")).map((v) => v.trim());
+  for (const role of roles) if (!(ROLES as readonly string[]).includes(role)) throw new ConfigError(`unknown role ${role}; roles are ${ROLES.join(", ")}`);
+  return new Set(roles as Role[]);
+}
+
+async function serve(config: Config, roles: Set<Role>): Promise<number> {
+  const lifecycle: Lifecycle = { ready: false };
+  const runtime = await createRuntime(config);
+  const app = await buildApp({ runtime, lifecycle });
+  const log = app.log;
+  const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
+  if (roles.has("worker")) runtime.worker.start();
+  if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
+  else await app.ready();
+  lifecycle.ready = true;
+  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@") }, "mailroom is running");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: readiness off, finishing in-flight work");
+    lifecycle.ready = false;
+    const force = setTimeout(() => {
+      log.error({}, "shutdown grace period over; exiting");
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    if (maintenance) clearInterval(maintenance);
+    await app.close(); // stops accepting; waits for in-flight requests
+    await runtime.close(); // worker finishes its batch; group commit drains; database closes
+    log.info({}, "stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  return new Promise<number>(() => {});
+}
+
+/** Prunes expired idempotency records and rate-limit windows every few minutes. */
+function startMaintenance(runtime: Awaited<ReturnType<typeof createRuntime>>, log: { error(obj: object, msg: string): void }): NodeJS.Timeout {
+  const run = async () => {
+    try {
+      await runtime.services.idempotency.prune();
+      await runtime.services.rateLimiter.prune();
+    } catch (err) {
+      log.error({ err }, "maintenance failed");
+    }
+  };
+  const timer = setInterval(() => void run(), 5 * 60 * 1000);
+  timer.unref();
+  void run();
+  return timer;
+}
+
+async function bootstrap(config: Config, name: string, json: boolean): Promise<number> {
+  const runtime = await createRuntime(config);
+  try {
+    const result = await runtime.services.workspace.bootstrap(name);
+    if (json) console.log(JSON.stringify(result));
+    else {
+      console.log(`Workspace ${result.workspace_id} (${name}) created.\n`);
+      console.log(`  sandbox key  ${result.sandbox_key}`);
+      console.log(`  live key     ${result.live_key}\n`);
+      console.log("These secrets are shown once. Store them now; only their digests are kept.");
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(1);
+  },
+);

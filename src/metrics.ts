@@ -1,0 +1,29 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * Prometheus metrics, one registry per process (tests build several apps in one process, so
+ * nothing registers on prom-client's global registry).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({ name: "mailroom_http_requests_total", help: "HTTP requests by operation and status.", labelNames: ["operation", "status"] as const, registers: [this.registry] });
+  readonly httpDuration = new Histogram({
+    name: "mailroom_http_request_duration_seconds",
+    help: "HTTP request latency by operation.",
+    labelNames: ["operation"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly jobs = new Counter({ name: "mailroom_jobs_total", help: "Delivery jobs processed, by outcome.", labelNames: ["outcome"] as const, registers: [this.registry] });
+  readonly recipients = new Counter({ name: "mailroom_recipients_total", help: "Recipient delivery attempts by environment and outcome.", labelNames: ["environment", "outcome"] as const, registers: [this.registry] });
+
+  /** Queue gauges are read from the database at scrape time, so they are right on every node. */
+  watchQueue(read: () => Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }>): void {
+    let last: Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }> | null = null;
+    const sample = () => (last ??= read().finally(() => setImmediate(() => (last = null))));
+    new Gauge({ name: "mailroom_queue_depth", help: "Delivery jobs waiting (due or scheduled).", registers: [this.registry], collect: async function () { this.set((await sample()).depth); } });
+    new Gauge({ name: "mailroom_queue_due", help: "Delivery jobs due now.", registers: [this.registry], collect: async function () { this.set((await sample()).due); } });
+    new Gauge({ name: "mailroom_queue_oldest_due_age_seconds", help: "Age of the oldest due delivery job.", registers: [this.registry], collect: async function () { this.set((await sample()).oldestDueAgeSeconds); } });
+  }
+}

@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type { Config } from "./config.js";
+import { systemClock, type Clock } from "./domain/clock.js";
+import { migrate, openDatabase, type Database } from "./db/connection.js";
+import { createRepositories, type Repositories } from "./db/repositories/index.js";
+import { SandboxTransport } from "./delivery/transports/sandbox.js";
+import { DeliveryWorker } from "./delivery/worker.js";
+import { Metrics } from "./metrics.js";
+import { ApiKeysService } from "./services/api-keys.js";
+import { AuthService } from "./services/auth.js";
+import { IdempotencyService } from "./services/idempotency.js";
+import { MessagesService } from "./services/messages.js";
+import { RateLimiter } from "./services/rate-limiter.js";
+import { SealedBox } from "./services/sealed-box.js";
+import { WorkspaceService } from "./services/workspace.js";
+
+export interface Services {
+  auth: AuthService;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyService;
+  apiKeys: ApiKeysService;
+  workspace: WorkspaceService;
+  messages: MessagesService;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Everything a process needs, wired once: used by main.ts, the tests and the benchmarks. */
+export interface Runtime {
+  config: Config;
+  clock: Clock;
+  db: Database;
+  repositories: Repositories;
+  services: Services;
+  worker: DeliveryWorker;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Runtime> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? { info() {}, error() {} };
+  const db = openDatabase(config.databaseUrl);
+  await migrate(db);
+  const repositories = createRepositories(db);
+  const metrics = new Metrics();
+  metrics.watchQueue(() => repositories.jobs.stats(clock.now()));
+
+  const worker = new DeliveryWorker(
+    repositories.jobs,
+    repositories.messages,
+    repositories.groupCommit,
+    // Live delivery comes with its own transports; until then live jobs wait in the queue.
+    { sandbox: new SandboxTransport() },
+    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, sandboxDeferSeconds: config.sandbox.deferSeconds },
+    clock,
+    metrics,
+    logger,
+  );
+  const apiKeys = new ApiKeysService(repositories.apiKeys, clock);
+  const services: Services = {
+    auth: new AuthService(repositories.apiKeys, clock),
+    rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
+    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secretKey(config), "idempotent-responses"), clock),
+    apiKeys,
+    workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
+    messages: new MessagesService(repositories.messages, repositories.events, repositories.workspaces, repositories.groupCommit, clock, () => worker.notify()),
+  };
+  return {
+    config,
+    clock,
+    db,
+    repositories,
+    services,
+    worker,
+    metrics,
+    async close() {
+      await worker.stop();
+      await repositories.groupCommit.drain();
+      await db.close();
+    },
+  };
+}
+
+/** SECRET_KEY, or for the embedded database a key generated once into DATA_DIR. */
+function secretKey(config: Config): string {
+  if (config.secretKey) return config.secretKey;
+  const path = join(config.dataDir, "secret.key");
+  if (!existsSync(path)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(path, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" });
+  }
+  return readFileSync(path, "utf8").trim();
+}

@@ -1,0 +1,88 @@
+import { digestSecret, generateSecret, redactSecret } from "../domain/api-key-secret.js";
+import type { Clock } from "../domain/clock.js";
+import { toIso } from "../domain/clock.js";
+import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
+import type { Environment, Permission, Principal, Scope } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import type { ApiKeyRow, ApiKeysRepository, SecretRow } from "../db/repositories/api-keys.js";
+import { ApiKeysRepository as Keys } from "../db/repositories/api-keys.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import type { components } from "../../generated/v1.js";
+
+type ApiKey = components["schemas"]["ApiKey"];
+type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
+type CreateApiKeyRequest = components["schemas"]["CreateApiKeyRequest"];
+
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+
+export class ApiKeysService {
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Keys are made in the caller's own environment: a sandbox key can never mint a live one. */
+  async create(principal: Principal, input: CreateApiKeyRequest): Promise<ApiKeyWithSecret> {
+    const now = this.clock.now();
+    const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
+    if (expiresAt !== null && expiresAt <= now) throw ValidationError.field("/expires_at", "must be in the future");
+    const { key, secret } = await this.issue(scopeOf(principal), input.name, input.permission ?? "full_access", expiresAt);
+    return { ...Keys.toWire(key), secret, previous_secret_expires_at: null };
+  }
+
+  /** Creates a key with a fresh secret (also used by bootstrap). */
+  async issue(scope: Scope, name: string, permission: Permission, expiresAt: number | null): Promise<{ key: ApiKeyRow; secret: string }> {
+    const now = this.clock.now();
+    const secret = generateSecret(scope.environment);
+    const key: ApiKeyRow = {
+      id: newId("apiKey", now),
+      workspace_id: scope.workspaceId,
+      environment: scope.environment as Environment,
+      name,
+      permission,
+      redacted_key: redactSecret(secret),
+      expires_at: expiresAt,
+      revoked_at: null,
+      last_used_at: null,
+      created_at: now,
+    };
+    await this.keys.insert(key, secretRow(key.id, secret, now));
+    return { key, secret };
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<Page<ApiKey>> {
+    return this.keys.list(scopeOf(principal), page);
+  }
+
+  async get(principal: Principal, id: string): Promise<ApiKey> {
+    return Keys.toWire(await this.find(principal, id));
+  }
+
+  async revoke(principal: Principal, id: string): Promise<ApiKey> {
+    await this.find(principal, id);
+    await this.keys.revoke(scopeOf(principal), id, this.clock.now());
+    return Keys.toWire(await this.find(principal, id));
+  }
+
+  async rotate(principal: Principal, id: string, overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<ApiKeyWithSecret> {
+    const key = await this.find(principal, id);
+    if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");
+    const now = this.clock.now();
+    const secret = generateSecret(key.environment);
+    const previousExpiresAt = now + overlapSeconds * 1000;
+    await this.keys.rotate(key.id, secretRow(key.id, secret, now), previousExpiresAt);
+    return { ...Keys.toWire(await this.find(principal, id)), secret, previous_secret_expires_at: toIso(previousExpiresAt) };
+  }
+
+  private async find(principal: Principal, id: string): Promise<ApiKeyRow> {
+    const key = await this.keys.find(scopeOf(principal), id);
+    if (!key) throw new NotFoundError("API key", id);
+    return key;
+  }
+}
+
+export const scopeOf = (principal: Principal): Scope => ({ workspaceId: principal.workspaceId, environment: principal.environment });
+
+function secretRow(keyId: string, secret: string, now: number): SecretRow {
+  return { digest: digestSecret(secret), api_key_id: keyId, redacted_key: redactSecret(secret), expires_at: null, created_at: now };
+}

@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../domain/clock.js";
+import { ConflictError, DomainError } from "../domain/errors.js";
+import type { Scope } from "../domain/environments.js";
+import type { GroupCommit } from "../db/group-commit.js";
+import type { IdempotencyRepository } from "../db/repositories/idempotency.js";
+import type { SealedBox } from "./sealed-box.js";
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type ClaimOutcome = { kind: "proceed"; claimToken: string } | { kind: "replay"; response: StoredResponse };
+
+export interface IdempotencySettings {
+  retentionHours: number;
+  lockSeconds: number;
+}
+
+/**
+ * Idempotency-Key semantics (IETF draft; DESIGN.md §5): the key is claimed atomically per
+ * (workspace, environment, key); a finished request is replayed byte for byte; a different
+ * request under the same key is 422; a request still running is 409.
+ */
+export class IdempotencyService {
+  constructor(
+    private readonly settings: IdempotencySettings,
+    private readonly records: IdempotencyRepository,
+    private readonly groupCommit: GroupCommit,
+    private readonly box: SealedBox,
+    private readonly clock: Clock,
+  ) {}
+
+  /** What identifies "the same request": the operation, its path and its canonical body. */
+  static fingerprint(operation: string, path: string, body: unknown): string {
+    return createHash("sha256").update(`${operation}\n${path}\n${canonicalJson(body ?? null)}`).digest("hex");
+  }
+
+  async claim(scope: Scope, key: string, fingerprint: string): Promise<ClaimOutcome> {
+    const now = this.clock.now();
+    const claimToken = randomBytes(16).toString("hex");
+    const record = await this.groupCommit.submit(this.records.claimWriter, {
+      scope,
+      key,
+      fingerprint,
+      claimToken,
+      now,
+      lockedUntil: now + this.settings.lockSeconds * 1000,
+      expiresAt: now + this.settings.retentionHours * 3600 * 1000,
+    });
+    if (record.fingerprint !== fingerprint) {
+      throw new DomainError("unprocessable", "idempotency_key_reused", "Idempotency-Key already used", "This Idempotency-Key was used for a different request; use a new key for a new request.");
+    }
+    if (record.claim_token === claimToken) return { kind: "proceed", claimToken };
+    if (record.state === "done" && record.response !== null) {
+      return { kind: "replay", response: JSON.parse(this.box.open(record.response)) as StoredResponse };
+    }
+    throw new ConflictError("idempotency_key_in_use", "Idempotency-Key in use", "A request with this Idempotency-Key is still being processed; retry shortly.", 1);
+  }
+
+  async complete(scope: Scope, key: string, claimToken: string, response: StoredResponse): Promise<void> {
+    await this.groupCommit.submit(this.records.completeWriter, { scope, key, claimToken, status: response.status, response: this.box.seal(JSON.stringify(response)) });
+  }
+
+  async release(scope: Scope, key: string, claimToken: string): Promise<void> {
+    await this.records.release(scope, key, claimToken);
+  }
+
+  async prune(): Promise<number> {
+    return this.records.pruneExpired(this.clock.now());
+  }
+}
+
+/** JSON with object keys sorted, so key order does not change a request's identity. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

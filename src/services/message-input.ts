@@ -1,0 +1,149 @@
+import { detectMimeType } from "nodemailer/lib/mime-funcs/mime-types.js";
+import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/addresses.js";
+import { ValidationError, type FieldError } from "../domain/errors.js";
+import { LIMITS } from "../domain/limits.js";
+import type { NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
+import type { components } from "../../generated/v1.js";
+
+type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
+
+/** Header fields Mailroom writes itself; a client setting them would forge or break the message. */
+const RESERVED_HEADERS = new Set(
+  ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "content-type", "content-transfer-encoding", "dkim-signature", "received", "list-unsubscribe", "list-unsubscribe-post"],
+);
+const CONTROL = /[\r\n\0]/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
+
+export interface PreparedContent {
+  from: string;
+  fromAddress: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  recipients: NewRecipient[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  tags: string[];
+  metadata: Record<string, string>;
+  scheduledAt: number | null;
+}
+
+/**
+ * Checks everything the JSON schema cannot (address syntax, recipient count, header injection,
+ * base64, schedule window) and normalises the message. Collects every problem before throwing,
+ * so a client fixes its request in one round trip.
+ */
+export function prepareMessage(input: CreateMessageRequest, defaultFrom: string | null, now: number): PreparedContent {
+  const errors: FieldError[] = [];
+  const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
+
+  const parseList = (field: "to" | "cc" | "bcc" | "reply_to"): Mailbox[] => {
+    const value = input[field];
+    if (value === undefined) return [];
+    const list = Array.isArray(value) ? value : [value];
+    const mailboxes: Mailbox[] = [];
+    list.forEach((raw, i) => {
+      const parsed = parseMailbox(raw);
+      if (parsed.ok) mailboxes.push(parsed.mailbox);
+      else fail(Array.isArray(value) ? `/${field}/${i}` : `/${field}`, parsed.reason);
+    });
+    return mailboxes;
+  };
+
+  let from: Mailbox | null = null;
+  if (input.from !== undefined) {
+    const parsed = parseMailbox(input.from);
+    if (parsed.ok) from = parsed.mailbox;
+    else fail("/from", parsed.reason);
+  } else if (defaultFrom !== null) {
+    const parsed = parseMailbox(defaultFrom);
+    if (parsed.ok) from = parsed.mailbox;
+  } else {
+    fail("/from", "is required: this workspace has no default sender (set default_from with updateWorkspace)");
+  }
+
+  const to = parseList("to");
+  const cc = parseList("cc");
+  const bcc = parseList("bcc");
+  const replyTo = parseList("reply_to");
+  const recipients = uniqueRecipients([
+    ...to.map((m) => ({ type: "to" as const, mailbox: m })),
+    ...cc.map((m) => ({ type: "cc" as const, mailbox: m })),
+    ...bcc.map((m) => ({ type: "bcc" as const, mailbox: m })),
+  ]);
+  if (to.length + cc.length + bcc.length > LIMITS.recipientsPerMessage) fail("/to", `at most ${LIMITS.recipientsPerMessage} recipients in to, cc and bcc together`);
+
+  if (input.subject === undefined) fail("/subject", "is required");
+  else if (CONTROL.test(input.subject)) fail("/subject", "must not contain CR, LF or NUL");
+  if (input.html === undefined && input.text === undefined) fail("/html", "html or text is required");
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    const pointer = `/headers/${escapePointer(name)}`;
+    if (RESERVED_HEADERS.has(name.toLowerCase())) fail(pointer, `${name} is set by Mailroom and cannot be given`);
+    else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
+    else headers[name] = value;
+  }
+
+  const attachments: StoredAttachment[] = [];
+  (input.attachments ?? []).forEach((a, i) => {
+    const pointer = `/attachments/${i}`;
+    if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
+    if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
+    if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
+    const content = a.content.replace(/\s+/g, "");
+    if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
+    attachments.push({ filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
+  });
+
+  let scheduledAt: number | null = null;
+  if (input.scheduled_at !== undefined) {
+    const at = Date.parse(input.scheduled_at);
+    if (Number.isNaN(at)) fail("/scheduled_at", "must be an RFC 3339 date-time");
+    else if (at < now - LIMITS.scheduleSkewMs) fail("/scheduled_at", "must not be in the past");
+    else if (at > now + LIMITS.scheduleHorizonMs) fail("/scheduled_at", "must be at most 30 days ahead");
+    else if (at > now) scheduledAt = at;
+  }
+
+  if (errors.length > 0 || from === null) throw new ValidationError(errors);
+  return {
+    from: formatMailbox(from),
+    fromAddress: from.address,
+    to: to.map(formatMailbox),
+    cc: cc.map(formatMailbox),
+    bcc: bcc.map(formatMailbox),
+    reply_to: replyTo.map(formatMailbox),
+    recipients,
+    subject: input.subject!,
+    html: input.html ?? null,
+    text: input.text ?? null,
+    headers,
+    attachments,
+    tags: input.tags ?? [],
+    metadata: input.metadata ?? {},
+    scheduledAt,
+  };
+}
+
+/** The Message-ID is fixed at acceptance so every delivery attempt carries the same one. */
+export const messageIdHeader = (messageId: string, fromAddress: string): string => `<${messageId}@${domainOf(fromAddress)}>`;
+
+/** One delivery per address: the first of to, cc, bcc that names it wins. */
+function uniqueRecipients(list: Array<{ type: "to" | "cc" | "bcc"; mailbox: Mailbox }>): NewRecipient[] {
+  const seen = new Set<string>();
+  const out: NewRecipient[] = [];
+  for (const { type, mailbox } of list) {
+    const key = mailbox.address.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ type, email: mailbox.address, name: mailbox.name });
+  }
+  return out;
+}
+
+const escapePointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -1,0 +1,133 @@
+import type { Clock } from "../domain/clock.js";
+import { ConflictError, NotFoundError } from "../domain/errors.js";
+import type { Principal } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
+import type { GroupCommit } from "../db/group-commit.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import type { EventFilters, EventsRepository } from "../db/repositories/events.js";
+import { MessagesRepository, type MessageFilters, type MessageRecord, type NewMessage } from "../db/repositories/messages.js";
+import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
+import { scopeOf } from "./api-keys.js";
+import { messageIdHeader, prepareMessage } from "./message-input.js";
+import type { components } from "../../generated/v1.js";
+
+type Message = components["schemas"]["Message"];
+type MessageSummary = components["schemas"]["MessageSummary"];
+type Event = components["schemas"]["Event"];
+type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
+
+export class MessagesService {
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly events: EventsRepository,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly groupCommit: GroupCommit,
+    private readonly clock: Clock,
+    /** Called after a message is durably accepted (wakes an in-process worker). */
+    private readonly onAccepted: () => void = () => {},
+  ) {}
+
+  /**
+   * Validates, then stores the message, its recipients, its first event and its delivery job in
+   * one transaction (group-committed). Resolves only once that is durable: the 202 promise.
+   */
+  async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<Message> {
+    const now = this.clock.now();
+    const defaultFrom = input.from === undefined ? ((await this.workspaces.find(principal.workspaceId))?.default_from ?? null) : null;
+    const content = prepareMessage(input, defaultFrom, now);
+    const id = newId("message", now);
+    const message: NewMessage = {
+      scope: scopeOf(principal),
+      id,
+      status: content.scheduledAt === null ? "queued" : "scheduled",
+      from: content.from,
+      to: content.to,
+      cc: content.cc,
+      bcc: content.bcc,
+      reply_to: content.reply_to,
+      subject: content.subject,
+      html: content.html,
+      text: content.text,
+      headers: content.headers,
+      attachments: content.attachments,
+      tags: content.tags,
+      metadata: content.metadata,
+      scheduled_at: content.scheduledAt,
+      idempotency_key: idempotencyKey,
+      message_id_header: messageIdHeader(id, content.fromAddress),
+      recipients: content.recipients,
+      created_at: now,
+      first_event_id: newId("event", now),
+      run_at: content.scheduledAt ?? now,
+    };
+    const result = await this.groupCommit.submit(this.messages.acceptWriter, message);
+    this.onAccepted();
+    if (result.existing) return this.get(principal, result.id);
+    return MessagesRepository.toWire(acceptedRecord(message));
+  }
+
+  async get(principal: Principal, id: string): Promise<Message> {
+    return MessagesRepository.toWire(await this.find(principal, id));
+  }
+
+  async list(principal: Principal, filters: MessageFilters, page: PageRequest): Promise<Page<MessageSummary>> {
+    return this.messages.list(scopeOf(principal), filters, page);
+  }
+
+  async listEvents(principal: Principal, id: string, page: PageRequest): Promise<Page<Event>> {
+    await this.find(principal, id);
+    return this.events.listForMessage(scopeOf(principal), id, page);
+  }
+
+  async listAllEvents(principal: Principal, filters: EventFilters, page: PageRequest): Promise<Page<Event>> {
+    return this.events.list(scopeOf(principal), filters, page);
+  }
+
+  /**
+   * Cancels what has not been handed off: scheduled, queued or deferred recipients. The row lock
+   * (and on SQLite the single writer) orders this against a worker's claim, so a message is
+   * either canceled or sent, never both.
+   */
+  async cancel(principal: Principal, id: string): Promise<Message> {
+    const scope = scopeOf(principal);
+    await this.messages.withLockedMessage(scope, id, async (trx, record) => {
+      if (!record) throw new NotFoundError("message", id);
+      if (record.status === "canceled") return;
+      if (!CANCELABLE.includes(record.status)) {
+        throw new ConflictError("message_not_cancelable", "Message cannot be canceled", `Message ${id} is ${record.status}; only scheduled, queued or deferred messages can be canceled.`);
+      }
+      const now = this.clock.now();
+      const recipients = record.recipients.map((r) => (CANCELABLE.includes(r.status) ? { ...r, status: transition(r.status, "canceled") } : r));
+      const status = transition(record.status, aggregateStatus(recipients.map((r) => r.status)));
+      const canceled = recipients.filter((r, i) => r.status !== record.recipients[i]!.status);
+      await this.messages.applyChange(trx, {
+        scope,
+        messageId: id,
+        status,
+        recipients: canceled.map((r) => ({ id: r.id, status: r.status, detail: "canceled by request", attempts: r.attempts })),
+        events: [{ id: newId("event", now), type: "message.canceled", recipient: null, from_status: record.status, to_status: status, data: { recipients: canceled.map((r) => r.email) }, created_at: now }],
+        job: { action: "delete" },
+        now,
+      });
+    });
+    return this.get(principal, id);
+  }
+
+  private async find(principal: Principal, id: string): Promise<MessageRecord> {
+    const record = await this.messages.find(scopeOf(principal), id);
+    if (!record) throw new NotFoundError("message", id);
+    return record;
+  }
+}
+
+/** The stored message as it now reads, built from what was written (no read-back). */
+function acceptedRecord(m: NewMessage): MessageRecord {
+  return {
+    ...m,
+    mime: null,
+    event_seq: 1,
+    updated_at: m.created_at,
+    recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at })),
+  };
+}

@@ -1,0 +1,55 @@
+import type { Clock } from "../domain/clock.js";
+import type { Principal } from "../domain/environments.js";
+import type { ApiKeysRepository } from "../db/repositories/api-keys.js";
+import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
+import type { GroupCommit } from "../db/group-commit.js";
+
+export interface RateLimitPolicy {
+  requests: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  windowSeconds: number;
+  resetSeconds: number;
+}
+
+/**
+ * Fixed-window request quotas per API key, counted in the database so every node shares them
+ * (DESIGN.md §4). The count and the key's last-use stamp ride in the same group commit.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly policy: RateLimitPolicy,
+    private readonly counters: RateLimitsRepository,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly groupCommit: GroupCommit,
+    private readonly clock: Clock,
+  ) {}
+
+  async hit(principal: Principal): Promise<RateLimitState> {
+    const now = this.clock.now();
+    const windowMs = this.policy.windowSeconds * 1000;
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const bucket = `${principal.credential.kind}:${principal.credential.id}:${windowStart}`;
+    const [position] = await Promise.all([
+      this.groupCommit.submit(this.counters.hitWriter, { bucket, expiresAt: windowStart + windowMs }),
+      this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: principal.credential.id, now }),
+    ]);
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    return {
+      allowed: position <= this.policy.requests,
+      limit: this.policy.requests,
+      remaining: Math.max(0, this.policy.requests - position),
+      windowSeconds: this.policy.windowSeconds,
+      resetSeconds,
+    };
+  }
+
+  async prune(): Promise<number> {
+    return this.counters.pruneExpired(this.clock.now());
+  }
+}

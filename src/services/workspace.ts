@@ -1,0 +1,56 @@
+import type { Clock } from "../domain/clock.js";
+import { formatMailbox, parseMailbox } from "../domain/addresses.js";
+import { NotFoundError, ValidationError } from "../domain/errors.js";
+import type { Principal } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import { WorkspacesRepository } from "../db/repositories/workspaces.js";
+import type { ApiKeysService } from "./api-keys.js";
+import type { components } from "../../generated/v1.js";
+
+type Workspace = components["schemas"]["Workspace"];
+type UpdateWorkspaceRequest = components["schemas"]["UpdateWorkspaceRequest"];
+
+export interface BootstrapResult {
+  workspace_id: string;
+  sandbox_key: string;
+  live_key: string;
+}
+
+export class WorkspaceService {
+  constructor(
+    private readonly workspaces: WorkspacesRepository,
+    private readonly apiKeys: ApiKeysService,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(principal: Principal): Promise<Workspace> {
+    const row = await this.workspaces.find(principal.workspaceId);
+    if (!row) throw new NotFoundError("workspace", principal.workspaceId);
+    return WorkspacesRepository.toWire(row, principal.environment);
+  }
+
+  async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<Workspace> {
+    const patch: { name?: string; default_from?: string | null } = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.default_from !== undefined) {
+      if (input.default_from === null) patch.default_from = null;
+      else {
+        const parsed = parseMailbox(input.default_from);
+        if (!parsed.ok) throw ValidationError.field("/default_from", parsed.reason);
+        patch.default_from = formatMailbox(parsed.mailbox);
+      }
+    }
+    await this.workspaces.update(principal.workspaceId, patch, this.clock.now());
+    return this.get(principal);
+  }
+
+  /** A workspace with one full-access key per environment; the secrets are returned once. */
+  async bootstrap(name: string): Promise<BootstrapResult> {
+    const now = this.clock.now();
+    const id = newId("workspace", now);
+    await this.workspaces.insert({ id, name, default_from: null, created_at: now, updated_at: now });
+    const sandbox = await this.apiKeys.issue({ workspaceId: id, environment: "sandbox" }, "Bootstrap sandbox key", "full_access", null);
+    const live = await this.apiKeys.issue({ workspaceId: id, environment: "live" }, "Bootstrap live key", "full_access", null);
+    return { workspace_id: id, sandbox_key: sandbox.secret, live_key: live.secret };
+  }
+}

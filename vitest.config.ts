@@ -1,0 +1,22 @@
+import { defineConfig } from "vitest/config";
+
+// Projects per DESIGN.md §11: unit (no I/O), integration (real databases: SQLite always,
+// MariaDB too when TEST_MYSQL_URL is set), contract (spec <-> handlers, Prism).
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          // better-sqlite3 and mysql2 are native/pooled; forks isolate them cleanly.
+          pool: "forks",
+        },
+      },
+      { test: { name: "contract", include: ["test/contract/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
+    ],
+  },
+});
