@@ -289,7 +289,7 @@ export interface components {
              * @description The probe's verdict.
              * @enum {string}
              */
-            status: "ok" | "ready" | "not_ready";
+            status: "ok" | "ready";
         };
         /** @description An RFC 9457 problem document. */
         Problem: {

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import { UnavailableError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Services } from "../runtime.js";
@@ -26,10 +27,10 @@ export function createHandlers(services: Services, lifecycle: Lifecycle, ping: (
   return {
     getHealth: async () => ({ status: "ok" }),
 
-    getReadiness: async (_req, reply: FastifyReply) => {
+    getReadiness: async () => {
       const ready = lifecycle.ready && (await ping().then(() => true, () => false));
-      if (ready) return { status: "ready" };
-      return reply.code(503).send({ status: "not_ready" });
+      if (!ready) throw new UnavailableError("Not ready: the server is starting, draining for shutdown, or its database does not answer.");
+      return { status: "ready" };
     },
 
     createMessage: async (req, reply) => {

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationsOf } from "../../src/http/bindings.js";
+import { loadSpec } from "../../src/http/spec.js";
+import { ContractChecker } from "../helpers/contract.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * Drives every operation of the contract through the real server, successes and failures, and
+ * checks each answer against openapi/v1.yaml.
+ */
+describe("every response honours the contract", () => {
+  const checker = new ContractChecker();
+  const exercised = new Set<string>();
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(databases[0]!);
+  });
+  afterAll(async () => t.close());
+
+  async function expectConforming(operationId: string, method: string, specPath: string, url: string, options: { payload?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
+    const response = await t.call({ method: method as "GET", url, ...(options.payload === undefined ? {} : { payload: options.payload as object }), key: options.key, headers: options.headers });
+    exercised.add(operationId);
+    expect(checker.check(method, specPath, response.statusCode, response.headers["content-type"] as string | undefined, response.payload), `${method} ${url} -> ${response.statusCode}: ${response.payload.slice(0, 300)}`).toEqual([]);
+    expect(response.headers["request-id"]).toMatch(/^req_/);
+    return response;
+  }
+
+  it("for messages and events", async () => {
+    const created = await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { payload: aMessage({ tags: ["welcome"], metadata: { user: "42" }, to: ["ada@example.com", "bounced@simulator.test"] }) });
+    const id = created.json().id as string;
+    const scheduled = await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { payload: aMessage({ scheduled_at: new Date(t.clock.now() + 3_600_000).toISOString() }) });
+    await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { payload: aMessage({ to: "not-an-address", subject: 7 }) });
+    await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { payload: aMessage(), key: null });
+    await t.drain();
+    await expectConforming("getMessage", "GET", "/v1/messages/{message_id}", `/v1/messages/${id}`);
+    await expectConforming("getMessage", "GET", "/v1/messages/{message_id}", "/v1/messages/msg_unknown");
+    await expectConforming("listMessages", "GET", "/v1/messages", "/v1/messages?limit=1");
+    await expectConforming("listMessages", "GET", "/v1/messages", "/v1/messages?limit=1000");
+    await expectConforming("listMessageEvents", "GET", "/v1/messages/{message_id}/events", `/v1/messages/${id}/events`);
+    await expectConforming("listEvents", "GET", "/v1/events", "/v1/events?type=message.delivered");
+    await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${scheduled.json().id}/cancel`);
+    await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${id}/cancel`);
+  });
+
+  it("for API keys and the workspace", async () => {
+    const created = await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });
+    await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });
+    await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "everything" }, headers: { "idempotency-key": "contract-1" } });
+    const keyId = created.json().id as string;
+    await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace", { key: created.json().secret as string });
+    await expectConforming("listApiKeys", "GET", "/v1/api-keys", "/v1/api-keys");
+    await expectConforming("getApiKey", "GET", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`);
+    await expectConforming("rotateApiKey", "POST", "/v1/api-keys/{api_key_id}/rotate", `/v1/api-keys/${keyId}/rotate`, { payload: { overlap_seconds: 0 } });
+    await expectConforming("revokeApiKey", "DELETE", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`);
+    await expectConforming("rotateApiKey", "POST", "/v1/api-keys/{api_key_id}/rotate", `/v1/api-keys/${keyId}/rotate`);
+    await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace");
+    await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { default_from: "Acme <hello@acme.example>" } });
+    await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: {} });
+  });
+
+  it("for the probes", async () => {
+    await expectConforming("getHealth", "GET", "/health", "/health", { key: null });
+    await expectConforming("getReadiness", "GET", "/ready", "/ready", { key: null });
+    t.lifecycle.ready = false;
+    await expectConforming("getReadiness", "GET", "/ready", "/ready", { key: null });
+    t.lifecycle.ready = true;
+  });
+
+  it("and no operation of the contract was left out", () => {
+    expect([...exercised].sort()).toEqual(operationsOf(loadSpec()).map((op) => op.operationId).sort());
+  });
+});

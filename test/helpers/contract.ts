@@ -1,0 +1,56 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { loadSpec } from "../../src/http/spec.js";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Json = Record<string, unknown>;
+
+/**
+ * Checks real responses against openapi/v1.yaml: the status is declared for the operation, the
+ * content type is the declared one, and the body validates against the declared schema.
+ */
+export class ContractChecker {
+  private readonly spec = loadSpec() as unknown as Json;
+  private readonly ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor() {
+    this.ajv.addSchema(this.spec, "openapi");
+  }
+
+  /** Problems with the response, or [] when it honours the contract. */
+  check(method: string, specPath: string, status: number, contentType: string | undefined, body: string): string[] {
+    const responsesPointer = `/paths/${escape(specPath)}/${method.toLowerCase()}/responses`;
+    const responses = this.at(responsesPointer) as Json | undefined;
+    if (!responses) return [`${method} ${specPath} is not in the contract`];
+    const key = String(status) in responses ? String(status) : `${String(status)[0]}XX` in responses ? `${String(status)[0]}XX` : "default" in responses ? "default" : null;
+    if (key === null) return [`${method} ${specPath} does not declare status ${status}`];
+    let pointer = `${responsesPointer}/${key}`;
+    let response = this.at(pointer) as Json;
+    while (typeof response.$ref === "string") {
+      pointer = response.$ref.slice(1);
+      response = this.at(pointer) as Json;
+    }
+    const content = response.content as Json | undefined;
+    if (!content) return body.length === 0 ? [] : [`status ${status} declares no body but one was sent`];
+    const mediaType = (contentType ?? "").split(";")[0]!.trim();
+    if (!(mediaType in content)) return [`content type ${mediaType} is not declared for status ${status} (declared: ${Object.keys(content).join(", ")})`];
+    const schemaPointer = `${pointer}/content/${escape(mediaType)}/schema`;
+    let validate = this.cache.get(schemaPointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi#${schemaPointer}` });
+      this.cache.set(schemaPointer, validate);
+    }
+    return validate(JSON.parse(body)) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  }
+
+  private at(pointer: string): unknown {
+    return pointer
+      .split("/")
+      .slice(1)
+      .reduce<unknown>((node, segment) => (node as Json | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")], this.spec);
+  }
+}
+
+const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { formatMailbox, normaliseAddress, parseMailbox } from "../../src/domain/addresses.js";
+
+describe("parseMailbox", () => {
+  it.each([
+    ["ada@example.com", { address: "ada@example.com", name: null }],
+    ["Ada Lovelace <ada@example.com>", { address: "ada@example.com", name: "Ada Lovelace" }],
+    ['"Lovelace, Ada" <ada@example.com>', { address: "ada@example.com", name: "Lovelace, Ada" }],
+    ["  Ada <Ada.L+news@EXAMPLE.com>  ", { address: "Ada.L+news@example.com", name: "Ada" }],
+    ["ada@bücher.example", { address: "ada@xn--bcher-kva.example", name: null }],
+  ])("reads %s", (input, mailbox) => {
+    expect(parseMailbox(input)).toEqual({ ok: true, mailbox });
+  });
+
+  it.each(["ada", "ada@", "@example.com", "ada@localhost", "ada@@example.com", "a da@example.com", "ada@exa_mple.com", "ada@1.2.3.4", "ada..x@example.com", `${"a".repeat(65)}@example.com`])(
+    "refuses %s",
+    (input) => {
+      expect(parseMailbox(input).ok).toBe(false);
+    },
+  );
+
+  it("refuses header injection in the display name", () => {
+    expect(parseMailbox("Ada\r\nBcc: eve@example.com <ada@example.com>")).toEqual({ ok: false, reason: "must not contain CR, LF or NUL" });
+  });
+});
+
+describe("normaliseAddress", () => {
+  it("lower-cases the domain and keeps the local part", () => {
+    expect(normaliseAddress("Ada@Example.COM")).toBe("Ada@example.com");
+  });
+});
+
+describe("formatMailbox", () => {
+  it("quotes display names that need it", () => {
+    expect(formatMailbox({ address: "ada@example.com", name: "Ada" })).toBe("Ada <ada@example.com>");
+    expect(formatMailbox({ address: "ada@example.com", name: 'Lovelace, "Ada"' })).toBe('"Lovelace, \\"Ada\\"" <ada@example.com>');
+    expect(formatMailbox({ address: "ada@example.com", name: null })).toBe("ada@example.com");
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+describe("loadConfig", () => {
+  it("runs with no settings at all on the embedded database", () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBe("sqlite:./data/mailroom.db");
+    expect(config.port).toBe(3000);
+    expect(config.rateLimit).toEqual({ requests: 1200, windowSeconds: 60 });
+  });
+
+  it("reports every problem in one line", () => {
+    expect(() => loadConfig({ PORT: "http", RATE_LIMIT_REQUESTS: "-1", DATABASE_URL: "postgres://x" })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: "http", RATE_LIMIT_REQUESTS: "-1", DATABASE_URL: "postgres://x" });
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).not.toContain("\n");
+      expect(message).toContain("PORT");
+      expect(message).toContain("RATE_LIMIT_REQUESTS");
+      expect(message).toContain("DATABASE_URL");
+    }
+  });
+
+  it("requires a shared SECRET_KEY with MySQL", () => {
+    expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
+    expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));
+  });
+});
