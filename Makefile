@@ -1,0 +1,104 @@
+# Mailroom: every day-to-day command is one `make` target, and each installs what it needs.
+# From a fresh clone, `make run` and `make test` are all it takes (Node 20+ and a C++ toolchain
+# for better-sqlite3). `make help` lists the targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+BIN   := node_modules/.bin
+STAMP := node_modules/.installed
+
+.PHONY: help run test gen check-gen lint lint-openapi lint-ts typecheck docs mock fuzz bench \
+        migrate mariadb ci deps test-mariadb
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-13s %s\n", $$1, $$2 }'
+
+# --- dependencies ---------------------------------------------------------------------------
+# Reinstall (npm ci) when node_modules is missing or package-lock.json is newer than the last
+# install. npm's own record of the last install (node_modules/.package-lock.json) counts too, so
+# a tree that `npm install`/`npm ci` already brought up to date is not rebuilt again (a clean
+# install recompiles better-sqlite3: ~80 s).
+$(STAMP): package-lock.json
+	@if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then \
+	  echo "node_modules is up to date with package-lock.json"; \
+	else \
+	  echo "npm ci (node_modules missing or older than package-lock.json)..."; \
+	  npm ci --no-audit --no-fund; \
+	fi
+	@touch $@
+
+deps: $(STAMP) ## Install npm dependencies if needed (npm ci)
+
+# --- the two commands a fresh clone needs ------------------------------------------------------
+run: $(STAMP) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
+	$(BIN)/tsx src/main.ts serve
+
+test: $(STAMP) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
+	@if [ -n "$${TEST_MYSQL_URL:-}" ]; then echo "test: SQLite + MariaDB ($${TEST_MYSQL_URL%%://*}://…@$${TEST_MYSQL_URL#*@})"; \
+	 else echo "test: SQLite only (set TEST_MYSQL_URL, e.g. via 'make mariadb', to include MariaDB)"; fi
+	$(BIN)/vitest run
+
+# --- contract ---------------------------------------------------------------------------------
+# `npm run gen` is openapi-typescript with its flags from package.json; it reads redocly.yaml,
+# which names the spec and the output file. check-gen runs exactly the same command.
+gen: $(STAMP) ## Regenerate generated/v1.d.ts from openapi/v1.yaml
+	npm run --silent gen
+
+check-gen: $(STAMP) ## Fail if generated/v1.d.ts has drifted from openapi/v1.yaml
+	scripts/check-gen.sh
+
+lint: lint-openapi lint-ts ## Redocly lint of the contract (zero warnings) + eslint
+
+lint-openapi: $(STAMP)
+	scripts/lint-openapi.sh openapi/v1.yaml
+
+lint-ts: $(STAMP)
+	$(BIN)/eslint .
+
+typecheck: $(STAMP) ## tsc --noEmit
+	$(BIN)/tsc --noEmit
+
+docs: $(STAMP) ## Build the HTML API reference into build/reference.html
+	@mkdir -p build
+	$(BIN)/redocly build-docs openapi/v1.yaml --inlineBundle -o build/reference.html
+
+mock: $(STAMP) ## Prism mock of the contract on http://127.0.0.1:4010
+	$(BIN)/prism mock openapi/v1.yaml -h 127.0.0.1 -p 4010
+
+fuzz: $(STAMP) ## Schemathesis against a throwaway server (installs .venv)
+	scripts/fuzz.sh $(FUZZ_ARGS)
+
+# --- operations -------------------------------------------------------------------------------
+bench: $(STAMP) ## Benchmarks (bench/accept.ts)
+	$(BIN)/tsx bench/accept.ts
+
+migrate: $(STAMP) ## Apply database migrations (DATABASE_URL)
+	$(BIN)/tsx src/main.ts migrate
+
+mariadb: ## Install/start a local MariaDB for tests; prints TEST_MYSQL_URL=…
+	scripts/mariadb.sh
+
+# --- CI ---------------------------------------------------------------------------------------
+# Every step runs even when an earlier one fails (so one run shows all problems: a type error does
+# not hide the test results), cheap ones first; the target fails if any step failed. Integration
+# tests run on MariaDB too: the URL comes from the environment (.ci/run exports it) or from
+# scripts/mariadb.sh.
+CI_STEPS := check-gen lint typecheck test-mariadb fuzz
+
+ci: $(STAMP) ## What .ci/run runs: check-gen, lint, typecheck, test (+MariaDB), fuzz
+	@failed=""; \
+	for step in $(CI_STEPS); do \
+	  printf '\n==> make %s\n' "$$step"; \
+	  $(MAKE) "$$step" || failed="$$failed $$step"; \
+	done; \
+	printf '\n'; \
+	if [ -n "$$failed" ]; then echo "ci: FAILED:$$failed"; exit 1; fi; \
+	echo "ci: all steps passed ($(CI_STEPS))"
+
+test-mariadb: $(STAMP) ## make test with MariaDB (starts it via scripts/mariadb.sh unless TEST_MYSQL_URL is set)
+	@url="$${TEST_MYSQL_URL:-}"; \
+	 if [ -z "$$url" ]; then url="$$(scripts/mariadb.sh | tail -n 1)"; url="$${url#TEST_MYSQL_URL=}"; fi; \
+	 TEST_MYSQL_URL="$$url" $(MAKE) test
