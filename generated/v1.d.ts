@@ -308,7 +308,7 @@ export interface components {
              * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
-             *     `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
+             *     `api_key_revoked`, `api_key_expired`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
              *     `service_unavailable`. New codes may be added.
              */
             code: string;
@@ -737,8 +737,9 @@ export interface components {
             };
         };
         /**
-         * @description The resource's state does not allow this (`message_not_cancelable`), or a request with
-         *     the same Idempotency-Key is still running (`idempotency_key_in_use`, with `Retry-After`).
+         * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
+         *     `api_key_expired`), or a request with the same Idempotency-Key is still running
+         *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
             headers: {
@@ -1368,6 +1369,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -1,22 +1,28 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import openapiGlue from "fastify-openapi-glue";
 import { newId } from "./domain/ids.js";
-import { authenticateAndAdmit, bearerAuthSecurityHandler } from "./http/auth-hooks.js";
-import { checkBindings, operationsOf } from "./http/bindings.js";
+import { authenticateAndAdmit, bearerAuthSecurityHandler, permissionNeeded } from "./http/auth-hooks.js";
+import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
 import { createHandlers, type Lifecycle } from "./http/handlers.js";
 import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js";
 import { registerMetaRoutes } from "./http/meta-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
 import { loadSpec } from "./http/spec.js";
-import { createValidators } from "./http/validation.js";
+import { bodyPresence, createValidators } from "./http/validation.js";
 import type { Runtime } from "./runtime.js";
 
 export interface AppOptions {
   runtime: Runtime;
   lifecycle?: Lifecycle;
-  /** pino options or false; defaults to the configured level. */
-  logger?: boolean | Record<string, unknown>;
+  /**
+   * false for no logs, or a level (default: the configured one) and where to write (default:
+   * stdout; tests pass an in-memory stream). Redaction applies whatever is passed.
+   */
+  logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
+
+/** Secrets never reach the logs, whatever a future serializer or log call decides to include. */
+const REDACT = { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", "*.secret"], censor: "[redacted]" };
 
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -24,15 +30,22 @@ type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 export async function buildApp({ runtime, lifecycle = { ready: true }, logger }: AppOptions): Promise<FastifyInstance> {
   const { config, services, metrics } = runtime;
   const app = Fastify({
-    logger: logger ?? {
-      level: config.logLevel,
-      // Secrets never reach the logs, whatever a future serializer decides to include.
-      redact: { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "*.secret"], censor: "[redacted]" },
-    },
-    genReqId: () => newId("request"),
+    logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: REDACT, ...(logger?.stream ? { stream: logger.stream } : {}) },
+    // The runtime's clock, like every other id: ids share one monotonic sequence per process, so
+    // mixing clocks (a test's manual clock and Date.now) would break id order within a millisecond.
+    genReqId: () => newId("request", runtime.clock.now()),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
+    // Long path segments reach validation (a clear 422 naming the parameter) instead of the
+    // router's bare 414.
+    routerOptions: { maxParamLength: 1000 },
+    // What Fastify rejects before routing (a malformed URL, an over-long path segment) skips the
+    // hooks and the error handler; it gets the same problem document and request-id all else does.
+    frameworkErrors: (error, req, reply) => {
+      reply.header("request-id", req.id);
+      return sendProblem(reply, toProblem(error, req).problem);
+    },
   });
 
   const validators = createValidators();
@@ -44,9 +57,13 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
     if (body === "") return done(null, undefined);
     defaultJson(req, body as string, done);
   });
-  // The contract names application/problem+json (responses); the glue warns at boot unless a
-  // parser for every named type exists. Problem documents sent as bodies parse as JSON.
-  app.addContentTypeParser("application/problem+json", { parseAs: "string" }, (req, body, done) => defaultJson(req, body as string, done));
+  // Request bodies are application/json only. Body schemas are keyed by media type, so a body of
+  // any other type that Fastify could parse would reach the handlers unvalidated: Fastify's
+  // built-in text/plain parser goes, and everything else is 415 unsupported_media_type.
+  app.removeContentTypeParser("text/plain");
+  // The contract names application/problem+json (responses only); the glue warns at boot unless
+  // a parser exists for every type the contract names. This one only refuses such bodies.
+  app.addContentTypeParser("application/problem+json", (req, _payload, done) => done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(req.headers["content-type"])), undefined));
 
   app.addHook("onRequest", async (req, reply) => {
     reply.header("request-id", req.id);
@@ -57,12 +74,25 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
     metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
   });
 
+  // A known path with an undeclared method is 405 with Allow (RFC 9110 §15.5.6); others are 404.
+  const methodsFor = methodsForPath(loadSpec());
+  const unmatchedRoute = (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split("?", 1)[0]!;
+    const allowed = methodsFor(path);
+    if (allowed === null) return problem(404, "not_found", "Not found", `No route ${req.method} ${path}.`, req.id);
+    reply.header("allow", allowed.join(", "));
+    return problem(405, "method_not_allowed", "Method not allowed", `${path} allows ${allowed.join(", ")}.`, req.id);
+  };
+
   app.setErrorHandler((error, req, reply) => {
+    // Errors raised while serving an unmatched route (Fastify parses bodies even then) are
+    // answered as the unmatched route they are.
+    if (req.is404) return sendProblem(reply, unmatchedRoute(req, reply));
     const { problem: body, retryAfter } = toProblem(error, req);
     if (body.status >= 500) req.log.error({ err: error }, "request failed");
     return sendProblem(reply, body, retryAfter);
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, "not_found", "Not found", `No route ${req.method} ${req.url.split("?", 1)[0]}.`, req.id)));
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, unmatchedRoute(req, reply)));
 
   const spec = loadSpec();
   const handlers = createHandlers(services, lifecycle, runtime.repositories.ping) as unknown as Record<string, AnyHandler>;
@@ -84,7 +114,8 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
       return {
         handler: isPost ? withIdempotency(operationId, services.idempotency, handler) : handler,
         config: { operationId },
-        ...(secured ? { onRequest: authenticate } : {}),
+        ...(secured ? { onRequest: authenticate(permissionNeeded(op.security)) } : {}),
+        ...(op.body !== "none" ? { preValidation: bodyPresence(op.body) } : {}),
         ...(isPost ? { onSend: store } : {}),
       };
     }) as never,

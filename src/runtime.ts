@@ -69,7 +69,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secretKey(config), "idempotent-responses"), clock),
     apiKeys,
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
-    messages: new MessagesService(repositories.messages, repositories.events, repositories.workspaces, repositories.groupCommit, clock, () => worker.notify()),
+    messages: new MessagesService(repositories.messages, repositories.events, repositories.workspaces, repositories.groupCommit, clock, () => worker.notify(), config.idempotency.retentionHours),
   };
   return {
     config,

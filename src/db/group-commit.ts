@@ -18,18 +18,23 @@ interface Pending {
 }
 
 const MAX_ATTEMPTS = 3;
+/** Batches written and still waiting to be durable, at most (a later sync covers earlier ones). */
+const MAX_SYNCING = 2;
 
 /**
  * Group commit: everything submitted while a commit is in flight rides in the next transaction,
  * so N concurrent requests cost one fsync instead of N. A submission resolves only after its
- * transaction has committed: that is what lets the API answer 2xx for a durable write.
+ * transaction has committed and is durable: that is what lets the API answer 2xx for a durable
+ * write. Where the dialect syncs in the background (SQLite), the next batch is written while the
+ * previous one's sync runs (`pipelineCommit`), up to MAX_SYNCING batches deep.
  *
- * Items of the same writer are written together (multi-row statements), writers in the order
- * they first appear in the batch.
+ * Items of the same writer are written together (multi-row statements), writers in one fixed
+ * order (by name).
  */
 export class GroupCommit {
   private queue: Pending[] = [];
-  private inFlight = 0;
+  private inFlight = 0; // transactions being written
+  private settling = 0; // batches not yet answered (written, maybe waiting to be durable)
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
 
@@ -48,12 +53,12 @@ export class GroupCommit {
 
   /** Resolves once nothing is queued or in flight (for shutdown). */
   async drain(): Promise<void> {
-    if (this.queue.length === 0 && this.inFlight === 0) return;
+    if (this.queue.length === 0 && this.settling === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.dialect.writerConcurrency) return;
+    if (this.scheduled || this.busy()) return;
     this.scheduled = true;
     // setImmediate lets every request parsed in this turn of the event loop join the batch.
     setImmediate(() => {
@@ -62,26 +67,43 @@ export class GroupCommit {
     });
   }
 
+  private busy(): boolean {
+    return this.inFlight >= this.dialect.writerConcurrency || this.settling - this.inFlight >= MAX_SYNCING;
+  }
+
   private async flush(): Promise<void> {
-    if (this.queue.length === 0 || this.inFlight >= this.dialect.writerConcurrency) return;
+    if (this.queue.length === 0 || this.busy()) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.inFlight++;
+    this.settling++;
+    let writing = true;
     try {
-      const results = await this.commitWithRetry(batch);
+      const { results, durable } = await this.commitWithRetry(batch);
+      // Pipelined commit (SQLite): the next batch is written while this one becomes durable.
+      this.inFlight--;
+      writing = false;
+      if (this.queue.length > 0) this.schedule();
+      await durable;
       batch.forEach((pending, i) => pending.resolve(results[i]));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
-      this.inFlight--;
+      if (writing) this.inFlight--;
+      this.settling--;
       if (this.queue.length > 0) this.schedule();
-      else if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      else if (this.settling === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  private async commitWithRetry(batch: Pending[]): Promise<unknown[]> {
+  private async commitWithRetry(batch: Pending[]): Promise<{ results: unknown[]; durable: Promise<void> }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.knex.transaction((trx) => this.writeAll(trx, batch));
+        return await this.knex.transaction(async (trx) => {
+          const pipelined = await this.dialect.pipelineCommit?.(trx);
+          pipelined?.durable.catch(() => {}); // awaited by flush once committed; a rollback settles it too
+          const results = await this.writeAll(trx, batch);
+          return { results, durable: pipelined?.durable ?? Promise.resolve() };
+        });
       } catch (error) {
         // A deadlock victim's transaction was rolled back whole; replaying it is safe.
         if (attempt >= MAX_ATTEMPTS || !this.dialect.isRetryable(error)) throw error;
@@ -97,7 +119,10 @@ export class GroupCommit {
       byWriter.set(pending.writer, indexes);
     });
     const results: unknown[] = new Array(batch.length);
-    for (const [writer, indexes] of byWriter) {
+    // One fixed order of writers (by name), whatever order their items arrived in: concurrent
+    // transactions (MySQL) then take their row locks in the same order instead of deadlocking.
+    const ordered = [...byWriter].sort(([a], [b]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const [writer, indexes] of ordered) {
       const outputs = await writer.write(trx, indexes.map((i) => batch[i]!.item));
       indexes.forEach((batchIndex, i) => (results[batchIndex] = outputs[i]));
     }

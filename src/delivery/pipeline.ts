@@ -11,6 +11,8 @@ export interface PipelineContext {
   transport: Transport;
   now: number;
   retryDelayMs: number;
+  /** The worker holding the message's job lease; its change applies only while it still does. */
+  claimedBy: string;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface PipelineContext {
  * machine. Returns the change to commit; mail outcomes are values, never exceptions.
  */
 export async function attemptDelivery(message: MessageRecord, ctx: PipelineContext): Promise<MessageChange> {
-  const { now } = ctx;
+  const { now, claimedBy } = ctx;
   const events: NewEvent[] = [];
   const event = (type: EventType, recipient: string | null, from: MessageStatus | null, to: MessageStatus | null, data: Record<string, unknown>): void => {
     events.push({ id: newId("event", now), type, recipient, from_status: from, to_status: to, data, created_at: now });
@@ -28,7 +30,7 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
   const pending = message.recipients.filter((r) => IN_FLIGHT.includes(r.status));
   if (pending.length === 0) {
     // Canceled or settled while the job waited: nothing to send.
-    return { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events, job: { action: "delete" }, now };
+    return { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events, job: { action: "delete" }, claimedBy, now };
   }
 
   let messageStatus = message.status;
@@ -72,6 +74,7 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
     events,
     ...(rendered ? { mime: rendered.mime, ...(message.text === null && rendered.text !== null ? { text: rendered.text } : {}) } : {}),
     job: anyDeferred ? { action: "reschedule", runAt: now + ctx.retryDelayMs } : { action: "delete" },
+    claimedBy,
     now,
   };
 }

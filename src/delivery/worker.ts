@@ -77,7 +77,7 @@ export class DeliveryWorker {
     const changes: MessageChange[] = [];
     for (const record of records) {
       try {
-        const change = await attemptDelivery(record, { transport, now: this.clock.now(), retryDelayMs: this.settings.sandboxDeferSeconds * 1000 });
+        const change = await attemptDelivery(record, { transport, now: this.clock.now(), retryDelayMs: this.settings.sandboxDeferSeconds * 1000, claimedBy: this.id });
         changes.push(change);
         this.metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
         for (const r of change.recipients) this.metrics.recipients.inc({ environment: scope.environment, outcome: r.status });

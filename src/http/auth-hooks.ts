@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { PermissionDeniedError } from "../domain/errors.js";
 import { permits, type Permission, type Principal } from "../domain/environments.js";
-import { RateLimitedError } from "../domain/errors.js";
+import { PermissionDeniedError, RateLimitedError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
 import type { RateLimitState } from "../services/rate-limiter.js";
 
@@ -20,26 +19,34 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/**
- * Runs at onRequest, before the body is read or validated: an unauthenticated or throttled
- * caller learns nothing about the operation's input rules and costs no parsing.
- */
-export function authenticateAndAdmit(services: Services) {
-  return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = await services.auth.authenticate(bearerToken(req));
-    req.principal = principal;
-    const state = await services.rateLimiter.hit(principal);
-    req.rateLimit = state;
-    reply.header("ratelimit-policy", `"default";q=${state.limit};w=${state.windowSeconds}`);
-    reply.header("ratelimit", `"default";r=${state.remaining};t=${state.resetSeconds}`);
-    if (!state.allowed) throw new RateLimitedError(state.resetSeconds);
-  };
+/** The least permission a secured operation's security requirements name (its scope). */
+export function permissionNeeded(security: Array<Record<string, string[]>>): Permission {
+  return (security[0]?.bearerAuth?.[0] ?? "full_access") as Permission;
 }
 
 /**
- * fastify-openapi-glue's security handler for `bearerAuth`. Authentication already happened at
- * onRequest; this enforces the operation's scope (the least permission it needs) and fails
- * closed if a route somehow reached it unauthenticated.
+ * Runs at onRequest, before the body is read or validated: an unauthenticated, throttled or
+ * under-privileged caller learns nothing about the operation's input rules and costs no parsing
+ * (a sending_access key gets 403 from updateWorkspace whatever body it sends).
+ */
+export function authenticateAndAdmit(services: Services) {
+  return (needed: Permission) =>
+    async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const principal = await services.auth.authenticate(bearerToken(req));
+      req.principal = principal;
+      const state = await services.rateLimiter.hit(principal);
+      req.rateLimit = state;
+      reply.header("ratelimit-policy", `"default";q=${state.limit};w=${state.windowSeconds}`);
+      reply.header("ratelimit", `"default";r=${state.remaining};t=${state.resetSeconds}`);
+      if (!state.allowed) throw new RateLimitedError(state.resetSeconds);
+      if (!permits(principal.permission, needed)) throw new PermissionDeniedError(needed, principal.permission);
+    };
+}
+
+/**
+ * fastify-openapi-glue's security handler for `bearerAuth`. Authentication and the permission
+ * check already happened at onRequest; this repeats the scope check and fails closed if a route
+ * somehow reached it unauthenticated.
  */
 export function bearerAuthSecurityHandler() {
   return async function bearerAuth(req: FastifyRequest, _reply: FastifyReply, scopes: string[]): Promise<void> {

@@ -4,9 +4,15 @@
  * route open when a security scheme has no handler.
  */
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> } | unknown>>;
+  paths: Record<string, Record<string, OperationObject | unknown>>;
   security?: Array<Record<string, string[]>>;
   components?: { securitySchemes?: Record<string, unknown> };
+}
+
+interface OperationObject {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  requestBody?: { required?: boolean };
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
@@ -17,16 +23,19 @@ export interface OperationInfo {
   path: string;
   /** Security requirements in force (operation-level or the document default); [] = public. */
   security: Array<Record<string, string[]>>;
+  /** Whether the operation takes a request body, and whether it must be sent. */
+  body: "required" | "optional" | "none";
 }
 
 export function operationsOf(spec: OpenApiDocument): OperationInfo[] {
   const out: OperationInfo[] = [];
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of METHODS) {
-      const op = item[method] as { operationId?: string; security?: Array<Record<string, string[]>> } | undefined;
+      const op = item[method] as OperationObject | undefined;
       if (!op) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      out.push({ operationId: op.operationId, method, path, security: op.security ?? spec.security ?? [] });
+      const body = op.requestBody === undefined ? "none" : op.requestBody.required ? "required" : "optional";
+      out.push({ operationId: op.operationId, method, path, security: op.security ?? spec.security ?? [], body });
     }
   }
   return out;
@@ -42,4 +51,16 @@ export function checkBindings(spec: OpenApiDocument, handlers: object, securityH
   for (const op of operations) for (const requirement of op.security) for (const scheme of Object.keys(requirement)) schemes.add(scheme);
   for (const scheme of schemes) if (typeof (securityHandlers as Record<string, unknown>)[scheme] !== "function") problems.push(`security scheme ${scheme} has no security handler`);
   if (problems.length > 0) throw new Error(`the contract and the handlers disagree: ${problems.join("; ")}`);
+}
+
+/**
+ * The methods the contract declares for a concrete path, or null when no path template matches
+ * (the difference between 405 Method Not Allowed and 404 Not Found).
+ */
+export function methodsForPath(spec: OpenApiDocument): (path: string) => string[] | null {
+  const templates = Object.entries(spec.paths).map(([template, item]) => ({
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    methods: METHODS.filter((method) => method in (item as object)).map((method) => method.toUpperCase()),
+  }));
+  return (path) => templates.find((t) => t.pattern.test(path))?.methods ?? null;
 }

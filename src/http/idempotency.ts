@@ -53,14 +53,16 @@ export function withIdempotency<R extends FastifyRequest>(operationId: string, s
 
 /**
  * onSend: stores what is being sent for a claimed key, byte for byte, before it leaves. Answers
- * of 5xx are not stored: the claim is released so a retry runs the request again.
+ * of 5xx and validation failures are not stored: the claim is released so a retry runs again.
  */
 export function storeIdempotentResponse(service: IdempotencyService) {
   return async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const claim = req.idempotency;
     if (!claim) return payload;
     req.idempotency = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== "string") {
+    // Like Stripe: a request refused by validation (422) changed nothing, so it is not kept;
+    // the client fixes the request (or the workspace's settings) and retries with the same key.
+    if (reply.statusCode >= 500 || reply.statusCode === 422 || typeof payload !== "string") {
       await service.release(claim.scope, claim.key, claim.claimToken).catch((err: unknown) => req.log.error({ err }, "could not release idempotency claim"));
       return payload;
     }

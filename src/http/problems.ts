@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseUnavailable } from "../db/driver-errors.js";
 import { DomainError, type FieldError } from "../domain/errors.js";
 import { validationErrors } from "./validation.js";
 
@@ -33,6 +34,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; title: stri
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "invalid_request", title: "Invalid request", detail: "The Content-Length does not match the body." },
   FST_ERR_CTP_INVALID_TYPE: { status: 400, code: "invalid_request", title: "Invalid request", detail: "The Content-Type header is not valid." },
   FST_ERR_BAD_URL: { status: 400, code: "invalid_request", title: "Invalid request", detail: "The URL is not valid." },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: "invalid_request", title: "Invalid request", detail: "A path segment of the URL is longer than any id." },
 };
 
 export function problem(status: number, code: string, title: string, detail: string, requestId: string, extra: Record<string, unknown> = {}): Problem {
@@ -41,6 +43,9 @@ export function problem(status: number, code: string, title: string, detail: str
 
 /** The one place any error becomes an RFC 9457 answer. Unknown errors never leak. */
 export function toProblem(error: unknown, req: FastifyRequest): { problem: Problem; retryAfter?: number } {
+  if (isDatabaseUnavailable(error)) {
+    return { problem: problem(503, "service_unavailable", "Service unavailable", "The database does not answer right now; nothing was stored. Retry shortly.", req.id), retryAfter: 1 };
+  }
   const domain = unwrapSecurityError(error);
   if (domain instanceof DomainError) {
     const extra = domain.extra.errors ? { errors: domain.extra.errors } : {};
@@ -56,6 +61,10 @@ export function toProblem(error: unknown, req: FastifyRequest): { problem: Probl
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return { problem: problem(known.status, known.code, known.title, known.detail, req.id) };
+  // Any other client error Fastify raises is still the client's: keep its status, not a 500.
+  if (fastifyError.code?.startsWith("FST_") && fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500 && fastifyError.statusCode !== 401) {
+    return { problem: problem(fastifyError.statusCode, "invalid_request", "Invalid request", "The request could not be processed as sent.", req.id) };
+  }
   if (fastifyError.statusCode === 401) {
     return { problem: problem(401, "invalid_api_key", "Invalid API key", "Send a valid, unrevoked API key as `Authorization: Bearer svc_…`.", req.id) };
   }

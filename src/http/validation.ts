@@ -1,7 +1,8 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import type { FastifyRequest } from "fastify";
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
-import type { FieldError } from "../domain/errors.js";
+import { DomainError, type FieldError } from "../domain/errors.js";
 
 // ajv-formats is CommonJS with a default export that NodeNext sees as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -17,8 +18,42 @@ export function createValidators() {
   const params = addFormats(new Ajv2020({ ...common, coerceTypes: "array", allErrors: true }));
   return {
     compile({ schema, httpPart }: { schema: object; httpPart?: string }) {
-      return (httpPart === "body" ? body : params).compile(schema);
+      if (httpPart === "body") return body.compile(schema);
+      return params.compile(httpPart === "headers" ? lowerCaseHeaderSchema(schema) : schema);
     },
+  };
+}
+
+/**
+ * Node lower-cases request header names. Fastify lower-cases header schemas itself only when
+ * its own compiler is used; with a custom one (ours) `Idempotency-Key` would never match and
+ * header validation would silently pass everything.
+ */
+function lowerCaseHeaderSchema(schema: object): object {
+  const { properties, required, ...rest } = schema as { properties?: Record<string, unknown>; required?: string[] };
+  return {
+    ...rest,
+    ...(properties ? { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) } : {}),
+    ...(required ? { required: required.map((name) => name.toLowerCase()) } : {}),
+  };
+}
+
+/**
+ * preValidation for operations that take a body. Fastify validates a body against the schema of
+ * its media type, and a request sent without one has none, so a missing body would reach the
+ * handler unvalidated: a required body is refused here; a missing optional one becomes `{}`
+ * (valid for an optional body by definition), so handlers see an object either way.
+ */
+export function bodyPresence(body: "required" | "optional") {
+  return async function presence(req: FastifyRequest): Promise<void> {
+    if (req.body !== undefined) return;
+    if (body === "optional") {
+      req.body = {};
+      return;
+    }
+    throw new DomainError("unprocessable", "validation_failed", "Validation failed", "The request body is required: send a JSON object as application/json.", {
+      errors: [{ location: "body", pointer: "", message: "is required" }],
+    });
   };
 }
 

@@ -66,8 +66,9 @@ export class ApiKeysService {
 
   async rotate(principal: Principal, id: string, overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<ApiKeyWithSecret> {
     const key = await this.find(principal, id);
-    if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");
     const now = this.clock.now();
+    if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");
+    if (key.expires_at !== null && key.expires_at <= now) throw new ConflictError("api_key_expired", "API key expired", "An expired key cannot be rotated; create a new key.");
     const secret = generateSecret(key.environment);
     const previousExpiresAt = now + overlapSeconds * 1000;
     await this.keys.rotate(key.id, secretRow(key.id, secret, now), previousExpiresAt);

@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.js";
-import { ConflictError, NotFoundError } from "../domain/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
@@ -26,6 +26,8 @@ export class MessagesService {
     private readonly clock: Clock,
     /** Called after a message is durably accepted (wakes an in-process worker). */
     private readonly onAccepted: () => void = () => {},
+    /** How long an Idempotency-Key is remembered (IdempotencySettings.retentionHours). */
+    private readonly idempotencyRetentionHours = 24,
   ) {}
 
   /**
@@ -55,6 +57,8 @@ export class MessagesService {
       metadata: content.metadata,
       scheduled_at: content.scheduledAt,
       idempotency_key: idempotencyKey,
+      // Within the retention a stored message with this key is this request's earlier attempt.
+      idempotency_window_start: now - this.idempotencyRetentionHours * 3600 * 1000,
       message_id_header: messageIdHeader(id, content.fromAddress),
       recipients: content.recipients,
       created_at: now,
@@ -76,6 +80,10 @@ export class MessagesService {
   }
 
   async listEvents(principal: Principal, id: string, page: PageRequest): Promise<Page<Event>> {
+    // A message's events are paged by sequence number: the cursor is a positive integer.
+    if (page.after !== undefined && !/^[1-9][0-9]{0,9}$/.test(page.after)) {
+      throw new ValidationError([{ location: "query", pointer: "/after", message: "must be the next_cursor of a previous page (a sequence number)" }]);
+    }
     await this.find(principal, id);
     return this.events.listForMessage(scopeOf(principal), id, page);
   }
@@ -85,19 +93,24 @@ export class MessagesService {
   }
 
   /**
-   * Cancels what has not been handed off: scheduled, queued or deferred recipients. The row lock
-   * (and on SQLite the single writer) orders this against a worker's claim, so a message is
-   * either canceled or sent, never both.
+   * Cancels what has not been handed off: scheduled, queued or deferred recipients. A worker
+   * holding the message's job lease is handing it off (the stored status still says queued), so
+   * that is refused too. The row locks (and on SQLite the single writer) order this against a
+   * worker's claim, and a worker's outcome only applies while it holds the lease, so a message
+   * is either canceled or sent, never both.
    */
   async cancel(principal: Principal, id: string): Promise<Message> {
     const scope = scopeOf(principal);
-    await this.messages.withLockedMessage(scope, id, async (trx, record) => {
+    await this.messages.withLockedMessage(scope, id, async (trx, record, leasedUntil) => {
       if (!record) throw new NotFoundError("message", id);
       if (record.status === "canceled") return;
       if (!CANCELABLE.includes(record.status)) {
         throw new ConflictError("message_not_cancelable", "Message cannot be canceled", `Message ${id} is ${record.status}; only scheduled, queued or deferred messages can be canceled.`);
       }
       const now = this.clock.now();
+      if (leasedUntil !== null && leasedUntil >= now) {
+        throw new ConflictError("message_not_cancelable", "Message cannot be canceled", `Message ${id} is being handed off for delivery right now; it can no longer be canceled.`);
+      }
       const recipients = record.recipients.map((r) => (CANCELABLE.includes(r.status) ? { ...r, status: transition(r.status, "canceled") } : r));
       const status = transition(record.status, aggregateStatus(recipients.map((r) => r.status)));
       const canceled = recipients.filter((r, i) => r.status !== record.recipients[i]!.status);

@@ -19,8 +19,16 @@ export interface TestApp {
   call(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   /** Runs the delivery worker until no job is due. */
   drain(): Promise<void>;
+  /**
+   * Closes the app and runtime as a process exit would, then opens a new runtime and app on the
+   * same database (same clock, workspaces and keys). `app` and `runtime` point at the new ones.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** SQLite generates its secret into DATA_DIR; MySQL needs one given (every node shares it). */
+const TEST_SECRET_KEY = "0123456789abcdef".repeat(4);
 
 /**
  * A fresh database, runtime and app for one test, with a manual clock. The worker is not
@@ -28,38 +36,60 @@ export interface TestApp {
  */
 export async function createTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await database.create();
-  const config: Config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: "silent", ...env });
-  const clock = new ManualClock(Date.now());
-  const runtime = await createRuntime(config, { clock });
-  const lifecycle: Lifecycle = { ready: true };
-  const app = await buildApp({ runtime, lifecycle, logger: false });
-  await app.ready();
-  const first = await runtime.services.workspace.bootstrap("Acme");
-  const second = await runtime.services.workspace.bootstrap("Globex");
-  const workspace = { id: first.workspace_id, sandboxKey: first.sandbox_key, liveKey: first.live_key };
-  const other = { id: second.workspace_id, sandboxKey: second.sandbox_key, liveKey: second.live_key };
-  return {
-    app,
-    runtime,
-    clock,
-    lifecycle,
-    workspace,
-    other,
-    call: ({ key, headers, ...options }) =>
-      app.inject({
-        ...options,
-        headers: { ...(key === null ? {} : { authorization: `Bearer ${key ?? workspace.sandboxKey}` }), ...headers },
-      }),
-    async drain() {
-      for (let i = 0; i < 100; i++) if ((await runtime.worker.tick()) === 0) return;
-      throw new Error("the worker did not drain in 100 ticks");
-    },
-    async close() {
+  try {
+    const config: Config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: "silent", ...(database.name === "mysql" ? { SECRET_KEY: TEST_SECRET_KEY } : {}), ...env });
+    const clock = new ManualClock(Date.now());
+    const lifecycle: Lifecycle = { ready: true };
+    const open = async () => {
+      const runtime = await createRuntime(config, { clock });
+      const app = await buildApp({ runtime, lifecycle, logger: false });
+      await app.ready();
+      return { runtime, app };
+    };
+    let { runtime, app } = await open();
+    const first = await runtime.services.workspace.bootstrap("Acme");
+    const second = await runtime.services.workspace.bootstrap("Globex");
+    const workspace = { id: first.workspace_id, sandboxKey: first.sandbox_key, liveKey: first.live_key };
+    const other = { id: second.workspace_id, sandboxKey: second.sandbox_key, liveKey: second.live_key };
+    const shutdown = async () => {
       await app.close();
       await runtime.close();
-      await db.drop();
-    },
-  };
+    };
+    const testApp: TestApp = {
+      app,
+      runtime,
+      clock,
+      lifecycle,
+      workspace,
+      other,
+      call: ({ key, headers, ...options }) =>
+        app.inject({
+          ...options,
+          headers: { ...(key === null ? {} : { authorization: `Bearer ${key ?? workspace.sandboxKey}` }), ...headers },
+        }),
+      async drain() {
+        for (let i = 0; i < 100; i++) if ((await runtime.worker.tick()) === 0) return;
+        throw new Error("the worker did not drain in 100 ticks");
+      },
+      async restart() {
+        await shutdown();
+        ({ runtime, app } = await open());
+        testApp.runtime = runtime;
+        testApp.app = app;
+      },
+      async close() {
+        try {
+          await shutdown();
+        } finally {
+          await db.drop();
+        }
+      },
+    };
+    return testApp;
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
 }
 
 /** A minimal valid message body. */

@@ -2,6 +2,7 @@ import type { Dialect, JobRow } from "./dialect.js";
 
 const DEADLOCK = 1213;
 const LOCK_WAIT_TIMEOUT = 1205;
+const DUPLICATE_KEY = 1062;
 
 export const mysqlDialect: Dialect = {
   name: "mysql",
@@ -40,6 +41,8 @@ export const mysqlDialect: Dialect = {
 
   isRetryable(error) {
     const errno = (error as { errno?: number }).errno;
-    return errno === DEADLOCK || errno === LOCK_WAIT_TIMEOUT;
+    // A duplicate key here means another node committed the same Idempotency-Key between this
+    // batch's lookup and its insert; replaying the batch finds that row and returns it.
+    return errno === DEADLOCK || errno === LOCK_WAIT_TIMEOUT || errno === DUPLICATE_KEY;
   },
 };

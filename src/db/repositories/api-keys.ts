@@ -63,16 +63,41 @@ export class ApiKeysRepository {
     await trx("api_key_secrets").insert(secret);
   }
 
-  async findBySecretDigest(digest: string): Promise<KeyBySecret | undefined> {
-    const row = (await this.knex("api_key_secrets as s")
-      .join("api_keys as k", "k.id", "s.api_key_id")
-      .where("s.digest", digest)
-      .first("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as
-      | (ApiKeyRow & { secret_digest: string; secret_expires_at: number | null })
-      | undefined;
-    if (!row) return undefined;
-    const { secret_digest, secret_expires_at, ...key } = row;
-    return { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) };
+  /**
+   * The key a secret digest belongs to. Every request authenticates, so lookups arriving in the
+   * same turn of the event loop share one query (one statement instead of one per request). The
+   * query runs after every lookup it answers was asked: none sees older data than its own.
+   */
+  findBySecretDigest(digest: string): Promise<KeyBySecret | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.lookups === null) {
+        this.lookups = new Map();
+        setImmediate(() => void this.lookUp());
+      }
+      const waiting = this.lookups.get(digest) ?? [];
+      waiting.push({ resolve, reject });
+      this.lookups.set(digest, waiting);
+    });
+  }
+
+  private lookups: Map<string, Array<{ resolve(found: KeyBySecret | undefined): void; reject(error: unknown): void }>> | null = null;
+
+  private async lookUp(): Promise<void> {
+    const lookups = this.lookups!;
+    this.lookups = null;
+    try {
+      const rows = (await this.knex("api_key_secrets as s")
+        .join("api_keys as k", "k.id", "s.api_key_id")
+        .whereIn("s.digest", [...lookups.keys()])
+        .select("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as Array<ApiKeyRow & { secret_digest: string; secret_expires_at: number | null }>;
+      const found = new Map<string, KeyBySecret>();
+      for (const { secret_digest, secret_expires_at, ...key } of rows) {
+        found.set(secret_digest, { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) });
+      }
+      for (const [digest, waiting] of lookups) for (const { resolve } of waiting) resolve(found.get(digest));
+    } catch (error) {
+      for (const waiting of lookups.values()) for (const { reject } of waiting) reject(error);
+    }
   }
 
   async find(scope: Scope, id: string): Promise<ApiKeyRow | undefined> {

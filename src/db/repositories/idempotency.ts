@@ -43,17 +43,24 @@ export class IdempotencyRepository {
       const results: IdempotencyRecord[] = [];
       for (const item of items) {
         const where = { workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key };
-        // Expired or abandoned claims are replaced; a completed, unexpired one never is.
-        await trx("idempotency_keys")
-          .where(where)
-          .andWhere((q) => q.where("expires_at", "<=", item.now).orWhere((q2) => q2.where("state", "running").andWhere("locked_until", "<=", item.now)))
-          .update({ fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt });
-        await trx("idempotency_keys")
-          .insert({ ...where, fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt })
-          .onConflict(["workspace_id", "environment", "idempotency_key"])
-          .ignore();
-        const row = (await trx("idempotency_keys").where(where).first()) as IdempotencyRecord;
-        results.push({ ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at) });
+        const claim = { fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt };
+        // Insert-if-absent first, then lock only rows that exist: on MySQL an UPDATE or locking
+        // read of a missing row takes a gap lock, and two claims of one new key then deadlock.
+        await trx("idempotency_keys").insert({ ...where, ...claim }).onConflict(["workspace_id", "environment", "idempotency_key"]).ignore();
+        // A locking read: a plain one reads the transaction's snapshot (MySQL), which may predate
+        // a claim another node committed since.
+        const row = (await trx("idempotency_keys").where(where).forShare().first()) as IdempotencyRecord;
+        const record = { ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at) };
+        // Expired or abandoned claims are taken over; a completed, unexpired one never is.
+        const takeOver = record.claim_token !== item.claimToken && (record.expires_at <= item.now || (record.state === "running" && record.locked_until <= item.now));
+        if (takeOver) {
+          const taken = await trx("idempotency_keys").where({ ...where, claim_token: record.claim_token }).update(claim);
+          if (taken === 1) {
+            results.push({ ...record, ...claim, state: "running" });
+            continue;
+          }
+        }
+        results.push(record);
       }
       return results;
     },

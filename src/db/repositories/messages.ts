@@ -44,6 +44,12 @@ export interface NewMessage {
   metadata: Record<string, string>;
   scheduled_at: number | null;
   idempotency_key: string | null;
+  /**
+   * A message already holding the Idempotency-Key and created at or after this instant is an
+   * earlier attempt of this very request (a crashed request's retry): it is returned instead.
+   * An older holder's key has outlived its retention and is handed over to this message.
+   */
+  idempotency_window_start: number;
   message_id_header: string;
   recipients: NewRecipient[];
   created_at: number;
@@ -117,6 +123,12 @@ export interface MessageChange {
   text?: string;
   /** What happens to the message's delivery job. */
   job: { action: "delete" } | { action: "reschedule"; runAt: number } | { action: "keep" };
+  /**
+   * The worker whose job lease this change was computed under. The change is dropped when the
+   * job is no longer leased to it (the lease ran out and another worker took the job, or the
+   * message was canceled meanwhile): the job's current holder records the outcome, once.
+   */
+  claimedBy?: string;
   now: number;
 }
 
@@ -167,16 +179,16 @@ export class MessagesRepository {
   readonly acceptWriter: BatchWriter<NewMessage, AcceptResult> = {
     name: "message-accept",
     write: async (trx, items) => {
-      const existing = await this.existingByIdempotencyKey(trx, items);
-      const fresh = items.filter((m) => !existing.has(idempotencySlot(m)));
+      const holders = await this.idempotencyHolders(trx, items);
+      const fresh = items.filter((m) => m.idempotency_key === null || holders.get(idempotencySlot(m)) === m.id);
       await insertChunked(trx, "messages", fresh.map(toMessageRow), (row) => (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachments.length + 1024);
       await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
       await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
       await insertChunked(trx, "events", fresh.map(toFirstEventRow));
       await insertChunked(trx, "jobs", fresh.map((m) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at })));
       return items.map((m) => {
-        const previous = existing.get(idempotencySlot(m));
-        return previous ? { id: previous, existing: true } : { id: m.id, existing: false };
+        const holder = m.idempotency_key === null ? m.id : holders.get(idempotencySlot(m))!;
+        return { id: holder, existing: holder !== m.id };
       });
     },
   };
@@ -186,10 +198,19 @@ export class MessagesRepository {
     name: "message-change",
     write: async (trx, changes) => {
       const ids = [...new Set(changes.map((c) => c.messageId))];
-      const seqRows = (await trx("messages").whereIn("id", ids).select("id", "event_seq")) as Array<{ id: string; event_seq: number }>;
+      // Locking reads, messages before jobs (the order cancel takes them in too): on MySQL a plain
+      // read could number events from a stale sequence, or miss that a lease changed hands.
+      const seqRows = (await trx("messages").whereIn("id", ids).forUpdate().select("id", "event_seq")) as Array<{ id: string; event_seq: number }>;
       const seq = new Map(seqRows.map((row) => [row.id, Number(row.event_seq)]));
+      const leased = [...new Set(changes.filter((c) => c.claimedBy !== undefined).map((c) => c.messageId))];
+      const leaseHolders = new Map<string, string | null>();
+      if (leased.length > 0) {
+        const jobs = (await trx("jobs").where({ kind: "deliver" }).whereIn("message_id", leased).forUpdate().select("message_id", "locked_by")) as Array<{ message_id: string; locked_by: string | null }>;
+        for (const job of jobs) leaseHolders.set(job.message_id, job.locked_by);
+      }
       const eventRows: Record<string, unknown>[] = [];
       for (const change of changes) {
+        if (change.claimedBy !== undefined && leaseHolders.get(change.messageId) !== change.claimedBy) continue;
         let next = seq.get(change.messageId) ?? 0;
         for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
         seq.set(change.messageId, next);
@@ -258,13 +279,22 @@ export class MessagesRepository {
     return paginate<MessageRow, MessageSummary>(query, "m.id", (row) => row.id, page, "desc", toSummary);
   }
 
-  /** Runs `work` in a transaction holding the message's row lock (MySQL; SQLite has one writer). */
-  async withLockedMessage<T>(scope: Scope, id: string, work: (trx: Knex.Transaction, record: MessageRecord | undefined) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in a transaction holding the message's row lock and its delivery job's (MySQL;
+   * SQLite has one writer), with the job's lease: until when a worker holds it, or null.
+   */
+  async withLockedMessage<T>(
+    scope: Scope,
+    id: string,
+    work: (trx: Knex.Transaction, record: MessageRecord | undefined, leasedUntil: number | null) => Promise<T>,
+  ): Promise<T> {
     return this.knex.transaction(async (trx) => {
       const row = (await trx("messages").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).forUpdate().first()) as MessageRow | undefined;
-      if (!row) return work(trx, undefined);
+      if (!row) return work(trx, undefined, null);
       const recipients = (await trx("message_recipients").where({ message_id: id }).orderBy("position")) as RecipientRecord[];
-      return work(trx, toRecord(row, recipients.map((r) => ({ ...r, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) }))));
+      const job = (await trx("jobs").where({ kind: "deliver", message_id: id }).forUpdate().first("locked_by", "locked_until")) as { locked_by: string | null; locked_until: number | string | null } | undefined;
+      const leasedUntil = job?.locked_by ? toNumberOrNull(job.locked_until) : null;
+      return work(trx, toRecord(row, recipients.map((r) => ({ ...r, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) }))), leasedUntil);
     });
   }
 
@@ -273,14 +303,26 @@ export class MessagesRepository {
     await this.changeWriter.write(trx, [change]);
   }
 
-  private async existingByIdempotencyKey(trx: Knex.Transaction, items: readonly NewMessage[]): Promise<Map<string, string>> {
-    const keyed = items.filter((m) => m.idempotency_key !== null);
-    const found = new Map<string, string>();
-    for (const m of keyed) {
-      const row = (await trx("messages").where({ workspace_id: m.scope.workspaceId, environment: m.scope.environment, idempotency_key: m.idempotency_key }).first("id")) as { id: string } | undefined;
-      if (row) found.set(idempotencySlot(m), row.id);
+  /**
+   * Which message holds each Idempotency-Key of the batch: one already stored within the key's
+   * window, else the batch's first message with that key (so two attempts in one batch cannot
+   * both be inserted). A stored holder past the window gives its key up: the key was forgotten
+   * when its retention ended, and the unique key allows one holder.
+   */
+  private async idempotencyHolders(trx: Knex.Transaction, items: readonly NewMessage[]): Promise<Map<string, string>> {
+    const holders = new Map<string, string>();
+    for (const m of items) {
+      if (m.idempotency_key === null || holders.has(idempotencySlot(m))) continue;
+      const slot = { workspace_id: m.scope.workspaceId, environment: m.scope.environment, idempotency_key: m.idempotency_key };
+      const row = (await trx("messages").where(slot).first("id", "created_at")) as { id: string; created_at: number | string } | undefined;
+      if (row && toNumber(row.created_at) >= m.idempotency_window_start) {
+        holders.set(idempotencySlot(m), row.id);
+        continue;
+      }
+      if (row) await trx("messages").where({ ...slot, id: row.id }).update({ idempotency_key: null });
+      holders.set(idempotencySlot(m), m.id);
     }
-    return found;
+    return holders;
   }
 
   static toWire(record: MessageRecord): Message {

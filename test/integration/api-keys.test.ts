@@ -1,0 +1,359 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const HOUR = 3_600_000;
+const SECRET_SHAPE = /^svc_test_[0-9A-Za-z]{38}$/;
+
+describe.each(databases)("API keys ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const createKey = async (payload: Record<string, unknown> = { name: "Web app" }, key?: string) => {
+    const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, ...(key ? { key } : {}) });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { id: string; secret: string; [field: string]: unknown };
+  };
+  /** Whether a secret currently authenticates (a cheap authenticated read). */
+  const statusWith = async (secret: string) => (await t.call({ method: "GET", url: "/v1/workspace", key: secret })).statusCode;
+  const keyIds = async (key?: string) => {
+    const res = await t.call({ method: "GET", url: "/v1/api-keys?limit=100", ...(key ? { key } : {}) });
+    expect(res.statusCode).toBe(200);
+    return (res.json().data as Array<{ id: string }>).map((k) => k.id);
+  };
+
+  describe("createApiKey", () => {
+    it("answers 201 with a Location and the key's secret, shown this once", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Web app", permission: "sending_access" } });
+      expect(res.statusCode).toBe(201);
+      const key = res.json();
+      expect(res.headers.location).toBe(`/v1/api-keys/${key.id}`);
+      expect(key).toMatchObject({
+        id: expect.stringMatching(/^key_[0-9a-z]{26}$/),
+        object: "api_key",
+        name: "Web app",
+        environment: "sandbox",
+        permission: "sending_access",
+        expires_at: null,
+        last_used_at: null,
+        revoked_at: null,
+        previous_secret_expires_at: null,
+        created_at: new Date(t.clock.now()).toISOString(),
+      });
+      expect(key.secret).toMatch(SECRET_SHAPE);
+      expect(key.redacted_key).toBe(`svc_test_…${key.secret.slice(-4)}`);
+    });
+
+    it("gives a key made with a live key a svc_live_ secret in the live environment", async () => {
+      const key = await createKey({ name: "Production" }, t.workspace.liveKey);
+      expect(key.secret).toMatch(/^svc_live_[0-9A-Za-z]{38}$/);
+      expect(key.environment).toBe("live");
+      expect(await keyIds(t.workspace.liveKey)).toContain(key.id);
+      expect(await keyIds()).not.toContain(key.id);
+    });
+
+    it("gives full_access when no permission is asked for", async () => {
+      const key = await createKey({ name: "Admin" });
+      expect(key.permission).toBe("full_access");
+    });
+
+    it("issues a secret that authenticates calls at once", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "GET", url: "/v1/workspace", key: key.secret });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: t.workspace.id, environment: "sandbox" });
+    });
+
+    it("keeps an expiry in the future", async () => {
+      const expiresAt = new Date(t.clock.now() + 24 * HOUR).toISOString();
+      const key = await createKey({ name: "Temporary", expires_at: expiresAt });
+      expect(key.expires_at).toBe(expiresAt);
+    });
+
+    it("refuses a key with 401 once its expires_at has passed", async () => {
+      const key = await createKey({ name: "Temporary", expires_at: new Date(t.clock.now() + HOUR).toISOString() });
+      expect(await statusWith(key.secret)).toBe(200);
+      t.clock.advance(HOUR - 1000);
+      expect(await statusWith(key.secret)).toBe(200);
+      t.clock.advance(1000);
+      const res = await t.call({ method: "GET", url: "/v1/workspace", key: key.secret });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().code).toBe("invalid_api_key");
+    });
+
+    it("refuses an expiry in the past with 422 and stores nothing", async () => {
+      const before = await keyIds();
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Late", expires_at: new Date(t.clock.now() - 1000).toISOString() } });
+      expect(res.statusCode).toBe(422);
+      expect(res.headers["content-type"]).toContain("application/problem+json");
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/expires_at" }] });
+      expect(await keyIds()).toEqual(before);
+    });
+
+    it("refuses an unknown field with 422 and stores nothing", async () => {
+      const before = await keyIds();
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Web app", scopes: ["send"] } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/scopes", message: "is not a known field" }] });
+      expect(await keyIds()).toEqual(before);
+    });
+
+    it("refuses a name longer than 100 characters with 422", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "k".repeat(101) } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/name" }] });
+      expect((await createKey({ name: "k".repeat(100) })).name).toBe("k".repeat(100));
+    });
+
+    it("refuses a missing name and an unknown permission with one error per field", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { permission: "root" } });
+      expect(res.statusCode).toBe(422);
+      const pointers = (res.json().errors as Array<{ pointer: string }>).map((e) => e.pointer).sort();
+      expect(pointers).toEqual(["/name", "/permission"]);
+    });
+  });
+
+  describe("listApiKeys", () => {
+    it("pages through the environment's keys, newest first", async () => {
+      const made = [];
+      for (const name of ["one", "two", "three", "four"]) {
+        made.push((await createKey({ name })).id);
+        t.clock.advance(1000);
+      }
+      const all = await keyIds();
+      // The bootstrap key is the oldest; then the four, newest first.
+      expect(all).toHaveLength(5);
+      expect(all.slice(0, 4)).toEqual([...made].reverse());
+
+      const seen: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const res = await t.call({ method: "GET", url: `/v1/api-keys?limit=2${after ? `&after=${after}` : ""}` });
+        expect(res.statusCode).toBe(200);
+        const page = res.json() as { data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null };
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        seen.push(...page.data.map((k) => k.id));
+        expect(page.has_more).toBe(page.next_cursor !== null);
+        after = page.next_cursor;
+        pages++;
+      } while (after !== null && pages < 10);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(all);
+    });
+
+    it("includes revoked keys", async () => {
+      const key = await createKey();
+      expect((await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` })).statusCode).toBe(200);
+      const res = await t.call({ method: "GET", url: "/v1/api-keys" });
+      const listed = (res.json().data as Array<{ id: string; revoked_at: string | null }>).find((k) => k.id === key.id);
+      expect(listed?.revoked_at).toBe(new Date(t.clock.now()).toISOString());
+    });
+
+    it("shows only this environment's keys of this workspace", async () => {
+      const sandbox = await createKey({ name: "sandbox" });
+      const live = await createKey({ name: "live" }, t.workspace.liveKey);
+      const res = await t.call({ method: "GET", url: "/v1/api-keys?limit=100" });
+      const data = res.json().data as Array<{ id: string; environment: string }>;
+      expect(data.map((k) => k.id)).toContain(sandbox.id);
+      expect(data.map((k) => k.id)).not.toContain(live.id);
+      expect(data.every((k) => k.environment === "sandbox")).toBe(true);
+      expect(data).toHaveLength(2); // the bootstrap sandbox key and the one made here
+    });
+
+    it("never returns a secret", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "GET", url: "/v1/api-keys" });
+      expect(res.body).not.toContain(key.secret);
+      expect(res.body).not.toContain(t.workspace.sandboxKey);
+      for (const listed of res.json().data) expect(listed).not.toHaveProperty("secret");
+    });
+
+    it("refuses a page size above 100 with 422", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/api-keys?limit=101" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "query", pointer: "/limit" }] });
+    });
+  });
+
+  describe("getApiKey", () => {
+    it("returns the key without its secret", async () => {
+      const key = await createKey({ name: "Web app", permission: "sending_access" });
+      const res = await t.call({ method: "GET", url: `/v1/api-keys/${key.id}` });
+      expect(res.statusCode).toBe(200);
+      const { secret: _secret, previous_secret_expires_at: _previous, ...expected } = key;
+      expect(res.json()).toEqual(expected);
+      expect(res.body).not.toContain(key.secret);
+    });
+
+    it("answers 404 for an id that does not exist", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/api-keys/key_00000000000000000000000000" });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: "not_found", status: 404 });
+    });
+
+    it("shows when the key was last used, to the minute", async () => {
+      const key = await createKey();
+      const usedAt = t.clock.now();
+      expect(await statusWith(key.secret)).toBe(200);
+      const lastUsed = async () => (await t.call({ method: "GET", url: `/v1/api-keys/${key.id}` })).json().last_used_at as string | null;
+      expect(await lastUsed()).toBe(new Date(usedAt).toISOString());
+
+      // Within the minute the stamp does not move; a use a minute later moves it.
+      t.clock.advance(30_000);
+      expect(await statusWith(key.secret)).toBe(200);
+      expect(await lastUsed()).toBe(new Date(usedAt).toISOString());
+      t.clock.advance(31_000);
+      expect(await statusWith(key.secret)).toBe(200);
+      expect(await lastUsed()).toBe(new Date(t.clock.now()).toISOString());
+    });
+
+    it("leaves last_used_at empty for a key never used", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "GET", url: `/v1/api-keys/${key.id}` });
+      expect(res.json().last_used_at).toBeNull();
+    });
+  });
+
+  describe("revokeApiKey", () => {
+    it("answers the revoked key, whose secret then gets 401", async () => {
+      const key = await createKey();
+      expect(await statusWith(key.secret)).toBe(200);
+      const res = await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: key.id, revoked_at: new Date(t.clock.now()).toISOString() });
+      expect(res.body).not.toContain(key.secret);
+      const refused = await t.call({ method: "GET", url: "/v1/workspace", key: key.secret });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json()).toMatchObject({ code: "invalid_api_key" });
+    });
+
+    it("answers the same revoked key when revoked twice", async () => {
+      const key = await createKey();
+      const first = await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` });
+      t.clock.advance(60_000);
+      const second = await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` });
+      expect(second.statusCode).toBe(200);
+      expect(second.json()).toEqual(first.json());
+    });
+
+    it("revokes every secret of a rotated key, including the one still in its overlap", async () => {
+      const key = await createKey();
+      const rotated = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 3600 } });
+      expect(rotated.statusCode).toBe(200);
+      expect((await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` })).statusCode).toBe(200);
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await statusWith(rotated.json().secret)).toBe(401);
+    });
+
+    it("lets a key revoke itself", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}`, key: key.secret });
+      expect(res.statusCode).toBe(200);
+      expect(await statusWith(key.secret)).toBe(401);
+    });
+
+    it("answers 404 for an id that does not exist", async () => {
+      const res = await t.call({ method: "DELETE", url: "/v1/api-keys/key_00000000000000000000000000" });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe("not_found");
+    });
+  });
+
+  describe("rotateApiKey", () => {
+    it("issues a new secret that works at once", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 3600 } });
+      expect(res.statusCode).toBe(200);
+      const rotated = res.json();
+      expect(rotated).toMatchObject({ id: key.id, object: "api_key", name: key.name, permission: key.permission, environment: "sandbox" });
+      expect(rotated.secret).toMatch(SECRET_SHAPE);
+      expect(rotated.secret).not.toBe(key.secret);
+      expect(rotated.redacted_key).toBe(`svc_test_…${rotated.secret.slice(-4)}`);
+      expect(await statusWith(rotated.secret)).toBe(200);
+    });
+
+    it("keeps the old secret working during the overlap and refuses it after", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 3600 } });
+      const rotated = res.json();
+      expect(rotated.previous_secret_expires_at).toBe(new Date(t.clock.now() + HOUR).toISOString());
+
+      t.clock.advance(HOUR - 1000);
+      expect(await statusWith(key.secret)).toBe(200);
+      expect(await statusWith(rotated.secret)).toBe(200);
+      t.clock.advance(2000);
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await statusWith(rotated.secret)).toBe(200);
+    });
+
+    it("ends the old secret at once with overlap_seconds 0", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 0 } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().previous_secret_expires_at).toBe(new Date(t.clock.now()).toISOString());
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await statusWith(res.json().secret)).toBe(200);
+    });
+
+    it("overlaps for 24 hours when no body is sent", async () => {
+      const key = await createKey();
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().previous_secret_expires_at).toBe(new Date(t.clock.now() + 24 * HOUR).toISOString());
+      t.clock.advance(24 * HOUR - 1000);
+      expect(await statusWith(key.secret)).toBe(200);
+      t.clock.advance(1000);
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await statusWith(res.json().secret)).toBe(200);
+    });
+
+    it("overlaps for 24 hours when the body is {} or empty", async () => {
+      const key = await createKey();
+      for (const sent of [{ payload: {} }, { payload: "", headers: { "content-type": "application/json" } }]) {
+        const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, ...sent });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().previous_secret_expires_at).toBe(new Date(t.clock.now() + 24 * HOUR).toISOString());
+      }
+    });
+
+    it("shortens, never lengthens, an earlier secret's overlap when rotated again", async () => {
+      const key = await createKey();
+      const first = (await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 3600 } })).json();
+      const second = (await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 7200 } })).json();
+      t.clock.advance(HOUR + 1000);
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await statusWith(first.secret)).toBe(200);
+      expect(await statusWith(second.secret)).toBe(200);
+    });
+
+    it("refuses to rotate a revoked key with 409", async () => {
+      const key = await createKey();
+      await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` });
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 60 } });
+      expect(res.statusCode).toBe(409);
+      expect(res.headers["content-type"]).toContain("application/problem+json");
+      expect(res.json()).toMatchObject({ code: "api_key_revoked", status: 409 });
+      expect(await statusWith(key.secret)).toBe(401);
+    });
+
+    it("refuses an overlap longer than 30 days or negative with 422", async () => {
+      const key = await createKey();
+      for (const overlap of [2_592_001, -1, "60"]) {
+        const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: overlap } });
+        expect(res.statusCode, String(overlap)).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/overlap_seconds" }] });
+      }
+      expect(await statusWith(key.secret)).toBe(200);
+    });
+
+    it("answers 404 for an id that does not exist", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/api-keys/key_00000000000000000000000000/rotate", payload: {} });
+      expect(res.statusCode).toBe(404);
+    });
+  });
+
+});

@@ -1,0 +1,229 @@
+import type { LightMyRequestResponse } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/domain/api-key-secret.js";
+import { operationsOf, type OperationInfo } from "../../src/http/bindings.js";
+import { loadSpec } from "../../src/http/spec.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * Authentication, permission and tenancy for every secured operation of the contract. The list
+ * comes from openapi/v1.yaml, so a new operation is covered (or fails here) without editing
+ * this file, unless it needs a new kind of path parameter or a request body.
+ */
+const spec = loadSpec();
+const secured = operationsOf(spec).filter((op) => op.security.length > 0);
+const neededPermission = (op: OperationInfo) => op.security[0]?.bearerAuth?.[0] ?? "full_access";
+const hasBody = (op: OperationInfo) => op.body !== "none";
+
+/** A valid body per operation that takes one. */
+const VALID_BODIES: Record<string, () => object> = {
+  createMessage: () => aMessage(),
+  createApiKey: () => ({ name: "From the auth tests" }),
+  rotateApiKey: () => ({ overlap_seconds: 60 }),
+  updateWorkspace: () => ({ name: "Renamed" }),
+};
+
+/** Ids of a resource in the test's workspace and sandbox environment. */
+interface Fixtures {
+  message_id: string;
+  api_key_id: string;
+}
+
+interface Request {
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+  url: string;
+  payload?: object;
+}
+
+function requestFor(op: OperationInfo, ids: Fixtures): Request {
+  const url = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const id = (ids as unknown as Record<string, string | undefined>)[name];
+    if (!id) throw new Error(`auth tests: no fixture for path parameter ${name} of ${op.operationId}; add one`);
+    return id;
+  });
+  const request: Request = { method: op.method.toUpperCase() as Request["method"], url };
+  if (hasBody(op)) {
+    const body = VALID_BODIES[op.operationId];
+    if (!body) throw new Error(`auth tests: no valid body for ${op.operationId}; add one to VALID_BODIES`);
+    request.payload = body();
+  }
+  return request;
+}
+
+const withoutRequestId = (res: LightMyRequestResponse) => {
+  const { request_id, ...rest } = res.json() as Record<string, unknown>;
+  expect(request_id).toBe(res.headers["request-id"]);
+  return rest;
+};
+
+describe.each(databases)("authentication and tenancy ($name)", (database) => {
+  let t: TestApp;
+  let ids: Fixtures;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+    const message = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() });
+    expect(message.statusCode).toBe(202);
+    const key = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Fixture" } });
+    expect(key.statusCode).toBe(201);
+    ids = { message_id: message.json().id, api_key_id: key.json().id };
+  });
+  afterEach(async () => t.close());
+
+  const createKey = async (body: object) => {
+    const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: body });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { id: string; secret: string };
+  };
+
+  /** Every way a credential can be wrong; each must get the same answer. */
+  async function badCredentials(): Promise<Array<{ label: string; headers: Record<string, string> }>> {
+    const valid = t.workspace.sandboxKey;
+    const last = valid.at(-1) === "A" ? "B" : "A";
+    const revoked = await createKey({ name: "Revoked" });
+    expect((await t.call({ method: "DELETE", url: `/v1/api-keys/${revoked.id}` })).statusCode).toBe(200);
+    const expiring = await createKey({ name: "Expiring", expires_at: new Date(t.clock.now() + 60_000).toISOString() });
+    t.clock.advance(61_000);
+    return [
+      { label: "missing", headers: {} },
+      { label: "malformed", headers: { authorization: "Bearer not-a-key" } },
+      { label: "another scheme", headers: { authorization: `Basic ${Buffer.from(`${valid}:`).toString("base64")}` } },
+      { label: "no scheme", headers: { authorization: valid } },
+      { label: "bad checksum", headers: { authorization: `Bearer ${valid.slice(0, -1)}${last}` } },
+      { label: "unknown", headers: { authorization: `Bearer ${generateSecret("sandbox")}` } },
+      { label: "revoked", headers: { authorization: `Bearer ${revoked.secret}` } },
+      { label: "expired", headers: { authorization: `Bearer ${expiring.secret}` } },
+      // /v1 takes bearer credentials only, never cookies (DESIGN.md §6).
+      { label: "in a cookie", headers: { cookie: `session=${valid}; api_key=${valid}` } },
+    ];
+  }
+
+  /** What a tenant can observe, minus the last-use stamps that any call moves. */
+  const snapshot = async () => {
+    const strip = (keys: Array<Record<string, unknown>>) => keys.map(({ last_used_at: _, ...k }) => k);
+    const [workspace, keys, message] = await Promise.all([
+      t.call({ method: "GET", url: "/v1/workspace" }),
+      t.call({ method: "GET", url: "/v1/api-keys?limit=100" }),
+      t.call({ method: "GET", url: `/v1/messages/${ids.message_id}` }),
+    ]);
+    return { workspace: workspace.json(), keys: strip(keys.json().data), message: message.json() };
+  };
+
+  describe.each(secured)("$operationId", (op) => {
+    it("answers every missing, malformed, unknown, revoked or expired key with the same 401", async () => {
+      const request = requestFor(op, ids);
+      const answers = [];
+      for (const { label, headers } of await badCredentials()) {
+        const res = await t.call({ ...request, key: null, headers });
+        expect(res.statusCode, label).toBe(401);
+        expect(res.headers["content-type"], label).toMatch(/^application\/problem\+json/);
+        expect(res.headers["www-authenticate"], label).toBe('Bearer realm="mailroom"');
+        expect(res.json(), label).toMatchObject({ code: "invalid_api_key", status: 401 });
+        answers.push({ label, body: withoutRequestId(res), wwwAuthenticate: res.headers["www-authenticate"] });
+      }
+      for (const answer of answers) expect({ ...answer, label: "" }, answer.label).toEqual({ ...answers[0], label: "" });
+    });
+
+    it("answers 401 to an unauthenticated caller before looking at its input", async () => {
+      const request = requestFor(op, ids);
+      const attempts: Array<{ label: string; url: string; method?: "HEAD"; payload?: string | object; headers?: Record<string, string> }> = [];
+      const longId = `x${"0".repeat(80)}`;
+      if (/\{\w+\}/.test(op.path)) attempts.push({ label: "path too long", url: op.path.replace(/\{\w+\}/g, longId) });
+      if (op.method === "get") attempts.push({ label: "invalid query", url: `${request.url}?limit=0&unknown=1` });
+      if (op.method === "get") attempts.push({ label: "HEAD", url: request.url, method: "HEAD" });
+      if (hasBody(op)) {
+        attempts.push({ label: "invalid body", url: request.url, payload: { not_a_field: true } });
+        attempts.push({ label: "malformed JSON", url: request.url, payload: "{", headers: { "content-type": "application/json" } });
+        attempts.push({ label: "wrong media type", url: request.url, payload: "to=ada@example.com", headers: { "content-type": "application/x-www-form-urlencoded" } });
+      }
+      expect(attempts.length).toBeGreaterThan(0);
+      for (const attempt of attempts) {
+        for (const authorization of [undefined, "Bearer not-a-key"]) {
+          const res = await t.call({
+            method: attempt.method ?? request.method,
+            url: attempt.url,
+            ...(attempt.payload === undefined ? {} : { payload: attempt.payload }),
+            key: null,
+            headers: { ...attempt.headers, ...(authorization ? { authorization } : {}) },
+          });
+          expect(res.statusCode, `${attempt.label} with ${authorization ?? "no key"}`).toBe(401);
+          if (attempt.method !== "HEAD") expect(res.json().code).toBe("invalid_api_key");
+        }
+      }
+    });
+
+    if (neededPermission(op) === "sending_access") {
+      it("lets a sending_access key call it", async () => {
+        const sending = await createKey({ name: "Sender", permission: "sending_access" });
+        const res = await t.call({ ...requestFor(op, ids), key: sending.secret });
+        expect(res.statusCode, res.body).toBeLessThan(300);
+      });
+    } else {
+      it("refuses a sending_access key with 403 insufficient_permission and changes nothing", async () => {
+        const sending = await createKey({ name: "Sender", permission: "sending_access" });
+        const before = await snapshot();
+        const res = await t.call({ ...requestFor(op, ids), key: sending.secret });
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+        expect(res.json()).toMatchObject({ code: "insufficient_permission", status: 403, request_id: res.headers["request-id"] });
+        expect(await snapshot()).toEqual(before);
+      });
+
+      if (hasBody(op)) {
+        it("refuses a sending_access key with 403 whatever its body", async () => {
+          const sending = await createKey({ name: "Sender", permission: "sending_access" });
+          const res = await t.call({ ...requestFor(op, ids), payload: { not_a_field: true }, key: sending.secret });
+          expect(res.statusCode, res.body).toBe(403);
+          expect(res.json().code).toBe("insufficient_permission");
+        });
+      }
+    }
+
+    if (/\{\w+\}/.test(op.path)) {
+      it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
+        const request = requestFor(op, ids);
+        const before = await snapshot();
+        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
+        expect(missing.statusCode).toBe(404);
+        for (const [label, key] of [
+          ["another workspace", t.other.sandboxKey],
+          ["another workspace, live", t.other.liveKey],
+          ["the live environment", t.workspace.liveKey],
+        ] as const) {
+          const res = await t.call({ ...request, key });
+          expect(res.statusCode, `${label}: ${res.body}`).toBe(404);
+          expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+          const body = withoutRequestId(res);
+          expect(body, label).toMatchObject({ code: "not_found", status: 404 });
+          // Nothing about the resource leaks: the answer is that of an id that never existed.
+          expect(Object.keys(body).sort(), label).toEqual(Object.keys(withoutRequestId(missing)).sort());
+          expect(JSON.stringify(body)).not.toContain("Acme");
+        }
+        expect(await snapshot()).toEqual(before);
+      });
+    }
+
+    if (op.method === "get" && !/\{\w+\}/.test(op.path) && op.path !== "/v1/workspace") {
+      it("never lists another tenant's data", async () => {
+        const ours = await t.call({ method: "GET", url: `${op.path}?limit=100` });
+        expect(ours.statusCode).toBe(200);
+        const ourIds = new Set((ours.json().data as Array<{ id: string }>).map((item) => item.id));
+        expect(ourIds.size).toBeGreaterThan(0);
+        for (const [label, key] of [
+          ["another workspace", t.other.sandboxKey],
+          ["another workspace, live", t.other.liveKey],
+          ["the live environment", t.workspace.liveKey],
+        ] as const) {
+          const res = await t.call({ method: "GET", url: `${op.path}?limit=100`, key });
+          expect(res.statusCode, label).toBe(200);
+          const data = res.json().data as Array<{ id: string; message_id?: string; environment?: string }>;
+          for (const item of data) {
+            expect(ourIds.has(item.id), `${label} sees ${item.id}`).toBe(false);
+            if (item.message_id) expect(item.message_id, label).not.toBe(ids.message_id);
+          }
+          if (label === "the live environment") for (const item of data) expect(item.environment).toBe("live");
+        }
+      });
+    }
+  });
+});

@@ -1,0 +1,289 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IdempotencyService } from "../../src/services/idempotency.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const HOUR = 3600 * 1000;
+
+describe.each(databases)("Idempotency-Key ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const send = (body: Record<string, unknown>, key: string | null, apiKey?: string) =>
+    t.call({ method: "POST", url: "/v1/messages", payload: body, ...(key === null ? {} : { headers: { "idempotency-key": key } }), ...(apiKey ? { key: apiKey } : {}) });
+
+  const messagesWithKey = async (key: string) => Number(((await t.runtime.db.knex("messages").where({ idempotency_key: key }).count({ n: "*" }).first()) as { n: number | string }).n);
+  const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+
+  describe("createMessage", () => {
+    it("replays the first response byte for byte when the same Idempotency-Key is sent again", async () => {
+      const first = await send(aMessage(), "order-1234");
+      expect(first.statusCode).toBe(202);
+      expect(first.headers["idempotent-replayed"]).toBeUndefined();
+      expect(first.json().idempotency_key).toBe("order-1234");
+
+      // Time passes and the message moves on; the replay is still the original answer.
+      t.clock.advance(60_000);
+      await t.drain();
+      const again = await send(aMessage(), "order-1234");
+      expect(again.statusCode).toBe(202);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.headers.location).toBe(first.headers.location);
+      expect(again.headers["content-type"]).toBe(first.headers["content-type"]);
+      expect(again.payload).toBe(first.payload);
+      expect(again.headers["request-id"]).not.toBe(first.headers["request-id"]);
+      expect(await messagesWithKey("order-1234")).toBe(1);
+      expect(await count("messages")).toBe(1);
+    });
+
+    it("treats a body with its fields in another order as the same request", async () => {
+      const first = await send({ to: "ada@example.com", from: "hello@acme.example", subject: "Hi", html: "<p>Hi</p>", metadata: { a: "1", b: "2" } }, "same-thing");
+      const again = await send({ metadata: { b: "2", a: "1" }, html: "<p>Hi</p>", subject: "Hi", from: "hello@acme.example", to: "ada@example.com" }, "same-thing");
+      expect(again.statusCode).toBe(202);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.payload).toBe(first.payload);
+    });
+
+    it("refuses the same key with a different body with 422 idempotency_key_reused", async () => {
+      const first = await send(aMessage(), "order-1234");
+      expect(first.statusCode).toBe(202);
+      const changed = await send(aMessage({ subject: "Something else" }), "order-1234");
+      expect(changed.statusCode).toBe(422);
+      expect(changed.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(changed.json()).toMatchObject({ status: 422, code: "idempotency_key_reused" });
+      expect(await count("messages")).toBe(1);
+      expect(await count("jobs")).toBe(1);
+    });
+
+    it("refuses the same key on a different operation with 422 idempotency_key_reused", async () => {
+      const first = await send(aMessage(), "shared-key");
+      const id = first.json().id as string;
+      const cancel = await t.call({ method: "POST", url: `/v1/messages/${id}/cancel`, headers: { "idempotency-key": "shared-key" } });
+      expect(cancel.statusCode).toBe(422);
+      expect(cancel.json()).toMatchObject({ code: "idempotency_key_reused" });
+      expect((await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().status).toBe("queued");
+
+      const apiKey = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "ci" }, headers: { "idempotency-key": "shared-key" } });
+      expect(apiKey.statusCode).toBe(422);
+      expect(apiKey.json()).toMatchObject({ code: "idempotency_key_reused" });
+    });
+
+    it("keeps keys apart per environment and per workspace", async () => {
+      const sandbox = await send(aMessage(), "welcome-1");
+      const live = await send(aMessage(), "welcome-1", t.workspace.liveKey);
+      const other = await send(aMessage(), "welcome-1", t.other.sandboxKey);
+      for (const res of [sandbox, live, other]) {
+        expect(res.statusCode).toBe(202);
+        expect(res.headers["idempotent-replayed"]).toBeUndefined();
+      }
+      expect(new Set([sandbox.json().id, live.json().id, other.json().id]).size).toBe(3);
+      expect(await messagesWithKey("welcome-1")).toBe(3);
+      // A different body is fine elsewhere, too.
+      const otherBody = await send(aMessage({ subject: "Different" }), "welcome-2", t.other.sandboxKey);
+      const mine = await send(aMessage(), "welcome-2");
+      expect([otherBody.statusCode, mine.statusCode]).toEqual([202, 202]);
+    });
+
+    it("reads a quoted structured-field string \"abc\" as the same key as bare abc", async () => {
+      const quoted = await send(aMessage(), '"abc"');
+      expect(quoted.statusCode).toBe(202);
+      expect(quoted.json().idempotency_key).toBe("abc");
+      const bare = await send(aMessage(), "abc");
+      expect(bare.statusCode).toBe(202);
+      expect(bare.headers["idempotent-replayed"]).toBe("true");
+      expect(bare.payload).toBe(quoted.payload);
+      expect(await count("messages")).toBe(1);
+    });
+
+    it("refuses an over-long or non-printable key with 422 validation_failed, storing nothing", async () => {
+      for (const key of ["k".repeat(256), "k".repeat(300), `"${"k".repeat(256)}"`, '""', "tab\tkey", "caf\u00e9"]) {
+        const res = await send(aMessage(), key);
+        expect(res.statusCode, key).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed" });
+        for (const error of res.json().errors) expect(error).toMatchObject({ location: "header", pointer: expect.stringMatching(/idempotency-key/i) });
+      }
+      expect(await count("messages")).toBe(0);
+      expect(await count("idempotency_keys")).toBe(0);
+      // 255 characters is the longest allowed.
+      expect((await send(aMessage(), "k".repeat(255))).statusCode).toBe(202);
+    });
+
+    it("creates exactly one message when 20 requests race with one key, ten times over", async () => {
+      for (let round = 0; round < 10; round++) {
+        const key = `race-${round}`;
+        // Round 0 starts all 20 at once; later rounds spread the starts over a few milliseconds so
+        // that some arrive while the first runs and some after it finished.
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            await new Promise((resolve) => setTimeout(resolve, (i * round) % 17));
+            return send(aMessage({ subject: `Race ${round}` }), key);
+          }),
+        );
+        const created = responses.filter((r) => r.statusCode === 202);
+        expect(created.length, responses.map((r) => `${r.statusCode} ${r.body.slice(0, 80)}`).join("\n")).toBeGreaterThanOrEqual(1);
+        const ids = new Set(created.map((r) => r.json().id));
+        expect(ids.size).toBe(1);
+        expect(created.filter((r) => r.headers["idempotent-replayed"] === undefined)).toHaveLength(1);
+        const original = created.find((r) => r.headers["idempotent-replayed"] === undefined)!;
+        for (const res of responses) {
+          if (res.statusCode === 202) {
+            expect(res.payload).toBe(original.payload);
+          } else {
+            expect(res.statusCode, res.body).toBe(409);
+            expect(res.json()).toMatchObject({ code: "idempotency_key_in_use" });
+            expect(res.headers["retry-after"]).toBeDefined();
+          }
+        }
+        expect(await messagesWithKey(key)).toBe(1);
+      }
+      expect(await count("messages")).toBe(10);
+      expect(await count("jobs")).toBe(10);
+    });
+
+    it("forgets keys after the retention, so the key can be used again", async () => {
+      const first = await send(aMessage(), "monthly-report");
+      expect(first.statusCode).toBe(202);
+      t.clock.advance(23 * HOUR);
+      expect(await t.runtime.services.idempotency.prune()).toBe(0);
+      expect((await send(aMessage({ subject: "Other" }), "monthly-report")).json()).toMatchObject({ code: "idempotency_key_reused" });
+
+      t.clock.advance(2 * HOUR);
+      expect(await t.runtime.services.idempotency.prune()).toBe(1);
+      expect(await count("idempotency_keys")).toBe(0);
+
+      const next = await send(aMessage({ subject: "Next month" }), "monthly-report");
+      expect(next.statusCode, next.body).toBe(202);
+      expect(next.headers["idempotent-replayed"]).toBeUndefined();
+      expect(next.json()).toMatchObject({ subject: "Next month", idempotency_key: "monthly-report", status: "queued" });
+      expect(next.json().id).not.toBe(first.json().id);
+      expect(await count("messages")).toBe(2);
+      await t.drain();
+      expect((await t.call({ method: "GET", url: `/v1/messages/${next.json().id}` })).json().status).toBe("delivered");
+    });
+
+    it("treats an expired key as new even before it is pruned", async () => {
+      const first = await send(aMessage(), "expired-key");
+      t.clock.advance(25 * HOUR);
+      const next = await send(aMessage({ subject: "New" }), "expired-key");
+      expect(next.statusCode, next.body).toBe(202);
+      expect(next.json().id).not.toBe(first.json().id);
+      expect(next.json().subject).toBe("New");
+    });
+
+    it("answers 409 while a crashed request's claim holds the key, then the retry returns the same message", async () => {
+      const body = aMessage({ to: "grace@example.com" });
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
+      // The crashed request claimed the key and stored its message, then died before answering.
+      const claim = await t.runtime.services.idempotency.claim(scope, "crash-1", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      expect(claim.kind).toBe("proceed");
+      const stored = await t.runtime.services.messages.create(principal, body, "crash-1");
+
+      const during = await send(body, "crash-1");
+      expect(during.statusCode).toBe(409);
+      expect(during.json()).toMatchObject({ code: "idempotency_key_in_use" });
+      expect(Number(during.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+
+      t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000 - 1);
+      expect((await send(body, "crash-1")).statusCode).toBe(409);
+
+      t.clock.advance(1);
+      const retry = await send(body, "crash-1");
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json().id).toBe(stored.id);
+      expect(retry.headers.location).toBe(`/v1/messages/${stored.id}`);
+      expect(await messagesWithKey("crash-1")).toBe(1);
+      expect(await count("jobs")).toBe(1);
+
+      // The retry's answer is now the stored one.
+      const replay = await send(body, "crash-1");
+      expect(replay.headers["idempotent-replayed"]).toBe("true");
+      expect(replay.payload).toBe(retry.payload);
+    });
+
+    it("stores one message when two attempts of one request are accepted at the same moment", async () => {
+      // A request still running when its claim's lock ran out, and its retry that took the key over.
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      const [a, b] = await Promise.all([t.runtime.services.messages.create(principal, aMessage(), "twice"), t.runtime.services.messages.create(principal, aMessage(), "twice")]);
+      expect(a.id).toBe(b.id);
+      expect(await messagesWithKey("twice")).toBe(1);
+      expect(await count("jobs")).toBe(1);
+    });
+
+    // SQLite has one writer: its transactions cannot interleave like this.
+    it.skipIf(database.name === "sqlite")("sees a key that another node claimed after its own transaction began", async () => {
+      const knex = t.runtime.db.knex;
+      const claims = t.runtime.repositories.idempotency.claimWriter;
+      const now = t.clock.now();
+      const item = (claimToken: string) => ({
+        scope: { workspaceId: t.workspace.id, environment: "sandbox" as const },
+        key: "two-nodes",
+        fingerprint: "f".repeat(64),
+        claimToken,
+        now,
+        lockedUntil: now + 60_000,
+        expiresAt: now + 24 * HOUR,
+      });
+      // A group-commit transaction that has already read something (e.g. a rate-limit counter).
+      const mine = await knex.transaction();
+      try {
+        await mine("rate_limit_counters").count({ n: "*" });
+        await knex.transaction((theirs) => claims.write(theirs, [item("theirs".padEnd(32, "0"))]));
+        const [record] = await claims.write(mine, [item("mine".padEnd(32, "0"))]);
+        expect(record).toMatchObject({ claim_token: "theirs".padEnd(32, "0"), state: "running" });
+        await mine.commit();
+      } catch (error) {
+        await mine.rollback();
+        throw error;
+      }
+    });
+
+    it("answers 409 while a crashed request's claim holds the key, then runs the request when it had stored nothing", async () => {
+      const body = aMessage();
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "crash-2", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      expect((await send(body, "crash-2")).statusCode).toBe(409);
+      t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);
+      const retry = await send(body, "crash-2");
+      expect(retry.statusCode).toBe(202);
+      expect(await messagesWithKey("crash-2")).toBe(1);
+    });
+  });
+
+  describe("validation failures", () => {
+    it("keeps no answer for a request refused by validation, so the fixed request runs under the same key", async () => {
+      const body = { to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>" };
+      const refused = await send(body, "no-sender-yet");
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/from" }] });
+      expect((await t.call({ method: "PATCH", url: "/v1/workspace", payload: { default_from: "Acme <hello@acme.example>" } })).statusCode).toBe(200);
+      const accepted = await send(body, "no-sender-yet");
+      expect(accepted.statusCode).toBe(202);
+      expect(accepted.headers["idempotent-replayed"]).toBeUndefined();
+    });
+  });
+
+  describe("cancelMessage", () => {
+    it("replays a cancel sent again with the same key", async () => {
+      const { id } = (await send(aMessage(), null)).json();
+      const first = await t.call({ method: "POST", url: `/v1/messages/${id}/cancel`, headers: { "idempotency-key": "cancel-1" } });
+      expect(first.statusCode).toBe(200);
+      const again = await t.call({ method: "POST", url: `/v1/messages/${id}/cancel`, headers: { "idempotency-key": "cancel-1" } });
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.payload).toBe(first.payload);
+    });
+
+    it("refuses the same key on another message's cancel", async () => {
+      const a = (await send(aMessage(), null)).json().id;
+      const b = (await send(aMessage(), null)).json().id;
+      expect((await t.call({ method: "POST", url: `/v1/messages/${a}/cancel`, headers: { "idempotency-key": "cancel-x" } })).statusCode).toBe(200);
+      const other = await t.call({ method: "POST", url: `/v1/messages/${b}/cancel`, headers: { "idempotency-key": "cancel-x" } });
+      expect(other.statusCode).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused" });
+      expect((await t.call({ method: "GET", url: `/v1/messages/${b}` })).json().status).toBe("queued");
+    });
+  });
+});

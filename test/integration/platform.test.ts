@@ -1,0 +1,262 @@
+import type { LightMyRequestResponse } from "fastify";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { loadSpec } from "../../src/http/spec.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const REQUEST_ID = /^req_[0-9a-z]{26}$/;
+
+/** A problem document as RFC 9457 and the contract describe it, tied to its response. */
+function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+  const body = res.json();
+  expect(body).toMatchObject({ type: `https://mailroom.dev/problems/${code}`, status, code, title: expect.any(String), detail: expect.any(String) });
+  expect(body.request_id).toMatch(REQUEST_ID);
+  expect(body.request_id).toBe(res.headers["request-id"]);
+  return body as Record<string, unknown>;
+}
+
+describe.each(databases)("platform ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await t.close();
+  });
+
+  describe("getHealth", () => {
+    it("answers 200 ok without a key", async () => {
+      const res = await t.call({ method: "GET", url: "/health", key: null });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: "ok" });
+      expect(res.headers["request-id"]).toMatch(REQUEST_ID);
+    });
+
+    it("stays 200 while the server drains for shutdown", async () => {
+      t.lifecycle.ready = false;
+      expect((await t.call({ method: "GET", url: "/health", key: null })).statusCode).toBe(200);
+    });
+  });
+
+  describe("getReadiness", () => {
+    it("answers 200 ready while the server accepts work", async () => {
+      const res = await t.call({ method: "GET", url: "/ready", key: null });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: "ready" });
+    });
+
+    it("answers 503 service_unavailable once readiness is off, so load balancers move away", async () => {
+      t.lifecycle.ready = false;
+      const res = await t.call({ method: "GET", url: "/ready", key: null });
+      expectProblem(res, 503, "service_unavailable");
+      expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(0);
+      t.lifecycle.ready = true;
+      expect((await t.call({ method: "GET", url: "/ready", key: null })).statusCode).toBe(200);
+    });
+
+    it("answers 503 when the database does not answer, while /health stays 200", async () => {
+      await t.runtime.db.knex.destroy();
+      expectProblem(await t.call({ method: "GET", url: "/ready", key: null }), 503, "service_unavailable");
+      expect((await t.call({ method: "GET", url: "/health", key: null })).statusCode).toBe(200);
+    });
+  });
+
+  describe("request ids", () => {
+    it("puts a fresh request-id header on every answer, equal to the problem's request_id", async () => {
+      vi.spyOn(t.runtime.services.workspace, "get").mockRejectedValueOnce(new Error("boom"));
+      const answers = [
+        await t.call({ method: "GET", url: "/health", key: null }),
+        await t.call({ method: "GET", url: "/v1/workspace" }), // the 500
+        await t.call({ method: "GET", url: "/v1/workspace" }),
+        await t.call({ method: "GET", url: "/v1/openapi.json", key: null }),
+        await t.call({ method: "GET", url: "/metrics", key: null }),
+        await t.call({ method: "GET", url: "/v1/nothing-here" }),
+        await t.call({ method: "GET", url: "/v1/workspace", key: null }),
+        await t.call({ method: "POST", url: "/v1/api-keys", payload: {} }),
+        await t.call({ method: "POST", url: "/v1/api-keys", payload: "{", headers: { "content-type": "application/json" } }),
+      ];
+      expect(answers.map((res) => res.statusCode)).toEqual([200, 500, 200, 200, 200, 404, 401, 422, 400]);
+      const ids = answers.map((res) => res.headers["request-id"] as string);
+      for (const id of ids) expect(id).toMatch(REQUEST_ID);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const res of answers.filter((r) => r.statusCode >= 400)) expect(res.json().request_id).toBe(res.headers["request-id"]);
+    });
+
+    it("does not take a request id from the client", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/workspace", key: null, headers: { "request-id": "req_chosen_by_client" } });
+      expect(res.headers["request-id"]).toMatch(REQUEST_ID);
+      expect(res.json().request_id).toBe(res.headers["request-id"]);
+    });
+  });
+
+  describe("unknown routes", () => {
+    it("answers 404 not_found as a problem document", async () => {
+      const body = expectProblem(await t.call({ method: "GET", url: "/v1/widgets?limit=3" }), 404, "not_found");
+      expect(body.detail).toBe("No route GET /v1/widgets.");
+      expectProblem(await t.call({ method: "GET", url: "/", key: null }), 404, "not_found");
+    });
+
+    it("answers 405 method_not_allowed with Allow for a known path and an undeclared method", async () => {
+      const put = await t.call({ method: "PUT", url: "/v1/workspace", payload: { name: "x" } });
+      expectProblem(put, 405, "method_not_allowed");
+      expect(put.headers.allow).toBe("GET, PATCH");
+      const trace = await t.call({ method: "TRACE", url: "/health", key: null });
+      expectProblem(trace, 405, "method_not_allowed");
+      expect(trace.headers.allow).toBe("GET");
+      // QUERY carries a body; Fastify wants a Content-Type before routing, which must not turn into a 500.
+      expectProblem(await t.call({ method: "QUERY" as "GET", url: "/v1/messages/msg_x" }), 405, "method_not_allowed");
+    });
+
+    it("answers 400 invalid_request as a problem document to a malformed or over-long URL", async () => {
+      for (const url of ["/v1/messages/%zz", "/v1/api-keys/%E0%A4%A"]) {
+        expectProblem(await t.call({ method: "GET", url }), 400, "invalid_request");
+      }
+    });
+
+    it("answers 422 naming the path parameter when an id is over-long", async () => {
+      const body = expectProblem(await t.call({ method: "GET", url: `/v1/api-keys/key_${"0".repeat(200)}` }), 422, "validation_failed");
+      expect(body.errors).toEqual([expect.objectContaining({ location: "path", pointer: "/api_key_id" })]);
+    });
+  });
+
+  describe("getOpenApi", () => {
+    it("serves the contract as JSON", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/openapi.json", key: null });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/^application\/json/);
+      const contract = res.json();
+      expect(contract.openapi).toBe("3.1.0");
+      expect(contract).toEqual(JSON.parse(JSON.stringify(loadSpec())));
+      expect(Object.keys(contract.paths)).toContain("/v1/messages");
+    });
+  });
+
+  describe("getMetrics", () => {
+    it("counts requests by operation and status and reports the queue depth", async () => {
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: null })).statusCode).toBe(401);
+      expect((await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() })).statusCode).toBe(202);
+      expect((await t.call({ method: "GET", url: "/v1/nothing-here" })).statusCode).toBe(404);
+      const res = await t.call({ method: "GET", url: "/metrics", key: null });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/^text\/plain/);
+      expect(res.body).toContain('mailroom_http_requests_total{operation="getWorkspace",status="200"} 2');
+      expect(res.body).toContain('mailroom_http_requests_total{operation="getWorkspace",status="401"} 1');
+      expect(res.body).toContain('mailroom_http_requests_total{operation="createMessage",status="202"} 1');
+      expect(res.body).toContain('mailroom_http_requests_total{operation="unmatched",status="404"} 1');
+      expect(res.body).toMatch(/^mailroom_queue_depth 1$/m);
+      expect(res.body).toMatch(/^mailroom_http_request_duration_seconds_bucket\{le="[^"]+",operation="getWorkspace"\} \d+$/m);
+    });
+  });
+
+  describe("getDocs", () => {
+    it("serves the HTML API reference", { timeout: 90_000 }, async () => {
+      const res = await t.call({ method: "GET", url: "/docs", key: null });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.body).toMatch(/<html/i);
+      expect(res.body).toContain("Mailroom API");
+    });
+  });
+
+  describe("request bodies", () => {
+    const keyCount = async () => (await t.call({ method: "GET", url: "/v1/api-keys?limit=100" })).json().data.length as number;
+
+    it("answers 415 unsupported_media_type to a body that is not JSON, and stores nothing", async () => {
+      const before = await keyCount();
+      for (const [type, payload] of [
+        ["text/plain", '{"name":"plain"}'],
+        ["application/x-www-form-urlencoded", "name=form"],
+        ["multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nmultipart\r\n--x--\r\n'],
+        ["application/problem+json", '{"name":"problem"}'],
+        ["application/xml", "<name>xml</name>"],
+      ] as const) {
+        const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": type } });
+        expectProblem(res, 415, "unsupported_media_type");
+      }
+      const patch = await t.call({ method: "PATCH", url: "/v1/workspace", payload: "name=Hacked", headers: { "content-type": "text/plain" } });
+      expectProblem(patch, 415, "unsupported_media_type");
+      expect(await keyCount()).toBe(before);
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).json().name).toBe("Acme");
+    });
+
+    it("accepts JSON with a charset parameter", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: JSON.stringify({ name: "utf-8 ✓" }), headers: { "content-type": "application/json; charset=utf-8" } });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().name).toBe("utf-8 ✓");
+    });
+
+    it("answers 400 invalid_json to malformed JSON, and stores nothing", async () => {
+      const before = await keyCount();
+      for (const payload of ["{", '{"name": "x",}', "{'name': 'x'}", '"name"x']) {
+        const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
+        expectProblem(res, 400, "invalid_json");
+      }
+      expect(await keyCount()).toBe(before);
+    });
+
+    it("answers 422 to a JSON body that is not an object", async () => {
+      for (const payload of ["[]", '"name"', "42", "null"]) {
+        const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
+        expectProblem(res, 422, "validation_failed");
+      }
+    });
+
+    it("answers 422 validation_failed when a required body is missing or empty", async () => {
+      const before = await keyCount();
+      for (const [method, url] of [["POST", "/v1/api-keys"], ["PATCH", "/v1/workspace"], ["POST", "/v1/messages"]] as const) {
+        for (const sent of [{}, { payload: "", headers: { "content-type": "application/json" } }]) {
+          const body = expectProblem(await t.call({ method, url, ...sent }), 422, "validation_failed");
+          expect(body.errors, `${method} ${url}`).toEqual([{ location: "body", pointer: "", message: "is required" }]);
+        }
+      }
+      expect(await keyCount()).toBe(before);
+      expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
+    });
+
+    it("answers 413 payload_too_large to a body over the limit", async () => {
+      await t.close();
+      t = await createTestApp(database, { BODY_LIMIT_BYTES: "2048" });
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html: `<p>${"x".repeat(4096)}</p>` }) });
+      expectProblem(res, 413, "payload_too_large");
+      expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
+    });
+  });
+
+  describe("internal errors", () => {
+    it("answers a generic 500 that leaks nothing but the request id", async () => {
+      const internal = Object.assign(new Error("SQLITE_CORRUPT: select * from api_key_secrets where digest = 'deadbeef' (password=hunter2)"), {
+        code: "SQLITE_CORRUPT",
+        sql: "select * from api_key_secrets",
+      });
+      vi.spyOn(t.runtime.services.workspace, "get").mockRejectedValueOnce(internal);
+      const res = await t.call({ method: "GET", url: "/v1/workspace" });
+      const body = expectProblem(res, 500, "internal_error");
+      expect(Object.keys(body).sort()).toEqual(["code", "detail", "request_id", "status", "title", "type"]);
+      expect(body.detail).toContain(res.headers["request-id"]);
+      for (const leak of ["SQLITE", "api_key_secrets", "hunter2", "deadbeef", "select", "at ", ".ts"]) expect(res.body).not.toContain(leak);
+      // The next call works: nothing was left broken.
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);
+    });
+
+    it("answers 503 service_unavailable with Retry-After when the database cannot be reached", async () => {
+      const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3306"), { code: "ECONNREFUSED" });
+      vi.spyOn(t.runtime.services.workspace, "get").mockRejectedValueOnce(refused);
+      const res = await t.call({ method: "GET", url: "/v1/workspace" });
+      expectProblem(res, 503, "service_unavailable");
+      expect(res.headers["retry-after"]).toBe("1");
+      expect(res.body).not.toContain("3306");
+    });
+
+    it("answers a thrown non-Error with the same generic 500", async () => {
+      vi.spyOn(t.runtime.services.workspace, "get").mockRejectedValueOnce({ statusCode: 418, message: "teapot internals" });
+      const res = await t.call({ method: "GET", url: "/v1/workspace" });
+      expectProblem(res, 500, "internal_error");
+      expect(res.body).not.toContain("teapot");
+    });
+  });
+});

@@ -1,0 +1,158 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+interface Event {
+  type: string;
+  recipient: string | null;
+  from_status: string | null;
+  to_status: string | null;
+  data: Record<string, unknown>;
+}
+
+/** DESIGN.md §8: the outcome of a sandbox recipient follows from its address. */
+const OUTCOMES: Array<{ address: string; status: string; events: string[] }> = [
+  { address: "delivered@simulator.test", status: "delivered", events: ["message.delivered"] },
+  { address: "bounced@simulator.test", status: "bounced", events: ["message.bounced"] },
+  { address: "complained@simulator.test", status: "delivered", events: ["message.delivered", "message.complained"] },
+  { address: "opened@simulator.test", status: "delivered", events: ["message.delivered", "message.opened"] },
+  { address: "clicked@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.clicked"] },
+  { address: "replied@simulator.test", status: "delivered", events: ["message.delivered", "message.replied"] },
+  { address: "bounced+x@simulator.test", status: "bounced", events: ["message.bounced"] },
+  { address: "opened+campaign-7@simulator.test", status: "delivered", events: ["message.delivered", "message.opened"] },
+  { address: "Bounced@Simulator.Test", status: "bounced", events: ["message.bounced"] },
+  { address: "nobody@simulator.test", status: "delivered", events: ["message.delivered"] },
+  { address: "bounced@example.com", status: "delivered", events: ["message.delivered"] },
+];
+
+describe.each(databases)("sandbox ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const sendOk = async (to: string | string[]) => {
+    const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to }) });
+    expect(res.statusCode, res.body).toBe(202);
+    return res.json().id as string;
+  };
+  const message = async (id: string) => (await t.call({ method: "GET", url: `/v1/messages/${id}` })).json();
+  const events = async (id: string): Promise<Event[]> => (await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100` })).json().data;
+  const deferSeconds = () => t.runtime.config.sandbox.deferSeconds;
+
+  describe("createMessage with a sandbox key", () => {
+    it.each(OUTCOMES)("simulates $address as $status with $events", async ({ address, status, events: expected }) => {
+      const id = await sendOk(address);
+      await t.drain();
+      const sent = await message(id);
+      expect(sent.status).toBe(status);
+      expect(sent.recipients).toMatchObject([{ status }]);
+      expect(sent.mime).toContain(`To: ${address.replace(/@.*/, "@")}`);
+      const list = await events(id);
+      expect(list.map((e) => e.type)).toEqual(["message.queued", ...expected]);
+      const recipient = sent.recipients[0].email;
+      for (const e of list.slice(1)) expect(e.recipient).toBe(recipient);
+      const outcome = list[1]!;
+      expect(outcome).toMatchObject({ from_status: "queued", to_status: status, data: { simulated: true, attempt: 1 } });
+      for (const followUp of list.slice(2)) expect(followUp).toMatchObject({ from_status: null, to_status: null, data: { simulated: true } });
+    });
+
+    it("reports the remote reply of a simulated delivery and bounce like a real MX would", async () => {
+      const delivered = await sendOk("delivered@simulator.test");
+      const bounced = await sendOk("bounced@simulator.test");
+      await t.drain();
+      expect((await events(delivered))[1]!.data).toMatchObject({ smtp_code: 250, enhanced_status: "2.0.0", response: expect.stringMatching(/^250 /) });
+      expect((await events(bounced))[1]!.data).toMatchObject({ smtp_code: 550, enhanced_status: "5.1.1", response: expect.stringMatching(/^550 5\.1\.1 /) });
+      expect((await message(bounced)).recipients[0].detail).toMatch(/^550 5\.1\.1 /);
+    });
+
+    it("defers deferred@simulator.test first, then delivers it on the retry", async () => {
+      const id = await sendOk("deferred@simulator.test");
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "deferred", recipients: [{ status: "deferred", detail: expect.stringMatching(/^451 /) }] });
+      expect((await events(id)).map((e) => e.type)).toEqual(["message.queued", "message.deferred"]);
+      expect((await events(id))[1]!.data).toMatchObject({ smtp_code: 451, simulated: true, attempt: 1 });
+
+      // Not due before the retry delay has passed.
+      t.clock.advance(deferSeconds() * 1000 - 1);
+      await t.drain();
+      expect((await message(id)).status).toBe("deferred");
+
+      t.clock.advance(1);
+      await t.drain();
+      const sent = await message(id);
+      expect(sent).toMatchObject({ status: "delivered", recipients: [{ status: "delivered" }] });
+      expect((await events(id)).map((e) => [e.type, e.from_status, e.to_status])).toEqual([
+        ["message.queued", null, "queued"],
+        ["message.deferred", "queued", "deferred"],
+        ["message.delivered", "deferred", "delivered"],
+      ]);
+      expect((await events(id))[2]!.data).toMatchObject({ attempt: 2 });
+    });
+
+    it("keeps the MIME source and Message-ID of the first attempt across a deferral", async () => {
+      const id = await sendOk("deferred@simulator.test");
+      await t.drain();
+      const first = (await message(id)).mime;
+      expect(first).toContain("Message-ID:");
+      t.clock.advance(deferSeconds() * 1000);
+      await t.drain();
+      expect((await message(id)).mime).toBe(first);
+    });
+
+    it("shows a message delivered to one recipient and bounced by another as delivered, with each recipient's own status", async () => {
+      const id = await sendOk(["ada@example.com", "bounced@simulator.test"]);
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "delivered", recipients: [{ status: "delivered" }, { status: "bounced" }] });
+      expect((await events(id)).map((e) => [e.type, e.recipient])).toEqual([
+        ["message.queued", null],
+        ["message.delivered", "ada@example.com"],
+        ["message.bounced", "bounced@simulator.test"],
+      ]);
+    });
+
+    it("shows a message bounced by every recipient as bounced", async () => {
+      const id = await sendOk(["bounced+1@simulator.test", "bounced+2@simulator.test"]);
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "bounced", recipients: [{ status: "bounced" }, { status: "bounced" }] });
+    });
+
+    it("shows a message as deferred while any recipient waits for a retry, then settles it", async () => {
+      const id = await sendOk(["ada@example.com", "deferred@simulator.test", "bounced@simulator.test"]);
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "deferred", recipients: [{ status: "delivered" }, { status: "deferred" }, { status: "bounced" }] });
+
+      t.clock.advance(deferSeconds() * 1000);
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "delivered", recipients: [{ status: "delivered" }, { status: "delivered" }, { status: "bounced" }] });
+      // The retry only concerns the deferred recipient: nobody gets the message twice.
+      const list = await events(id);
+      expect(list.filter((e) => e.type === "message.delivered").map((e) => e.recipient)).toEqual(["ada@example.com", "deferred@simulator.test"]);
+      expect(list.filter((e) => e.type === "message.bounced")).toHaveLength(1);
+    });
+
+    it("emits every engagement of every recipient of one message", async () => {
+      const id = await sendOk(["opened@simulator.test", "clicked@simulator.test", "replied@simulator.test", "complained@simulator.test"]);
+      await t.drain();
+      expect((await message(id)).status).toBe("delivered");
+      const engagement = (await events(id)).filter((e) => e.to_status === null).map((e) => `${e.type} ${e.recipient}`);
+      expect(engagement).toEqual([
+        "message.opened opened@simulator.test",
+        "message.opened clicked@simulator.test",
+        "message.clicked clicked@simulator.test",
+        "message.replied replied@simulator.test",
+        "message.complained complained@simulator.test",
+      ]);
+    });
+
+    it("simulates each outcome again, identically, for the next message", async () => {
+      const first = await sendOk(["bounced@simulator.test", "clicked@simulator.test"]);
+      await t.drain();
+      const second = await sendOk(["bounced@simulator.test", "clicked@simulator.test"]);
+      await t.drain();
+      const shape = async (id: string) => (await events(id)).map((e) => [e.type, e.recipient, e.to_status]);
+      expect(await shape(second)).toEqual(await shape(first));
+    });
+  });
+});

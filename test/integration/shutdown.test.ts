@@ -1,0 +1,197 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/connection.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage } from "../helpers/test-app.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+
+/** Resolves with the first stdout log record that matches, or rejects after `ms`. */
+function waitForLog(server: Server, match: (record: Record<string, unknown>) => boolean, ms: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = server.records.find(match);
+      if (found) {
+        cleanup();
+        resolve(found);
+      }
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no matching log line within ${ms} ms; stdout:\n${server.stdout}\nstderr:\n${server.stderr}`));
+    }, ms);
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`the server exited early; stdout:\n${server.stdout}\nstderr:\n${server.stderr}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      server.child.stdout!.off("data", check);
+      server.child.off("exit", onExit);
+    };
+    server.child.stdout!.on("data", check);
+    server.child.on("exit", onExit);
+    check();
+  });
+}
+
+interface Server {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  records: Array<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startServer(env: NodeJS.ProcessEnv): Server {
+  const child = spawn(TSX, ["src/main.ts", "serve"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const server: Server = {
+    child,
+    stdout: "",
+    stderr: "",
+    records: [],
+    exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))),
+  };
+  let partial = "";
+  child.stdout!.setEncoding("utf8");
+  child.stderr!.setEncoding("utf8");
+  // Registered before any waiter, so records are parsed before waiters look at them.
+  child.stdout!.on("data", (chunk: string) => {
+    server.stdout += chunk;
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) {
+      try {
+        server.records.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not a log record
+      }
+    }
+  });
+  child.stderr!.on("data", (chunk: string) => (server.stderr += chunk));
+  return server;
+}
+
+/** A POST whose body is sent in two parts, so it can be held in flight. */
+function slowPost(url: string, key: string, body: string): { req: ClientRequest; response: Promise<{ status: number; body: string }>; finish(): void } {
+  const bytes = Buffer.from(body);
+  const half = Math.floor(bytes.length / 2);
+  const req = httpRequest(url, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": bytes.length } });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on("response", (res: IncomingMessage) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+  req.write(bytes.subarray(0, half));
+  return { req, response, finish: () => req.end(bytes.subarray(half)) };
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
+
+describe.each(databases)("graceful shutdown ($name)", (database) => {
+  let server: Server | null = null;
+  let drop: (() => Promise<void>) | null = null;
+  afterEach(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill("SIGKILL");
+      await withTimeout(server.exited, 10_000, "killing the server").catch(() => undefined);
+    }
+    server = null;
+    await drop?.();
+    drop = null;
+  });
+
+  describe("serve", () => {
+    it("finishes the request in flight on SIGTERM, stops taking new ones, keeps what it accepted and exits 0", { timeout: 120_000 }, async () => {
+      const db = await database.create();
+      drop = db.drop;
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATABASE_URL: db.url,
+        DATA_DIR: db.dataDir,
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "info",
+        SHUTDOWN_GRACE_MS: "15000",
+        ...(database.name === "mysql" ? { SECRET_KEY: randomBytes(32).toString("hex") } : {}),
+      };
+
+      const bootstrap = await promisify(execFile)(TSX, ["src/main.ts", "bootstrap", "--json"], { cwd: ROOT, env, timeout: 60_000 });
+      const keys = JSON.parse(bootstrap.stdout.trim().split("\n").pop()!) as { sandbox_key: string };
+      expect(keys.sandbox_key).toMatch(/^svc_test_/);
+
+      server = startServer(env);
+      const listening = await waitForLog(server, (r) => typeof r.msg === "string" && r.msg.startsWith("Server listening at"), 60_000);
+      const base = /(http:\/\/[^\s]+)/.exec(String(listening.msg))![1]!;
+      await waitForLog(server, (r) => r.msg === "mailroom is running", 10_000);
+      expect((await fetch(`${base}/ready`)).status).toBe(200);
+
+      // One message accepted before the signal.
+      const before = await fetch(`${base}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${keys.sandbox_key}`, "content-type": "application/json" },
+        body: JSON.stringify(aMessage({ subject: "Before the signal" })),
+      });
+      expect(before.status).toBe(202);
+      const firstId = ((await before.json()) as { id: string }).id;
+
+      // One request in flight: headers and half its body are in when the signal arrives.
+      const inFlight = slowPost(`${base}/v1/messages`, keys.sandbox_key, JSON.stringify(aMessage({ subject: "In flight" })));
+      const isPostMessage = (r: Record<string, unknown>) => r.msg === "incoming request" && (r.req as { method?: string; url?: string } | undefined)?.url === "/v1/messages";
+      await waitForLog(server, () => server!.records.filter(isPostMessage).length >= 2, 10_000);
+      server.child.kill("SIGTERM");
+      await waitForLog(server, (r) => typeof r.msg === "string" && r.msg.startsWith("shutting down"), 10_000);
+
+      // New work is turned away: either readiness answers 503 or the listener is gone.
+      const probe = await withTimeout(
+        fetch(`${base}/ready`).then(
+          (res) => ({ status: res.status }),
+          (error: unknown) => ({ error: String((error as { cause?: { code?: string } }).cause?.code ?? error) }),
+        ),
+        10_000,
+        "the readiness probe",
+      );
+      if ("status" in probe) expect(probe.status).toBe(503);
+      else expect(probe.error).toMatch(/ECONNREFUSED|ECONNRESET|EPIPE|socket|closed/i);
+
+      inFlight.finish();
+      const answer = await withTimeout(inFlight.response, 15_000, "the in-flight request");
+      expect(answer.status, answer.body).toBe(202);
+      const secondId = (JSON.parse(answer.body) as { id: string }).id;
+
+      const exit = await withTimeout(server.exited, 30_000, "the server's exit");
+      expect(exit, server.stdout + server.stderr).toEqual({ code: 0, signal: null });
+      // The order the server saw: the request began, shutdown began, the request completed, stop.
+      const inFlightId = server.records.filter(isPostMessage)[1]!.reqId;
+      const at = (match: (r: Record<string, unknown>) => boolean) => server!.records.findIndex(match);
+      const began = at((r) => r.msg === "incoming request" && r.reqId === inFlightId);
+      const draining = at((r) => typeof r.msg === "string" && r.msg.startsWith("shutting down"));
+      const completed = at((r) => r.msg === "request completed" && r.reqId === inFlightId);
+      const stopped = at((r) => r.msg === "stopped");
+      expect([began, draining, completed, stopped].every((i) => i >= 0), server.stdout).toBe(true);
+      expect(began).toBeLessThan(draining);
+      expect(draining).toBeLessThan(completed);
+      expect(completed).toBeLessThan(stopped);
+
+      // Both accepted messages are durable.
+      const check = openDatabase(db.url);
+      try {
+        const rows = (await check.knex("messages").whereIn("id", [firstId, secondId]).select("id", "subject")) as Array<{ id: string; subject: string }>;
+        expect(rows.map((r) => r.subject).sort()).toEqual(["Before the signal", "In flight"]);
+      } finally {
+        await check.close();
+      }
+    });
+  });
+});
