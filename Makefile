@@ -11,7 +11,7 @@ BIN   := node_modules/.bin
 STAMP := node_modules/.installed
 
 .PHONY: help run test gen check-gen lint lint-openapi lint-ts typecheck docs mock fuzz bench \
-        migrate mariadb ci deps test-mariadb
+        bootstrap migrate mariadb ci deps test-mariadb
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-13s %s\n", $$1, $$2 }'
@@ -23,10 +23,10 @@ help: ## List the targets
 # install recompiles better-sqlite3: ~80 s).
 $(STAMP): package-lock.json
 	@if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then \
-	  echo "node_modules is up to date with package-lock.json"; \
+	  echo "node_modules is up to date with package-lock.json" 1>&2; \
 	else \
-	  echo "npm ci (node_modules missing or older than package-lock.json)..."; \
-	  npm ci --no-audit --no-fund; \
+	  echo "npm ci (node_modules missing or older than package-lock.json)..." 1>&2; \
+	  npm ci --no-audit --no-fund 1>&2; \
 	fi
 	@touch $@
 
@@ -74,6 +74,9 @@ fuzz: $(STAMP) ## Schemathesis against a throwaway server (installs .venv)
 # --- operations -------------------------------------------------------------------------------
 bench: $(STAMP) ## Benchmarks (bench/accept.ts)
 	$(BIN)/tsx bench/accept.ts
+
+bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
+	@$(BIN)/tsx src/main.ts bootstrap $(ARGS)
 
 migrate: $(STAMP) ## Apply database migrations (DATABASE_URL)
 	$(BIN)/tsx src/main.ts migrate

@@ -65,6 +65,9 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   else await app.ready();
   lifecycle.ready = true;
   log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@") }, "mailroom is running");
+  if (!(await runtime.repositories.workspaces.any())) {
+    log.info({}, "no workspace yet: run `make bootstrap` (or `mailroom-server bootstrap`) to create one and print its API keys");
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -170,6 +170,19 @@ function openMysql(url: string): Database {
   return { knex, dialect: mysqlDialect, close: () => knex.destroy() };
 }
 
-export async function migrate(db: Database): Promise<void> {
-  await db.knex.migrate.latest({ migrationSource });
+/**
+ * Applies pending migrations. Several processes may start at once (api and worker nodes on one
+ * MySQL); Knex lets one hold the migration lock and fails the others, which here wait for it.
+ */
+export async function migrate(db: Database, waitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await db.knex.migrate.latest({ migrationSource });
+      return;
+    } catch (error) {
+      if ((error as { name?: string }).name !== "MigrationLocked" || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
