@@ -2,7 +2,7 @@ import { detectMimeType } from "nodemailer/lib/mime-funcs/mime-types.js";
 import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/addresses.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
-import type { NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
+import type { MessageContent, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import type { components } from "../../generated/v1.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
@@ -15,21 +15,9 @@ const CONTROL = /[\r\n\0]/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 
-export interface PreparedContent {
-  from: string;
+export interface PreparedContent extends MessageContent {
   fromAddress: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
   recipients: NewRecipient[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  attachments: StoredAttachment[];
-  tags: string[];
-  metadata: Record<string, string>;
   scheduledAt: number | null;
 }
 

@@ -25,11 +25,8 @@ export interface NewRecipient {
   name: string | null;
 }
 
-/** A validated message, ready to be stored with its recipients, tags, first event and job. */
-export interface NewMessage {
-  scope: Scope;
-  id: string;
-  status: "queued" | "scheduled";
+/** What a message says: its normalised addresses, content and labels. */
+export interface MessageContent {
   from: string;
   to: string[];
   cc: string[];
@@ -42,6 +39,13 @@ export interface NewMessage {
   attachments: StoredAttachment[];
   tags: string[];
   metadata: Record<string, string>;
+}
+
+/** A validated message, ready to be stored with its recipients, tags, first event and job. */
+export interface NewMessage extends MessageContent {
+  scope: Scope;
+  id: string;
+  status: "queued" | "scheduled";
   scheduled_at: number | null;
   idempotency_key: string | null;
   /**
@@ -76,22 +80,10 @@ export interface RecipientRecord {
 }
 
 /** A message as the delivery pipeline and the services see it. */
-export interface MessageRecord {
+export interface MessageRecord extends MessageContent {
   id: string;
   scope: Scope;
   status: MessageStatus;
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  attachments: StoredAttachment[];
-  tags: string[];
-  metadata: Record<string, string>;
   scheduled_at: number | null;
   idempotency_key: string | null;
   message_id_header: string;
