@@ -75,12 +75,9 @@ const STATEMENT_CACHE_SIZE = 200;
  *   a write transaction - COMMIT, or a write outside a transaction - returns a promise that
  *   settles once the WAL has been fdatasync'ed on libuv's thread pool. FULL is exactly NORMAL
  *   plus that sync after each commit. Knex awaits the promise before it releases the pool's only
- *   connection, so no write resolves before it is durable; meanwhile the event loop keeps parsing
- *   and answering requests. A group commit goes one step further (`deferDurability`, see
- *   GroupCommit): its COMMIT returns at once and the batch waits for the sync, so the next batch
- *   is written while the previous one is being synced. Until then its rows are visible to other
- *   statements of this process, as InnoDB shows a commit before its log flush; nobody is told
- *   they are stored before they are durable, and a later commit's sync covers the earlier ones.
+ *   connection, so no write resolves, and no other statement of the process sees its data,
+ *   before it is durable; meanwhile the event loop keeps parsing and answering requests (the
+ *   group commit's next batch forms meanwhile).
  */
 function tuneConnection(conn: RawSqlite, walPath: string | null): void {
   const prepare = conn.prepare.bind(conn);
@@ -94,30 +91,14 @@ function tuneConnection(conn: RawSqlite, walPath: string | null): void {
   }
   const cache = new Map<string, RawStatement>();
   let dirty = false; // a write happened since the WAL was last synced
-  let deferred: { resolve(): void; reject(error: unknown): void } | null = null;
-  if (wal !== null) {
-    // The open transaction's caller (the group commit) waits for durability itself: its COMMIT
-    // returns at once and the next transaction may run while the WAL is being synced.
-    (conn as RawSqlite & { deferDurability(): Promise<void> }).deferDurability = () => {
-      deferred?.resolve();
-      return new Promise<void>((resolve, reject) => (deferred = { resolve, reject }));
-    };
-  }
+  // Runs a statement; the one that ends a write transaction (COMMIT, or a write outside a
+  // transaction) answers once the WAL is synced.
   const durable = <T>(statement: RawStatement, execute: () => T): T | Promise<T> => {
     const result = execute();
-    if (!statement.readonly) dirty = true;
-    if (conn.inTransaction) return result;
-    const waiting = deferred;
-    deferred = null;
-    if (!dirty) {
-      waiting?.resolve();
-      return result;
-    }
+    if (!statement.readonly) dirty = true; // COMMIT itself counts as read-only
+    if (!dirty || conn.inTransaction) return result;
     dirty = false;
-    const synced = wal!.sync();
-    if (waiting === null) return synced.then(() => result);
-    synced.then(waiting.resolve, waiting.reject);
-    return result;
+    return wal!.sync().then(() => result);
   };
   conn.prepare = (sql: string) => {
     const cached = cache.get(sql);

@@ -18,23 +18,18 @@ interface Pending {
 }
 
 const MAX_ATTEMPTS = 3;
-/** Batches written and still waiting to be durable, at most (a later sync covers earlier ones). */
-const MAX_SYNCING = 2;
 
 /**
  * Group commit: everything submitted while a commit is in flight rides in the next transaction,
  * so N concurrent requests cost one fsync instead of N. A submission resolves only after its
- * transaction has committed and is durable: that is what lets the API answer 2xx for a durable
- * write. Where the dialect syncs in the background (SQLite), the next batch is written while the
- * previous one's sync runs (`pipelineCommit`), up to MAX_SYNCING batches deep.
+ * transaction has committed: that is what lets the API answer 2xx for a durable write.
  *
- * Items of the same writer are written together (multi-row statements), writers in one fixed
- * order (by name).
+ * Items of the same writer are written together (multi-row statements), writers in the order
+ * they first appear in the batch.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
-  private inFlight = 0; // transactions being written
-  private settling = 0; // batches not yet answered (written, maybe waiting to be durable)
+  private inFlight = 0;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
 
@@ -53,12 +48,12 @@ export class GroupCommit {
 
   /** Resolves once nothing is queued or in flight (for shutdown). */
   async drain(): Promise<void> {
-    if (this.queue.length === 0 && this.settling === 0) return;
+    if (this.queue.length === 0 && this.inFlight === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
   private schedule(): void {
-    if (this.scheduled || this.busy()) return;
+    if (this.scheduled || this.inFlight >= this.dialect.writerConcurrency) return;
     this.scheduled = true;
     // setImmediate lets every request parsed in this turn of the event loop join the batch.
     setImmediate(() => {
@@ -67,43 +62,26 @@ export class GroupCommit {
     });
   }
 
-  private busy(): boolean {
-    return this.inFlight >= this.dialect.writerConcurrency || this.settling - this.inFlight >= MAX_SYNCING;
-  }
-
   private async flush(): Promise<void> {
-    if (this.queue.length === 0 || this.busy()) return;
+    if (this.queue.length === 0 || this.inFlight >= this.dialect.writerConcurrency) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.inFlight++;
-    this.settling++;
-    let writing = true;
     try {
-      const { results, durable } = await this.commitWithRetry(batch);
-      // Pipelined commit (SQLite): the next batch is written while this one becomes durable.
-      this.inFlight--;
-      writing = false;
-      if (this.queue.length > 0) this.schedule();
-      await durable;
+      const results = await this.commitWithRetry(batch);
       batch.forEach((pending, i) => pending.resolve(results[i]));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
-      if (writing) this.inFlight--;
-      this.settling--;
+      this.inFlight--;
       if (this.queue.length > 0) this.schedule();
-      else if (this.settling === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      else if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  private async commitWithRetry(batch: Pending[]): Promise<{ results: unknown[]; durable: Promise<void> }> {
+  private async commitWithRetry(batch: Pending[]): Promise<unknown[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.knex.transaction(async (trx) => {
-          const pipelined = await this.dialect.pipelineCommit?.(trx);
-          pipelined?.durable.catch(() => {}); // awaited by flush once committed; a rollback settles it too
-          const results = await this.writeAll(trx, batch);
-          return { results, durable: pipelined?.durable ?? Promise.resolve() };
-        });
+        return await this.knex.transaction((trx) => this.writeAll(trx, batch));
       } catch (error) {
         // A deadlock victim's transaction was rolled back whole; replaying it is safe.
         if (attempt >= MAX_ATTEMPTS || !this.dialect.isRetryable(error)) throw error;
@@ -119,10 +97,7 @@ export class GroupCommit {
       byWriter.set(pending.writer, indexes);
     });
     const results: unknown[] = new Array(batch.length);
-    // One fixed order of writers (by name), whatever order their items arrived in: concurrent
-    // transactions (MySQL) then take their row locks in the same order instead of deadlocking.
-    const ordered = [...byWriter].sort(([a], [b]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const [writer, indexes] of ordered) {
+    for (const [writer, indexes] of byWriter) {
       const outputs = await writer.write(trx, indexes.map((i) => batch[i]!.item));
       indexes.forEach((batchIndex, i) => (results[batchIndex] = outputs[i]));
     }

@@ -35,10 +35,4 @@ export interface Dialect {
   isRetryable(error: unknown): boolean;
   /** How many group-commit transactions may run at once (one writer on SQLite). */
   writerConcurrency: number;
-  /**
-   * Called inside a group-commit transaction: if the database can make a commit durable in the
-   * background, the returned `durable` settles once this transaction's commit is durable, and
-   * the next transaction may start meanwhile. Absent or null: a commit is durable when it returns.
-   */
-  pipelineCommit?(trx: Knex.Transaction): Promise<{ durable: Promise<void> } | null>;
 }

@@ -30,11 +30,4 @@ export const sqliteDialect: Dialect = {
   isRetryable(error) {
     return (error as { code?: string }).code === "SQLITE_BUSY";
   },
-
-  // The connection syncs its WAL off the event loop (connection.ts); a group commit need not hold
-  // the only connection while that runs: its batch waits for the sync, the next batch is written.
-  async pipelineCommit(trx) {
-    const connection = (await trx.client.acquireConnection()) as { deferDurability?: () => Promise<void> };
-    return connection.deferDurability ? { durable: connection.deferDurability() } : null;
-  },
 };
