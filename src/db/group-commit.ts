@@ -24,8 +24,9 @@ const MAX_ATTEMPTS = 3;
  * so N concurrent requests cost one fsync instead of N. A submission resolves only after its
  * transaction has committed: that is what lets the API answer 2xx for a durable write.
  *
- * Items of the same writer are written together (multi-row statements), writers in the order
- * they first appear in the batch.
+ * Items of the same writer are written together (multi-row statements), writers always in the
+ * same order (by name): concurrent batches on MySQL then take their row locks in one order,
+ * which keeps them from deadlocking each other.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -97,7 +98,8 @@ export class GroupCommit {
       byWriter.set(pending.writer, indexes);
     });
     const results: unknown[] = new Array(batch.length);
-    for (const [writer, indexes] of byWriter) {
+    const ordered = [...byWriter].sort(([a], [b]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const [writer, indexes] of ordered) {
       const outputs = await writer.write(trx, indexes.map((i) => batch[i]!.item));
       indexes.forEach((batchIndex, i) => (results[batchIndex] = outputs[i]));
     }
