@@ -308,7 +308,7 @@ export interface components {
              * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
-             *     `api_key_revoked`, `api_key_expired`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
+             *     `api_key_revoked`, `api_key_expired`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
              *     `service_unavailable`. New codes may be added.
              */
             code: string;

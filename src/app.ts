@@ -75,7 +75,8 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
   });
 
   // A known path with an undeclared method is 405 with Allow (RFC 9110 §15.5.6); others are 404.
-  const methodsFor = methodsForPath(loadSpec());
+  const spec = loadSpec();
+  const methodsFor = methodsForPath(spec);
   const unmatchedRoute = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const allowed = methodsFor(path);
@@ -94,7 +95,6 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
   });
   app.setNotFoundHandler((req, reply) => sendProblem(reply, unmatchedRoute(req, reply)));
 
-  const spec = loadSpec();
   const handlers = createHandlers(services, lifecycle, runtime.repositories.ping) as unknown as Record<string, AnyHandler>;
   const securityHandlers = { bearerAuth: bearerAuthSecurityHandler() };
   checkBindings(spec, handlers, securityHandlers);

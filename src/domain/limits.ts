@@ -4,7 +4,6 @@ export const LIMITS = {
   scheduleHorizonMs: 30 * 24 * 3600 * 1000,
   /** A scheduled_at this far in the past is still accepted as "now" (clock skew). */
   scheduleSkewMs: 60 * 1000,
-  idempotencyKeyMaxLength: 255,
   pageSizeDefault: 20,
   pageSizeMax: 100,
 } as const;

@@ -4,7 +4,6 @@ import type { Principal } from "../domain/environments.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Services } from "../runtime.js";
 import type { HandlerMap } from "./handler-types.js";
-import { idempotencyKeyOf } from "./idempotency.js";
 
 /** Readiness: false while starting and from the moment shutdown begins. */
 export interface Lifecycle {
@@ -34,7 +33,7 @@ export function createHandlers(services: Services, lifecycle: Lifecycle, ping: (
     },
 
     createMessage: async (req, reply) => {
-      const message = await services.messages.create(principalOf(req), req.body, idempotencyKeyOf(req));
+      const message = await services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null);
       reply.code(202).header("location", `/v1/messages/${message.id}`);
       return message;
     },

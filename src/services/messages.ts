@@ -25,9 +25,9 @@ export class MessagesService {
     private readonly groupCommit: GroupCommit,
     private readonly clock: Clock,
     /** Called after a message is durably accepted (wakes an in-process worker). */
-    private readonly onAccepted: () => void = () => {},
+    private readonly onAccepted: () => void,
     /** How long an Idempotency-Key is remembered (IdempotencySettings.retentionHours). */
-    private readonly idempotencyRetentionHours = 24,
+    private readonly idempotencyRetentionHours: number,
   ) {}
 
   /**

@@ -340,6 +340,16 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(await statusWith(key.secret)).toBe(401);
     });
 
+    it("refuses to rotate an expired key with 409", async () => {
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "short-lived", expires_at: new Date(t.clock.now() + 60_000).toISOString() } });
+      const key = created.json();
+      t.clock.advance(61_000);
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: {} });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "api_key_expired", status: 409 });
+      expect(await statusWith(key.secret)).toBe(401);
+    });
+
     it("refuses an overlap longer than 30 days or negative with 422", async () => {
       const key = await createKey();
       for (const overlap of [2_592_001, -1, "60"]) {
