@@ -11,7 +11,7 @@ BIN   := node_modules/.bin
 STAMP := node_modules/.installed
 
 .PHONY: help run test gen check-gen lint lint-openapi lint-ts typecheck docs mock fuzz bench \
-        bootstrap migrate mariadb ci deps test-mariadb
+        bootstrap migrate mariadb ci deps test-mariadb build
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-13s %s\n", $$1, $$2 }'
@@ -32,11 +32,25 @@ $(STAMP): package-lock.json
 
 deps: $(STAMP) ## Install npm dependencies if needed (npm ci)
 
+# --- the SDK and CLI packages -----------------------------------------------------------------
+# sdk/dist and cli/dist are what `npx mailroom` and the CLI's subprocess tests run, and what the
+# CLI's types resolve against; rebuilt when their sources or the generated contract types change.
+SDK_DIST := sdk/dist/index.js
+CLI_DIST := cli/dist/bin.js
+
+$(SDK_DIST): $(STAMP) $(shell find sdk/src -name '*.ts' 2>/dev/null) sdk/tsconfig.json sdk/scripts/build.mjs generated/v1.d.ts
+	npm run --silent build -w sdk
+
+$(CLI_DIST): $(SDK_DIST) $(shell find cli/src -name '*.ts' 2>/dev/null) cli/tsconfig.json
+	npm run --silent build -w cli
+
+build: $(CLI_DIST) ## Build the SDK (sdk/dist) and the CLI (cli/dist; then `npx mailroom --help`)
+
 # --- the two commands a fresh clone needs ------------------------------------------------------
-run: $(STAMP) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
+run: $(STAMP) $(CLI_DIST) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
 	$(BIN)/tsx src/main.ts serve
 
-test: $(STAMP) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
+test: $(STAMP) $(CLI_DIST) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
 	@if [ -n "$${TEST_MYSQL_URL:-}" ]; then echo "test: SQLite + MariaDB ($${TEST_MYSQL_URL%%://*}://…@$${TEST_MYSQL_URL#*@})"; \
 	 else echo "test: SQLite only (set TEST_MYSQL_URL, e.g. via 'make mariadb', to include MariaDB)"; fi
 	$(BIN)/vitest run
@@ -58,8 +72,10 @@ lint-openapi: $(STAMP)
 lint-ts: $(STAMP)
 	$(BIN)/eslint .
 
-typecheck: $(STAMP) ## tsc --noEmit
+typecheck: $(STAMP) $(SDK_DIST) ## tsc --noEmit: the server and tests, the SDK (browser libs, no Node types), the CLI
 	$(BIN)/tsc --noEmit
+	$(BIN)/tsc --noEmit -p sdk
+	$(BIN)/tsc --noEmit -p cli
 
 docs: $(STAMP) ## Build the HTML API reference into build/reference.html
 	@mkdir -p build

@@ -1,10 +1,10 @@
-// TypeScript lint for the server, tests and benchmarks. generated/ is the generator's output
+// TypeScript lint for the server, SDK, CLI, tests and benchmarks. generated/ is the generator's output
 // and is never linted (it is drift-checked instead).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["generated/**", "node_modules/**", "data/**", "build/**", "dist/**", ".venv/**", "sdk/**", "cli/**", "dashboard/**"] },
+  { ignores: ["generated/**", "**/generated/**", "**/node_modules/**", "data/**", "build/**", "**/dist/**", ".venv/**", "dashboard/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/http/**", "src/app.ts", "src/main.ts", "test/**", "bench/**"],
+    files: ["src/http/**", "src/app.ts", "src/main.ts", "test/**", "bench/**", "sdk/**", "cli/**"],
     rules: { "no-restricted-imports": "off" },
   },
 );

@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 // Projects per DESIGN.md §11: unit (no I/O), integration (real databases: SQLite always,
-// MariaDB too when TEST_MYSQL_URL is set), contract (spec <-> handlers, Prism).
+// MariaDB too when TEST_MYSQL_URL is set), contract (spec <-> handlers, Prism); and the client
+// packages' own suites: sdk (injected fetch, the real server, Prism) and cli (in-process and as a
+// subprocess against the real server).
 export default defineConfig({
   test: {
     projects: [
@@ -17,6 +19,8 @@ export default defineConfig({
         },
       },
       { test: { name: "contract", include: ["test/contract/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { name: "sdk", include: ["sdk/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
+      { test: { name: "cli", include: ["cli/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
     ],
   },
 });

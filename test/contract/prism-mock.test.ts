@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContractChecker } from "../helpers/contract.js";
+import { startPrism, type PrismMock } from "../helpers/prism.js";
 
 /**
  * `make mock` serves the contract with Prism so client teams can build before a server exists.
@@ -9,22 +8,14 @@ import { ContractChecker } from "../helpers/contract.js";
  */
 describe("the Prism mock of the contract", () => {
   const checker = new ContractChecker();
-  let prism: ChildProcess;
+  let prism: PrismMock;
   let base: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    prism = spawn("node_modules/.bin/prism", ["mock", "openapi/v1.yaml", "-h", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
-    for (let i = 0; i < 100; i++) {
-      if (await fetch(`${base}/health`).then(() => true, () => false)) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    throw new Error("Prism did not start");
+    prism = await startPrism();
+    base = prism.baseUrl;
   });
-  afterAll(() => {
-    prism?.kill();
-  });
+  afterAll(() => prism?.stop());
 
   it("accepts a valid message and answers the documented 202", async () => {
     const response = await fetch(`${base}/v1/messages`, {
@@ -51,14 +42,3 @@ describe("the Prism mock of the contract", () => {
     expect(response.status).toBe(401);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+import { readFile } from "node:fs/promises";
+import { run } from "./run.js";
+
+const interrupted = new Promise<void>((resolve) => {
+  process.once("SIGINT", () => resolve());
+  process.once("SIGTERM", () => resolve());
+});
+
+process.exitCode = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  readFile: (path) => readFile(path),
+  interrupted,
+});

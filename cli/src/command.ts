@@ -1,0 +1,79 @@
+import type { Argv } from "yargs";
+import type { Mailroom, OperationId } from "mailroom";
+import type { Io } from "./io.js";
+import type { Output } from "./output.js";
+
+/** Parsed flags and positionals, as yargs hands them over (kebab-case keys included). */
+export type Args = Record<string, unknown>;
+
+export interface Context {
+  /** The API client, created on first use so that `--help` and usage errors need no key. */
+  client(): Mailroom;
+  output: Output;
+  io: Io;
+}
+
+/**
+ * One `mailroom <noun> <verb>` command: the CLI face of one contract operation (STYLE: one name,
+ * four doors). `operationId` ties it to the contract; a test fails when an operation has no command.
+ */
+export interface Command {
+  /** yargs command syntax, e.g. `get <message_id>`. */
+  command: string;
+  aliases?: string[];
+  describe: string;
+  /** The operation this command calls; undefined for client-side helpers such as `events tail`. */
+  operationId: OperationId | undefined;
+  examples: Array<[command: string, description: string]>;
+  builder?: (yargs: Argv) => Argv;
+  run(context: Context, args: Args): Promise<void>;
+}
+
+/** A command group: the kebab-case form of a contract tag (`ApiKeys` -> `api-keys`). */
+export interface Noun {
+  name: string;
+  describe: string;
+  commands: Command[];
+}
+
+/** A mistake in how the CLI was called: exit code 2, with a message that names the fix. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export function optionalString(args: Args, key: string): string | undefined {
+  const value = args[key];
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+export function requiredString(args: Args, key: string): string {
+  const value = optionalString(args, key);
+  if (value === undefined) throw new UsageError(`Missing --${key}.`);
+  return value;
+}
+
+/** A repeatable flag (`--tag a --tag b`, or `--tag a,b` where commas are allowed). */
+export function stringList(args: Args, key: string, { splitCommas = false } = {}): string[] | undefined {
+  const value = args[key];
+  if (value === undefined) return undefined;
+  const values = (Array.isArray(value) ? value : [value]).map(String);
+  return splitCommas ? values.flatMap((item) => item.split(",").map((part) => part.trim())).filter(Boolean) : values;
+}
+
+/** Splits `key=value` (for --metadata) or `Name: value` (for --header) flags into a record. */
+export function pairs(args: Args, key: string, separator: "=" | ":"): Record<string, string> | undefined {
+  const values = stringList(args, key);
+  if (!values) return undefined;
+  const record: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(separator);
+    if (at <= 0) throw new UsageError(`--${key} takes ${separator === "=" ? "key=value" : '"Name: value"'}; got "${value}".`);
+    record[value.slice(0, at).trim()] = value.slice(at + 1).trim();
+  }
+  return record;
+}
+
+/** Query flags that are set, for a list call (undefined ones left out). */
+export function definedOnly<T extends Record<string, unknown>>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

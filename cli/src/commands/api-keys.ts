@@ -1,0 +1,91 @@
+import type { Noun } from "../command.js";
+import { definedOnly, optionalString, requiredString } from "../command.js";
+import { listFlags, listQuery, printList } from "../list.js";
+import { parseInstant } from "../time.js";
+import { apiKeyColumns, renderApiKey } from "./render.js";
+
+export const apiKeys: Noun = {
+  name: "api-keys",
+  describe: "Credentials for the API (secrets are shown once)",
+  commands: [
+    {
+      command: "create",
+      describe: "Create a key in the calling key's environment; prints its secret once",
+      operationId: "createApiKey",
+      examples: [
+        ['$0 api-keys create --name "Billing service" --permission sending_access', "A key that can only send"],
+        ['$0 api-keys create --name CI --expires-at 30d --json | jq -r .secret', "A key for CI that expires in 30 days"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("name", { type: "string", describe: "What the key is for", demandOption: "Give the key a --name." })
+          .option("permission", { type: "string", choices: ["full_access", "sending_access"], describe: "What it may do (default full_access)" })
+          .option("expires-at", { type: "string", describe: "When it stops working: RFC 3339 or a duration from now (30d)" })
+          .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
+      async run({ client, output }, args) {
+        const expiresAt = optionalString(args, "expires-at");
+        const body = {
+          name: requiredString(args, "name"),
+          ...definedOnly({
+            permission: optionalString(args, "permission") as "full_access" | "sending_access" | undefined,
+            expires_at: expiresAt && parseInstant(expiresAt, "expires-at"),
+          }),
+        };
+        const key = await client().apiKeys.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(key, () => renderApiKey(key));
+      },
+    },
+    {
+      command: "list",
+      describe: "List the environment's keys (without secrets)",
+      operationId: "listApiKeys",
+      examples: [["$0 api-keys list", "Every key, with when it was last used"]],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      async run(context, args) {
+        await printList(context, args, context.client().apiKeys.list(listQuery(args, { createdRange: false })), apiKeyColumns);
+      },
+    },
+    {
+      command: "get <api_key_id>",
+      describe: "Show a key",
+      operationId: "getApiKey",
+      examples: [["$0 api-keys get key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Show one key"]],
+      async run({ client, output }, args) {
+        const key = await client().apiKeys.get(requiredString(args, "api_key_id"));
+        output.result(key, () => renderApiKey(key));
+      },
+    },
+    {
+      command: "revoke <api_key_id>",
+      describe: "Revoke a key: it stops working at once",
+      operationId: "revokeApiKey",
+      examples: [["$0 api-keys revoke key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Revoke a leaked key"]],
+      async run({ client, output }, args) {
+        const key = await client().apiKeys.revoke(requiredString(args, "api_key_id"));
+        output.result(key, () => `${renderApiKey(key)}\n\nRevoked.`);
+      },
+    },
+    {
+      command: "rotate <api_key_id>",
+      describe: "Issue a new secret; the old one keeps working for the overlap",
+      operationId: "rotateApiKey",
+      examples: [
+        ["$0 api-keys rotate key_01jc3v6q9k2m8r4t7w0y5z1b3d", "New secret; the old one works for 24 h more"],
+        ["$0 api-keys rotate key_01jc3v6q9k2m8r4t7w0y5z1b3d --overlap-seconds 0", "New secret; the old one stops now"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("overlap-seconds", { type: "number", describe: "How long the old secret keeps working (default 86400; 0 allowed)" })
+          .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
+      async run({ client, output }, args) {
+        const overlap = args["overlap-seconds"] as number | undefined;
+        const key = await client().apiKeys.rotate(
+          requiredString(args, "api_key_id"),
+          definedOnly({ overlap_seconds: overlap }),
+          definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
+        );
+        output.result(key, () => renderApiKey(key));
+      },
+    },
+  ],
+};

@@ -1,0 +1,23 @@
+import type { Command, Noun } from "../command.js";
+import { apiKeys } from "./api-keys.js";
+import { events } from "./events.js";
+import { createMessage, messages } from "./messages.js";
+import { system } from "./system.js";
+import { workspace } from "./workspace.js";
+
+/** Every command group, in the order `mailroom --help` lists them. */
+export const nouns: Noun[] = [messages, events, apiKeys, workspace, system];
+
+/** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
+export const shortcuts: Record<string, Command> = { send: createMessage };
+
+/** operationId -> the command that calls it (`createMessage` -> `messages create`). */
+export function commandsByOperation(): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const noun of nouns) {
+    for (const command of noun.commands) {
+      if (command.operationId) map.set(command.operationId, `${noun.name} ${command.command.split(" ")[0]}`);
+    }
+  }
+  return map;
+}

@@ -1,0 +1,98 @@
+import { basename } from "node:path";
+import type { Argv } from "yargs";
+import type { CreateMessageParams } from "mailroom";
+import type { Args } from "../command.js";
+import { UsageError, optionalString, pairs, stringList } from "../command.js";
+import type { Io } from "../io.js";
+import { parseInstant } from "../time.js";
+
+/** The flags of `mailroom send` / `mailroom messages create`: one per createMessage field. */
+export function messageFlags(yargs: Argv): Argv {
+  return yargs
+    .option("to", { type: "string", array: true, describe: "Recipient (repeatable, or comma-separated)", demandOption: "Give at least one --to." })
+    .option("subject", { type: "string", describe: "Subject line" })
+    .option("html", { type: "string", describe: "HTML body" })
+    .option("html-file", { type: "string", describe: "Read the HTML body from a file", conflicts: "html" })
+    .option("text", { type: "string", describe: "Plain-text body (derived from the HTML when absent)" })
+    .option("text-file", { type: "string", describe: "Read the plain-text body from a file", conflicts: "text" })
+    .option("from", { type: "string", describe: "Sender (default: the workspace's default sender)" })
+    .option("cc", { type: "string", array: true, describe: "Cc recipient (repeatable)" })
+    .option("bcc", { type: "string", array: true, describe: "Bcc recipient (repeatable)" })
+    .option("reply-to", { type: "string", array: true, describe: "Reply-To address (repeatable)" })
+    .option("attach", { type: "string", array: true, describe: "Attach a file (repeatable)" })
+    .option("tag", { type: "string", array: true, describe: "Tag (repeatable)" })
+    .option("header", { type: "string", array: true, describe: 'Extra header "Name: value" (repeatable)' })
+    .option("metadata", { type: "string", array: true, describe: "Metadata key=value (repeatable)" })
+    .option("schedule", { type: "string", describe: "Send later: RFC 3339 time or a delay (10m, 2h, 1d)" })
+    .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" });
+}
+
+/** The createMessage body the flags describe; files are read here, so a typo fails before sending. */
+export async function messageBody(args: Args, io: Io): Promise<CreateMessageParams> {
+  const html = await textOrFile(args, "html", io);
+  const text = await textOrFile(args, "text", io);
+  const subject = optionalString(args, "subject");
+  if (html === undefined && text === undefined) throw new UsageError("Give a body: --html, --html-file, --text or --text-file.");
+  const schedule = optionalString(args, "schedule");
+  const attachments = await Promise.all((stringList(args, "attach") ?? []).map(async (path) => ({ filename: basename(path), content: (await readUserFile(io, path, "attach")).toString("base64") })));
+  const body: CreateMessageParams = {
+    to: addresses(args, "to") as string[],
+    ...defined("from", optionalString(args, "from")),
+    ...defined("cc", addresses(args, "cc")),
+    ...defined("bcc", addresses(args, "bcc")),
+    ...defined("reply_to", addresses(args, "reply-to")),
+    ...defined("subject", subject),
+    ...defined("html", html),
+    ...defined("text", text),
+    ...defined("headers", pairs(args, "header", ":")),
+    ...defined("metadata", pairs(args, "metadata", "=")),
+    ...defined("tags", stringList(args, "tag", { splitCommas: true })),
+    ...defined("scheduled_at", schedule && parseInstant(schedule, "schedule")),
+    ...(attachments.length > 0 ? { attachments } : {}),
+  };
+  return body;
+}
+
+/**
+ * Addresses from a repeatable flag. Commas split only outside quotes and angle brackets, so
+ * `--to "Doe, Jane <jane@x.com>"` stays one address.
+ */
+function addresses(args: Args, key: string): string[] | undefined {
+  const values = stringList(args, key);
+  return values?.flatMap(splitAddressList).filter(Boolean);
+}
+
+export function splitAddressList(list: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quoted = false;
+  let angle = 0;
+  for (const char of list) {
+    if (char === '"') quoted = !quoted;
+    else if (char === "<" && !quoted) angle++;
+    else if (char === ">" && !quoted) angle = Math.max(0, angle - 1);
+    if (char === "," && !quoted && angle === 0) {
+      parts.push(current.trim());
+      current = "";
+    } else current += char;
+  }
+  parts.push(current.trim());
+  return parts;
+}
+
+async function textOrFile(args: Args, key: "html" | "text", io: Io): Promise<string | undefined> {
+  const path = optionalString(args, `${key}-file`);
+  return path === undefined ? optionalString(args, key) : (await readUserFile(io, path, `${key}-file`)).toString("utf8");
+}
+
+async function readUserFile(io: Io, path: string, flag: string): Promise<Buffer> {
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    throw new UsageError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+}
+
+function defined<Key extends string, Value>(key: Key, value: Value | undefined): { [K in Key]?: Value } {
+  return (value === undefined ? {} : { [key]: value }) as { [K in Key]?: Value };
+}

@@ -1,0 +1,63 @@
+// Human renderings of the API's objects. JSON output never passes through here.
+import type { ApiKey, Event, Message, MessageSummary } from "mailroom";
+import { cell, fields, table } from "../output.js";
+
+export const messageColumns = {
+  headers: ["ID", "STATUS", "TO", "SUBJECT", "CREATED"],
+  row: (message: MessageSummary) => [message.id, message.status, cell(message.to), cell(message.subject, 50), message.created_at],
+};
+
+export const eventColumns = {
+  headers: ["ID", "TYPE", "MESSAGE", "RECIPIENT", "CREATED"],
+  row: (event: Event) => [event.id, event.type, event.message_id, event.recipient ?? "", event.created_at],
+};
+
+export const apiKeyColumns = {
+  headers: ["ID", "NAME", "PERMISSION", "TOKEN", "LAST USED", "STATUS"],
+  row: (key: ApiKey) => [key.id, cell(key.name, 30), key.permission, key.redacted_key, key.last_used_at ?? "never", apiKeyState(key)],
+};
+
+export function renderMessage(message: Message): string {
+  const summary = fields([
+    ["id", message.id],
+    ["status", message.status],
+    ["environment", message.environment],
+    ["from", message.from],
+    ["to", message.to.join(", ")],
+    ["cc", message.cc.join(", ")],
+    ["subject", message.subject],
+    ["tags", message.tags.join(", ")],
+    ["scheduled_at", message.scheduled_at],
+    ["created_at", message.created_at],
+  ]);
+  const recipients = table(
+    ["RECIPIENT", "TYPE", "STATUS", "DETAIL"],
+    message.recipients.map((recipient) => [recipient.email, recipient.type, recipient.status, recipient.detail ?? ""]),
+  );
+  return `${summary}\n\n${recipients}`;
+}
+
+export function renderEventLine(event: Event): string {
+  const transition = event.from_status || event.to_status ? `  ${event.from_status ?? "∅"} → ${event.to_status ?? "∅"}` : "";
+  return `${event.created_at}  ${event.type.padEnd(20)}  ${event.message_id}  ${event.recipient ?? ""}${transition}`;
+}
+
+export function renderApiKey(key: ApiKey & { secret?: string }): string {
+  const details = fields([
+    ["id", key.id],
+    ["name", key.name],
+    ["environment", key.environment],
+    ["permission", key.permission],
+    ["status", apiKeyState(key)],
+    ["expires_at", key.expires_at],
+    ["last_used_at", key.last_used_at ?? "never"],
+    ["created_at", key.created_at],
+  ]);
+  return key.secret ? `${details}\n\nsecret  ${key.secret}\n\nThe secret is shown only now: store it somewhere safe.` : details;
+}
+
+function apiKeyState(key: ApiKey): string {
+  if (key.revoked_at) return "revoked";
+  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return "expired";
+  return "active";
+}

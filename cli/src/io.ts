@@ -1,0 +1,12 @@
+/** Where the CLI reads and writes: the real process, or buffers in tests. */
+export interface Io {
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  /** Reads a file the user named (--html-file, --attach). */
+  readFile(path: string): Promise<Buffer>;
+  /** Resolves when the user asks to stop (Ctrl-C); `events tail` waits on it. */
+  interrupted: Promise<void>;
+  /** The Mailroom client's fetch; tests may inject one. Default: the global fetch. */
+  fetch?: (input: Request) => Promise<Response>;
+}

@@ -1,0 +1,152 @@
+import yargs, { type Argv } from "yargs";
+import { APIConnectionError, APIError, Mailroom, MailroomConfigurationError } from "mailroom";
+import type { Args, Command, Context } from "./command.js";
+import { UsageError } from "./command.js";
+import { nouns, shortcuts } from "./commands/index.js";
+import type { Io } from "./io.js";
+import { Output } from "./output.js";
+import { VERSION } from "./version.js";
+
+/** Exit codes: 0 success, 1 the API answered with an error (or could not be reached), 2 usage. */
+export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+
+/**
+ * Runs `mailroom <argv…>` and answers its exit code. Everything goes through `io`, so tests can
+ * run the CLI in-process exactly as the binary does.
+ */
+export async function run(argv: string[], io: Io): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const handle = (command: Command) => async (args: Args) => {
+    exitCode = await execute(command, args, io);
+  };
+  const parser = build(yargs(argv), handle, io);
+  let helpText = "";
+  try {
+    await parser
+      // yargs carries on into the command's handler when a fail callback returns, so `send --to x
+      // --typo` would still send: throwing is what stops it.
+      .fail((message, error) => {
+        throw new ParseFailure(message ?? error?.message ?? "Invalid usage.");
+      })
+      .parseAsync(argv, {}, (_error, _args, output) => {
+        helpText = output;
+      });
+  } catch (error) {
+    if (!(error instanceof ParseFailure)) throw error;
+    // Like every other error: a JSON document in JSON mode, words (and the hint) otherwise.
+    new Output(io, jsonFlag(argv)).error({ error: "usage", message: error.message }, `${error.message}\nRun "mailroom --help" for the commands.`);
+    return EXIT.usage;
+  }
+  if (helpText) io.stdout.write(`${helpText}\n`);
+  return exitCode;
+}
+
+/** A usage error found by yargs while parsing, before any command runs. */
+class ParseFailure extends UsageError {
+  override name = "ParseFailure";
+}
+
+/** --json / --no-json as given, read without yargs: parsing is what failed. */
+function jsonFlag(argv: string[]): boolean | undefined {
+  const given = argv.filter((arg) => /^--(no-)?json(=(true|false))?$/.test(arg)).at(-1);
+  if (given === undefined) return undefined;
+  return !given.startsWith("--no-") && !given.endsWith("=false");
+}
+
+function build(parser: Argv, handle: (command: Command) => (args: Args) => Promise<void>, io: Io): Argv {
+  parser
+    .scriptName("mailroom")
+    .usage("$0 <command> [options]\n\nEvery Mailroom API operation as a command. The API key comes from MAILROOM_API_KEY, the server from MAILROOM_BASE_URL (default http://localhost:3000).")
+    .option("json", { type: "boolean", global: true, describe: "Print JSON (the default when stdout is not a terminal)" })
+    .option("api-key", { type: "string", global: true, describe: "API key (default: $MAILROOM_API_KEY)" })
+    .option("base-url", { type: "string", global: true, describe: "Server URL (default: $MAILROOM_BASE_URL or http://localhost:3000)" });
+  for (const [name, command] of Object.entries(shortcuts)) {
+    parser.command({
+      command: name,
+      describe: command.describe,
+      builder: (yargs) => withExamples(command.builder?.(yargs) ?? yargs, command),
+      handler: handle(command),
+    });
+  }
+  for (const noun of nouns) {
+    parser.command(noun.name, noun.describe, (group) => {
+      for (const command of noun.commands) {
+        group.command({
+          command: command.command,
+          aliases: command.aliases ?? [],
+          describe: command.describe,
+          builder: (yargs) => withExamples(command.builder?.(yargs) ?? yargs, command),
+          handler: handle(command),
+        });
+      }
+      return group.demandCommand(1, `Give a ${noun.name} command: ${noun.commands.map((command) => command.command.split(" ")[0]).join(", ")}.`);
+    });
+  }
+  return parser
+    .example("$0 send --to ada@example.com --subject Hi --html '<p>Hi</p>'", "Send a message")
+    .example("$0 messages list --status bounced", "List bounced messages")
+    .example("$0 events tail", "Follow events live")
+    .demandCommand(1, "Give a command.")
+    .recommendCommands()
+    .strict()
+    .help()
+    .alias("help", "h")
+    .version(VERSION)
+    .wrap(Math.min(110, (io.stdout as { columns?: number }).columns ?? 100))
+    .exitProcess(false);
+}
+
+function withExamples(yargs: Argv, command: Command): Argv {
+  return command.examples.reduce((chain, [example, description]) => chain.example(example, description), yargs);
+}
+
+async function execute(command: Command, args: Args, io: Io): Promise<number> {
+  const output = new Output(io, args.json as boolean | undefined);
+  let client: Mailroom | undefined;
+  const context: Context = {
+    client: () => (client ??= createClient(args, io)),
+    output,
+    io,
+  };
+  try {
+    await command.run(context, args);
+    return EXIT.ok;
+  } catch (error) {
+    return report(error, output, context);
+  }
+}
+
+function createClient(args: Args, io: Io): Mailroom {
+  const apiKey = (args["api-key"] as string | undefined) ?? io.env.MAILROOM_API_KEY;
+  if (!apiKey) {
+    throw new UsageError(
+      "No API key. Set MAILROOM_API_KEY (export MAILROOM_API_KEY=svc_test_…; `make bootstrap` in the server's repository prints one) or pass --api-key.",
+    );
+  }
+  const baseUrl = (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL;
+  return new Mailroom({ apiKey, ...(baseUrl ? { baseUrl } : {}), ...(io.fetch ? { fetch: io.fetch } : {}) });
+}
+
+/** Prints what went wrong, naming the fix where we know it, and answers the exit code. */
+function report(error: unknown, output: Output, context: Context): number {
+  if (error instanceof UsageError || error instanceof MailroomConfigurationError) {
+    output.error({ error: "usage", message: error.message }, error.message);
+    return EXIT.usage;
+  }
+  if (error instanceof APIError) {
+    // With field errors the title says it and the fields say where; otherwise the detail says it.
+    const lines = [`Error: ${error.status} ${error.code}: ${error.errors.length > 0 ? error.title : (error.detail ?? error.title)}`];
+    for (const field of error.errors) lines.push(`  ${field.pointer || "/"}: ${field.message}`);
+    if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
+    if (error.request_id) lines.push(`Request id: ${error.request_id}`);
+    output.error(error.problem ?? { status: error.status, code: error.code, detail: error.detail }, lines.join("\n"));
+    return EXIT.apiError;
+  }
+  if (error instanceof APIConnectionError) {
+    const baseUrl = context.client().baseUrl;
+    const message = `${error.message}\nIs the server running at ${baseUrl}? Start one with \`make run\`, or set MAILROOM_BASE_URL.`;
+    output.error({ error: "connection", message: error.message, base_url: baseUrl }, message);
+    return EXIT.apiError;
+  }
+  throw error;
+}

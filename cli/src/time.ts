@@ -1,0 +1,29 @@
+import { UsageError } from "./command.js";
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * An instant for --schedule, --created-after, --expires-at…: RFC 3339 (`2026-12-01T09:00:00Z`) or
+ * a duration from now (`10m`, `2h`, `1d`, optionally `in 10m`). Answers RFC 3339 UTC, as the API
+ * wants it.
+ */
+export function parseInstant(value: string, flag: string, now = Date.now()): string {
+  const relative = /^(?:in\s+)?(\d+)\s*([smhd])$/i.exec(value.trim());
+  if (relative) {
+    const unit = (relative[2] as string).toLowerCase() as keyof typeof UNIT_MS;
+    return new Date(now + Number(relative[1]) * UNIT_MS[unit]).toISOString();
+  }
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--${flag} takes an RFC 3339 time (2026-12-01T09:00:00Z) or a duration from now (10m, 2h, 1d); got "${value}".`);
+  }
+  return date.toISOString();
+}
+
+/** A past instant for --since: a duration ago (`10m`) or RFC 3339. */
+export function parsePastInstant(value: string, flag: string, now = Date.now()): string {
+  const relative = /^(\d+)\s*([smhd])$/i.exec(value.trim());
+  if (!relative) return parseInstant(value, flag, now);
+  const unit = (relative[2] as string).toLowerCase() as keyof typeof UNIT_MS;
+  return new Date(now - Number(relative[1]) * UNIT_MS[unit]).toISOString();
+}

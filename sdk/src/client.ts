@@ -1,0 +1,146 @@
+import createClient, { type Client } from "openapi-fetch";
+import { APIError, MailroomConfigurationError } from "./errors.js";
+import type { paths } from "./generated/v1.js";
+import { Page, PagePromise, type PageBody } from "./pagination.js";
+import { retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
+import { ApiKeys } from "./resources/api-keys.js";
+import { Events } from "./resources/events.js";
+import { Messages } from "./resources/messages.js";
+import { System } from "./resources/system.js";
+import { Workspace } from "./resources/workspace.js";
+import { Webhooks } from "./webhooks.js";
+
+export interface ClientOptions {
+  /** A `svc_live_…` or `svc_test_…` key. Default: the `MAILROOM_API_KEY` environment variable. */
+  apiKey?: string;
+  /** Where the API is served. Default: `MAILROOM_BASE_URL`, else `http://localhost:3000`. */
+  baseUrl?: string;
+  /** Milliseconds to wait for each attempt's response. Default 60 000. */
+  timeout?: number;
+  /** Retries after a connection error, 408, 409 `idempotency_key_in_use`, 429 or 5xx. Default 2. */
+  maxRetries?: number;
+  /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+}
+
+/** Options for one call. */
+export interface RequestOptions {
+  /**
+   * For POSTs: the `Idempotency-Key` to send. Default: a new random UUID per call, reused on that
+   * call's retries. Pass your own (an order id, say) to make retries across processes safe too.
+   */
+  idempotencyKey?: string;
+  /** Aborts the call (and its retries). */
+  signal?: AbortSignal;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+}
+
+export const DEFAULT_BASE_URL = "http://localhost:3000";
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** What openapi-fetch answers: data on success, the parsed error body otherwise. */
+interface FetchResult<Data> {
+  data?: Data;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * The Mailroom API client: one property per resource (a tag of the contract), one method per
+ * operation. Works in Node >= 20 and in browsers.
+ *
+ * ```ts
+ * const mr = new Mailroom(process.env.MAILROOM_API_KEY);
+ * const message = await mr.messages.create({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>" });
+ * ```
+ */
+export class Mailroom {
+  readonly messages: Messages;
+  readonly events: Events;
+  readonly apiKeys: ApiKeys;
+  readonly workspace: Workspace;
+  readonly system: System;
+  /** Verification of incoming webhook deliveries (needs no API key). */
+  readonly webhooks: Webhooks;
+
+  readonly baseUrl: string;
+  readonly timeout: number;
+  readonly maxRetries: number;
+  /** @internal the typed HTTP client the resources call. */
+  readonly http: Client<paths>;
+  private readonly options: ClientOptions & { apiKey: string };
+
+  constructor(apiKeyOrOptions?: string | ClientOptions, options: ClientOptions = {}) {
+    const given = typeof apiKeyOrOptions === "object" ? apiKeyOrOptions : { ...options, apiKey: apiKeyOrOptions ?? options.apiKey };
+    const apiKey = given.apiKey ?? readEnv("MAILROOM_API_KEY");
+    if (!apiKey) {
+      throw new MailroomConfigurationError(
+        "No Mailroom API key: pass one (new Mailroom(\"svc_test_…\")) or set the MAILROOM_API_KEY environment variable.",
+      );
+    }
+    this.options = { ...given, apiKey };
+    this.baseUrl = (given.baseUrl ?? readEnv("MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.timeout = given.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = given.maxRetries ?? DEFAULT_MAX_RETRIES;
+    const fetchImpl: Fetch = given.fetch ?? ((request) => globalThis.fetch(request));
+    const policy: RetryPolicy = { maxRetries: this.maxRetries, timeoutMs: this.timeout };
+    this.http = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: retryingFetch(fetchImpl, policy),
+      headers: { ...given.defaultHeaders, authorization: `Bearer ${apiKey}` },
+      // The API answers redirects only by mistake; following one would resend the key elsewhere.
+      redirect: "error",
+    });
+    this.messages = new Messages(this);
+    this.events = new Events(this);
+    this.apiKeys = new ApiKeys(this);
+    this.workspace = new Workspace(this);
+    this.system = new System(this);
+    this.webhooks = new Webhooks();
+  }
+
+  /** A client like this one with some options changed: `mr.withOptions({ maxRetries: 0 })`. */
+  withOptions(options: ClientOptions): Mailroom {
+    return new Mailroom({ ...this.options, baseUrl: this.baseUrl, ...options });
+  }
+
+  /** @internal the data of a successful call, or the typed error for its status. */
+  async unwrap<Data>(call: Promise<FetchResult<Data>>): Promise<Data> {
+    const { data, error, response } = await call;
+    if (!response.ok) throw APIError.from(response.status, error, response.headers);
+    return data as Data;
+  }
+
+  /** @internal a list call as a page that knows how to fetch the next one. */
+  paginate<Item>(fetchPage: (after: string | undefined) => Promise<FetchResult<PageBody<Item>>>): PagePromise<Item> {
+    const next = (after: string) => this.unwrap(fetchPage(after));
+    return new PagePromise(this.unwrap(fetchPage(undefined)).then((body) => new Page(body, next)));
+  }
+
+  /** @internal fetch options for a call: signal and headers, plus an Idempotency-Key on POSTs. */
+  init(options: RequestOptions | undefined, method: "GET" | "POST" | "PATCH" | "DELETE" = "GET") {
+    const headers: Record<string, string> = { ...options?.headers };
+    if (method === "POST") headers["idempotency-key"] = options?.idempotencyKey ?? newIdempotencyKey();
+    return { headers, ...(options?.signal ? { signal: options.signal } : {}) };
+  }
+}
+
+/** A random UUID v4 (RFC 9562) from Web Crypto, which Node >= 20 and every browser have. */
+export function newIdempotencyKey(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** An environment variable where there is a `process` (Node, Bun, Deno's compat), else undefined. */
+function readEnv(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const value = env?.[name]?.trim();
+  return value ? value : undefined;
+}

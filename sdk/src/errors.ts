@@ -1,0 +1,142 @@
+import type { components } from "./generated/v1.js";
+
+/** An RFC 9457 problem document as the API sends it. */
+export type Problem = components["schemas"]["Problem"];
+/** One failing field of a `validation_failed` problem. */
+export type FieldError = NonNullable<Problem["errors"]>[number];
+
+/** Everything the SDK throws is a MailroomError, so one `instanceof` catches it all. */
+export class MailroomError extends Error {
+  override name = "MailroomError";
+}
+
+/**
+ * The API answered with an error status. The fields are the problem document's, unchanged
+ * (snake_case as on the wire); `problem` keeps the whole document, extensions included.
+ */
+export class APIError extends MailroomError {
+  override name = "APIError";
+  readonly status: number;
+  /** Stable machine-readable code, e.g. `validation_failed` (see docs/errors.md). */
+  readonly code: string;
+  readonly title: string;
+  readonly detail: string | undefined;
+  /** For `validation_failed`: one entry per failing field, with its JSON pointer. */
+  readonly errors: FieldError[];
+  /** The request's id: quote it when asking for help. */
+  readonly request_id: string | undefined;
+  readonly headers: Headers;
+  readonly problem: Problem | undefined;
+
+  constructor(status: number, problem: Problem | undefined, headers: Headers, fallbackDetail?: string) {
+    const code = problem?.code ?? `http_${status}`;
+    const detail = problem?.detail ?? fallbackDetail;
+    super(`${status} ${code}${detail ? `: ${detail}` : ""}`);
+    this.status = status;
+    this.code = code;
+    this.title = problem?.title ?? `HTTP ${status}`;
+    this.detail = detail;
+    this.errors = problem?.errors ?? [];
+    this.request_id = problem?.request_id ?? headers.get("request-id") ?? undefined;
+    this.headers = headers;
+    this.problem = problem;
+  }
+
+  /** The subclass for a status, so callers can catch `NotFoundError` rather than compare numbers. */
+  static from(status: number, body: unknown, headers: Headers): APIError {
+    const problem = isProblem(body) ? body : undefined;
+    const fallback = typeof body === "string" && body.length > 0 ? body.slice(0, 500) : undefined;
+    const ErrorClass = errorClassFor(status);
+    return new ErrorClass(status, problem, headers, fallback);
+  }
+}
+
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+export class PermissionDeniedError extends APIError {
+  override name = "PermissionDeniedError";
+}
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+export class UnprocessableEntityError extends APIError {
+  override name = "UnprocessableEntityError";
+}
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+  /** Seconds the server asked us to wait (`Retry-After`), when it said. */
+  get retry_after(): number | undefined {
+    const ms = retryAfterMs(this.headers, Date.now());
+    return ms === undefined ? undefined : Math.ceil(ms / 1000);
+  }
+}
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
+
+/** No HTTP answer arrived: DNS, refused or reset connection, TLS, or an aborted request. */
+export class APIConnectionError extends MailroomError {
+  override name = "APIConnectionError";
+  constructor(message = "Could not reach the Mailroom API.", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** No answer within the `timeout` option. */
+export class APITimeoutError extends APIConnectionError {
+  override name = "APITimeoutError";
+  constructor(timeoutMs: number) {
+    super(`The request timed out after ${timeoutMs} ms.`);
+  }
+}
+
+/** The SDK was misused before any request: no API key, say. Names the fix. */
+export class MailroomConfigurationError extends MailroomError {
+  override name = "MailroomConfigurationError";
+}
+
+function errorClassFor(status: number): typeof APIError {
+  switch (status) {
+    case 400:
+    case 413:
+    case 415:
+      return BadRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionDeniedError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    case 422:
+      return UnprocessableEntityError;
+    case 429:
+      return RateLimitError;
+    default:
+      return status >= 500 ? InternalServerError : APIError;
+  }
+}
+
+function isProblem(body: unknown): body is Problem {
+  return typeof body === "object" && body !== null && typeof (body as Problem).status === "number" && typeof (body as Problem).code === "string";
+}
+
+/**
+ * `Retry-After` in milliseconds from now (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), or
+ * undefined when absent or unparseable.
+ */
+export function retryAfterMs(headers: Headers, now: number): number | undefined {
+  const value = headers.get("retry-after");
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,29 @@
+export { Mailroom, newIdempotencyKey, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
+export type { ClientOptions, RequestOptions } from "./client.js";
+export {
+  MailroomError,
+  MailroomConfigurationError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APITimeoutError,
+} from "./errors.js";
+export type { Problem, FieldError } from "./errors.js";
+export { Page, PagePromise } from "./pagination.js";
+export type { PageBody } from "./pagination.js";
+export { Webhooks, WebhookVerificationError } from "./webhooks.js";
+export type { WebhookHeaders, VerifyOptions, SignOptions } from "./webhooks.js";
+export type * from "./types.js";
+export { Messages } from "./resources/messages.js";
+export { Events } from "./resources/events.js";
+export { ApiKeys } from "./resources/api-keys.js";
+export { Workspace } from "./resources/workspace.js";
+export { System } from "./resources/system.js";
+

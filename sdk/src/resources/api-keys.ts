@@ -1,0 +1,42 @@
+import type { RequestOptions } from "../client.js";
+import type { PagePromise } from "../pagination.js";
+import type { ApiKey, ApiKeyWithSecret, ListItem, QueryParams, RequestBody } from "../types.js";
+import { Resource } from "./resource.js";
+
+/** Credentials for the API (tag `ApiKeys`). Secrets are returned once, by create and rotate. */
+export class ApiKeys extends Resource {
+  /** `createApiKey`: a new key in the calling key's environment; `secret` is shown only now. */
+  create(params: RequestBody<"createApiKey">, options?: RequestOptions): Promise<ApiKeyWithSecret> {
+    return this.client.unwrap(this.client.http.POST("/v1/api-keys", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /** `listApiKeys`: the environment's keys, without secrets. */
+  list(query: QueryParams<"listApiKeys"> = {}, options?: RequestOptions): PagePromise<ApiKey> {
+    return this.client.paginate<ListItem<"listApiKeys">>((after) =>
+      this.client.http.GET("/v1/api-keys", { params: { query: { ...query, ...(after ? { after } : {}) } }, ...this.client.init(options) }),
+    );
+  }
+
+  /** `getApiKey`. */
+  get(apiKeyId: string, options?: RequestOptions): Promise<ApiKey> {
+    return this.client.unwrap(this.client.http.GET("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, ...this.client.init(options) }));
+  }
+
+  /** `revokeApiKey`: the key stops working at once; it stays listed as revoked. */
+  revoke(apiKeyId: string, options?: RequestOptions): Promise<ApiKey> {
+    return this.client.unwrap(
+      this.client.http.DELETE("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, ...this.client.init(options, "DELETE") }),
+    );
+  }
+
+  /** `rotateApiKey`: a new secret; the old one keeps working for `overlap_seconds` (default 24 h). */
+  rotate(apiKeyId: string, params: RequestBody<"rotateApiKey"> = {}, options?: RequestOptions): Promise<ApiKeyWithSecret> {
+    return this.client.unwrap(
+      this.client.http.POST("/v1/api-keys/{api_key_id}/rotate", {
+        params: { path: { api_key_id: apiKeyId } },
+        body: params,
+        ...this.client.init(options, "POST"),
+      }),
+    );
+  }
+}

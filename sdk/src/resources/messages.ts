@@ -1,0 +1,41 @@
+import type { RequestOptions } from "../client.js";
+import type { PagePromise } from "../pagination.js";
+import type { Event, ListItem, Message, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import { Resource } from "./resource.js";
+
+/** Send email and follow what happened to it, per recipient (tag `Messages`). */
+export class Messages extends Resource {
+  /** `createMessage`: accept a message for delivery (202; durable once this resolves). */
+  create(params: RequestBody<"createMessage">, options?: RequestOptions): Promise<Message> {
+    return this.client.unwrap(this.client.http.POST("/v1/messages", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /** `listMessages`: newest first; await for one page or `for await` over every message. */
+  list(query: QueryParams<"listMessages"> = {}, options?: RequestOptions): PagePromise<MessageSummary> {
+    return this.client.paginate<ListItem<"listMessages">>((after) =>
+      this.client.http.GET("/v1/messages", { params: { query: { ...query, ...(after ? { after } : {}) } }, ...this.client.init(options) }),
+    );
+  }
+
+  /** `getMessage`: the message with its recipients, their status and the rendered content. */
+  get(messageId: string, options?: RequestOptions): Promise<Message> {
+    return this.client.unwrap(this.client.http.GET("/v1/messages/{message_id}", { params: { path: { message_id: messageId } }, ...this.client.init(options) }));
+  }
+
+  /** `cancelMessage`: cancel a scheduled message that has not been sent yet. */
+  cancel(messageId: string, options?: RequestOptions): Promise<Message> {
+    return this.client.unwrap(
+      this.client.http.POST("/v1/messages/{message_id}/cancel", { params: { path: { message_id: messageId } }, ...this.client.init(options, "POST") }),
+    );
+  }
+
+  /** `listMessageEvents`: the message's events, in order. */
+  listEvents(messageId: string, query: QueryParams<"listMessageEvents"> = {}, options?: RequestOptions): PagePromise<Event> {
+    return this.client.paginate<ListItem<"listMessageEvents">>((after) =>
+      this.client.http.GET("/v1/messages/{message_id}/events", {
+        params: { path: { message_id: messageId }, query: { ...query, ...(after ? { after } : {}) } },
+        ...this.client.init(options),
+      }),
+    );
+  }
+}

@@ -1,0 +1,16 @@
+import type { RequestOptions } from "../client.js";
+import type { RequestBody, ResponseBody } from "../types.js";
+import { Resource } from "./resource.js";
+
+/** The workspace and environment of the calling key (tag `Workspace`). */
+export class Workspace extends Resource {
+  /** `getWorkspace`. */
+  get(options?: RequestOptions): Promise<ResponseBody<"getWorkspace">> {
+    return this.client.unwrap(this.client.http.GET("/v1/workspace", this.client.init(options)));
+  }
+
+  /** `updateWorkspace`: change the name or the default sender. */
+  update(params: RequestBody<"updateWorkspace">, options?: RequestOptions): Promise<ResponseBody<"updateWorkspace">> {
+    return this.client.unwrap(this.client.http.PATCH("/v1/workspace", { body: params, ...this.client.init(options, "PATCH") }));
+  }
+}

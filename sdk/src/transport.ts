@@ -1,0 +1,87 @@
+import { APIConnectionError, APITimeoutError, retryAfterMs } from "./errors.js";
+
+export type Fetch = (input: Request) => Promise<Response>;
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (so `maxRetries + 1` attempts at most). */
+  maxRetries: number;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs: number;
+  /** Waits between attempts; tests replace it to run without real time passing. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Where jitter comes from; tests pin it. */
+  random?: () => number;
+}
+
+/** Backoff: 0.5 s doubling to 8 s, minus up to 25% jitter so that clients do not retry in step. */
+const INITIAL_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+/** A `Retry-After` longer than this is not waited for in-process: the error reaches the caller. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Wraps `fetch` with the SDK's timeout and retry policy. Every attempt sends a clone of the same
+ * Request, so a POST's `Idempotency-Key` header is the same on every retry and the server runs the
+ * operation at most once however many attempts reach it.
+ */
+export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
+  const sleep = policy.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = policy.random ?? Math.random;
+
+  return async (request) => {
+    for (let attempt = 0; ; attempt++) {
+      const retriesLeft = policy.maxRetries - attempt;
+      let response: Response;
+      try {
+        response = await fetchWithTimeout(fetchImpl, request.clone(), policy.timeoutMs);
+      } catch (error) {
+        if (retriesLeft <= 0 || request.signal.aborted) throw error;
+        await sleep(backoffMs(attempt, random));
+        continue;
+      }
+      if (retriesLeft <= 0 || !(await isRetryable(response))) return response;
+      const delay = retryAfterMs(response.headers, Date.now());
+      if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) return response;
+      await response.body?.cancel().catch(() => undefined);
+      await sleep(delay ?? backoffMs(attempt, random));
+    }
+  };
+}
+
+async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: number): Promise<Response> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  try {
+    return await fetchImpl(new Request(request, { signal: AbortSignal.any([request.signal, timeout.signal]) }));
+  } catch (error) {
+    if (timeout.signal.aborted) throw new APITimeoutError(timeoutMs);
+    if (request.signal.aborted) throw new APIConnectionError("The request was aborted.", { cause: error });
+    throw new APIConnectionError(`Could not reach the Mailroom API: ${describe(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Worth another attempt: the server was unavailable or overloaded (408, 429, 5xx), or the same
+ * Idempotency-Key is still running elsewhere (409 `idempotency_key_in_use`), which a later
+ * attempt answers with the first request's result.
+ */
+async function isRetryable(response: Response): Promise<boolean> {
+  const { status } = response;
+  if (status === 408 || status === 429 || status >= 500) return true;
+  if (status !== 409) return false;
+  const problem: unknown = await response.clone().json().catch(() => undefined);
+  return typeof problem === "object" && problem !== null && (problem as { code?: unknown }).code === "idempotency_key_in_use";
+}
+
+export function backoffMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(INITIAL_DELAY_MS * 2 ** attempt, MAX_DELAY_MS);
+  return Math.round(ceiling * (1 - 0.25 * random()));
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return cause.code;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,44 @@
+// Request and response types of every operation, taken from the contract's generated types so
+// that a contract change the SDK ignores fails to compile. Nothing here is written by hand but
+// the mapping.
+import type { components, operations } from "./generated/v1.js";
+
+export type OperationId = keyof operations;
+type Operation<Id extends OperationId> = operations[Id];
+
+/** The JSON request body of an operation. */
+export type RequestBody<Id extends OperationId> =
+  Operation<Id> extends { requestBody?: { content: { "application/json": infer Body } } } ? Body : never;
+
+/** The query parameters of an operation (filters and pagination). */
+export type QueryParams<Id extends OperationId> = NonNullable<Operation<Id>["parameters"]["query"]>;
+
+/** The JSON body of an operation's success response (its one 2xx). */
+export type ResponseBody<Id extends OperationId> = {
+  [Status in keyof Operation<Id>["responses"]]: Status extends 200 | 201 | 202
+    ? Operation<Id>["responses"][Status] extends { content: { "application/json": infer Body } }
+      ? Body
+      : never
+    : never;
+}[keyof Operation<Id>["responses"]];
+
+/** The item type of a list operation. */
+export type ListItem<Id extends OperationId> = ResponseBody<Id> extends { data: (infer Item)[] } ? Item : never;
+
+type Schemas = components["schemas"];
+export type Message = Schemas["Message"];
+export type MessageSummary = Schemas["MessageSummary"];
+export type MessageStatus = Schemas["MessageStatus"];
+export type Recipient = Schemas["Recipient"];
+export type Event = Schemas["Event"];
+export type EventType = Schemas["EventType"];
+export type ApiKey = Schemas["ApiKey"];
+export type ApiKeyWithSecret = Schemas["ApiKeyWithSecret"];
+export type Workspace = Schemas["Workspace"];
+export type CreateMessageParams = RequestBody<"createMessage">;
+export type ListMessagesParams = QueryParams<"listMessages">;
+export type ListEventsParams = QueryParams<"listEvents">;
+export type CreateApiKeyParams = RequestBody<"createApiKey">;
+export type RotateApiKeyParams = RequestBody<"rotateApiKey">;
+export type UpdateWorkspaceParams = RequestBody<"updateWorkspace">;
+export type { components, operations, paths } from "./generated/v1.js";

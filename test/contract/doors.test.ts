@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { commandsByOperation, nouns, shortcuts } from "../../cli/src/index.js";
+import { Mailroom } from "../../sdk/src/index.js";
+import { loadSpec } from "../../src/http/spec.js";
+
+/**
+ * One name, four doors (STYLE.md): every operation of the contract has its SDK method and its CLI
+ * command, and its reference page shows both. A new operation without them fails here.
+ */
+interface Operation {
+  operationId: string;
+  tag: string;
+  samples: Array<{ label: string; source: string }>;
+}
+
+const operations: Operation[] = Object.values(loadSpec().paths).flatMap((item) =>
+  Object.values(item as Record<string, { operationId?: string; tags?: string[]; "x-codeSamples"?: Operation["samples"] }>)
+    .filter((operation) => typeof operation === "object" && operation?.operationId)
+    .map((operation) => ({ operationId: operation.operationId as string, tag: (operation.tags ?? [])[0] as string, samples: operation["x-codeSamples"] ?? [] })),
+);
+
+/** `ApiKeys` -> `apiKeys` (the SDK resource). */
+const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);
+/** `ApiKeys` -> `api-keys` (the CLI noun). */
+const nounOf = (tag: string) => tag.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
+/** The SDK method: the operationId without its tag's noun (`listMessageEvents` -> `listEvents`). */
+function methodOf(operationId: string, tag: string): string {
+  const singular = tag.endsWith("s") ? tag.slice(0, -1) : tag;
+  const name = operationId.includes(tag) ? operationId.replace(tag, "") : operationId.replace(singular, "");
+  return name[0]!.toLowerCase() + name.slice(1);
+}
+
+const client = new Mailroom("svc_test_unused", { fetch: () => Promise.reject(new Error("no calls in this test")) });
+
+describe("every operation of the contract", () => {
+  it("has exactly one tag", () => {
+    for (const operation of operations) expect(operation.tag, operation.operationId).toBeTypeOf("string");
+  });
+
+  it.each(operations)("$operationId has an SDK method", ({ operationId, tag }) => {
+    const resource = (client as unknown as Record<string, Record<string, unknown>>)[resourceOf(tag)];
+    expect(resource, `mr.${resourceOf(tag)}`).toBeDefined();
+    expect(typeof resource?.[methodOf(operationId, tag)], `mr.${resourceOf(tag)}.${methodOf(operationId, tag)}`).toBe("function");
+  });
+
+  it.each(operations)("$operationId has a CLI command under its tag's noun", ({ operationId, tag }) => {
+    const command = commandsByOperation().get(operationId);
+    expect(command, `no CLI command calls ${operationId}`).toBeDefined();
+    expect(command?.split(" ")[0]).toBe(nounOf(tag));
+  });
+
+  it.each(operations)("$operationId shows SDK, CLI and curl samples that call it", ({ operationId, tag, samples }) => {
+    expect(samples.map((sample) => sample.label)).toEqual(["Node SDK", "CLI", "curl"]);
+    const [sdk, cli] = samples;
+    expect(sdk?.source).toContain(`mr.${resourceOf(tag)}.${methodOf(operationId, tag)}(`);
+    const [program, ...words] = (cli?.source.split("\n")[0] ?? "").split(" ");
+    expect(program).toBe("mailroom");
+    expect(operationOfCommand(words), `"mailroom ${words.slice(0, 2).join(" ")}"`).toBe(operationId);
+  });
+});
+
+describe("the SDK and CLI", () => {
+  it("call no operation that the contract lacks", () => {
+    const ids = new Set(operations.map((operation) => operation.operationId));
+    for (const noun of nouns) for (const command of noun.commands) if (command.operationId) expect(ids, `${noun.name} ${command.command}`).toContain(command.operationId);
+    const resources = new Set(operations.map((operation) => resourceOf(operation.tag)));
+    const sdkResources = Object.keys(client).filter((key) => typeof (client as unknown as Record<string, unknown>)[key] === "object" && key !== "http" && key !== "options" && key !== "webhooks");
+    expect(new Set(sdkResources)).toEqual(resources);
+  });
+});
+
+/** The operation a CLI invocation calls, found in the command tree itself. */
+function operationOfCommand([noun = "", verb = ""]: string[]): string | undefined {
+  if (noun in shortcuts) return shortcuts[noun]?.operationId;
+  const commands = nouns.find((group) => group.name === noun)?.commands ?? [];
+  return commands.find((command) => command.command.split(" ")[0] === verb || command.aliases?.includes(verb))?.operationId;
+}
