@@ -7,7 +7,7 @@ import { ApiKeys } from "./resources/api-keys.js";
 import { Events } from "./resources/events.js";
 import { Messages } from "./resources/messages.js";
 import { System } from "./resources/system.js";
-import { Workspace } from "./resources/workspace.js";
+import { WorkspaceResource } from "./resources/workspace.js";
 import { Webhooks } from "./webhooks.js";
 
 export interface ClientOptions {
@@ -62,7 +62,7 @@ export class Mailroom {
   readonly messages: Messages;
   readonly events: Events;
   readonly apiKeys: ApiKeys;
-  readonly workspace: Workspace;
+  readonly workspace: WorkspaceResource;
   readonly system: System;
   /** Verification of incoming webhook deliveries (needs no API key). */
   readonly webhooks: Webhooks;
@@ -98,7 +98,7 @@ export class Mailroom {
     this.messages = new Messages(this);
     this.events = new Events(this);
     this.apiKeys = new ApiKeys(this);
-    this.workspace = new Workspace(this);
+    this.workspace = new WorkspaceResource(this);
     this.system = new System(this);
     this.webhooks = new Webhooks();
   }

@@ -137,6 +137,9 @@ export function retryAfterMs(headers: Headers, now: number): number | undefined 
   const value = headers.get("retry-after");
   if (value === null || value.trim() === "") return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  // Anything else must be an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone
+  // would read "1.5" as a date in 2001 and wait for nothing.
+  if (!/GMT$/.test(value.trim())) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

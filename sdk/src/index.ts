@@ -24,6 +24,6 @@ export type * from "./types.js";
 export { Messages } from "./resources/messages.js";
 export { Events } from "./resources/events.js";
 export { ApiKeys } from "./resources/api-keys.js";
-export { Workspace } from "./resources/workspace.js";
+export { WorkspaceResource } from "./resources/workspace.js";
 export { System } from "./resources/system.js";
 

@@ -7,8 +7,11 @@ export interface RetryPolicy {
   maxRetries: number;
   /** Per-attempt timeout in milliseconds. */
   timeoutMs: number;
-  /** Waits between attempts; tests replace it to run without real time passing. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * Waits between attempts, and should stop early when `signal` aborts; tests replace it to run
+   * without real time passing.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where jitter comes from; tests pin it. */
   random?: () => number;
 }
@@ -25,8 +28,14 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * operation at most once however many attempts reach it.
  */
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
-  const sleep = policy.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = policy.sleep ?? abortableSleep;
   const random = policy.random ?? Math.random;
+  // The caller's signal aborts the waits between attempts too: without this, an abort during a
+  // Retry-After wait (up to 60 s) would only be noticed when the wait was over.
+  const pause = async (ms: number, signal: AbortSignal) => {
+    await sleep(ms, signal);
+    if (signal.aborted) throw new APIConnectionError("The request was aborted.", { cause: signal.reason });
+  };
 
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
@@ -36,23 +45,46 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
         response = await fetchWithTimeout(fetchImpl, request.clone(), policy.timeoutMs);
       } catch (error) {
         if (retriesLeft <= 0 || request.signal.aborted) throw error;
-        await sleep(backoffMs(attempt, random));
+        await pause(backoffMs(attempt, random), request.signal);
         continue;
       }
       if (retriesLeft <= 0 || !(await isRetryable(response))) return response;
       const delay = retryAfterMs(response.headers, Date.now());
       if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) return response;
       await response.body?.cancel().catch(() => undefined);
-      await sleep(delay ?? backoffMs(attempt, random));
+      await pause(delay ?? backoffMs(attempt, random), request.signal);
     }
   };
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts (clearing the timer, so it holds no process open). */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: number): Promise<Response> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
-    return await fetchImpl(new Request(request, { signal: AbortSignal.any([request.signal, timeout.signal]) }));
+    const signal = AbortSignal.any([request.signal, timeout.signal]);
+    const response = await fetchImpl(new Request(request, { signal }));
+    // The timeout covers the body too: read it here (API answers are small JSON documents), so
+    // that a server that stalls after its headers cannot hang the caller, whatever the fetch.
+    const body = await untilAborted(response.arrayBuffer(), signal, () => void response.body?.cancel().catch(() => undefined));
+    return new Response(response.status === 204 || response.status === 304 ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   } catch (error) {
     if (timeout.signal.aborted) throw new APITimeoutError(timeoutMs);
     if (request.signal.aborted) throw new APIConnectionError("The request was aborted.", { cause: error });
@@ -60,6 +92,22 @@ async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: n
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (after `onAbort` has released the work). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAbort();
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 /**

@@ -3,9 +3,7 @@ import type { Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString } from "../command.js";
 import { fields } from "../output.js";
 
-type WorkspaceView = Awaited<ReturnType<Workspace["get"]>>;
-
-const renderWorkspace = (workspace: WorkspaceView) =>
+const renderWorkspace = (workspace: Workspace) =>
   fields([
     ["id", workspace.id],
     ["name", workspace.name],

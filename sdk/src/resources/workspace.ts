@@ -3,7 +3,7 @@ import type { RequestBody, ResponseBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** The workspace and environment of the calling key (tag `Workspace`). */
-export class Workspace extends Resource {
+export class WorkspaceResource extends Resource {
   /** `getWorkspace`. */
   get(options?: RequestOptions): Promise<ResponseBody<"getWorkspace">> {
     return this.client.unwrap(this.client.http.GET("/v1/workspace", this.client.init(options)));

@@ -1,0 +1,137 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, Mailroom, MailroomConfigurationError, MailroomError } from "../src/index.js";
+import { fakeClient, fakeFetch, json } from "./helpers.js";
+
+const workspace = () => json(200, { id: "ws_1", object: "workspace" });
+
+describe("new Mailroom()", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("sends the key given as the first argument as a bearer token", async () => {
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom("svc_test_first", { baseUrl: "http://mailroom.test", fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_first");
+  });
+
+  it("takes the key and every other setting from one options object", async () => {
+    const fake = fakeFetch([workspace()]);
+    const mr = new Mailroom({ apiKey: "svc_test_object", baseUrl: "http://mailroom.test", timeout: 5_000, maxRetries: 4, fetch: fake.fetch });
+    await mr.workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_object");
+    expect(fake.requests[0]?.url.href).toBe("http://mailroom.test/v1/workspace");
+    expect({ timeout: mr.timeout, maxRetries: mr.maxRetries }).toEqual({ timeout: 5_000, maxRetries: 4 });
+  });
+
+  it("defaults to a 60 s timeout and 2 retries", () => {
+    const mr = new Mailroom("svc_test_defaults");
+    expect({ timeout: mr.timeout, maxRetries: mr.maxRetries }).toEqual({ timeout: 60_000, maxRetries: 2 });
+    expect({ timeout: DEFAULT_TIMEOUT_MS, maxRetries: DEFAULT_MAX_RETRIES }).toEqual({ timeout: 60_000, maxRetries: 2 });
+  });
+
+  it("reads the key from MAILROOM_API_KEY when none is given", async () => {
+    vi.stubEnv("MAILROOM_API_KEY", "svc_test_from_env");
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom({ baseUrl: "http://mailroom.test", fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_from_env");
+  });
+
+  it("prefers the key it is given over MAILROOM_API_KEY", async () => {
+    vi.stubEnv("MAILROOM_API_KEY", "svc_test_from_env");
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom("svc_test_given", { baseUrl: "http://mailroom.test", fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_given");
+  });
+
+  it("reads the base URL from MAILROOM_BASE_URL when none is given", async () => {
+    vi.stubEnv("MAILROOM_BASE_URL", "https://mail.example.com");
+    const fake = fakeFetch([workspace()]);
+    const mr = new Mailroom("svc_test_env_url", { fetch: fake.fetch });
+    await mr.workspace.get();
+    expect(mr.baseUrl).toBe("https://mail.example.com");
+    expect(fake.requests[0]?.url.href).toBe("https://mail.example.com/v1/workspace");
+  });
+
+  it("talks to http://localhost:3000 when no base URL is given anywhere", () => {
+    vi.stubEnv("MAILROOM_BASE_URL", "");
+    expect(new Mailroom("svc_test_local").baseUrl).toBe("http://localhost:3000");
+  });
+
+  it("throws a MailroomConfigurationError naming MAILROOM_API_KEY when there is no key", () => {
+    vi.stubEnv("MAILROOM_API_KEY", "");
+    const construct = () => new Mailroom({ baseUrl: "http://mailroom.test" });
+    expect(construct).toThrow(MailroomConfigurationError);
+    expect(construct).toThrow(/MAILROOM_API_KEY/);
+    expect(construct).toThrow(MailroomError);
+  });
+
+  it.each(["http://mailroom.test/", "http://mailroom.test//"])("ignores trailing slashes in the base URL %s", async (baseUrl) => {
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom({ apiKey: "svc_test_slash", baseUrl, fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.url.href).toBe("http://mailroom.test/v1/workspace");
+  });
+
+  it("keeps a path prefix in the base URL, for servers behind a proxy", async () => {
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom({ apiKey: "svc_test_prefix", baseUrl: "https://proxy.example.com/mailroom/", fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.url.href).toBe("https://proxy.example.com/mailroom/v1/workspace");
+  });
+
+  it("sends defaultHeaders with every request and a call's own headers with that call only", async () => {
+    const fake = fakeFetch([workspace(), workspace()]);
+    const mr = fakeClient(fake, { defaultHeaders: { "x-team": "billing" } });
+    await mr.workspace.get({ headers: { "x-trace": "abc" } });
+    await mr.workspace.get();
+    expect(fake.requests.map((request) => [request.headers.get("x-team"), request.headers.get("x-trace")])).toEqual([
+      ["billing", "abc"],
+      ["billing", null],
+    ]);
+  });
+});
+
+describe("withOptions", () => {
+  it("returns a client with the changed options and the same key and base URL", async () => {
+    const fake = fakeFetch([workspace()]);
+    const mr = fakeClient(fake);
+    const patient = mr.withOptions({ timeout: 120_000, maxRetries: 0 });
+    await patient.workspace.get();
+    expect({ timeout: patient.timeout, maxRetries: patient.maxRetries, baseUrl: patient.baseUrl }).toEqual({
+      timeout: 120_000,
+      maxRetries: 0,
+      baseUrl: "http://mailroom.test",
+    });
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_fake");
+  });
+
+  it("leaves the original client unchanged", () => {
+    const mr = fakeClient(fakeFetch([]));
+    mr.withOptions({ maxRetries: 0, baseUrl: "http://elsewhere.test" });
+    expect({ maxRetries: mr.maxRetries, baseUrl: mr.baseUrl }).toEqual({ maxRetries: 2, baseUrl: "http://mailroom.test" });
+  });
+
+  it("can switch to another key", async () => {
+    const fake = fakeFetch([workspace()]);
+    await fakeClient(fake).withOptions({ apiKey: "svc_live_other" }).workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_live_other");
+  });
+});
+
+describe("redirects", () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  it("refuses to follow one, so the key is never sent to another address", async () => {
+    const seen: Array<{ url: string | undefined; headers: IncomingHttpHeaders }> = [];
+    server = createServer((req, res) => {
+      seen.push({ url: req.url, headers: req.headers });
+      if (req.url === "/v1/workspace") res.writeHead(302, { location: "/elsewhere" }).end();
+      else res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const mr = new Mailroom({ apiKey: "svc_test_secret", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    await expect(mr.workspace.get()).rejects.toBeInstanceOf(APIConnectionError);
+    expect(seen.map((request) => request.url)).toEqual(["/v1/workspace"]);
+  });
+});

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  MailroomError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  UnprocessableEntityError,
+} from "../src/index.js";
+import { fakeClient, fakeFetch, problem, type Reply } from "./helpers.js";
+
+/** The error one call throws when the API answers `reply` (no retries, so 5xx arrive as they are). */
+async function errorFor(reply: Reply): Promise<APIError> {
+  const error = await fakeClient(fakeFetch([reply]), { maxRetries: 0 }).messages.get("msg_1").catch((e: unknown) => e);
+  if (!(error instanceof APIError)) throw new Error(`expected an APIError, got ${String(error)}`);
+  return error;
+}
+
+describe("the error class for each status", () => {
+  it.each([
+    { status: 400, code: "invalid_json", ErrorClass: BadRequestError },
+    { status: 413, code: "payload_too_large", ErrorClass: BadRequestError },
+    { status: 415, code: "unsupported_media_type", ErrorClass: BadRequestError },
+    { status: 401, code: "invalid_api_key", ErrorClass: AuthenticationError },
+    { status: 403, code: "insufficient_permission", ErrorClass: PermissionDeniedError },
+    { status: 404, code: "not_found", ErrorClass: NotFoundError },
+    { status: 409, code: "message_not_cancelable", ErrorClass: ConflictError },
+    { status: 422, code: "validation_failed", ErrorClass: UnprocessableEntityError },
+    { status: 429, code: "rate_limited", ErrorClass: RateLimitError },
+    { status: 500, code: "internal_error", ErrorClass: InternalServerError },
+    { status: 503, code: "service_unavailable", ErrorClass: InternalServerError },
+  ])("throws a $status $code as $ErrorClass.name", async ({ status, code, ErrorClass }) => {
+    const error = await errorFor(problem(status, code));
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect(error.name).toBe(ErrorClass.name);
+    expect({ status: error.status, code: error.code }).toEqual({ status, code });
+  });
+
+  it("throws a plain APIError for a status without a class of its own", async () => {
+    const error = await errorFor(problem(405, "method_not_allowed"));
+    expect(error.constructor).toBe(APIError);
+    expect(error.code).toBe("method_not_allowed");
+  });
+
+  it("makes every API error a MailroomError, so one instanceof catches everything the SDK throws", async () => {
+    expect(await errorFor(problem(404, "not_found"))).toBeInstanceOf(MailroomError);
+  });
+});
+
+describe("the fields of an API error", () => {
+  it("are the problem document's, unchanged", async () => {
+    const errors = [{ location: "body", pointer: "/to", message: "is not a valid email address" }];
+    const error = await errorFor(problem(422, "validation_failed", { extra: { title: "Validation failed", detail: "1 field is invalid.", request_id: "req_123", errors } }));
+    expect(error).toMatchObject({ status: 422, code: "validation_failed", title: "Validation failed", detail: "1 field is invalid.", request_id: "req_123", errors });
+    expect(error.problem).toMatchObject({ type: "https://mailroom.dev/problems/validation_failed", errors });
+    expect(error.message).toBe("422 validation_failed: 1 field is invalid.");
+  });
+
+  it("keep the problem's own extensions in `problem`", async () => {
+    const error = await errorFor(problem(409, "message_not_cancelable", { extra: { current_status: "delivered" } }));
+    expect(error.problem).toMatchObject({ current_status: "delivered" });
+  });
+
+  it("have an empty errors list when the problem has none", async () => {
+    expect((await errorFor(problem(404, "not_found"))).errors).toEqual([]);
+  });
+
+  it("take request_id from the Request-Id header when the body has none", async () => {
+    const error = await errorFor(new Response("Bad Gateway", { status: 502, headers: { "request-id": "req_from_header" } }));
+    expect(error.request_id).toBe("req_from_header");
+  });
+
+  it("expose the response headers", async () => {
+    const error = await errorFor(problem(404, "not_found", { headers: { "ratelimit-policy": '"default";q=1200;w=60' } }));
+    expect(error.headers.get("ratelimit-policy")).toBe('"default";q=1200;w=60');
+  });
+});
+
+describe("a non-JSON error body", () => {
+  it("gives an http_<status> code, a generic title and the body as detail, as a proxy's error page would need", async () => {
+    const error = await errorFor(new Response("upstream connect error", { status: 502, headers: { "content-type": "text/plain" } }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 502, code: "http_502", title: "HTTP 502", detail: "upstream connect error", errors: [], problem: undefined });
+  });
+
+  it("is cut to 500 characters in detail", async () => {
+    const error = await errorFor(new Response("x".repeat(2_000), { status: 500 }));
+    expect(error.detail).toHaveLength(500);
+  });
+
+  it("is not mistaken for a problem when it is JSON of another shape", async () => {
+    const error = await errorFor(new Response(JSON.stringify({ message: "Not Found" }), { status: 404, headers: { "content-type": "application/json" } }));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ code: "http_404", problem: undefined });
+  });
+
+  it("leaves detail empty when the body is empty", async () => {
+    const error = await errorFor(new Response(null, { status: 401 }));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.detail).toBeUndefined();
+    expect(error.message).toBe("401 http_401");
+  });
+});
+
+describe("RateLimitError.retry_after", () => {
+  it("is the Retry-After seconds", async () => {
+    const error = await errorFor(problem(429, "rate_limited", { headers: { "retry-after": "42" } }));
+    expect((error as RateLimitError).retry_after).toBe(42);
+  });
+
+  it("is the seconds until a Retry-After HTTP-date, rounded up", async () => {
+    const in90s = new Date(Date.now() + 90_000).toUTCString();
+    const error = await errorFor(problem(429, "rate_limited", { headers: { "retry-after": in90s } }));
+    // The HTTP-date drops the milliseconds, so the wait is 89 or 90 s.
+    expect((error as RateLimitError).retry_after).toBeGreaterThanOrEqual(89);
+    expect((error as RateLimitError).retry_after).toBeLessThanOrEqual(90);
+  });
+
+  it("is undefined when Retry-After is neither whole seconds nor an HTTP-date", async () => {
+    const error = await errorFor(problem(429, "rate_limited", { headers: { "retry-after": "1.5" } }));
+    expect((error as RateLimitError).retry_after).toBeUndefined();
+  });
+
+  it("is undefined when the server did not say", async () => {
+    const error = await errorFor(problem(429, "rate_limited"));
+    expect((error as RateLimitError).retry_after).toBeUndefined();
+  });
+});
+
+describe("APIError.from", () => {
+  it("builds the same typed error from a status, a parsed body and headers", () => {
+    const body = { type: "https://mailroom.dev/problems/not_found", title: "Not found", status: 404, code: "not_found", request_id: "req_1" };
+    const error = APIError.from(404, body, new Headers());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ code: "not_found", request_id: "req_1" });
+  });
+});

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrism, type PrismMock } from "../../test/helpers/prism.js";
+import { Mailroom, UnprocessableEntityError } from "../src/index.js";
+
+/**
+ * Every SDK method against Prism's mock of openapi/v1.yaml. Prism validates each request against
+ * the contract (a wrong path, method, parameter or body is a 4xx) and answers the documented
+ * example or a response generated from the schema, so a pass means the SDK and the contract agree.
+ */
+describe("the SDK against the contract's mock", () => {
+  let prism: PrismMock;
+  let mr: Mailroom;
+  // Path parameters shaped like real ids (the contract documents msg_/key_ + 26 characters).
+  const MESSAGE_ID = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const API_KEY_ID = "key_01jd3k8m2q5v7w9x1y3z5a7b9c";
+
+  beforeAll(async () => {
+    prism = await startPrism();
+    // Prism only checks that a bearer credential is present. No retries: a 5xx here is a finding.
+    mr = new Mailroom({ apiKey: "svc_test_mock", baseUrl: prism.baseUrl, maxRetries: 0 });
+  });
+  afterAll(() => prism?.stop());
+
+  /** A list answer: a non-empty page of `object`s (Prism generates one item from the schema). */
+  const expectPageOf = (page: { data: Array<{ object: string }>; has_more: boolean }, object: string) => {
+    expect(page.data.length).toBeGreaterThan(0);
+    for (const item of page.data) expect(item.object).toBe(object);
+    expect(page.has_more).toEqual(expect.any(Boolean));
+  };
+
+  describe("Messages", () => {
+    it("create sends a message the contract accepts and returns the documented message", async () => {
+      const message = await mr.messages.create({ to: "ada@example.com", subject: "Welcome to Acme", html: "<p>Hello Ada</p>" });
+      expect(message).toMatchObject({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), object: "message", status: "queued", recipients: [{ email: "ada@example.com" }] });
+    });
+
+    it("create sends every optional field in the shape the contract declares", async () => {
+      const message = await mr.messages.create({
+        from: "Acme <hello@acme.example>",
+        to: ["ada@example.com", "Grace Hopper <grace@example.com>"],
+        cc: "ops@acme.example",
+        bcc: ["audit@acme.example"],
+        reply_to: "support@acme.example",
+        subject: "Your receipt",
+        html: "<p>Thanks for your order.</p>",
+        text: "Thanks for your order.",
+        headers: { "X-Entity-Ref-ID": "order-1234" },
+        attachments: [{ filename: "receipt.txt", content: "VGhhbmsgeW91IQ==", content_type: "text/plain" }],
+        tags: ["receipt"],
+        metadata: { order_id: "1234" },
+        scheduled_at: "2026-12-01T09:00:00Z",
+      });
+      expect(message.object).toBe("message");
+    });
+
+    it("list returns a page of message summaries", async () => {
+      const page = await mr.messages.list({ limit: 10, status: "delivered", recipient: "ada@example.com", tag: "receipt", created_after: "2026-11-01T00:00:00Z" });
+      expectPageOf(page, "message");
+    });
+
+    it("get returns the documented message", async () => {
+      await expect(mr.messages.get(MESSAGE_ID)).resolves.toMatchObject({ id: expect.stringMatching(/^msg_/), object: "message", recipients: expect.any(Array) });
+    });
+
+    it("cancel returns a message", async () => {
+      await expect(mr.messages.cancel(MESSAGE_ID)).resolves.toMatchObject({ object: "message" });
+    });
+
+    it("listEvents returns a page of events", async () => {
+      const page = await mr.messages.listEvents(MESSAGE_ID, { limit: 5 });
+      expectPageOf(page, "event");
+    });
+
+    it("the mock refuses what the contract refuses, with the typed error", async () => {
+      // @ts-expect-error `to` is required: proving that the mock, too, enforces the contract.
+      await expect(mr.messages.create({ subject: "no recipient", html: "<p>Hi</p>" })).rejects.toBeInstanceOf(UnprocessableEntityError);
+    });
+  });
+
+  describe("Events", () => {
+    it("list returns a page of events", async () => {
+      const page = await mr.events.list({ type: "message.delivered", limit: 5 });
+      expectPageOf(page, "event");
+    });
+  });
+
+  describe("ApiKeys", () => {
+    it("create returns the key with its secret", async () => {
+      const key = await mr.apiKeys.create({ name: "Production web app", permission: "sending_access" });
+      expect(key).toMatchObject({ object: "api_key", secret: expect.any(String), permission: expect.stringMatching(/^(full_access|sending_access)$/) });
+    });
+
+    it("list returns a page of keys", async () => {
+      const page = await mr.apiKeys.list({ limit: 5 });
+      expectPageOf(page, "api_key");
+    });
+
+    it("get returns a key", async () => {
+      await expect(mr.apiKeys.get(API_KEY_ID)).resolves.toMatchObject({ object: "api_key" });
+    });
+
+    it("revoke returns the key", async () => {
+      await expect(mr.apiKeys.revoke(API_KEY_ID)).resolves.toMatchObject({ object: "api_key" });
+    });
+
+    it("rotate returns the key with a new secret, with or without an overlap", async () => {
+      await expect(mr.apiKeys.rotate(API_KEY_ID, { overlap_seconds: 3600 })).resolves.toMatchObject({ object: "api_key", secret: expect.any(String) });
+      await expect(mr.apiKeys.rotate(API_KEY_ID)).resolves.toMatchObject({ object: "api_key", secret: expect.any(String) });
+    });
+  });
+
+  describe("Workspace", () => {
+    it("get returns the workspace", async () => {
+      await expect(mr.workspace.get()).resolves.toMatchObject({ object: "workspace", environment: expect.stringMatching(/^(live|sandbox)$/) });
+    });
+
+    it("update returns the workspace", async () => {
+      await expect(mr.workspace.update({ default_from: "Acme <hello@acme.example>" })).resolves.toMatchObject({ object: "workspace" });
+      await expect(mr.workspace.update({ default_from: null })).resolves.toMatchObject({ object: "workspace" });
+    });
+  });
+
+  describe("System", () => {
+    it("getHealth returns ok", async () => {
+      await expect(mr.system.getHealth()).resolves.toEqual({ status: "ok" });
+    });
+
+    it("getReadiness returns ready", async () => {
+      await expect(mr.system.getReadiness()).resolves.toEqual({ status: "ready" });
+    });
+  });
+});

@@ -1,0 +1,288 @@
+import { describe, expect, it } from "vitest";
+import {
+  APIConnectionError,
+  APITimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  RateLimitError,
+  UnprocessableEntityError,
+} from "../src/index.js";
+import { backoffMs, retryingFetch } from "../src/transport.js";
+import { acceptedMessage, aMessage, connectionReset, fakeClient, fakeFetch, json, NOW, problem } from "./helpers.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("which answers are retried", () => {
+  it.each([
+    [500, "internal_error"],
+    [502, "bad_gateway"],
+    [503, "service_unavailable"],
+    [429, "rate_limited"],
+    [408, "request_timeout"],
+  ])("retries a %i and returns the answer that follows it", async (status, code) => {
+    const fake = fakeFetch([problem(status, code, { headers: NOW }), acceptedMessage("msg_after_retry")]);
+    const message = await fakeClient(fake).messages.create(aMessage());
+    expect(message.id).toBe("msg_after_retry");
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("retries a 409 idempotency_key_in_use, whose retry gets the first request's answer", async () => {
+    const fake = fakeFetch([problem(409, "idempotency_key_in_use", { headers: NOW }), acceptedMessage("msg_first")]);
+    await expect(fakeClient(fake).messages.create(aMessage())).resolves.toMatchObject({ id: "msg_first" });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("does not retry a 409 with any other code: the resource's state will not change by waiting", async () => {
+    const fake = fakeFetch([problem(409, "message_not_cancelable", { headers: NOW })]);
+    const error = await fakeClient(fake).messages.cancel("msg_1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: "message_not_cancelable" });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [400, "invalid_json", BadRequestError],
+    [401, "invalid_api_key", AuthenticationError],
+    [404, "not_found", NotFoundError],
+    [422, "validation_failed", UnprocessableEntityError],
+  ])("does not retry a %i (%s): the same request would fail the same way", async (status, code, ErrorClass) => {
+    const fake = fakeFetch([problem(status, code, { headers: NOW })]);
+    await expect(fakeClient(fake).messages.create(aMessage())).rejects.toBeInstanceOf(ErrorClass);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("retries reads too", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), json(200, { id: "msg_1" })]);
+    await expect(fakeClient(fake).messages.get("msg_1")).resolves.toEqual({ id: "msg_1" });
+    expect(fake.requests.map((request) => request.method)).toEqual(["GET", "GET"]);
+  });
+});
+
+describe("maxRetries", () => {
+  it("makes three attempts by default, then throws the last answer as a typed error", async () => {
+    const fake = fakeFetch([503, 503, 503].map((status) => problem(status, "service_unavailable", { headers: NOW })));
+    const error = await fakeClient(fake).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 503, code: "service_unavailable" });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("makes a single attempt with maxRetries: 0", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW })]);
+    await expect(fakeClient(fake, { maxRetries: 0 }).messages.create(aMessage())).rejects.toBeInstanceOf(RateLimitError);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("makes maxRetries + 1 attempts when set higher", async () => {
+    const fake = fakeFetch(Array.from({ length: 5 }, () => problem(500, "internal_error", { headers: NOW })));
+    await expect(fakeClient(fake, { maxRetries: 4 }).messages.create(aMessage())).rejects.toBeInstanceOf(InternalServerError);
+    expect(fake.requests).toHaveLength(5);
+  });
+});
+
+describe("Idempotency-Key", () => {
+  it("sends the same key and the same body on every attempt of one call", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), problem(500, "internal_error", { headers: NOW }), acceptedMessage()]);
+    await fakeClient(fake).messages.create(aMessage({ subject: "Once only" }));
+    const keys = fake.requests.map((request) => request.headers.get("idempotency-key"));
+    expect(keys[0]).toMatch(UUID);
+    expect(new Set(keys)).toEqual(new Set([keys[0]]));
+    expect(fake.requests.map((request) => JSON.parse(request.body))).toEqual(Array(3).fill(aMessage({ subject: "Once only" })));
+  });
+
+  it("sends a new key with each call, so two sends are two messages", async () => {
+    const fake = fakeFetch([acceptedMessage("msg_a"), acceptedMessage("msg_b")]);
+    const mr = fakeClient(fake);
+    await mr.messages.create(aMessage());
+    await mr.messages.create(aMessage());
+    const [first, second] = fake.requests.map((request) => request.headers.get("idempotency-key"));
+    expect(first).toMatch(UUID);
+    expect(second).toMatch(UUID);
+    expect(first).not.toBe(second);
+  });
+
+  it("sends the caller's own key when given, on every attempt", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), acceptedMessage()]);
+    await fakeClient(fake).messages.create(aMessage(), { idempotencyKey: "order-1234-receipt" });
+    expect(fake.requests.map((request) => request.headers.get("idempotency-key"))).toEqual(["order-1234-receipt", "order-1234-receipt"]);
+  });
+
+  it("is sent with every POST: cancel, key creation and rotation too", async () => {
+    const fake = fakeFetch([json(200, {}), json(201, {}), json(200, {})]);
+    const mr = fakeClient(fake);
+    await mr.messages.cancel("msg_1");
+    await mr.apiKeys.create({ name: "CI" });
+    await mr.apiKeys.rotate("key_1");
+    for (const request of fake.requests) expect(request.headers.get("idempotency-key")).toMatch(UUID);
+  });
+
+  it("is not sent with GET, PATCH or DELETE, which are idempotent by nature", async () => {
+    const fake = fakeFetch([json(200, { id: "msg_1" }), json(200, {}), json(200, {})]);
+    const mr = fakeClient(fake);
+    await mr.messages.get("msg_1");
+    await mr.workspace.update({ name: "Acme" });
+    await mr.apiKeys.revoke("key_1");
+    expect(fake.requests.map((request) => [request.method, request.headers.get("idempotency-key")])).toEqual([
+      ["GET", null],
+      ["PATCH", null],
+      ["DELETE", null],
+    ]);
+  });
+});
+
+describe("connection failures", () => {
+  it("retries a dropped connection with the same key and returns the answer that follows", async () => {
+    const fake = fakeFetch([connectionReset(), acceptedMessage("msg_after_reset")]);
+    await expect(fakeClient(fake, { maxRetries: 1 }).messages.create(aMessage())).resolves.toMatchObject({ id: "msg_after_reset" });
+    const [first, second] = fake.requests.map((request) => request.headers.get("idempotency-key"));
+    expect(second).toBe(first);
+  });
+
+  it("throws APIConnectionError, with the cause, once the retries are spent", async () => {
+    const fake = fakeFetch([connectionReset(), connectionReset()]);
+    const error = await fakeClient(fake, { maxRetries: 1 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as APIConnectionError).message).toMatch(/ECONNRESET/);
+    expect((error as APIConnectionError).cause).toBeInstanceOf(TypeError);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("throws APITimeoutError when no answer arrives within the timeout", async () => {
+    const fake = fakeFetch(["hang"]);
+    const error = await fakeClient(fake, { timeout: 50, maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as APITimeoutError).message).toMatch(/50 ms/);
+  });
+
+  it("times out a response whose body stalls after its headers", async () => {
+    const stalledBody = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) });
+    const fake = fakeFetch([new Response(stalledBody, { status: 202, headers: { "content-type": "application/json" } })]);
+    const error = await fakeClient(fake, { timeout: 50, maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APITimeoutError);
+  });
+
+  it("retries an attempt that timed out", async () => {
+    const fake = fakeFetch(["hang", acceptedMessage("msg_second_try")]);
+    await expect(fakeClient(fake, { timeout: 50, maxRetries: 1 }).messages.create(aMessage())).resolves.toMatchObject({ id: "msg_second_try" });
+    expect(fake.requests).toHaveLength(2);
+  });
+});
+
+describe("aborting", () => {
+  it("stops at once, without retrying, when the caller aborts during an attempt", async () => {
+    const fake = fakeFetch(["hang", "hang", "hang"]);
+    const controller = new AbortController();
+    const call = fakeClient(fake).messages.create(aMessage(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(APITimeoutError);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("stops at once, without retrying, when the caller aborts during the wait between attempts", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "5" } }), acceptedMessage()]);
+    const controller = new AbortController();
+    const started = performance.now();
+    const call = fakeClient(fake).messages.create(aMessage(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).toMatchObject({ message: "The request was aborted." });
+    // Well short of the 5 s Retry-After: the wait itself was cut short.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("Retry-After", () => {
+  it("waits as long as the server asks before retrying", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "1" } }), acceptedMessage()]);
+    const started = performance.now();
+    await fakeClient(fake).messages.create(aMessage());
+    // Timing is the behaviour here: a 1 s Retry-After must not be cut short.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+  });
+});
+
+/** retryingFetch with a recording sleep and pinned jitter: the waits it asks for, without waiting. */
+function recordingPolicy(maxRetries = 2) {
+  const sleeps: number[] = [];
+  return { sleeps, policy: { maxRetries, timeoutMs: 1_000, random: () => 0, sleep: async (ms: number) => void sleeps.push(ms) } };
+}
+
+const request = () => new Request("http://mailroom.test/v1/messages", { method: "POST", body: "{}" });
+
+describe("retryingFetch", () => {
+  it("waits the Retry-After seconds", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "7" } }), json(202, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps).toEqual([7_000]);
+  });
+
+  it("waits until a Retry-After HTTP-date", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const in30s = new Date(Date.now() + 30_000).toUTCString();
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: { "retry-after": in30s } }), json(202, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    // An HTTP-date has whole seconds, so up to one second of the 30 is lost to rounding.
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThan(28_000);
+    expect(sleeps[0]).toBeLessThanOrEqual(30_000);
+  });
+
+  it("returns a 429 at once when its Retry-After is over 60 s, rather than blocking the caller", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "61" } })]);
+    const response = await retryingFetch(fake.fetch, policy)(request());
+    expect(response.status).toBe(429);
+    expect(sleeps).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("waits a full 60 s Retry-After", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "60" } }), json(202, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps).toEqual([60_000]);
+  });
+
+  it("backs off 0.5 s, then 1 s, when the server does not say how long to wait", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([problem(500, "internal_error"), problem(500, "internal_error"), json(202, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps).toEqual([500, 1_000]);
+  });
+
+  it("backs off the same way after a dropped connection", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([connectionReset(), connectionReset(), json(202, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps).toEqual([500, 1_000]);
+  });
+
+  it("does not wait after the last attempt", async () => {
+    const { sleeps, policy } = recordingPolicy(1);
+    const fake = fakeFetch([problem(500, "internal_error"), problem(500, "internal_error")]);
+    const response = await retryingFetch(fake.fetch, policy)(request());
+    expect(response.status).toBe(500);
+    expect(sleeps).toEqual([500]);
+  });
+});
+
+describe("backoffMs", () => {
+  it("doubles from 0.5 s and stops growing at 8 s", () => {
+    expect([0, 1, 2, 3, 4, 5, 10].map((attempt) => backoffMs(attempt, () => 0))).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+  });
+
+  it("takes off up to 25% as jitter, so clients that failed together do not retry together", () => {
+    expect([0, 1, 4].map((attempt) => backoffMs(attempt, () => 0.5))).toEqual([438, 875, 7_000]);
+    // Math.random() < 1, so the shortest wait is just above three quarters of the ceiling.
+    expect([0, 1, 4].map((attempt) => backoffMs(attempt, () => 0.999_999))).toEqual([375, 750, 6_000]);
+  });
+});

@@ -1,0 +1,167 @@
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  Mailroom,
+  type ApiKey,
+  type ApiKeyWithSecret,
+  type APIError,
+  type CreateMessageParams,
+  type Event,
+  type FieldError,
+  type Message,
+  type MessageStatus,
+  type MessageSummary,
+  type Page,
+  type PagePromise,
+  type RequestBody,
+  type ResponseBody,
+  type Workspace,
+  type components,
+} from "../src/index.js";
+
+/*
+ * Type-level tests: `npx tsc --noEmit` checks them (each @ts-expect-error must be needed, or tsc
+ * fails); vitest runs them as no-ops. They pin that the SDK's types come from the contract, so a
+ * misspelled field or a wrong value is caught by the compiler before a request is made.
+ */
+const mr = new Mailroom({ apiKey: "svc_test_types", fetch: () => Promise.reject(new Error("types only: never called")) });
+
+/**
+ * Type-checks calls without making them: the closure is never run. Used where a call itself must
+ * be checked, since expectTypeOf().toBeCallableWith() infers its argument and so would let an
+ * extra (misspelled) property through.
+ */
+const compileOnly = (_calls: () => unknown) => undefined;
+
+type WorkspaceObject = components["schemas"]["Workspace"];
+
+describe("messages.create", () => {
+  it("accepts the smallest message and every documented field", () => {
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>" });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: ["ada@example.com", "Grace <grace@example.com>"], cc: "ops@acme.example", tags: ["receipt"], metadata: { order_id: "1234" } });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi" }, { idempotencyKey: "order-1234" });
+  });
+
+  it("requires to", () => {
+    // @ts-expect-error `to` is the one field every message needs
+    expectTypeOf(mr.messages.create).toBeCallableWith({ subject: "Hi", html: "<p>Hi</p>" });
+  });
+
+  it("refuses a misspelled field", () => {
+    compileOnly(() =>
+      // @ts-expect-error `subjet` is not a field: the contract has additionalProperties: false
+      mr.messages.create({ to: "ada@example.com", subjet: "Hi", html: "<p>Hi</p>" }),
+    );
+  });
+
+  it("refuses a value of the wrong type", () => {
+    // @ts-expect-error `to` is an address or a list of them, not a number
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: 42, subject: "Hi", html: "<p>Hi</p>" });
+    // @ts-expect-error metadata values are strings
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", metadata: { count: 1 } });
+  });
+
+  it("refuses an unknown request option", () => {
+    compileOnly(() =>
+      // @ts-expect-error the option is `idempotencyKey`
+      mr.messages.create({ to: "ada@example.com" }, { idempotency_key: "k" }),
+    );
+  });
+
+  it("resolves to a Message with a string id and a status of the MessageStatus union", () => {
+    expectTypeOf(mr.messages.create).returns.resolves.toEqualTypeOf<Message>();
+    expectTypeOf<Message["id"]>().toEqualTypeOf<string>();
+    expectTypeOf<Message["status"]>().toEqualTypeOf<MessageStatus>();
+    expectTypeOf<MessageStatus>().toEqualTypeOf<"scheduled" | "queued" | "sending" | "delivered" | "deferred" | "bounced" | "failed" | "suppressed" | "canceled">();
+  });
+
+  it("takes CreateMessageParams, which is RequestBody<'createMessage'>", () => {
+    expectTypeOf(mr.messages.create).parameter(0).toEqualTypeOf<CreateMessageParams>();
+    expectTypeOf<CreateMessageParams>().toEqualTypeOf<RequestBody<"createMessage">>();
+  });
+});
+
+describe("messages.list", () => {
+  it("filters by status only with a MessageStatus", () => {
+    expectTypeOf(mr.messages.list).toBeCallableWith({ status: "delivered", limit: 50 });
+    // @ts-expect-error "sent" is not a message status
+    expectTypeOf(mr.messages.list).toBeCallableWith({ status: "sent" });
+  });
+
+  it("takes limit as a number", () => {
+    // @ts-expect-error limit is a number, not a string
+    expectTypeOf(mr.messages.list).toBeCallableWith({ limit: "50" });
+  });
+
+  it("returns a PagePromise of message summaries: a Page when awaited", () => {
+    expectTypeOf(mr.messages.list).returns.toEqualTypeOf<PagePromise<MessageSummary>>();
+    expectTypeOf<Awaited<ReturnType<typeof mr.messages.list>>>().toEqualTypeOf<Page<MessageSummary>>();
+    expectTypeOf<Page<MessageSummary>["data"]>().toEqualTypeOf<MessageSummary[]>();
+  });
+});
+
+describe("events", () => {
+  it("filters by type only with an EventType", () => {
+    expectTypeOf(mr.events.list).toBeCallableWith({ type: "message.bounced" });
+    // @ts-expect-error events are namespaced: "bounced" is "message.bounced"
+    expectTypeOf(mr.events.list).toBeCallableWith({ type: "bounced" });
+  });
+
+  it("lists Events, whose statuses are MessageStatus or null", () => {
+    expectTypeOf(mr.messages.listEvents).returns.toEqualTypeOf<PagePromise<Event>>();
+    expectTypeOf<Event["to_status"]>().toEqualTypeOf<MessageStatus | null>();
+  });
+});
+
+describe("apiKeys", () => {
+  it("creates keys only with full_access or sending_access", () => {
+    expectTypeOf(mr.apiKeys.create).toBeCallableWith({ name: "CI", permission: "sending_access" });
+    expectTypeOf(mr.apiKeys.create).toBeCallableWith({ name: "Admin", permission: "full_access" });
+    // @ts-expect-error there is no admin permission
+    expectTypeOf(mr.apiKeys.create).toBeCallableWith({ name: "Root", permission: "admin" });
+  });
+
+  it("returns the secret only from create and rotate", () => {
+    expectTypeOf(mr.apiKeys.create).returns.resolves.toEqualTypeOf<ApiKeyWithSecret>();
+    expectTypeOf(mr.apiKeys.rotate).returns.resolves.toEqualTypeOf<ApiKeyWithSecret>();
+    expectTypeOf(mr.apiKeys.get).returns.resolves.toEqualTypeOf<ApiKey>();
+    expectTypeOf<ApiKeyWithSecret["secret"]>().toEqualTypeOf<string>();
+    expectTypeOf<ApiKey>().not.toHaveProperty("secret");
+  });
+
+  it("rotates with an optional overlap in seconds", () => {
+    expectTypeOf(mr.apiKeys.rotate).toBeCallableWith("key_1");
+    expectTypeOf(mr.apiKeys.rotate).toBeCallableWith("key_1", { overlap_seconds: 0 });
+    compileOnly(() =>
+      // @ts-expect-error the overlap is `overlap_seconds`
+      mr.apiKeys.rotate("key_1", { overlap: 0 }),
+    );
+  });
+});
+
+describe("workspace", () => {
+  it("updates with the contract's fields and returns the Workspace", () => {
+    expectTypeOf(mr.workspace.update).toBeCallableWith({ default_from: null });
+    expectTypeOf(mr.workspace.update).returns.resolves.toEqualTypeOf<WorkspaceObject>();
+    expectTypeOf<ResponseBody<"getWorkspace">>().toEqualTypeOf<WorkspaceObject>();
+    expectTypeOf<Workspace>().toEqualTypeOf<WorkspaceObject>();
+  });
+});
+
+describe("errors", () => {
+  it("carry code: string and snake_case fields as on the wire", () => {
+    expectTypeOf<APIError["code"]>().toEqualTypeOf<string>();
+    expectTypeOf<APIError["status"]>().toEqualTypeOf<number>();
+    expectTypeOf<APIError["request_id"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<APIError["errors"]>().toEqualTypeOf<FieldError[]>();
+    expectTypeOf<FieldError["pointer"]>().toEqualTypeOf<string>();
+  });
+});
+
+describe("webhooks.verify", () => {
+  it("returns an Event unless told the payload's type", () => {
+    const verifyEvent = () => mr.webhooks.verify("{}", {}, "whsec_c2VjcmV0");
+    const verifyCustom = () => mr.webhooks.verify<{ custom: true }>("{}", {}, "whsec_c2VjcmV0");
+    expectTypeOf(verifyEvent).returns.resolves.toEqualTypeOf<Event>();
+    expectTypeOf(verifyCustom).returns.resolves.toEqualTypeOf<{ custom: true }>();
+  });
+});
