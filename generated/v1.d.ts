@@ -314,7 +314,7 @@ export interface components {
             code: string;
             /** @description The id of the request. */
             request_id: string;
-            /** @description For `validation_failed`, every failing field. */
+            /** @description For `validation_failed`, every failing field of the stage that failed: the shape (the schemas), then the meaning (addresses, header names, limits). */
             errors?: components["schemas"]["FieldError"][];
         } & {
             [key: string]: unknown;
