@@ -8,13 +8,19 @@ import { parsePastInstant } from "./time.js";
 /** The pagination and date-range flags every list command has. */
 export function listFlags(yargs: Argv, { createdRange = true } = {}): Argv {
   const withPaging = yargs
-    .option("limit", { type: "number", describe: "Page size (1-100)", default: 20 })
+    .option("limit", { type: "number", describe: "Page size (1-100)", default: 20, coerce: pageSize })
     .option("after", { type: "string", describe: "Cursor: the next_cursor of the previous page" })
     .option("all", { type: "boolean", describe: "Fetch every page, not just the first", default: false });
   if (!createdRange) return withPaging;
   return withPaging
     .option("created-after", { type: "string", describe: "Only items created at or after (RFC 3339 or a duration ago: 1h, 2d)" })
     .option("created-before", { type: "string", describe: "Only items created before (RFC 3339 or a duration ago)" });
+}
+
+/** Checked here, so that a bad --limit is a usage error (exit 2) rather than a round trip. */
+function pageSize(value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw new Error(`--limit takes a whole number from 1 to 100; got ${value}.`);
+  return value;
 }
 
 /** The API's query parameters for those flags. */

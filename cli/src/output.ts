@@ -30,6 +30,11 @@ export class Output {
     if (this.io.stderr.isTTY) this.io.stderr.write(`${text}\n`);
   }
 
+  /** A warning that does not stop the command: stderr, always, so that scripts can log it. */
+  warn(text: string): void {
+    this.io.stderr.write(`warning: ${text}\n`);
+  }
+
   /** An error: a problem document as JSON in JSON mode, else words. Always on stderr. */
   error(data: unknown, human: string): void {
     this.io.stderr.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);

@@ -1,8 +1,8 @@
 import yargs, { type Argv } from "yargs";
-import { APIConnectionError, APIError, Mailroom, MailroomConfigurationError } from "mailroom";
+import { APIConnectionError, APIError, DEFAULT_BASE_URL, Mailroom, MailroomConfigurationError } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
 import { UsageError } from "./command.js";
-import { nouns, shortcuts } from "./commands/index.js";
+import { commandsByOperation, nouns, shortcuts } from "./commands/index.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
 import { VERSION } from "./version.js";
@@ -16,41 +16,32 @@ export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
  */
 export async function run(argv: string[], io: Io): Promise<number> {
   let exitCode: number = EXIT.ok;
+  const failures: string[] = [];
   const handle = (command: Command) => async (args: Args) => {
+    // yargs calls the handler even after a failed check (the fail callback below returns), so
+    // without this `send --to x --typo` would send, and only then report the typo.
+    if (failures.length > 0) return;
     exitCode = await execute(command, args, io);
   };
   const parser = build(yargs(argv), handle, io);
   let helpText = "";
-  try {
-    await parser
-      // yargs carries on into the command's handler when a fail callback returns, so `send --to x
-      // --typo` would still send: throwing is what stops it.
-      .fail((message, error) => {
-        throw new ParseFailure(message ?? error?.message ?? "Invalid usage.");
-      })
-      .parseAsync(argv, {}, (_error, _args, output) => {
-        helpText = output;
-      });
-  } catch (error) {
-    if (!(error instanceof ParseFailure)) throw error;
-    // Like every other error: a JSON document in JSON mode, words (and the hint) otherwise.
-    new Output(io, jsonFlag(argv)).error({ error: "usage", message: error.message }, `${error.message}\nRun "mailroom --help" for the commands.`);
+  let jsonFlag: boolean | undefined;
+  await parser
+    .fail((message, error) => {
+      failures.push(message ?? error?.message ?? "Invalid usage.");
+    })
+    .parseAsync(argv, {}, (_error, args: Args | undefined, output) => {
+      helpText = output;
+      jsonFlag = args?.json as boolean | undefined;
+    });
+  if (failures.length > 0) {
+    // Like every other error: a JSON document in JSON mode, words (and the way to help) otherwise.
+    const message = [...new Set(failures)].join("\n");
+    new Output(io, jsonFlag).error({ error: "usage", message }, `${message}\nRun "mailroom --help" for the commands.`);
     return EXIT.usage;
   }
   if (helpText) io.stdout.write(`${helpText}\n`);
   return exitCode;
-}
-
-/** A usage error found by yargs while parsing, before any command runs. */
-class ParseFailure extends UsageError {
-  override name = "ParseFailure";
-}
-
-/** --json / --no-json as given, read without yargs: parsing is what failed. */
-function jsonFlag(argv: string[]): boolean | undefined {
-  const given = argv.filter((arg) => /^--(no-)?json(=(true|false))?$/.test(arg)).at(-1);
-  if (given === undefined) return undefined;
-  return !given.startsWith("--no-") && !given.endsWith("=false");
 }
 
 function build(parser: Argv, handle: (command: Command) => (args: Args) => Promise<void>, io: Io): Argv {
@@ -60,10 +51,11 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
     .option("json", { type: "boolean", global: true, describe: "Print JSON (the default when stdout is not a terminal)" })
     .option("api-key", { type: "string", global: true, describe: "API key (default: $MAILROOM_API_KEY)" })
     .option("base-url", { type: "string", global: true, describe: "Server URL (default: $MAILROOM_BASE_URL or http://localhost:3000)" });
+  const longForms = commandsByOperation();
   for (const [name, command] of Object.entries(shortcuts)) {
     parser.command({
       command: name,
-      describe: command.describe,
+      describe: `${command.describe.replace(/\s*\(shortcut:.*\)$/, "")} (same as: mailroom ${command.operationId ? longForms.get(command.operationId) : name})`,
       builder: (yargs) => withExamples(command.builder?.(yargs) ?? yargs, command),
       handler: handle(command),
     });
@@ -78,6 +70,9 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
           builder: (yargs) => withExamples(command.builder?.(yargs) ?? yargs, command),
           handler: handle(command),
         });
+        // The noun's own --help shows each verb's first example, so that it too starts from usage.
+        const [example] = command.examples;
+        if (example) group.example(...example);
       }
       return group.demandCommand(1, `Give a ${noun.name} command: ${noun.commands.map((command) => command.command.split(" ")[0]).join(", ")}.`);
     });
@@ -123,8 +118,9 @@ function createClient(args: Args, io: Io): Mailroom {
       "No API key. Set MAILROOM_API_KEY (export MAILROOM_API_KEY=svc_test_…; `make bootstrap` in the server's repository prints one) or pass --api-key.",
     );
   }
-  const baseUrl = (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL;
-  return new Mailroom({ apiKey, ...(baseUrl ? { baseUrl } : {}), ...(io.fetch ? { fetch: io.fetch } : {}) });
+  // Everything the client needs comes from `io`, never from the process behind the SDK's back.
+  const baseUrl = (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL ?? DEFAULT_BASE_URL;
+  return new Mailroom({ apiKey, baseUrl, ...(io.fetch ? { fetch: io.fetch } : {}) });
 }
 
 /** Prints what went wrong, naming the fix where we know it, and answers the exit code. */

@@ -13,9 +13,9 @@ export function parseInstant(value: string, flag: string, now = Date.now()): str
     const unit = (relative[2] as string).toLowerCase() as keyof typeof UNIT_MS;
     return new Date(now + Number(relative[1]) * UNIT_MS[unit]).toISOString();
   }
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--${flag} takes an RFC 3339 time (2026-12-01T09:00:00Z) or a duration from now (10m, 2h, 1d); got "${value}".`);
+  const date = rfc3339(value.trim());
+  if (date === undefined) {
+    throw new UsageError(`--${flag} takes an RFC 3339 time with its offset (2026-12-01T09:00:00Z) or a duration from now (10m, 2h, 1d); got "${value}".`);
   }
   return date.toISOString();
 }
@@ -26,4 +26,18 @@ export function parsePastInstant(value: string, flag: string, now = Date.now()):
   if (!relative) return parseInstant(value, flag, now);
   const unit = (relative[2] as string).toLowerCase() as keyof typeof UNIT_MS;
   return new Date(now - Number(relative[1]) * UNIT_MS[unit]).toISOString();
+}
+
+/**
+ * RFC 3339 date-time: the offset is required (a bare local time would mean something different on
+ * every machine), and a day that does not exist (February 30) is refused rather than rolled over.
+ */
+function rfc3339(value: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day || hour > 23 || minute > 59 || second > 60) return undefined;
+  const date = new Date(value.replace(" ", "T"));
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }

@@ -1,4 +1,4 @@
-import type { Event, EventType, Mailroom } from "mailroom";
+import { APIConnectionError, APIError, type Event, type EventType, type Mailroom } from "mailroom";
 import type { Args, Context, Noun } from "../command.js";
 import { definedOnly, optionalString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
@@ -53,14 +53,26 @@ async function tailEvents({ client, output, io }: Context, args: Args): Promise<
   const type = optionalString(args, "type") as EventType | undefined;
   const since = optionalString(args, "since");
   const intervalMs = Math.max(0.1, Number(args.interval ?? 2)) * 1000;
-  const tail = new EventTail(mailroom, type, since === undefined ? await newestEventTime(mailroom, type) : parsePastInstant(since, "since"));
+  const tail = new EventTail(mailroom, type, since === undefined ? undefined : parsePastInstant(since, "since"));
+  if (since === undefined) await tail.skipExisting();
   output.progress("Waiting for events (Ctrl-C to stop)…");
   let stopped = false;
   void io.interrupted.then(() => (stopped = true));
   while (!stopped) {
-    for (const event of await tail.poll()) output.line(event, () => renderEventLine(event));
+    try {
+      for (const event of await tail.poll()) output.line(event, () => renderEventLine(event));
+    } catch (error) {
+      // A tail is meant to outlive a server restart or a busy minute; a refused key or a bad
+      // filter will not fix itself, so those end it.
+      if (!isTransient(error)) throw error;
+      output.warn(`${(error as Error).message} — still tailing, next try in ${intervalMs / 1000} s`);
+    }
     await sleepUnlessInterrupted(intervalMs, io.interrupted);
   }
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof APIConnectionError || (error instanceof APIError && (error.status === 429 || error.status >= 500));
 }
 
 function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise<void> {
@@ -71,12 +83,6 @@ function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise
       resolve();
     });
   });
-}
-
-/** The newest existing event's time: a tail without --since starts after it. */
-async function newestEventTime(mailroom: Mailroom, type: EventType | undefined): Promise<string | undefined> {
-  const page = await mailroom.events.list(definedOnly({ limit: 1, type }));
-  return page.data[0] ? new Date(Date.parse(page.data[0].created_at) + 1).toISOString() : undefined;
 }
 
 /** The events not yet printed, found by polling with a look-back window. */
@@ -91,6 +97,19 @@ export class EventTail {
     startAt: string | undefined,
   ) {
     this.start = startAt === undefined ? undefined : Date.parse(startAt);
+  }
+
+  /**
+   * Marks the events already there as printed, without printing them, so that only new ones are.
+   * Starting just after the newest event instead would miss one committed later in the same
+   * millisecond, or a late commit from a little earlier (see LOOKBACK_MS): the start needs the same
+   * look-back as every poll.
+   */
+  async skipExisting(): Promise<void> {
+    const [newest] = (await this.mailroom.events.list(definedOnly({ limit: 1, type: this.type }))).data;
+    if (!newest) return;
+    this.newest = Date.parse(newest.created_at);
+    await this.poll();
   }
 
   async poll(): Promise<Event[]> {

@@ -39,10 +39,10 @@ export function renderMessage(message: Message): string {
 
 export function renderEventLine(event: Event): string {
   const transition = event.from_status || event.to_status ? `  ${event.from_status ?? "∅"} → ${event.to_status ?? "∅"}` : "";
-  return `${event.created_at}  ${event.type.padEnd(20)}  ${event.message_id}  ${event.recipient ?? ""}${transition}`;
+  return `${event.created_at}  ${event.type.padEnd(20)}  ${event.message_id}  ${event.recipient ?? "(message)"}${transition}`;
 }
 
-export function renderApiKey(key: ApiKey & { secret?: string }): string {
+export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_expires_at?: string | null }): string {
   const details = fields([
     ["id", key.id],
     ["name", key.name],
@@ -52,6 +52,7 @@ export function renderApiKey(key: ApiKey & { secret?: string }): string {
     ["expires_at", key.expires_at],
     ["last_used_at", key.last_used_at ?? "never"],
     ["created_at", key.created_at],
+    ["previous_secret_expires_at", key.previous_secret_expires_at],
   ]);
   return key.secret ? `${details}\n\nsecret  ${key.secret}\n\nThe secret is shown only now: store it somewhere safe.` : details;
 }

@@ -1,4 +1,8 @@
+import type { Mailroom } from "mailroom";
 import type { Noun } from "../command.js";
+
+/** A probe answers what it sees now: a 503 from a server still starting is the answer, not a reason to retry. */
+const probe = (client: Mailroom) => client.withOptions({ maxRetries: 0 });
 
 export const system: Noun = {
   name: "system",
@@ -11,7 +15,7 @@ export const system: Noun = {
       operationId: "getHealth",
       examples: [["$0 system health", "Is the server up?"]],
       async run({ client, output }) {
-        const health = await client().system.getHealth();
+        const health = await probe(client()).system.getHealth();
         output.result(health, () => health.status);
       },
     },
@@ -22,7 +26,7 @@ export const system: Noun = {
       operationId: "getReadiness",
       examples: [["$0 system ready", "Can the server take traffic?"]],
       async run({ client, output }) {
-        const readiness = await client().system.getReadiness();
+        const readiness = await probe(client()).system.getReadiness();
         output.result(readiness, () => readiness.status);
       },
     },

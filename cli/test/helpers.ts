@@ -1,0 +1,231 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Io } from "../src/io.js";
+import { run } from "../src/run.js";
+import { afterAll, beforeAll } from "vitest";
+import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The `mailroom` binary as npm links it; it runs the built cli/dist/bin.js. */
+export const BIN = join(REPO, "cli", "bin", "mailroom.js");
+const DIST_BIN = join(REPO, "cli", "dist", "bin.js");
+
+/** The sender the test workspace needs: it has no default sender. */
+export const FROM = "Acme <hello@acme.example>";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as one JSON document (fails the test with the output when it is not JSON). */
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface RunOptions {
+  /**
+   * The CLI's environment (MAILROOM_API_KEY, MAILROOM_BASE_URL). The SDK itself still falls back
+   * to process.env for a base URL missing here; the test runner sets none.
+   */
+  env: Record<string, string | undefined>;
+  /** Pretend stdout and stderr are a terminal: human output, progress on stderr. */
+  tty?: boolean;
+  /** Files --html-file / --attach can read, by path; other paths are read from disk. */
+  files?: Record<string, string | Buffer>;
+  fetch?: (input: Request) => Promise<Response>;
+  /** Resolve it to stop `events tail` as Ctrl-C would. Default: never. */
+  interrupted?: Promise<void>;
+}
+
+/** A live view of a run that has not finished yet (`events tail`). */
+export interface RunningCli {
+  stdout(): string;
+  stderr(): string;
+  done: Promise<CliResult>;
+}
+
+/**
+ * Runs `mailroom <argv…>` in this process, through the same `run()` the binary calls, with
+ * buffers for stdout and stderr. The promise in `done` settles with the exit code.
+ */
+export function startCli(argv: string[], options: RunOptions): RunningCli {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = {
+    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: options.tty ?? false },
+    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: options.tty ?? false },
+    env: options.env,
+    readFile: async (path) => {
+      const given = options.files?.[path];
+      if (given !== undefined) return Buffer.from(given);
+      return readFile(path);
+    },
+    interrupted: options.interrupted ?? new Promise<void>(() => undefined),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const done = run(argv, io).then((code) => result(code, stdout, stderr));
+  return { stdout: () => stdout, stderr: () => stderr, done };
+}
+
+export function runCli(argv: string[], options: RunOptions): Promise<CliResult> {
+  return startCli(argv, options).done;
+}
+
+function result(code: number, stdout: string, stderr: string): CliResult {
+  return {
+    code,
+    stdout,
+    stderr,
+    json<T>() {
+      try {
+        return JSON.parse(stdout) as T;
+      } catch {
+        throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+      }
+    },
+  };
+}
+
+/** The CLI's environment for a test server: its sandbox key (or `key`) and its URL. */
+export function cliEnv(server: { baseUrl: string; sandboxKey: string }, key = server.sandboxKey): Record<string, string> {
+  return { MAILROOM_API_KEY: key, MAILROOM_BASE_URL: server.baseUrl };
+}
+
+/**
+ * The API over plain HTTP, for setting up and checking what a command did without going through
+ * the CLI (or the SDK it is built on).
+ */
+export function api(server: { baseUrl: string; sandboxKey: string }, key = server.sandboxKey) {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return {
+    get: <T = Record<string, unknown>>(path: string) => call<T>("GET", path),
+    /** Sends a message from the test workspace's sender; answers the accepted message. */
+    send: (body: Record<string, unknown>) => call<{ id: string; status: string }>("POST", "/v1/messages", { from: FROM, subject: "Hi", text: "Hi", ...body }),
+  };
+}
+
+/** stderr parsed as the JSON problem the CLI prints in JSON mode. */
+export function problemOf(result: CliResult): Record<string, unknown> {
+  try {
+    return JSON.parse(result.stderr) as Record<string, unknown>;
+  } catch {
+    throw new Error(`stderr is not JSON (exit ${result.code}):\n${result.stderr}`);
+  }
+}
+
+/** Polls until `check` passes (or fails the test with the last reason after `timeoutMs`). */
+export async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+/** A promise the test resolves itself: the Ctrl-C of an in-process `events tail`. */
+export function interruption(): { interrupted: Promise<void>; interrupt(): void } {
+  let interrupt!: () => void;
+  const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+  return { interrupted, interrupt };
+}
+
+// --- the built binary ---------------------------------------------------------------------------
+
+function newestMtime(paths: string[]): number {
+  let newest = 0;
+  for (const path of paths) {
+    if (!existsSync(path)) continue;
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime([join(path, entry)]));
+    } else newest = Math.max(newest, stat.mtimeMs);
+  }
+  return newest;
+}
+
+const isStale = (output: string, inputs: string[]) => !existsSync(output) || statSync(output).mtimeMs < newestMtime(inputs);
+
+/**
+ * Builds sdk/dist and cli/dist when they are missing or older than their sources, as `make build`
+ * does. A stale sdk/dist is recompiled in place rather than with its build script, which empties
+ * dist/ first: the in-process test files, running in parallel, import the SDK from there.
+ */
+export function ensureBuilt(): void {
+  const tsc = (project: string) => execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: REPO, stdio: "pipe" });
+  const sdk = join(REPO, "sdk");
+  const generated = join(REPO, "generated", "v1.d.ts");
+  const sdkStale = isStale(join(sdk, "dist", "index.js"), [join(sdk, "src"), join(sdk, "tsconfig.json"), generated]);
+  if (!existsSync(join(sdk, "dist"))) {
+    execFileSync(process.execPath, [join(sdk, "scripts", "build.mjs")], { cwd: REPO, stdio: "pipe" });
+  } else if (sdkStale) {
+    tsc(sdk);
+    copyFileSync(generated, join(sdk, "dist", "generated", "v1.d.ts"));
+  }
+  if (sdkStale || isStale(DIST_BIN, [join(REPO, "cli", "src"), join(REPO, "cli", "tsconfig.json")])) tsc(join(REPO, "cli"));
+}
+
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running `mailroom …` process, its output so far, and how it ended. */
+export interface RunningProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<ProcessResult>;
+}
+
+/**
+ * Spawns the built binary with exactly `env` (plus PATH), its stdout a pipe: so JSON mode, as
+ * in `mailroom … | jq`.
+ */
+export function spawnCli(argv: string[], env: Record<string, string>): RunningProcess {
+  const child = spawn(process.execPath, [BIN, ...argv], { cwd: REPO, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<ProcessResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+export interface FileServer {
+  server: TestServer;
+  /** MAILROOM_API_KEY and MAILROOM_BASE_URL for the server's sandbox key. */
+  env: Record<string, string>;
+  /** Plain HTTP to the same server, to set up and check state without the CLI. */
+  mailroom: ReturnType<typeof api>;
+}
+
+/** One real server for a test file: started before its first test, closed after its last. */
+export function useTestServer(onStart: (started: FileServer) => void): void {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer();
+    onStart({ server, env: cliEnv(server), mailroom: api(server) });
+  });
+  afterAll(async () => server?.close());
+}

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Event, Message } from "mailroom";
+import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
+import { FROM, api, cliEnv, ensureBuilt, eventually, spawnCli } from "./helpers.js";
+
+// The built binary as a user runs it: a real process, real signals, stdout a pipe (so JSON).
+let server: TestServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ensureBuilt();
+  server = await startTestServer();
+  env = cliEnv(server);
+});
+afterAll(async () => server?.close());
+
+describe("the mailroom binary", () => {
+  it("sends a message: exit 0 and the accepted message as JSON on stdout", async () => {
+    const { code, stdout, stderr } = await spawnCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "From a process", "--text", "Hi"], env).exited;
+
+    expect(code, stderr).toBe(0);
+    const message = JSON.parse(stdout) as Message;
+    expect(message).toMatchObject({ object: "message", status: "queued", subject: "From a process" });
+    expect(await api(server).get(`/v1/messages/${message.id}`)).toMatchObject({ id: message.id });
+  });
+
+  it("exits 2 on a usage error, with the error on stderr and nothing on stdout", async () => {
+    const { code, stdout, stderr } = await spawnCli(["send", "--subject", "Hi", "--text", "Hi"], env).exited;
+
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(JSON.parse(stderr)).toMatchObject({ error: "usage", message: expect.stringContaining("Missing required argument: to") });
+  });
+
+  it("exits 1 on an API error, with the problem on stderr", async () => {
+    const { code, stdout, stderr } = await spawnCli(["messages", "get", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d"], env).exited;
+
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(JSON.parse(stderr)).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("follows events with events tail and stops cleanly, exit 0, on SIGINT", async () => {
+    const { id } = await api(server).send({ to: "delivered@simulator.test", tags: ["tail-process"] });
+    const tail = spawnCli(["events", "tail", "--since", "1h", "--interval", "0.1"], env);
+
+    await eventually(() => expect(tail.stdout()).toContain(id));
+    tail.child.kill("SIGINT");
+    const { code, signal, stdout, stderr } = await tail.exited;
+
+    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: "" });
+    const events = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Event);
+    expect(events.filter((event) => event.tags.includes("tail-process")).map((event) => [event.type, event.message_id])).toEqual([["message.queued", id]]);
+  });
+});

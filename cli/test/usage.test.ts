@@ -1,0 +1,194 @@
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
+import { nouns } from "../src/commands/index.js";
+import { REPO, cliEnv, problemOf, runCli } from "./helpers.js";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server?.close());
+
+/** A loopback port that nothing listens on: connecting is refused at once. */
+async function closedPort(): Promise<number> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const { port } = listener.address() as { port: number };
+  await new Promise((resolve) => listener.close(resolve));
+  return port;
+}
+
+describe("configuration", () => {
+  it("exits 2 without an API key, naming MAILROOM_API_KEY and --api-key", async () => {
+    const result = await runCli(["workspace", "get"], { env: { MAILROOM_BASE_URL: server.baseUrl } });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringMatching(/MAILROOM_API_KEY.*--api-key/s) });
+  });
+
+  it("says the same in words on a terminal", async () => {
+    const result = await runCli(["workspace", "get"], { env: { MAILROOM_BASE_URL: server.baseUrl }, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^No API key\. Set MAILROOM_API_KEY .* or pass --api-key\.\n$/);
+  });
+
+  it("takes the key from --api-key and the server from --base-url, over the environment", async () => {
+    const port = await closedPort();
+    const env = { MAILROOM_API_KEY: "svc_test_not_this_one", MAILROOM_BASE_URL: `http://127.0.0.1:${port}` };
+
+    const result = await runCli(["workspace", "get", "--api-key", server.sandboxKey, "--base-url", server.baseUrl], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toMatchObject({ id: server.testApp.workspace.id });
+  });
+
+  it("exits 1 with the 401 invalid_api_key problem for a key the server does not know", async () => {
+    const result = await runCli(["workspace", "get"], { env: cliEnv(server, "svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 401, code: "invalid_api_key", request_id: expect.any(String) });
+  });
+
+  it("tells a person at a terminal to check MAILROOM_API_KEY when the key is refused", async () => {
+    const result = await runCli(["workspace", "get"], { env: cliEnv(server, "svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), tty: true });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: 401 invalid_api_key: /);
+    expect(result.stderr).toContain("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
+  });
+
+  it("exits 1 when the server cannot be reached, naming its URL and how to start one", async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+
+    const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: baseUrl }, tty: true });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Could not reach the Mailroom API: ECONNREFUSED");
+    expect(result.stderr).toContain(`Is the server running at ${baseUrl}? Start one with \`make run\`, or set MAILROOM_BASE_URL.`);
+  });
+
+  it("reports an unreachable server as JSON in JSON mode", async () => {
+    const unreachable = () => Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }));
+
+    const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: "http://mailroom.invalid:3000" }, fetch: unreachable });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNREFUSED", base_url: "http://mailroom.invalid:3000" });
+  });
+});
+
+describe("help and version", () => {
+  const env = {};
+
+  it("lists every command group and shows examples on mailroom --help", async () => {
+    const result = await runCli(["--help"], { env });
+
+    expect(result.code).toBe(0);
+    for (const name of ["send", ...nouns.map((noun) => noun.name)]) expect(result.stdout).toMatch(new RegExp(`^ {2}mailroom ${name} `, "m"));
+    expect(result.stdout).toContain("Examples:\n  mailroom send --to ada@example.com");
+  });
+
+  it("describes the send shortcut by the command it stands for", async () => {
+    const result = await runCli(["--help"], { env });
+
+    expect(result.stdout).toMatch(/^ {2}mailroom send +Send a message \(same as: mailroom messages create\)$/m);
+  });
+
+  it.each(nouns.map((noun) => [noun.name, noun] as const))("lists the verbs of %s and an example of each on its --help", async (name, noun) => {
+    const result = await runCli([name, "--help"], { env });
+
+    expect(result.code).toBe(0);
+    for (const command of noun.commands) expect(result.stdout).toContain(`mailroom ${name} ${command.command}`);
+    // yargs wraps long lines in its two columns; the descriptions come out whole once unwrapped.
+    const examples = result.stdout.slice(result.stdout.indexOf("Examples:")).replace(/\s+/g, " ");
+    for (const command of noun.commands) expect(examples).toContain(command.examples[0]?.[1]);
+  });
+
+  it("shows a verb's own flags and examples on its --help", async () => {
+    const result = await runCli(["messages", "list", "--help"], { env });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ {6}--status /m);
+    expect(result.stdout).toContain("Examples:\n  mailroom messages list --status bounced");
+  });
+
+  it("needs no API key for --help", async () => {
+    const result = await runCli(["send", "--help"], { env: {} });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("--attach");
+    expect(result.stderr).toBe("");
+  });
+
+  it("prints the version of the package", async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, "cli", "package.json"), "utf8")) as { version: string };
+
+    const result = await runCli(["--version"], { env });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  });
+});
+
+describe("usage errors", () => {
+  const env = {};
+
+  it("exits 2 for an unknown command, as JSON in JSON mode", async () => {
+    const result = await runCli(["mesages", "list"], { env });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Did you mean messages?\nUnknown arguments: mesages, list" });
+  });
+
+  it("exits 2 for an unknown command, in words with the way to help on a terminal", async () => {
+    const result = await runCli(["mesages", "list"], { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Did you mean messages?");
+    expect(result.stderr).toMatch(/Run "mailroom --help" for the commands\.\n$/);
+  });
+
+  it("exits 2 without a command", async () => {
+    const result = await runCli([], { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Give a command.");
+  });
+
+  it("exits 2 for a command group without its verb, listing the verbs", async () => {
+    const result = await runCli(["messages"], { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Give a messages command: create, list, get, cancel, list-events.");
+  });
+
+  it.each(["0", "101", "2.5", "x"])("exits 2 for --limit %s, before any request", async (limit) => {
+    let requests = 0;
+    const result = await runCli(["messages", "list", "--limit", limit], { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--limit");
+    expect(requests).toBe(0);
+  });
+
+  it("exits 2 when a verb misses its argument", async () => {
+    const result = await runCli(["messages", "get"], { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Not enough non-option arguments");
+  });
+
+  it("prints usage errors as JSON under --json even on a terminal", async () => {
+    const result = await runCli(["messages", "list", "--bogus", "--json"], { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Unknown argument: bogus" });
+  });
+});
