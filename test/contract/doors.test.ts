@@ -1,5 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { commandsByOperation, nouns, shortcuts } from "../../cli/src/index.js";
+import { commandsByOperation, nouns, run, shortcuts } from "../../cli/src/index.js";
 import { Mailroom } from "../../sdk/src/index.js";
 import { loadSpec } from "../../src/http/spec.js";
 
@@ -30,6 +34,7 @@ function methodOf(operationId: string, tag: string): string {
   return name[0]!.toLowerCase() + name.slice(1);
 }
 
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const client = new Mailroom("svc_test_unused", { fetch: () => Promise.reject(new Error("no calls in this test")) });
 
 describe("every operation of the contract", () => {
@@ -74,4 +79,57 @@ function operationOfCommand([noun = "", verb = ""]: string[]): string | undefine
   if (noun in shortcuts) return shortcuts[noun]?.operationId;
   const commands = nouns.find((group) => group.name === noun)?.commands ?? [];
   return commands.find((command) => command.command.split(" ")[0] === verb || command.aliases?.includes(verb))?.operationId;
+}
+
+/**
+ * The samples are documentation people paste: the SDK ones must compile against the SDK's
+ * published types, and the CLI ones must be commands the CLI accepts, flags and values included.
+ */
+describe("the code samples in the reference", () => {
+  it("compile, for the Node SDK, against the built package", () => {
+    // Inside the repository, so that "mailroom" resolves as it does for a user of the package.
+    mkdirSync(join(REPO, "build"), { recursive: true });
+    const dir = mkdtempSync(join(REPO, "build", "samples-"));
+    try {
+      const files = operations.map(({ operationId, samples }) => {
+        const file = join(dir, `${operationId}.mts`);
+        writeFileSync(file, `${samples.find((sample) => sample.label === "Node SDK")?.source ?? ""}\nexport {};\n`);
+        return file;
+      });
+      const program = ts.createProgram(files, {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"],
+      });
+      const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName.replace(dir, "")}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`);
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.each(operations)("$operationId: the CLI sample is a command the CLI accepts", async ({ samples }) => {
+    const source = samples.find((sample) => sample.label === "CLI")?.source ?? "";
+    const [, ...argv] = shellWords(source.replace(/\\\n\s*/g, " ").split("\n")[0] ?? "");
+    const answered: string[] = [];
+    // Any well-formed answer will do: this checks the command line, not the API.
+    const fetch = async (request: Request) => (answered.push(request.url), new Response(JSON.stringify({ data: [], has_more: false, next_cursor: null }), { status: 200, headers: { "content-type": "application/json" } }));
+    let stderr = "";
+    const sink = { write: () => true, isTTY: false };
+    const code = await run(argv, { stdout: sink, stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false }, env: { MAILROOM_API_KEY: "svc_test_sample" }, readFile: async () => Buffer.from(""), interrupted: Promise.resolve(), fetch });
+    expect(code, stderr).toBe(0);
+    expect(answered).toHaveLength(1);
+  });
+});
+
+/** Splits one shell command line into words (single and double quotes; a trailing comment dropped). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (const match of line.replace(/\s+#.*$/, "").matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3] ?? "");
+  return words;
 }
