@@ -23,7 +23,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (failures.length > 0) return;
     exitCode = await execute(command, args, io);
   };
-  const parser = build(yargs(argv), handle, io);
+  const parser = build(yargs(), handle, io);
   let helpText = "";
   let jsonFlag: boolean | undefined;
   await parser
