@@ -115,10 +115,13 @@ export class Mailroom {
     return data as Data;
   }
 
-  /** @internal a list call as a page that knows how to fetch the next one. */
-  paginate<Item>(fetchPage: (after: string | undefined) => Promise<FetchResult<PageBody<Item>>>): PagePromise<Item> {
-    const next = (after: string) => this.unwrap(fetchPage(after));
-    return new PagePromise(this.unwrap(fetchPage(undefined)).then((body) => new Page(body, next)));
+  /**
+   * @internal a list call as a page that knows how to fetch the next one: the same query, with
+   * the previous page's cursor as `after`.
+   */
+  paginate<Query extends { after?: string }, Item>(query: Query, fetchPage: (query: Query) => Promise<FetchResult<PageBody<Item>>>): PagePromise<Item> {
+    const next = (after: string) => this.unwrap(fetchPage({ ...query, after }));
+    return new PagePromise(this.unwrap(fetchPage(query)).then((body) => new Page(body, next)));
   }
 
   /** @internal fetch options for a call: signal and headers, plus an Idempotency-Key on POSTs. */

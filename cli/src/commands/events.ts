@@ -86,7 +86,7 @@ function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise
 }
 
 /** The events not yet printed, found by polling with a look-back window. */
-export class EventTail {
+class EventTail {
   private readonly printed = new Map<string, number>();
   private readonly start: number | undefined;
   private newest: number | undefined;

@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { ApiKey, ApiKeyWithSecret, ListItem, QueryParams, RequestBody } from "../types.js";
+import type { ApiKey, ApiKeyWithSecret, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Credentials for the API (tag `ApiKeys`). Secrets are returned once, by create and rotate. */
@@ -12,8 +12,8 @@ export class ApiKeys extends Resource {
 
   /** `listApiKeys`: the environment's keys, without secrets. */
   list(query: QueryParams<"listApiKeys"> = {}, options?: RequestOptions): PagePromise<ApiKey> {
-    return this.client.paginate<ListItem<"listApiKeys">>((after) =>
-      this.client.http.GET("/v1/api-keys", { params: { query: { ...query, ...(after ? { after } : {}) } }, ...this.client.init(options) }),
+    return this.client.paginate(query, (query) =>
+      this.client.http.GET("/v1/api-keys", { params: { query }, ...this.client.init(options) }),
     );
   }
 

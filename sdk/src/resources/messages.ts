@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { Event, ListItem, Message, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import type { Event, Message, MessageSummary, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
@@ -12,8 +12,8 @@ export class Messages extends Resource {
 
   /** `listMessages`: newest first; await for one page or `for await` over every message. */
   list(query: QueryParams<"listMessages"> = {}, options?: RequestOptions): PagePromise<MessageSummary> {
-    return this.client.paginate<ListItem<"listMessages">>((after) =>
-      this.client.http.GET("/v1/messages", { params: { query: { ...query, ...(after ? { after } : {}) } }, ...this.client.init(options) }),
+    return this.client.paginate(query, (query) =>
+      this.client.http.GET("/v1/messages", { params: { query }, ...this.client.init(options) }),
     );
   }
 
@@ -31,9 +31,9 @@ export class Messages extends Resource {
 
   /** `listMessageEvents`: the message's events, in order. */
   listEvents(messageId: string, query: QueryParams<"listMessageEvents"> = {}, options?: RequestOptions): PagePromise<Event> {
-    return this.client.paginate<ListItem<"listMessageEvents">>((after) =>
+    return this.client.paginate(query, (query) =>
       this.client.http.GET("/v1/messages/{message_id}/events", {
-        params: { path: { message_id: messageId }, query: { ...query, ...(after ? { after } : {}) } },
+        params: { path: { message_id: messageId }, query },
         ...this.client.init(options),
       }),
     );
