@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadSpec } from "../../src/http/spec.js";
-import { ContractChecker } from "../helpers/contract.js";
+import { ContractChecker, jsonPointer } from "../helpers/contract.js";
 
 /**
  * The contract's response examples are what the reference shows and what the Prism mock answers
@@ -8,8 +8,8 @@ import { ContractChecker } from "../helpers/contract.js";
  */
 type Json = Record<string, unknown>;
 const spec = loadSpec() as unknown as Json;
-const resolve = (node: Json): Json => (typeof node.$ref === "string" ? resolve(pointer(node.$ref.slice(1)) as Json) : node);
-const pointer = (path: string): unknown => path.split("/").slice(1).reduce<unknown>((node, segment) => (node as Json)[segment], spec);
+/** Follows `$ref`s within the contract. */
+const resolve = (node: Json): Json => (typeof node.$ref === "string" ? resolve(jsonPointer(spec, node.$ref.slice(1)) as Json) : node);
 
 const cases: Array<{ name: string; method: string; path: string; status: number; mediaType: string; value: unknown }> = [];
 for (const [path, item] of Object.entries(spec.paths as Json)) {

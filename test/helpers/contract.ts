@@ -46,11 +46,16 @@ export class ContractChecker {
   }
 
   private at(pointer: string): unknown {
-    return pointer
-      .split("/")
-      .slice(1)
-      .reduce<unknown>((node, segment) => (node as Json | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")], this.spec);
+    return jsonPointer(this.spec, pointer);
   }
+}
+
+/** The node at an RFC 6901 JSON pointer (`/paths/~1v1~1messages/post`), or undefined. */
+export function jsonPointer(document: unknown, pointer: string): unknown {
+  return pointer
+    .split("/")
+    .slice(1)
+    .reduce<unknown>((node, segment) => (node as Json | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")], document);
 }
 
 const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");
