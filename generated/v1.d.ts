@@ -280,6 +280,155 @@ export interface paths {
         patch: operations["updateWorkspace"];
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user's account
+         * @description The user behind a user access token, and every workspace they are a member of with their
+         *     role in it. Needs a user access token (`mru_…`); API keys belong to a workspace, not a
+         *     person, and get `403 user_token_required`.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a workspace
+         * @description Creates a workspace whose owner is the calling user. Any member of any workspace may
+         *     create one. Needs a user access token.
+         */
+        post: operations["createWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's members
+         * @description The members of the token's workspace, in the order they joined.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user id.
+                 * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Takes the user out of the workspace; their access tokens for it stop working at once.
+         *     Only owners may remove an owner, and the last owner cannot be removed
+         *     (`409 last_owner`).
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Admins may move members between admin, developer and viewer; only owners may grant or
+         *     take away the owner role. The last owner cannot be demoted (`409 last_owner`).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Invitations not yet accepted, revoked or expired, newest first. Links are not shown again.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the workspace
+         * @description Invites an email address with a role. The answer carries `accept_url`, a link the
+         *     inviter passes on (a fresh install may have no mail set up); it is shown only once and
+         *     expires after 7 days. Only owners may invite owners. Inviting an address again replaces
+         *     its pending invitation; inviting a member is `409 already_a_member`.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's id.
+                 * @example inv_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Withdraws a pending invitation; its link stops working.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -308,7 +457,8 @@ export interface components {
              * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
-             *     `api_key_revoked`, `api_key_expired`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
+             *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
+             *     `last_owner`, `already_a_member`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
              *     `service_unavailable`. New codes may be added.
              */
             code: string;
@@ -652,6 +802,144 @@ export interface components {
             /** @description The default sender; null clears it. */
             default_from?: components["schemas"]["Mailbox"] | null;
         };
+        /**
+         * @description A member's role in a workspace. `viewer` reads everything; `developer` also sends,
+         *     cancels and manages API keys; `admin` also changes settings and manages members and
+         *     invitations; `owner` also grants and takes away the owner role.
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "developer" | "viewer";
+        User: {
+            /** @description The user id, `usr_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "user";
+            /**
+             * Format: email
+             * @description The address the user signs in with.
+             */
+            email: string;
+            /** @description The user's display name. */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description When the user signed up.
+             */
+            created_at: string;
+        };
+        WorkspaceMembership: {
+            /** @description The workspace id, `ws_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "workspace_membership";
+            /** @description The workspace's name. */
+            name: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @description When the user joined it.
+             */
+            joined_at: string;
+        };
+        Account: {
+            user: components["schemas"]["User"];
+            /** @description Every workspace the user belongs to, oldest membership first. */
+            workspaces: components["schemas"]["WorkspaceMembership"][];
+        };
+        CreateWorkspaceRequest: {
+            /** @description The workspace's name. */
+            name: string;
+        };
+        Member: {
+            /** @description The member's user id, `usr_…`. */
+            user_id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "member";
+            /**
+             * Format: email
+             * @description The member's sign-in address.
+             */
+            email: string;
+            /** @description The member's display name. */
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @description When they joined the workspace.
+             */
+            joined_at: string;
+        };
+        MemberList: {
+            /** @description The page. */
+            data: components["schemas"]["Member"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        UpdateMemberRequest: {
+            role: components["schemas"]["Role"];
+        };
+        Invitation: {
+            /** @description The invitation id, `inv_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "invitation";
+            /**
+             * Format: email
+             * @description The invited address; the account that accepts must sign in with it.
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @description The user id of the inviter. */
+            invited_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its link stops working.
+             */
+            expires_at: string;
+        };
+        InvitationWithUrl: components["schemas"]["Invitation"] & {
+            /**
+             * Format: uri
+             * @description The link that accepts the invitation. Shown only once.
+             */
+            accept_url: string;
+        };
+        InvitationList: {
+            /** @description The page. */
+            data: components["schemas"]["Invitation"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        CreateInvitationRequest: {
+            /**
+             * Format: email
+             * @description The address to invite.
+             */
+            email: string;
+            /** @default developer */
+            role?: components["schemas"]["Role"];
+        };
     };
     responses: {
         /** @description The request could not be read (malformed JSON, bad header). */
@@ -674,7 +962,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The API key is missing, malformed, unknown, revoked or expired. */
+        /** @description The API key or user access token is missing, malformed, unknown, revoked or expired. */
         Unauthorized: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -696,7 +984,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key is valid but its permission does not allow this operation. */
+        /**
+         * @description The credential is valid but may not do this: a key's permission is too small
+         *     (`insufficient_permission`), a member's role is too small (`insufficient_role`), or the
+         *     operation needs a user access token (`user_token_required`).
+         */
         Forbidden: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -738,7 +1030,7 @@ export interface components {
         };
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
-         *     `api_key_expired`), or a request with the same Idempotency-Key is still running
+         *     `api_key_expired`, `last_owner`, `already_a_member`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
@@ -868,6 +1160,16 @@ export interface components {
          * @example key_01jd3k8m2q5v7w9x1y3z5a7b9c
          */
         ApiKeyId: string;
+        /**
+         * @description The member's user id.
+         * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        UserId: string;
+        /**
+         * @description The invitation's id.
+         * @example inv_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        InvitationId: string;
         /** @description Page size. */
         Limit: number;
         /** @description The `next_cursor` of the previous page. */
@@ -1499,6 +1801,331 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme staging"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWorkspaceRequest"];
+            };
+        };
+        responses: {
+            /** @description The new workspace, with the caller's role in it (owner). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMembership"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user id.
+                 * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member as they were when removed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user id.
+                 * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with their new role. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@acme.example",
+                 *       "role": "developer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation, with its link. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationWithUrl"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's id.
+                 * @example inv_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked invitation. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
