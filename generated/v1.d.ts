@@ -332,7 +332,7 @@ export interface paths {
         };
         /**
          * List the workspace's members
-         * @description The members of the token's workspace, in the order they joined.
+         * @description The members of the token's workspace, oldest account first.
          */
         get: operations["listMembers"];
         put?: never;

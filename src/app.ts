@@ -1,10 +1,12 @@
 import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import openapiGlue from "fastify-openapi-glue";
 import { newId } from "./domain/ids.js";
-import { authenticateAndAdmit, bearerAuthSecurityHandler, permissionNeeded } from "./http/auth-hooks.js";
+import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
 import { createHandlers, type Lifecycle } from "./http/handlers.js";
 import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js";
+import { registerAuthRoutes } from "./http/auth-routes.js";
+import { registerDashboard } from "./http/dashboard-routes.js";
 import { registerMetaRoutes } from "./http/meta-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
 import { loadSpec } from "./http/spec.js";
@@ -19,6 +21,8 @@ export interface AppOptions {
    * stdout; tests pass an in-memory stream). Redaction applies whatever is passed.
    */
   logger?: false | { level?: string; stream?: { write(line: string): void } };
+  /** The built dashboard to serve at `/` (default: dashboard/dist). */
+  dashboardDir?: string;
 }
 
 /** Secrets never reach the logs, whatever a future serializer or log call decides to include. */
@@ -27,7 +31,8 @@ const REDACT = { paths: ["req.headers.authorization", "req.headers.cookie", "hea
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** Builds the HTTP application (no listen): validation, errors, the contract's routes, security. */
-export async function buildApp({ runtime, lifecycle = { ready: true }, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { runtime, lifecycle = { ready: true }, logger } = options;
   const { config, services, metrics } = runtime;
   const app = Fastify({
     logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: REDACT, ...(logger?.stream ? { stream: logger.stream } : {}) },
@@ -93,13 +98,17 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
     if (body.status >= 500) req.log.error({ err: error }, "request failed");
     return sendProblem(reply, body, retryAfter);
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, unmatchedRoute(req, reply)));
-
-  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping) as unknown as Record<string, AnyHandler>;
-  const securityHandlers = { bearerAuth: bearerAuthSecurityHandler() };
-  checkBindings(spec, handlers, securityHandlers);
+  const dashboardPage = registerDashboard(app, options.dashboardDir);
+  app.setNotFoundHandler((req, reply) => dashboardPage(req, reply) ?? sendProblem(reply, unmatchedRoute(req, reply)));
 
   const operations = new Map(operationsOf(spec).map((op) => [op.operationId, op]));
+  const requirements = new Map<string, Requirement>();
+  for (const op of operations.values()) if (op.security.length > 0 && op.minRole) requirements.set(op.operationId, { scope: scopeNeeded(op.security), minRole: op.minRole });
+
+  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }) as unknown as Record<string, AnyHandler>;
+  const securityHandlers = { bearerAuth: bearerAuthSecurityHandler(requirements) };
+  checkBindings(spec, handlers, securityHandlers);
+
   const authenticate = authenticateAndAdmit(services);
   const store = storeIdempotentResponse(services.idempotency);
   await app.register(openapiGlue, {
@@ -109,17 +118,18 @@ export async function buildApp({ runtime, lifecycle = { ready: true }, logger }:
     operationResolver: ((operationId: string) => {
       const op = operations.get(operationId)!;
       const handler = handlers[operationId]!;
-      const secured = op.security.length > 0;
+      const requirement = requirements.get(operationId);
       const isPost = op.method === "post";
       return {
         handler: isPost ? withIdempotency(operationId, services.idempotency, handler) : handler,
         config: { operationId },
-        ...(secured ? { onRequest: authenticate(permissionNeeded(op.security)) } : {}),
+        ...(requirement ? { onRequest: authenticate(requirement) } : {}),
         ...(op.body !== "none" ? { preValidation: bodyPresence(op.body) } : {}),
         ...(isPost ? { onSend: store } : {}),
       };
     }) as never,
   });
   registerMetaRoutes(app, metrics);
+  registerAuthRoutes(app, services, config.publicUrl);
   return app;
 }

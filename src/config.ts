@@ -16,6 +16,10 @@ export interface Config {
   /** 32-byte key that encrypts stored idempotent responses; null = derive a file under ./data. */
   secretKey: string | null;
   dataDir: string;
+  /** Where people reach the dashboard (invitation links, cookie security); null = from each request. */
+  publicUrl: string | null;
+  /** Who may sign up once the first user exists. */
+  signup: "invitation" | "open";
 }
 
 interface Setting {
@@ -42,6 +46,8 @@ export const SETTINGS = {
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", default: "10000", meaning: "How long shutdown waits for in-flight requests and jobs." },
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
+  publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
+  signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
 } satisfies Record<string, Setting>;
 
 export class ConfigError extends Error {
@@ -80,7 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int("shutdownGraceMs", 0, 600_000),
     secretKey,
     dataDir: read("dataDir"),
+    publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
+    signup: read("signup") === "open" ? "open" : "invitation",
   };
+  if (!["invitation", "open"].includes(read("signup"))) problems.push(`${SETTINGS.signup.env} must be invitation or open`);
+  if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) problems.push(`${SETTINGS.logLevel.env} is not a pino level`);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return config;

@@ -11,9 +11,12 @@ import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
 import { IdempotencyService } from "./services/idempotency.js";
+import { MembersService } from "./services/members.js";
 import { MessagesService } from "./services/messages.js";
 import { RateLimiter } from "./services/rate-limiter.js";
 import { SealedBox } from "./services/sealed-box.js";
+import { SessionsService } from "./services/sessions.js";
+import { SignInThrottle } from "./services/sign-in-throttle.js";
 import { WorkspaceService } from "./services/workspace.js";
 
 export interface Services {
@@ -23,6 +26,8 @@ export interface Services {
   apiKeys: ApiKeysService;
   workspace: WorkspaceService;
   messages: MessagesService;
+  members: MembersService;
+  sessions: SessionsService;
 }
 
 export interface Logger {
@@ -63,13 +68,16 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     logger,
   );
   const apiKeys = new ApiKeysService(repositories.apiKeys, clock);
+  const members = new MembersService(repositories, clock);
   const services: Services = {
-    auth: new AuthService(repositories.apiKeys, clock),
+    auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
     idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secretKey(config), "idempotent-responses"), clock),
     apiKeys,
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
     messages: new MessagesService(repositories.messages, repositories.events, repositories.workspaces, repositories.groupCommit, clock, () => worker.notify(), config.idempotency.retentionHours),
+    members,
+    sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
   };
   return {
     config,

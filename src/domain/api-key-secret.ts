@@ -3,29 +3,32 @@ import { crc32 } from "node:zlib";
 import type { Environment } from "./environments.js";
 
 /**
- * API key secrets: `svc_live_` or `svc_test_`, 32 base62 characters (190 random bits), then a
- * 6-character base62 CRC-32 of everything before it. The checksum lets a typo fail before any
- * database lookup and lets secret scanners tell a real key from noise (as GitHub's tokens do).
- * Only the SHA-256 digest is ever stored.
+ * Bearer secrets: API keys (`svc_live_`, `svc_test_`) and user access tokens (`mru_live_`,
+ * `mru_test_`), then 32 base62 characters (190 random bits), then a 6-character base62 CRC-32
+ * of everything before it. The checksum lets a typo fail before any database lookup and lets
+ * secret scanners tell a real credential from noise (as GitHub's tokens do). Only the SHA-256
+ * digest is ever stored.
  */
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const PREFIX: Record<Environment, string> = { live: "svc_live_", sandbox: "svc_test_" };
+export type CredentialKind = "api_key" | "user_token";
+const KIND_PREFIX: Record<CredentialKind, string> = { api_key: "svc", user_token: "mru" };
+const ENVIRONMENT_PREFIX: Record<Environment, string> = { live: "live", sandbox: "test" };
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
-const SHAPE = /^svc_(live|test)_([0-9A-Za-z]{38})$/;
+const SHAPE = /^(svc|mru)_(live|test)_([0-9A-Za-z]{38})$/;
 
-export function generateSecret(environment: Environment): string {
-  const body = PREFIX[environment] + randomBase62(RANDOM_LENGTH);
+export function generateSecret(environment: Environment, kind: CredentialKind = "api_key"): string {
+  const body = `${KIND_PREFIX[kind]}_${ENVIRONMENT_PREFIX[environment]}_${randomBase62(RANDOM_LENGTH)}`;
   return body + checksum(body);
 }
 
-/** The environment a well-formed secret claims, or null when its shape or checksum is wrong. */
-export function parseSecret(secret: string): Environment | null {
+/** What a well-formed secret claims to be, or null when its shape or checksum is wrong. */
+export function parseSecret(secret: string): { kind: CredentialKind; environment: Environment } | null {
   const match = SHAPE.exec(secret);
   if (!match) return null;
   const body = secret.slice(0, -CHECKSUM_LENGTH);
   if (checksum(body) !== secret.slice(-CHECKSUM_LENGTH)) return null;
-  return match[1] === "live" ? "live" : "sandbox";
+  return { kind: match[1] === "svc" ? "api_key" : "user_token", environment: match[2] === "live" ? "live" : "sandbox" };
 }
 
 export function digestSecret(secret: string): string {

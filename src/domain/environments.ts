@@ -1,21 +1,31 @@
+import type { Role } from "./roles.js";
+
 export const ENVIRONMENTS = ["live", "sandbox"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
 export const PERMISSIONS = ["full_access", "sending_access"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/**
+ * What an operation's security requirement asks of the credential (the contract's bearerAuth
+ * scope): a key permission, or `user` for operations only a person's access token may call.
+ */
+export type CredentialScope = Permission | "user";
+
 /** Whether a key with `has` may call an operation that needs `needs`. */
-export function permits(has: Permission, needs: Permission): boolean {
+export function permits(has: Permission, needs: CredentialScope): boolean {
+  if (needs === "user") return false;
   return has === "full_access" || needs === "sending_access";
 }
 
-/** Who is calling: one workspace, one environment, one permission. */
+/** The credential behind a call: an API key with its permission, or a member's access token. */
+export type Credential = { kind: "api_key"; id: string; permission: Permission } | { kind: "user_token"; id: string; userId: string; role: Role };
+
+/** Who is calling: one workspace, one environment, one credential. */
 export interface Principal {
   workspaceId: string;
   environment: Environment;
-  permission: Permission;
-  /** The API key behind the call (dashboard session tokens will add their own kind). */
-  credential: { kind: "api_key"; id: string };
+  credential: Credential;
 }
 
 /** The tenant scope every repository query takes first. */

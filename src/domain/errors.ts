@@ -73,6 +73,39 @@ export class PermissionDeniedError extends DomainError {
   }
 }
 
+/** A member's role is below the least role the operation names (x-mailroom-role). */
+export class InsufficientRoleError extends DomainError {
+  constructor(needed: string, has: string) {
+    super("forbidden", "insufficient_role", "Insufficient role", `This operation needs the ${needed} role or above; you are ${has === "admin" ? "an" : "a"} ${has} of this workspace.`);
+  }
+}
+
+/** Account operations act for a person; an API key belongs to a workspace, not a person. */
+export class UserTokenRequiredError extends DomainError {
+  constructor() {
+    super("forbidden", "user_token_required", "User access token required", "This operation acts for a person: call it with a user access token (mru_…), not an API key.");
+  }
+}
+
+/** One answer for an unknown address and a wrong password: no account oracle. */
+export class InvalidCredentialsError extends DomainError {
+  constructor() {
+    super("unauthenticated", "invalid_credentials", "Invalid email or password", "The email address or the password is not correct.");
+  }
+}
+
+export class NotSignedInError extends DomainError {
+  constructor() {
+    super("unauthenticated", "not_signed_in", "Not signed in", "Sign in first: the session is missing or has expired.");
+  }
+}
+
+export class TooManyAttemptsError extends DomainError {
+  constructor(retryAfterSeconds: number) {
+    super("rate_limited", "too_many_attempts", "Too many attempts", `Too many failed sign-ins; try again in ${Math.ceil(retryAfterSeconds / 60)} min.`, { retryAfterSeconds });
+  }
+}
+
 export class RateLimitedError extends DomainError {
   constructor(retryAfterSeconds: number) {
     super("rate_limited", "rate_limited", "Too many requests", `This key's request quota is spent; retry in ${retryAfterSeconds} s.`, { retryAfterSeconds });

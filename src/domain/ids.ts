@@ -11,6 +11,10 @@ export const ID_PREFIXES = {
   domain: "dom",
   suppression: "sup",
   workspace: "ws",
+  user: "usr",
+  invitation: "inv",
+  session: "ses",
+  accessToken: "tok",
   request: "req",
 } as const;
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { permits, type Permission, type Principal } from "../domain/environments.js";
-import { PermissionDeniedError, RateLimitedError } from "../domain/errors.js";
+import { permits, type CredentialScope, type Principal } from "../domain/environments.js";
+import { InsufficientRoleError, PermissionDeniedError, RateLimitedError, UserTokenRequiredError } from "../domain/errors.js";
+import { roleAtLeast, type Role } from "../domain/roles.js";
 import type { Services } from "../runtime.js";
 import type { RateLimitState } from "../services/rate-limiter.js";
 
@@ -19,9 +20,29 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** The least permission a secured operation's security requirements name (its scope). */
-export function permissionNeeded(security: Array<Record<string, string[]>>): Permission {
-  return (security[0]?.bearerAuth?.[0] ?? "full_access") as Permission;
+/** What a secured operation's security requirement asks of the credential (its scope). */
+export function scopeNeeded(security: Array<Record<string, string[]>>): CredentialScope {
+  return (security[0]?.bearerAuth?.[0] ?? "full_access") as CredentialScope;
+}
+
+/** What an operation requires of its caller: the contract's scope and least member role. */
+export interface Requirement {
+  scope: CredentialScope;
+  minRole: Role;
+}
+
+/**
+ * Throws unless the principal may call an operation: an API key by its permission (never an
+ * account operation), a user access token by its member's current role.
+ */
+export function admit(principal: Principal, { scope, minRole }: Requirement): void {
+  const { credential } = principal;
+  if (credential.kind === "user_token") {
+    if (!roleAtLeast(credential.role, minRole)) throw new InsufficientRoleError(minRole, credential.role);
+    return;
+  }
+  if (scope === "user") throw new UserTokenRequiredError();
+  if (!permits(credential.permission, scope)) throw new PermissionDeniedError(scope, credential.permission);
 }
 
 /**
@@ -30,7 +51,7 @@ export function permissionNeeded(security: Array<Record<string, string[]>>): Per
  * (a sending_access key gets 403 from updateWorkspace whatever body it sends).
  */
 export function authenticateAndAdmit(services: Services) {
-  return (needed: Permission) =>
+  return (requirement: Requirement) =>
     async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       const principal = await services.auth.authenticate(bearerToken(req));
       req.principal = principal;
@@ -39,20 +60,24 @@ export function authenticateAndAdmit(services: Services) {
       reply.header("ratelimit-policy", `"default";q=${state.limit};w=${state.windowSeconds}`);
       reply.header("ratelimit", `"default";r=${state.remaining};t=${state.resetSeconds}`);
       if (!state.allowed) throw new RateLimitedError(state.resetSeconds);
-      if (!permits(principal.permission, needed)) throw new PermissionDeniedError(needed, principal.permission);
+      admit(principal, requirement);
     };
 }
 
 /**
- * fastify-openapi-glue's security handler for `bearerAuth`. Authentication and the permission
- * check already happened at onRequest; this repeats the scope check and fails closed if a route
- * somehow reached it unauthenticated.
+ * fastify-openapi-glue's security handler for `bearerAuth`. Authentication and admission already
+ * happened at onRequest; this admits again (defence in depth) and fails closed if a route somehow
+ * reached it unauthenticated.
  */
-export function bearerAuthSecurityHandler() {
-  return async function bearerAuth(req: FastifyRequest, _reply: FastifyReply, scopes: string[]): Promise<void> {
-    const principal = req.principal;
-    if (!principal) throw Object.assign(new Error("unauthenticated"), { statusCode: 401 });
-    const needed = (scopes[0] ?? "full_access") as Permission;
-    if (!permits(principal.permission, needed)) throw Object.assign(new PermissionDeniedError(needed, principal.permission), { statusCode: 403 });
+export function bearerAuthSecurityHandler(requirements: ReadonlyMap<string, Requirement>) {
+  return async function bearerAuth(req: FastifyRequest): Promise<void> {
+    const operationId = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+    const requirement = operationId === undefined ? undefined : requirements.get(operationId);
+    if (!req.principal || !requirement) throw Object.assign(new Error("unauthenticated"), { statusCode: 401 });
+    try {
+      admit(req.principal, requirement);
+    } catch (error) {
+      throw Object.assign(error as Error, { statusCode: 403 });
+    }
   };
 }

@@ -1,3 +1,5 @@
+import { isRole, type Role } from "../domain/roles.js";
+
 /**
  * Boot-time agreement between the contract and the code (DESIGN.md §1). fastify-openapi-glue
  * would otherwise answer 500 at request time for an operation without a handler, and leave a
@@ -11,6 +13,7 @@ export interface OpenApiDocument {
 
 interface OperationObject {
   operationId?: string;
+  "x-mailroom-role"?: unknown;
   security?: Array<Record<string, string[]>>;
   requestBody?: { required?: boolean };
 }
@@ -25,6 +28,8 @@ export interface OperationInfo {
   security: Array<Record<string, string[]>>;
   /** Whether the operation takes a request body, and whether it must be sent. */
   body: "required" | "optional" | "none";
+  /** The least member role a user access token needs (`x-mailroom-role`); null when undeclared. */
+  minRole: Role | null;
 }
 
 export function operationsOf(spec: OpenApiDocument): OperationInfo[] {
@@ -35,7 +40,8 @@ export function operationsOf(spec: OpenApiDocument): OperationInfo[] {
       if (!op) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const body = op.requestBody === undefined ? "none" : op.requestBody.required ? "required" : "optional";
-      out.push({ operationId: op.operationId, method, path, security: op.security ?? spec.security ?? [], body });
+      const minRole = isRole(op["x-mailroom-role"]) ? op["x-mailroom-role"] : null;
+      out.push({ operationId: op.operationId, method, path, security: op.security ?? spec.security ?? [], body, minRole });
     }
   }
   return out;
@@ -49,6 +55,8 @@ export function checkBindings(spec: OpenApiDocument, handlers: object, securityH
   for (const name of Object.keys(handlers)) if (!ids.has(name)) problems.push(`handler ${name} matches no operation in the contract`);
   const schemes = new Set(Object.keys(spec.components?.securitySchemes ?? {}));
   for (const op of operations) for (const requirement of op.security) for (const scheme of Object.keys(requirement)) schemes.add(scheme);
+  // A secured operation without a role would be open to every member, or to none: refuse to guess.
+  for (const op of operations) if (op.security.length > 0 && op.minRole === null) problems.push(`operation ${op.operationId} declares no valid x-mailroom-role`);
   for (const scheme of schemes) if (typeof (securityHandlers as Record<string, unknown>)[scheme] !== "function") problems.push(`security scheme ${scheme} has no security handler`);
   if (problems.length > 0) throw new Error(`the contract and the handlers disagree: ${problems.join("; ")}`);
 }

@@ -4,6 +4,7 @@ import type { Principal } from "../domain/environments.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Services } from "../runtime.js";
 import type { HandlerMap } from "./handler-types.js";
+import { publicOrigin } from "./origin.js";
 
 /** Readiness: false while starting and from the moment shutdown begins. */
 export interface Lifecycle {
@@ -22,7 +23,7 @@ const instant = (value: string | undefined): number | undefined => (value === un
  * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the
  * services: no SQL, no business rules.
  */
-export function createHandlers(services: Services, lifecycle: Lifecycle, ping: () => Promise<void>): HandlerMap {
+export function createHandlers(services: Services, lifecycle: Lifecycle, ping: () => Promise<void>, site: { publicUrl: string | null }): HandlerMap {
   return {
     getHealth: async () => ({ status: "ok" }),
 
@@ -71,5 +72,29 @@ export function createHandlers(services: Services, lifecycle: Lifecycle, ping: (
     getWorkspace: async (req) => services.workspace.get(principalOf(req)),
 
     updateWorkspace: async (req) => services.workspace.update(principalOf(req), req.body),
+
+    getAccount: async (req) => services.members.getAccount(principalOf(req)),
+
+    createWorkspace: async (req, reply) => {
+      const workspace = await services.members.createWorkspace(principalOf(req), req.body);
+      reply.code(201);
+      return workspace;
+    },
+
+    listMembers: async (req) => services.members.listMembers(principalOf(req), pageOf(req.query)),
+
+    updateMember: async (req) => services.members.updateMember(principalOf(req), req.params.user_id, req.body),
+
+    removeMember: async (req) => services.members.removeMember(principalOf(req), req.params.user_id),
+
+    createInvitation: async (req, reply) => {
+      const invitation = await services.members.createInvitation(principalOf(req), req.body, publicOrigin(req, site.publicUrl));
+      reply.code(201);
+      return invitation;
+    },
+
+    listInvitations: async (req) => services.members.listInvitations(principalOf(req), pageOf(req.query)),
+
+    revokeInvitation: async (req) => services.members.revokeInvitation(principalOf(req), req.params.invitation_id),
   };
 }

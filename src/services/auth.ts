@@ -1,20 +1,28 @@
 import { digestSecret, digestsEqual, parseSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
 import { AuthenticationError } from "../domain/errors.js";
-import type { Principal } from "../domain/environments.js";
+import type { Environment, Principal } from "../domain/environments.js";
 import type { ApiKeysRepository } from "../db/repositories/api-keys.js";
+import type { SessionsRepository } from "../db/repositories/sessions.js";
 
-/** Turns a bearer secret into a principal, or throws the one AuthenticationError. */
+/** Turns a bearer secret (API key or user access token) into a principal, or throws the one AuthenticationError. */
 export class AuthService {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
+    private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
   ) {}
 
   async authenticate(secret: string | undefined): Promise<Principal> {
     // The checksum rejects typos and scanners' noise without touching the database.
-    const environment = secret === undefined ? null : parseSecret(secret);
-    if (secret === undefined || environment === null) throw new AuthenticationError();
+    const claimed = secret === undefined ? null : parseSecret(secret);
+    if (secret === undefined || claimed === null) throw new AuthenticationError();
+    const principal = claimed.kind === "api_key" ? await this.apiKey(secret, claimed.environment) : await this.userToken(secret, claimed.environment);
+    if (!principal) throw new AuthenticationError();
+    return principal;
+  }
+
+  private async apiKey(secret: string, environment: Environment): Promise<Principal | null> {
     const digest = digestSecret(secret);
     const found = await this.apiKeys.findBySecretDigest(digest);
     const now = this.clock.now();
@@ -26,13 +34,26 @@ export class AuthService {
       (found.key.expires_at !== null && found.key.expires_at <= now) ||
       (found.secretExpiresAt !== null && found.secretExpiresAt <= now)
     ) {
-      throw new AuthenticationError();
+      return null;
     }
     return {
       workspaceId: found.key.workspace_id,
       environment: found.key.environment,
-      permission: found.key.permission,
-      credential: { kind: "api_key", id: found.key.id },
+      credential: { kind: "api_key", id: found.key.id, permission: found.key.permission },
+    };
+  }
+
+  /** A dashboard token: live, unexpired, and its user still a member (with their current role). */
+  private async userToken(secret: string, environment: Environment): Promise<Principal | null> {
+    const digest = digestSecret(secret);
+    const found = await this.sessions.findToken(digest);
+    if (!found || !digestsEqual(found.token.digest, digest) || found.token.environment !== environment || found.token.expires_at <= this.clock.now() || found.role === null) {
+      return null;
+    }
+    return {
+      workspaceId: found.token.workspace_id,
+      environment: found.token.environment,
+      credential: { kind: "user_token", id: found.token.id, userId: found.token.user_id, role: found.role },
     };
   }
 }

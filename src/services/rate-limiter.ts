@@ -18,7 +18,7 @@ export interface RateLimitState {
 }
 
 /**
- * Fixed-window request quotas per API key, counted in the database so every node shares them
+ * Fixed-window request quotas per credential (API key or user access token), counted in the database so every node shares them
  * (DESIGN.md §4). The count and the key's last-use stamp ride in the same group commit.
  */
 export class RateLimiter {
@@ -34,10 +34,14 @@ export class RateLimiter {
     const now = this.clock.now();
     const windowMs = this.policy.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const bucket = `${principal.credential.kind}:${principal.credential.id}:${windowStart}`;
+    const { credential } = principal;
+    // A person's quota follows them across the short-lived tokens they renew.
+    const subject = credential.kind === "api_key" ? credential.id : credential.userId;
+    const bucket = `${credential.kind}:${subject}:${windowStart}`;
     const [position] = await Promise.all([
       this.groupCommit.submit(this.counters.hitWriter, { bucket, expiresAt: windowStart + windowMs }),
-      this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: principal.credential.id, now }),
+      // last_used_at is an API key's; a user token lives minutes and is not listed anywhere.
+      credential.kind === "api_key" ? this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: credential.id, now }) : undefined,
     ]);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
     return {

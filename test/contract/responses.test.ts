@@ -3,6 +3,7 @@ import { operationsOf } from "../../src/http/bindings.js";
 import { loadSpec } from "../../src/http/spec.js";
 import { ContractChecker } from "../helpers/contract.js";
 import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 /**
@@ -58,6 +59,27 @@ describe("every response honours the contract", () => {
     await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace");
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { default_from: "Acme <hello@acme.example>" } });
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: {} });
+  });
+
+  it("for accounts, members and invitations", async () => {
+    const owner = await signedUp(t, { email: "ada@acme.example", workspace_name: "Acme" });
+    const key = await owner.session.token(owner.workspaceId);
+    await expectConforming("getAccount", "GET", "/v1/account", "/v1/account", { key });
+    await expectConforming("getAccount", "GET", "/v1/account", "/v1/account");
+    await expectConforming("createWorkspace", "POST", "/v1/workspaces", "/v1/workspaces", { key, payload: { name: "Staging" } });
+    await expectConforming("createWorkspace", "POST", "/v1/workspaces", "/v1/workspaces", { key, payload: { name: "" } });
+    const invitation = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "grace@acme.example", role: "admin" } });
+    await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "ada@acme.example" } });
+    await expectConforming("listInvitations", "GET", "/v1/invitations", "/v1/invitations", { key });
+    const grace = await signedUp(t, { email: "grace@acme.example", invitation_token: invitation.json().accept_url.split("/").pop() });
+    await expectConforming("listMembers", "GET", "/v1/members", "/v1/members?limit=1", { key });
+    await expectConforming("updateMember", "PATCH", "/v1/members/{user_id}", `/v1/members/${grace.userId}`, { key, payload: { role: "viewer" } });
+    await expectConforming("updateMember", "PATCH", "/v1/members/{user_id}", `/v1/members/${owner.userId}`, { key, payload: { role: "viewer" } });
+    await expectConforming("removeMember", "DELETE", "/v1/members/{user_id}", `/v1/members/${grace.userId}`, { key });
+    await expectConforming("removeMember", "DELETE", "/v1/members/{user_id}", `/v1/members/${grace.userId}`, { key });
+    const pending = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "alan@acme.example" } });
+    await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
+    await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
   });
 
   it("for the probes", async () => {

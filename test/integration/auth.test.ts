@@ -3,7 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateSecret } from "../../src/domain/api-key-secret.js";
 import { operationsOf, type OperationInfo } from "../../src/http/bindings.js";
 import { loadSpec } from "../../src/http/spec.js";
+import { ROLES } from "../../src/domain/roles.js";
 import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 /**
@@ -22,12 +24,20 @@ const VALID_BODIES: Record<string, () => object> = {
   createApiKey: () => ({ name: "From the auth tests" }),
   rotateApiKey: () => ({ overlap_seconds: 60 }),
   updateWorkspace: () => ({ name: "Renamed" }),
+  createWorkspace: () => ({ name: "From the auth tests" }),
+  updateMember: () => ({ role: "developer" }),
+  createInvitation: () => ({ email: "invitee@acme.example" }),
 };
+
+/** Account operations (scope `user`) take user access tokens only; their tenancy is in members.test.ts. */
+const forPeopleOnly = (op: OperationInfo) => neededPermission(op) === "user";
 
 /** Ids of a resource in the test's workspace and sandbox environment. */
 interface Fixtures {
   message_id: string;
   api_key_id: string;
+  user_id: string;
+  invitation_id: string;
 }
 
 interface Request {
@@ -66,7 +76,8 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
     expect(message.statusCode).toBe(202);
     const key = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Fixture" } });
     expect(key.statusCode).toBe(201);
-    ids = { message_id: message.json().id, api_key_id: key.json().id };
+    // Account operations refuse every API key before looking at their path: any id shape will do.
+    ids = { message_id: message.json().id, api_key_id: key.json().id, user_id: "usr_00000000000000000000000000", invitation_id: "inv_00000000000000000000000000" };
   });
   afterEach(async () => t.close());
 
@@ -152,7 +163,17 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       }
     });
 
-    if (neededPermission(op) === "sending_access") {
+    if (forPeopleOnly(op)) {
+      it("refuses every API key, even full_access, with 403 user_token_required and changes nothing", async () => {
+        const before = await snapshot();
+        for (const key of [t.workspace.sandboxKey, t.workspace.liveKey]) {
+          const res = await t.call({ ...requestFor(op, ids), key });
+          expect(res.statusCode, res.body).toBe(403);
+          expect(res.json()).toMatchObject({ code: "user_token_required", status: 403 });
+        }
+        expect(await snapshot()).toEqual(before);
+      });
+    } else if (neededPermission(op) === "sending_access") {
       it("lets a sending_access key call it", async () => {
         const sending = await createKey({ name: "Sender", permission: "sending_access" });
         const res = await t.call({ ...requestFor(op, ids), key: sending.secret });
@@ -179,7 +200,20 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       }
     }
 
-    if (/\{\w+\}/.test(op.path)) {
+    if (op.minRole !== "viewer") {
+      it("refuses a member whose role is below the operation's x-mailroom-role with 403 insufficient_role", async () => {
+        const owner = await signedUp(t, { email: "owner@acme.example" });
+        const ownerToken = await owner.session.token(owner.workspaceId);
+        const below = ROLES[ROLES.indexOf(op.minRole!) - 1]!;
+        const invitation = await t.call({ method: "POST", url: "/v1/invitations", payload: { email: "member@acme.example", role: below }, key: ownerToken });
+        const member = await signedUp(t, { email: "member@acme.example", invitation_token: invitation.json().accept_url.split("/").pop() });
+        const res = await t.call({ ...requestFor(op, ids), key: await member.session.token(owner.workspaceId) });
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json()).toMatchObject({ code: "insufficient_role", detail: expect.stringContaining(`needs the ${op.minRole} role`) });
+      });
+    }
+
+    if (/\{\w+\}/.test(op.path) && !forPeopleOnly(op)) {
       it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
         const request = requestFor(op, ids);
         const before = await snapshot();
@@ -203,7 +237,7 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       });
     }
 
-    if (op.method === "get" && !/\{\w+\}/.test(op.path) && op.path !== "/v1/workspace") {
+    if (op.method === "get" && !/\{\w+\}/.test(op.path) && op.path !== "/v1/workspace" && !forPeopleOnly(op)) {
       it("never lists another tenant's data", async () => {
         const ours = await t.call({ method: "GET", url: `${op.path}?limit=100` });
         expect(ours.statusCode).toBe(200);

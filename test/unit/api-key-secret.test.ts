@@ -5,8 +5,13 @@ describe("API key secrets", () => {
   it("carry the environment in their prefix", () => {
     expect(generateSecret("live")).toMatch(/^svc_live_[0-9A-Za-z]{38}$/);
     expect(generateSecret("sandbox")).toMatch(/^svc_test_[0-9A-Za-z]{38}$/);
-    expect(parseSecret(generateSecret("live"))).toBe("live");
-    expect(parseSecret(generateSecret("sandbox"))).toBe("sandbox");
+    expect(parseSecret(generateSecret("live"))).toEqual({ kind: "api_key", environment: "live" });
+    expect(parseSecret(generateSecret("sandbox"))).toEqual({ kind: "api_key", environment: "sandbox" });
+  });
+
+  it("makes user access tokens with their own prefix, told apart from keys", () => {
+    expect(generateSecret("live", "user_token")).toMatch(/^mru_live_[0-9A-Za-z]{38}$/);
+    expect(parseSecret(generateSecret("sandbox", "user_token"))).toEqual({ kind: "user_token", environment: "sandbox" });
   });
 
   it("reject a typo through the checksum, before any lookup", () => {

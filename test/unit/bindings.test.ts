@@ -13,8 +13,8 @@ const contract = (): OpenApiDocument => ({
     "/health": { get: { operationId: "getHealth", security: [] } },
     "/v1/things/{thing_id}": {
       parameters: [{ name: "thing_id", in: "path" }],
-      get: { operationId: "getThing" },
-      post: { operationId: "updateThing", security: [{ bearerAuth: ["sending_access"] }], requestBody: { required: true } },
+      get: { operationId: "getThing", "x-mailroom-role": "viewer" },
+      post: { operationId: "updateThing", "x-mailroom-role": "developer", security: [{ bearerAuth: ["sending_access"] }], requestBody: { required: true } },
     },
   },
 });
@@ -26,9 +26,9 @@ const security = () => ({ bearerAuth: async () => undefined });
 describe("operationsOf", () => {
   it("lists every operation with the security in force and whether it takes a body", () => {
     expect(operationsOf(contract())).toEqual([
-      { operationId: "getHealth", method: "get", path: "/health", security: [], body: "none" },
-      { operationId: "getThing", method: "get", path: "/v1/things/{thing_id}", security: [{ bearerAuth: ["full_access"] }], body: "none" },
-      { operationId: "updateThing", method: "post", path: "/v1/things/{thing_id}", security: [{ bearerAuth: ["sending_access"] }], body: "required" },
+      { operationId: "getHealth", method: "get", path: "/health", security: [], body: "none", minRole: null },
+      { operationId: "getThing", method: "get", path: "/v1/things/{thing_id}", security: [{ bearerAuth: ["full_access"] }], body: "none", minRole: "viewer" },
+      { operationId: "updateThing", method: "post", path: "/v1/things/{thing_id}", security: [{ bearerAuth: ["sending_access"] }], body: "required", minRole: "developer" },
     ]);
   });
 
@@ -68,6 +68,12 @@ describe("checkBindings", () => {
     expect(() => checkBindings(spec, { ...handlers(), deleteThing: handler }, security())).toThrow("security scheme apiKeyHeader has no security handler");
   });
 
+  it("refuses to start when a secured operation names no valid role", () => {
+    const spec = contract();
+    (spec.paths["/v1/things/{thing_id}"] as Record<string, Record<string, unknown>>).get!["x-mailroom-role"] = "superuser";
+    expect(() => checkBindings(spec, handlers(), security())).toThrow("operation getThing declares no valid x-mailroom-role");
+  });
+
   it("reports every disagreement at once, in one line", () => {
     const { getThing: _, ...rest } = handlers();
     try {
@@ -84,12 +90,12 @@ describe("checkBindings", () => {
 
   it("passes for the real contract with the real handlers", () => {
     // Handlers only close over their services; building them touches nothing.
-    const real = createHandlers({} as Services, { ready: true }, async () => undefined);
-    expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler() })).not.toThrow();
+    const real = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null });
+    expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).not.toThrow();
   });
 
   it("fails for the real contract when one real handler goes missing", () => {
-    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined);
-    expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler() })).toThrow("operation rotateApiKey has no handler");
+    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null });
+    expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).toThrow("operation rotateApiKey has no handler");
   });
 });

@@ -1,14 +1,8 @@
 import type { Knex } from "knex";
+import { mysqlTable } from "./table-options.js";
 
 // Conventions: ids are prefixed strings; timestamps are BIGINT epoch milliseconds (one
-// representation in both databases); JSON is TEXT, parsed by repositories. On MySQL every table
-// is utf8mb4 with a binary collation, so ids and Idempotency-Keys compare case-sensitively.
-function mysqlTable(knex: Knex, table: Knex.CreateTableBuilder): void {
-  if (knex.client.config.client === "mysql2") {
-    table.charset("utf8mb4");
-    table.collate("utf8mb4_bin");
-  }
-}
+// representation in both databases); JSON is TEXT, parsed by repositories.
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("workspaces", (t) => {

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import * as initial from "./001-initial.js";
+import * as accounts from "./002-accounts.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -7,6 +8,7 @@ import * as initial from "./001-initial.js";
  */
 const MIGRATIONS: Record<string, Knex.Migration> = {
   "001-initial": initial,
+  "002-accounts": accounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,12 +1,20 @@
+import type { Knex } from "knex";
 import type { Database } from "../connection.js";
 import { GroupCommit } from "../group-commit.js";
 import { ApiKeysRepository } from "./api-keys.js";
 import { EventsRepository } from "./events.js";
 import { IdempotencyRepository } from "./idempotency.js";
+import { InvitationsRepository } from "./invitations.js";
 import { JobsRepository } from "./jobs.js";
+import { MembersRepository } from "./members.js";
 import { MessagesRepository } from "./messages.js";
 import { RateLimitsRepository } from "./rate-limits.js";
+import { SessionsRepository } from "./sessions.js";
+import { UsersRepository } from "./users.js";
 import { WorkspacesRepository } from "./workspaces.js";
+
+/** A transaction handle services pass back to repositories; only repositories use it. */
+export type Transaction = Knex.Transaction;
 
 export interface Repositories {
   workspaces: WorkspacesRepository;
@@ -16,7 +24,13 @@ export interface Repositories {
   jobs: JobsRepository;
   idempotency: IdempotencyRepository;
   rateLimits: RateLimitsRepository;
+  users: UsersRepository;
+  members: MembersRepository;
+  sessions: SessionsRepository;
+  invitations: InvitationsRepository;
   groupCommit: GroupCommit;
+  /** Runs work in one transaction (services that write several repositories at once). */
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Whether the database answers (readiness). */
   ping(): Promise<void>;
 }
@@ -30,7 +44,12 @@ export function createRepositories(db: Database): Repositories {
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
     rateLimits: new RateLimitsRepository(db.knex, db.dialect),
+    users: new UsersRepository(db.knex),
+    members: new MembersRepository(db.knex),
+    sessions: new SessionsRepository(db.knex),
+    invitations: new InvitationsRepository(db.knex),
     groupCommit: new GroupCommit(db.knex, db.dialect),
+    transaction: (work) => db.knex.transaction(work),
     ping: async () => {
       await db.knex.raw("select 1");
     },

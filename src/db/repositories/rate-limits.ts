@@ -39,6 +39,21 @@ export class RateLimitsRepository {
     private readonly dialect: Dialect,
   ) {}
 
+  /** A counter's value, 0 when it does not exist or has expired. */
+  async count(bucket: string, now: number): Promise<number> {
+    const row = (await this.knex("rate_limit_counters").where({ bucket }).where("expires_at", ">", now).first("count")) as { count: number } | undefined;
+    return row ? Number(row.count) : 0;
+  }
+
+  /** Adds one to a counter outside the group commit (rare events: failed sign-ins). */
+  async increment(bucket: string, expiresAt: number): Promise<number> {
+    return this.knex.transaction((trx) => this.dialect.incrementCounter(trx, bucket, 1, expiresAt));
+  }
+
+  async reset(bucket: string): Promise<void> {
+    await this.knex("rate_limit_counters").where({ bucket }).delete();
+  }
+
   async pruneExpired(now: number): Promise<number> {
     return this.knex("rate_limit_counters").where("expires_at", "<=", now).delete();
   }

@@ -1,0 +1,69 @@
+import type { Knex } from "knex";
+import { toIso } from "../../domain/clock.js";
+import type { Role } from "../../domain/roles.js";
+import type { components } from "../../../generated/v1.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { toNumber, toNumberOrNull } from "../rows.js";
+
+type Invitation = components["schemas"]["Invitation"];
+
+export interface InvitationRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  email_normalized: string;
+  role: Role;
+  digest: string;
+  invited_by: string | null;
+  created_at: number;
+  expires_at: number;
+  closed_at: number | null;
+}
+
+/** Pending invitations are the ones neither closed (accepted, revoked, replaced) nor expired. */
+export class InvitationsRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** Inserts an invitation and closes any pending one to the same address, atomically. */
+  async replace(row: InvitationRow): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx("invitations").where({ workspace_id: row.workspace_id, email_normalized: row.email_normalized }).whereNull("closed_at").update({ closed_at: row.created_at });
+      await trx("invitations").insert(row);
+    });
+  }
+
+  async find(workspaceId: string, id: string): Promise<InvitationRow | undefined> {
+    return normalise(await this.knex("invitations").where({ workspace_id: workspaceId, id }).first());
+  }
+
+  /** A pending invitation by its link's digest, with its workspace's name. */
+  async findPendingByDigest(digest: string, now: number, trx: Knex | Knex.Transaction = this.knex): Promise<(InvitationRow & { workspace_name: string }) | undefined> {
+    const row = (await trx("invitations as i")
+      .join("workspaces as w", "w.id", "i.workspace_id")
+      .where("i.digest", digest)
+      .whereNull("i.closed_at")
+      .where("i.expires_at", ">", now)
+      .select("i.*", "w.name as workspace_name")
+      .first()) as (InvitationRow & { workspace_name: string }) | undefined;
+    const invitation = normalise(row);
+    return invitation && row && { ...invitation, workspace_name: row.workspace_name };
+  }
+
+  async listPending(workspaceId: string, now: number, page: PageRequest): Promise<Page<Invitation>> {
+    const query = this.knex("invitations").where({ workspace_id: workspaceId }).whereNull("closed_at").where("expires_at", ">", now);
+    return paginate<InvitationRow, Invitation>(query, "id", (row) => row.id, page, "desc", (row) => InvitationsRepository.toWire(normalise(row)!));
+  }
+
+  /** Closes a pending invitation; false when it was not pending any more (a race lost). */
+  async close(id: string, now: number, trx: Knex | Knex.Transaction = this.knex): Promise<boolean> {
+    return (await trx("invitations").where({ id }).whereNull("closed_at").update({ closed_at: now })) === 1;
+  }
+
+  static toWire(row: InvitationRow): Invitation {
+    return { id: row.id, object: "invitation", email: row.email, role: row.role, invited_by: row.invited_by, created_at: toIso(row.created_at), expires_at: toIso(row.expires_at) };
+  }
+}
+
+function normalise(row: InvitationRow | undefined): InvitationRow | undefined {
+  return row && { ...row, created_at: toNumber(row.created_at), expires_at: toNumber(row.expires_at), closed_at: toNumberOrNull(row.closed_at) };
+}

@@ -1,0 +1,79 @@
+import type { Knex } from "knex";
+import { toIso } from "../../domain/clock.js";
+import type { Role } from "../../domain/roles.js";
+import type { components } from "../../../generated/v1.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { toNumber } from "../rows.js";
+
+type Member = components["schemas"]["Member"];
+type WorkspaceMembership = components["schemas"]["WorkspaceMembership"];
+
+export interface MembershipRow {
+  workspace_id: string;
+  user_id: string;
+  role: Role;
+  created_at: number;
+}
+
+interface MemberRow extends MembershipRow {
+  email: string;
+  name: string | null;
+}
+
+interface WorkspaceMembershipRow extends MembershipRow {
+  workspace_name: string;
+}
+
+/** Who belongs to which workspace, with which role. Every query names the workspace. */
+export class MembersRepository {
+  constructor(private readonly knex: Knex) {}
+
+  async insert(row: MembershipRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("memberships").insert(row);
+  }
+
+  async find(workspaceId: string, userId: string, trx: Knex | Knex.Transaction = this.knex): Promise<MembershipRow | undefined> {
+    const row = (await trx("memberships").where({ workspace_id: workspaceId, user_id: userId }).first()) as MembershipRow | undefined;
+    return row && { ...row, created_at: toNumber(row.created_at) };
+  }
+
+  async findMember(workspaceId: string, userId: string): Promise<Member | undefined> {
+    const row = (await this.members(workspaceId).where("m.user_id", userId).first()) as MemberRow | undefined;
+    return row && MembersRepository.memberToWire(row);
+  }
+
+  async list(workspaceId: string, page: PageRequest): Promise<Page<Member>> {
+    return paginate<MemberRow, Member>(this.members(workspaceId), "m.user_id", (row) => row.user_id, page, "asc", MembersRepository.memberToWire);
+  }
+
+  /** The workspaces a user belongs to, oldest membership first. */
+  async workspacesOf(userId: string): Promise<WorkspaceMembership[]> {
+    const rows = (await this.knex("memberships as m")
+      .join("workspaces as w", "w.id", "m.workspace_id")
+      .where("m.user_id", userId)
+      .orderBy([{ column: "m.created_at" }, { column: "m.workspace_id" }])
+      .select("m.*", "w.name as workspace_name")) as WorkspaceMembershipRow[];
+    return rows.map((row) => ({ id: row.workspace_id, object: "workspace_membership", name: row.workspace_name, role: row.role, joined_at: toIso(toNumber(row.created_at)) }));
+  }
+
+  async countOwners(workspaceId: string, trx: Knex | Knex.Transaction = this.knex): Promise<number> {
+    const row = (await trx("memberships").where({ workspace_id: workspaceId, role: "owner" }).count({ n: "*" }).first()) as { n: number | string };
+    return toNumber(row.n);
+  }
+
+  async updateRole(workspaceId: string, userId: string, role: Role, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("memberships").where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+  }
+
+  async delete(workspaceId: string, userId: string, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("memberships").where({ workspace_id: workspaceId, user_id: userId }).delete();
+  }
+
+  private members(workspaceId: string): Knex.QueryBuilder {
+    return this.knex("memberships as m").join("users as u", "u.id", "m.user_id").where("m.workspace_id", workspaceId).select("m.*", "u.email", "u.name");
+  }
+
+  private static memberToWire(row: MemberRow): Member {
+    return { user_id: row.user_id, object: "member", email: row.email, name: row.name, role: row.role, joined_at: toIso(toNumber(row.created_at)) };
+  }
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from "node:crypto";
+import { digestSecret } from "../domain/api-key-secret.js";
+import type { Clock } from "../domain/clock.js";
+import { ConflictError, DomainError, InsufficientRoleError, NotFoundError, UserTokenRequiredError } from "../domain/errors.js";
+import type { Principal } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import { mayAssign, type Role } from "../domain/roles.js";
+import type { Repositories, Transaction } from "../db/repositories/index.js";
+import { InvitationsRepository } from "../db/repositories/invitations.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import { UsersRepository } from "../db/repositories/users.js";
+import type { components } from "../../generated/v1.js";
+
+type Schemas = components["schemas"];
+
+/** Invitation links work for a week (Slack, GitHub and Stripe use days, not months). */
+export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** The acting member behind a principal; account operations are for people only. */
+function memberOf(principal: Principal): { userId: string; role: Role } {
+  if (principal.credential.kind !== "user_token") throw new UserTokenRequiredError();
+  return { userId: principal.credential.userId, role: principal.credential.role };
+}
+
+const ownerRoleError = () => new InsufficientRoleError("owner", "admin");
+const lastOwnerError = () => new ConflictError("last_owner", "Last owner", "A workspace needs at least one owner: make someone else an owner first.");
+
+/** Accounts, workspaces, members and invitations: who belongs where, with which role. */
+export class MembersService {
+  constructor(
+    private readonly repositories: Pick<Repositories, "users" | "members" | "workspaces" | "invitations" | "sessions" | "transaction">,
+    private readonly clock: Clock,
+  ) {}
+
+  async getAccount(principal: Principal): Promise<Schemas["Account"]> {
+    const { userId } = memberOf(principal);
+    return this.accountOf(userId);
+  }
+
+  async accountOf(userId: string): Promise<Schemas["Account"]> {
+    const user = await this.repositories.users.find(userId);
+    if (!user) throw new NotFoundError("user", userId);
+    return { user: UsersRepository.toWire(user), workspaces: await this.repositories.members.workspacesOf(userId) };
+  }
+
+  async createWorkspace(principal: Principal, input: Schemas["CreateWorkspaceRequest"]): Promise<Schemas["WorkspaceMembership"]> {
+    const { userId } = memberOf(principal);
+    return this.repositories.transaction((trx) => this.createOwnedWorkspace(userId, input.name, trx));
+  }
+
+  /** A new workspace owned by `userId`, inside the caller's transaction (sign-up uses it too). */
+  async createOwnedWorkspace(userId: string, name: string, trx: Transaction): Promise<Schemas["WorkspaceMembership"]> {
+    const now = this.clock.now();
+    const id = newId("workspace", now);
+    await this.repositories.workspaces.insert({ id, name, default_from: null, created_at: now, updated_at: now }, trx);
+    await this.repositories.members.insert({ workspace_id: id, user_id: userId, role: "owner", created_at: now }, trx);
+    return { id, object: "workspace_membership", name, role: "owner", joined_at: new Date(now).toISOString() };
+  }
+
+  async listMembers(principal: Principal, page: PageRequest): Promise<Page<Schemas["Member"]>> {
+    memberOf(principal);
+    return this.repositories.members.list(principal.workspaceId, page);
+  }
+
+  async updateMember(principal: Principal, userId: string, input: Schemas["UpdateMemberRequest"]): Promise<Schemas["Member"]> {
+    const actor = memberOf(principal);
+    const target = await this.findMember(principal.workspaceId, userId);
+    if (!mayAssign(actor.role, target.role, input.role)) throw ownerRoleError();
+    await this.repositories.transaction(async (trx) => {
+      if (target.role === "owner" && input.role !== "owner" && (await this.repositories.members.countOwners(principal.workspaceId, trx)) <= 1) throw lastOwnerError();
+      await this.repositories.members.updateRole(principal.workspaceId, userId, input.role, trx);
+    });
+    return { ...target, role: input.role };
+  }
+
+  async removeMember(principal: Principal, userId: string): Promise<Schemas["Member"]> {
+    const actor = memberOf(principal);
+    const target = await this.findMember(principal.workspaceId, userId);
+    if (!mayAssign(actor.role, target.role, null)) throw ownerRoleError();
+    await this.repositories.transaction(async (trx) => {
+      if (target.role === "owner" && (await this.repositories.members.countOwners(principal.workspaceId, trx)) <= 1) throw lastOwnerError();
+      await this.repositories.members.delete(principal.workspaceId, userId, trx);
+      // Removal takes effect now, not when the member's tokens would have expired.
+      await this.repositories.sessions.deleteTokensOfMember(principal.workspaceId, userId, trx);
+    });
+    return target;
+  }
+
+  /** `baseUrl` is where the dashboard is reached; the link is `<baseUrl>/invitations/<secret>`. */
+  async createInvitation(principal: Principal, input: Schemas["CreateInvitationRequest"], baseUrl: string): Promise<Schemas["InvitationWithUrl"]> {
+    const actor = memberOf(principal);
+    const role = input.role ?? "developer";
+    if (!mayAssign(actor.role, null, role)) throw ownerRoleError();
+    const emailNormalized = normaliseEmail(input.email);
+    const existing = await this.repositories.users.findByEmail(emailNormalized);
+    if (existing && (await this.repositories.members.find(principal.workspaceId, existing.id))) {
+      throw new ConflictError("already_a_member", "Already a member", `${input.email} is already a member of this workspace.`);
+    }
+    const now = this.clock.now();
+    const secret = randomBytes(32).toString("base64url");
+    const row = {
+      id: newId("invitation", now),
+      workspace_id: principal.workspaceId,
+      email: input.email.trim(),
+      email_normalized: emailNormalized,
+      role,
+      digest: digestSecret(secret),
+      invited_by: actor.userId,
+      created_at: now,
+      expires_at: now + INVITATION_LIFETIME_MS,
+      closed_at: null,
+    };
+    await this.repositories.invitations.replace(row);
+    return { ...InvitationsRepository.toWire(row), accept_url: `${baseUrl.replace(/\/+$/, "")}/invitations/${secret}` };
+  }
+
+  async listInvitations(principal: Principal, page: PageRequest): Promise<Page<Schemas["Invitation"]>> {
+    memberOf(principal);
+    return this.repositories.invitations.listPending(principal.workspaceId, this.clock.now(), page);
+  }
+
+  async revokeInvitation(principal: Principal, invitationId: string): Promise<Schemas["Invitation"]> {
+    memberOf(principal);
+    const now = this.clock.now();
+    const row = await this.repositories.invitations.find(principal.workspaceId, invitationId);
+    if (!row || row.closed_at !== null || row.expires_at <= now || !(await this.repositories.invitations.close(row.id, now))) {
+      throw new NotFoundError("pending invitation", invitationId);
+    }
+    return InvitationsRepository.toWire(row);
+  }
+
+  /** What an invitation link offers, for the page that accepts it. */
+  async previewInvitation(secret: string): Promise<{ email: string; role: Role; workspace_name: string; expires_at: string }> {
+    const row = await this.pendingInvitation(secret);
+    return { email: row.email, role: row.role, workspace_name: row.workspace_name, expires_at: new Date(row.expires_at).toISOString() };
+  }
+
+  /**
+   * Makes a user a member through an invitation addressed to their email. Inside the caller's
+   * transaction when given (sign-up with an invitation creates the user in the same one).
+   */
+  async acceptInvitation(user: { id: string; email_normalized: string }, secret: string, trx?: Transaction): Promise<void> {
+    // Every query inside the transaction goes through it: SQLite has one connection.
+    const accept = async (tx: Transaction) => {
+      const row = await this.pendingInvitation(secret, tx);
+      if (row.email_normalized !== user.email_normalized) {
+        throw new DomainError("forbidden", "invitation_email_mismatch", "Invitation for another address", `This invitation is for ${row.email}; sign in with that address to accept it.`);
+      }
+      if (!(await this.repositories.invitations.close(row.id, this.clock.now(), tx))) throw invitationNotFound();
+      const already = await this.repositories.members.find(row.workspace_id, user.id, tx);
+      if (!already) await this.repositories.members.insert({ workspace_id: row.workspace_id, user_id: user.id, role: row.role, created_at: this.clock.now() }, tx);
+    };
+    await (trx ? accept(trx) : this.repositories.transaction(accept));
+  }
+
+  private async pendingInvitation(secret: string, trx?: Transaction) {
+    const row = await this.repositories.invitations.findPendingByDigest(digestSecret(secret), this.clock.now(), trx);
+    if (!row) throw invitationNotFound();
+    return row;
+  }
+
+  private async findMember(workspaceId: string, userId: string): Promise<Schemas["Member"]> {
+    const member = await this.repositories.members.findMember(workspaceId, userId);
+    if (!member) throw new NotFoundError("member", userId);
+    return member;
+  }
+}
+
+const invitationNotFound = () => new DomainError("not_found", "invitation_not_found", "Invitation not found", "This invitation link is not valid: it was used, revoked, replaced or has expired. Ask for a new one.");

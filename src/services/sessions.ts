@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { digestSecret, generateSecret } from "../domain/api-key-secret.js";
+import type { Clock } from "../domain/clock.js";
+import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, NotSignedInError, ValidationError } from "../domain/errors.js";
+import type { Environment } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import type { Role } from "../domain/roles.js";
+import type { Repositories } from "../db/repositories/index.js";
+import type { SessionRow } from "../db/repositories/sessions.js";
+import type { UserRow } from "../db/repositories/users.js";
+import type { MembersService } from "./members.js";
+import { normaliseEmail } from "./members.js";
+import { DUMMY_PASSWORD_HASH, PASSWORD_LIMITS, hashPassword, verifyPassword } from "./passwords.js";
+import type { SignInThrottle } from "./sign-in-throttle.js";
+import type { components } from "../../generated/v1.js";
+
+type Account = components["schemas"]["Account"];
+
+/** Who may sign up once the first user exists (SIGNUP): invited addresses only, or anyone. */
+export type SignupPolicy = "invitation" | "open";
+export type SignupState = "first_user" | "open" | "invitation_only";
+
+/**
+ * Session lifetimes (OWASP Session Management): idle expiry renewed by use, and an absolute cap
+ * after which the user signs in again whatever their activity. Access tokens are short so that
+ * a leaked one is worth little; the page renews them from the session.
+ */
+export const SESSION_POLICY = { idleMs: 7 * 24 * 3600 * 1000, absoluteMs: 30 * 24 * 3600 * 1000, tokenMs: 15 * 60 * 1000 } as const;
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  name?: string | undefined;
+  workspace_name?: string | undefined;
+  invitation_token?: string | undefined;
+}
+
+export interface SignedIn {
+  /** The cookie's value: shown to the browser once, stored as a digest. */
+  sessionSecret: string;
+  account: Account;
+}
+
+export interface ActiveSession {
+  session: SessionRow;
+  user: UserRow;
+}
+
+export interface AccessToken {
+  token: string;
+  expires_at: string;
+  expires_in: number;
+  workspace_id: string;
+  environment: Environment;
+  role: Role;
+}
+
+/** Dashboard sign-up, sign-in and sessions, and the exchange of a session for access tokens. */
+export class SessionsService {
+  constructor(
+    private readonly repositories: Pick<Repositories, "users" | "members" | "sessions" | "transaction">,
+    private readonly members: MembersService,
+    private readonly throttle: SignInThrottle,
+    private readonly signupPolicy: SignupPolicy,
+    private readonly clock: Clock,
+  ) {}
+
+  async signupState(): Promise<SignupState> {
+    if (!(await this.repositories.users.any())) return "first_user";
+    return this.signupPolicy === "open" ? "open" : "invitation_only";
+  }
+
+  async signUp(input: SignUpInput): Promise<SignedIn> {
+    checkPassword(input.password, "/password");
+    const email = input.email.trim();
+    const emailNormalized = normaliseEmail(email);
+    const now = this.clock.now();
+    const user: UserRow = { id: newId("user", now), email, email_normalized: emailNormalized, name: input.name?.trim() || null, password_hash: await hashPassword(input.password), created_at: now, updated_at: now };
+    await this.repositories.transaction(async (trx) => {
+      const firstUser = !(await this.repositories.users.any(trx));
+      if (!firstUser && input.invitation_token === undefined && this.signupPolicy !== "open") {
+        throw new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
+      }
+      if (await this.repositories.users.findByEmail(emailNormalized, trx)) {
+        throw new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
+      }
+      await this.repositories.users.insert(user, trx);
+      if (input.invitation_token !== undefined) await this.members.acceptInvitation(user, input.invitation_token, trx);
+      else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
+    });
+    return this.startSession(user.id);
+  }
+
+  /** `client` is the caller's network address, for throttling password guessing. */
+  async signIn(email: string, password: string, client: string): Promise<SignedIn> {
+    const emailNormalized = normaliseEmail(email);
+    await this.throttle.check(emailNormalized, client);
+    const user = await this.repositories.users.findByEmail(emailNormalized);
+    // An unknown address costs the same hash as a known one: the answer and its timing match.
+    const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !valid) {
+      await this.throttle.recordFailure(emailNormalized, client);
+      throw new InvalidCredentialsError();
+    }
+    await this.throttle.reset(emailNormalized);
+    return this.startSession(user.id);
+  }
+
+  /** The session a cookie names, if it is live; null otherwise. */
+  async resolve(sessionSecret: string | undefined): Promise<ActiveSession | null> {
+    if (!sessionSecret) return null;
+    const session = await this.repositories.sessions.findByDigest(digestSecret(sessionSecret));
+    const now = this.clock.now();
+    if (!session || session.expires_at <= now || session.absolute_expires_at <= now) return null;
+    const user = await this.repositories.users.find(session.user_id);
+    return user ? { session, user } : null;
+  }
+
+  async require(sessionSecret: string | undefined): Promise<ActiveSession> {
+    const active = await this.resolve(sessionSecret);
+    if (!active) throw new NotSignedInError();
+    return active;
+  }
+
+  async signOut(sessionSecret: string | undefined): Promise<void> {
+    const active = await this.resolve(sessionSecret);
+    if (active) await this.repositories.sessions.delete(active.session.id);
+  }
+
+  /** Changes the password and signs out every other session of the user. */
+  async changePassword({ session, user }: ActiveSession, currentPassword: string, newPassword: string): Promise<void> {
+    if (!(await verifyPassword(currentPassword, user.password_hash))) {
+      throw new DomainError("forbidden", "invalid_credentials", "Wrong password", "The current password is not correct.");
+    }
+    checkPassword(newPassword, "/new_password");
+    await this.repositories.users.updatePasswordHash(user.id, await hashPassword(newPassword), this.clock.now());
+    await this.repositories.sessions.deleteOthers(user.id, session.id);
+  }
+
+  /** A user access token for one workspace (that the user belongs to) and one environment. */
+  async exchange({ session, user }: ActiveSession, workspaceId: string, environment: Environment): Promise<AccessToken> {
+    const membership = await this.repositories.members.find(workspaceId, user.id);
+    if (!membership) throw new NotFoundError("workspace", workspaceId);
+    const now = this.clock.now();
+    const token = generateSecret(environment, "user_token");
+    const expiresAt = Math.min(now + SESSION_POLICY.tokenMs, session.absolute_expires_at);
+    await this.repositories.sessions.insertToken({ id: newId("accessToken", now), digest: digestSecret(token), session_id: session.id, user_id: user.id, workspace_id: workspaceId, environment, created_at: now, expires_at: expiresAt });
+    // Using the dashboard keeps the session alive, up to its absolute cap.
+    await this.repositories.sessions.extend(session.id, Math.min(now + SESSION_POLICY.idleMs, session.absolute_expires_at));
+    return { token, expires_at: new Date(expiresAt).toISOString(), expires_in: Math.floor((expiresAt - now) / 1000), workspace_id: workspaceId, environment, role: membership.role };
+  }
+
+  private async startSession(userId: string): Promise<SignedIn> {
+    const now = this.clock.now();
+    const sessionSecret = randomBytes(32).toString("base64url");
+    await this.repositories.sessions.insert({ id: newId("session", now), digest: digestSecret(sessionSecret), user_id: userId, created_at: now, expires_at: now + SESSION_POLICY.idleMs, absolute_expires_at: now + SESSION_POLICY.absoluteMs });
+    return { sessionSecret, account: await this.members.accountOf(userId) };
+  }
+}
+
+/** NIST SP 800-63B: length is what matters; no composition rules. */
+function checkPassword(password: string, pointer: string): void {
+  const length = [...password].length;
+  if (length < PASSWORD_LIMITS.min || length > PASSWORD_LIMITS.max) {
+    throw ValidationError.field(pointer, `must be ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters long`);
+  }
+}

@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { DashboardSession, signedUp } from "../helpers/dashboard-session.js";
+import { createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const PASSWORD = "correct horse battery";
+
+describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const userCount = async () => Number(((await t.runtime.db.knex("users").count({ n: "*" }).first()) as { n: number }).n);
+
+  describe("GET /auth/session", () => {
+    it("answers a signed-out visitor with a CSRF token in the body and an HttpOnly, SameSite=Strict __Host- cookie", async () => {
+      const res = await t.app.inject({ method: "GET", url: "/auth/session" });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers["cache-control"]).toBe("no-store");
+      const body = res.json();
+      expect(body).toEqual({ signed_in: false, user: null, workspaces: [], csrf_token: expect.any(String), signup: "first_user" });
+      const cookie = (res.cookies as Array<Record<string, unknown>>).find((c) => c.name === "__Host-mailroom_csrf");
+      expect(cookie).toMatchObject({ value: body.csrf_token, httpOnly: true, secure: true, sameSite: "Strict", path: "/" });
+    });
+
+    it("uses unprefixed cookies without Secure on plain HTTP away from loopback", async () => {
+      const res = await t.app.inject({ method: "GET", url: "/auth/session", headers: { host: "mail.internal:3000" } });
+      const cookie = (res.cookies as Array<Record<string, unknown>>).find((c) => c.name === "mailroom_csrf");
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+      expect(cookie?.secure).toBeUndefined();
+    });
+  });
+
+  describe("sign-up", () => {
+    it("lets the first user create the first workspace and own it", async () => {
+      const session = new DashboardSession(t);
+      const res = await session.signUp({ email: "Ada@Acme.example", name: "Ada", workspace_name: "Acme" });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ signed_in: true, user: { object: "user", email: "Ada@Acme.example", name: "Ada" }, workspaces: [{ name: "Acme", role: "owner" }] });
+      expect(session.cookie("__Host-mailroom_session")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const stored = (await t.runtime.db.knex("users").first()) as { password_hash: string };
+      expect(stored.password_hash).toMatch(/^scrypt\$17\$8\$1\$/);
+      expect((await session.load()).signup).toBe("invitation_only");
+    });
+
+    it("refuses a second sign-up without an invitation, storing nothing", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      const res = await new DashboardSession(t).signUp({ email: "eve@evil.example" });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ code: "signup_closed" });
+      expect(await userCount()).toBe(1);
+    });
+
+    it("lets anyone sign up with SIGNUP=open, each into a workspace of their own", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      const first = await signedUp(t, { email: "ada@acme.example" });
+      const second = await signedUp(t, { email: "grace@navy.example" });
+      expect(second.workspaceId).not.toBe(first.workspaceId);
+    });
+
+    it("refuses an address already registered, whatever its case", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      await signedUp(t, { email: "ada@acme.example" });
+      const res = await new DashboardSession(t).signUp({ email: "ADA@acme.example" });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "email_taken" });
+    });
+
+    it("refuses a short password and a malformed address with every failing field", async () => {
+      const res = await new DashboardSession(t).signUp({ email: "not-an-address", password: "short" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([expect.objectContaining({ pointer: "/email" })]);
+      const short = await new DashboardSession(t).signUp({ email: "ada@acme.example", password: "short" });
+      expect(short.statusCode).toBe(422);
+      expect(short.json().errors).toEqual([expect.objectContaining({ pointer: "/password", message: "must be 10 to 200 characters long" })]);
+      expect(await userCount()).toBe(0);
+    });
+  });
+
+  describe("sign-in", () => {
+    it("signs in with the right password and answers unknown address and wrong password alike", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      const ok = await new DashboardSession(t).signIn("ADA@acme.example");
+      expect(ok.statusCode).toBe(200);
+      const wrong = await new DashboardSession(t).signIn("ada@acme.example", "wrong password!");
+      const unknown = await new DashboardSession(t).signIn("nobody@acme.example", "wrong password!");
+      expect(wrong.statusCode).toBe(401);
+      expect(unknown.statusCode).toBe(401);
+      const strip = (body: Record<string, unknown>) => ({ ...body, request_id: undefined });
+      expect(strip(wrong.json())).toEqual(strip(unknown.json()));
+      expect(wrong.json().code).toBe("invalid_credentials");
+    });
+
+    it("throttles an address after 5 failures in 15 minutes, even for the right password, then lets it in again", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      const session = new DashboardSession(t);
+      for (let i = 0; i < 5; i++) expect((await session.signIn("ada@acme.example", "wrong password!")).statusCode).toBe(401);
+      const blocked = await session.signIn("ada@acme.example");
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().code).toBe("too_many_attempts");
+      expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
+      t.clock.advance(15 * 60 * 1000);
+      expect((await session.signIn("ada@acme.example")).statusCode).toBe(200);
+    });
+  });
+
+  describe("CSRF", () => {
+    const routes = [
+      ["/auth/sign-up", { email: "eve@evil.example", password: PASSWORD }],
+      ["/auth/sign-in", { email: "ada@acme.example", password: PASSWORD }],
+      ["/auth/sign-out", undefined],
+      ["/auth/password", { current_password: PASSWORD, new_password: "another long password" }],
+      ["/auth/token", { workspace_id: "ws_x", environment: "sandbox" }],
+      ["/auth/invitations/accept", { token: "x" }],
+    ] as const;
+
+    it.each(routes)("refuses POST %s without the token, with a wrong one, from another origin or site", async (url, payload) => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const attempts: Array<Record<string, string>> = [
+        { "x-csrf-token": "" },
+        { "x-csrf-token": "forged" },
+        { origin: "https://evil.example" },
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+      ];
+      for (const headers of attempts) {
+        const res = await session.post(url, payload as object | undefined, headers);
+        expect(res.statusCode, JSON.stringify(headers)).toBe(403);
+        expect(res.json().code).toBe("csrf_failed");
+      }
+      // Nothing changed: still signed in, one user, the password unchanged.
+      expect((await session.load()).signed_in).toBe(true);
+      expect(await userCount()).toBe(1);
+      expect((await new DashboardSession(t).signIn("ada@acme.example")).statusCode).toBe(200);
+    });
+
+    it("accepts a same-origin request carrying the token", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const res = await session.post("/auth/sign-out", undefined, { origin: "http://localhost:80", "sec-fetch-site": "same-origin" });
+      expect(res.statusCode).toBe(204);
+    });
+  });
+
+  describe("tokens", () => {
+    it("exchanges the session for a 15-minute token scoped to one workspace and environment", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const res = await session.post("/auth/token", { workspace_id: workspaceId, environment: "live" });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ token: expect.stringMatching(/^mru_live_/), expires_in: 900, workspace_id: workspaceId, environment: "live", role: "owner" });
+      const workspace = await t.call({ method: "GET", url: "/v1/workspace", key: res.json().token });
+      expect(workspace.json()).toMatchObject({ id: workspaceId, environment: "live" });
+      t.clock.advance(15 * 60 * 1000);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: res.json().token })).statusCode).toBe(401);
+    });
+
+    it("gives no token for a workspace the user is not a member of", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const res = await session.post("/auth/token", { workspace_id: t.workspace.id, environment: "sandbox" });
+      expect(res.statusCode).toBe(404);
+    });
+
+    it("never accepts the session cookie on /v1", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const res = await session.request({ method: "GET", url: "/v1/workspace" });
+      expect(res.statusCode).toBe(401);
+    });
+
+    it("revokes the session's tokens on sign-out", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const token = await session.token(workspaceId);
+      expect((await session.post("/auth/sign-out")).statusCode).toBe(204);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(401);
+      expect((await session.post("/auth/token", { workspace_id: workspaceId, environment: "sandbox" })).json().code).toBe("not_signed_in");
+    });
+  });
+
+  describe("change password", () => {
+    it("needs the current password, then signs out every other session", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const other = new DashboardSession(t);
+      await other.signIn("ada@acme.example");
+      const otherToken = await other.token(workspaceId);
+      expect((await session.post("/auth/password", { current_password: "wrong password!", new_password: "a brand new password" })).statusCode).toBe(403);
+      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(204);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: otherToken })).statusCode).toBe(401);
+      expect((await other.load()).signed_in).toBe(false);
+      expect((await session.load()).signed_in).toBe(true);
+      expect((await new DashboardSession(t).signIn("ada@acme.example", "a brand new password")).statusCode).toBe(200);
+    });
+  });
+});

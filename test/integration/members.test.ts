@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import type { DashboardSession} from "../helpers/dashboard-session.js";
+import { signedUp } from "../helpers/dashboard-session.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+describe.each(databases)("accounts, members and roles ($name)", (database) => {
+  let t: TestApp;
+  let owner: { session: DashboardSession; workspaceId: string; userId: string };
+  let ownerToken: string;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+    owner = await signedUp(t, { email: "ada@acme.example", name: "Ada", workspace_name: "Acme" });
+    ownerToken = await owner.session.token(owner.workspaceId);
+  });
+  afterEach(async () => t.close());
+
+  const as = (key: string) => ({
+    get: (url: string) => t.call({ method: "GET", url, key }),
+    post: (url: string, payload: object) => t.call({ method: "POST", url, payload, key }),
+    patch: (url: string, payload: object) => t.call({ method: "PATCH", url, payload, key }),
+    delete: (url: string) => t.call({ method: "DELETE", url, key }),
+  });
+
+  /** Invites an address with a role and signs it up through the link; returns its session and token. */
+  async function member(email: string, role: string) {
+    const invitation = await as(ownerToken).post("/v1/invitations", { email, role });
+    expect(invitation.statusCode).toBe(201);
+    const secret = new URL(invitation.json().accept_url).pathname.split("/").pop()!;
+    const joined = await signedUp(t, { email, invitation_token: secret });
+    expect(joined.workspaceId).toBe(owner.workspaceId);
+    return { ...joined, token: await joined.session.token(owner.workspaceId) };
+  }
+
+  describe("getAccount", () => {
+    it("returns the user and their workspaces with roles", async () => {
+      const res = await as(ownerToken).get("/v1/account");
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ user: { id: owner.userId, email: "ada@acme.example" }, workspaces: [{ id: owner.workspaceId, name: "Acme", role: "owner" }] });
+    });
+
+    it("refuses API keys: account operations act for a person", async () => {
+      const res = await as(t.workspace.sandboxKey).get("/v1/account");
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("user_token_required");
+    });
+  });
+
+  describe("createWorkspace", () => {
+    it("creates a workspace the caller owns, reachable with a new token", async () => {
+      const res = await as(ownerToken).post("/v1/workspaces", { name: "Acme staging" });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ object: "workspace_membership", name: "Acme staging", role: "owner" });
+      const token = await owner.session.token(res.json().id, "live");
+      expect((await as(token).get("/v1/workspace")).json()).toMatchObject({ name: "Acme staging", environment: "live" });
+    });
+  });
+
+  describe("invitations", () => {
+    it("shows the link once, previews it, and lets the invited address join with the role", async () => {
+      const res = await as(ownerToken).post("/v1/invitations", { email: "grace@acme.example", role: "viewer" });
+      expect(res.json()).toMatchObject({ object: "invitation", email: "grace@acme.example", role: "viewer", invited_by: owner.userId, accept_url: expect.stringMatching(/^http:\/\/localhost(:80)?\/invitations\/[A-Za-z0-9_-]{43}$/) });
+      const secret = res.json().accept_url.split("/").pop();
+      const preview = await t.app.inject({ method: "GET", url: `/auth/invitations/${secret}` });
+      expect(preview.json()).toMatchObject({ email: "grace@acme.example", role: "viewer", workspace_name: "Acme" });
+      const listed = await as(ownerToken).get("/v1/invitations");
+      expect(listed.json().data).toEqual([expect.not.objectContaining({ accept_url: expect.anything() })]);
+      const grace = await signedUp(t, { email: "Grace@acme.example", invitation_token: secret });
+      expect((await as(await grace.session.token(owner.workspaceId)).get("/v1/account")).json().workspaces).toEqual([expect.objectContaining({ role: "viewer" })]);
+      expect((await as(ownerToken).get("/v1/invitations")).json().data).toEqual([]);
+      expect((await t.app.inject({ method: "GET", url: `/auth/invitations/${secret}` })).statusCode).toBe(404);
+    });
+
+    it("lets a signed-in user accept an invitation to another workspace", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      owner = await signedUp(t, { email: "ada@acme.example" });
+      ownerToken = await owner.session.token(owner.workspaceId);
+      const grace = await signedUp(t, { email: "grace@navy.example" });
+      const secret = (await as(ownerToken).post("/v1/invitations", { email: "grace@navy.example" })).json().accept_url.split("/").pop();
+      t.clock.advance(1000);
+      const res = await grace.session.post("/auth/invitations/accept", { token: secret });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().workspaces.map((w: { id: string; role: string }) => [w.id, w.role])).toEqual([
+        [grace.workspaceId, "owner"],
+        [owner.workspaceId, "developer"],
+      ]);
+    });
+
+    it("refuses an invitation accepted by another address, and a link that is not valid", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      owner = await signedUp(t, { email: "ada@acme.example" });
+      ownerToken = await owner.session.token(owner.workspaceId);
+      const eve = await signedUp(t, { email: "eve@evil.example" });
+      const secret = (await as(ownerToken).post("/v1/invitations", { email: "grace@navy.example" })).json().accept_url.split("/").pop();
+      expect((await eve.session.post("/auth/invitations/accept", { token: secret })).json().code).toBe("invitation_email_mismatch");
+      expect((await eve.session.post("/auth/invitations/accept", { token: "nope" })).json().code).toBe("invitation_not_found");
+    });
+
+    it("refuses to invite a member again, and revokes a pending invitation", async () => {
+      const grace = await member("grace@acme.example", "developer");
+      expect((await as(ownerToken).post("/v1/invitations", { email: "GRACE@acme.example" })).json().code).toBe("already_a_member");
+      const pending = await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example" });
+      expect((await as(grace.token).delete(`/v1/invitations/${pending.json().id}`)).json().code).toBe("insufficient_role");
+      expect((await as(ownerToken).delete(`/v1/invitations/${pending.json().id}`)).statusCode).toBe(200);
+      expect((await as(ownerToken).delete(`/v1/invitations/${pending.json().id}`)).statusCode).toBe(404);
+    });
+
+    it("lets only owners invite owners", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      const res = await as(admin.token).post("/v1/invitations", { email: "alan@acme.example", role: "owner" });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("insufficient_role");
+    });
+  });
+
+  describe("roles", () => {
+    it("lets a viewer read but not send, change settings or manage keys", async () => {
+      const viewer = await member("grace@acme.example", "viewer");
+      expect((await as(viewer.token).get("/v1/messages")).statusCode).toBe(200);
+      expect((await as(viewer.token).get("/v1/api-keys")).statusCode).toBe(200);
+      for (const res of [await as(viewer.token).post("/v1/messages", aMessage()), await as(viewer.token).post("/v1/api-keys", { name: "x" }), await as(viewer.token).patch("/v1/workspace", { name: "x" })]) {
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toMatchObject({ code: "insufficient_role", detail: expect.stringContaining("you are a viewer") });
+      }
+    });
+
+    it("lets a developer send and manage keys but not change settings or members", async () => {
+      const developer = await member("grace@acme.example", "developer");
+      expect((await as(developer.token).post("/v1/messages", aMessage())).statusCode).toBe(202);
+      expect((await as(developer.token).post("/v1/api-keys", { name: "ci" })).statusCode).toBe(201);
+      expect((await as(developer.token).patch("/v1/workspace", { name: "x" })).statusCode).toBe(403);
+      expect((await as(developer.token).patch(`/v1/members/${owner.userId}`, { role: "viewer" })).statusCode).toBe(403);
+    });
+
+    it("applies a demotion on the next call, not at the token's expiry", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      expect((await as(admin.token).patch("/v1/workspace", { name: "Acme Inc" })).statusCode).toBe(200);
+      expect((await as(ownerToken).patch(`/v1/members/${admin.userId}`, { role: "viewer" })).json()).toMatchObject({ role: "viewer" });
+      expect((await as(admin.token).patch("/v1/workspace", { name: "Acme" })).statusCode).toBe(403);
+    });
+  });
+
+  describe("members", () => {
+    it("lists members with their roles", async () => {
+      const grace = await member("grace@acme.example", "developer");
+      const res = await as(grace.token).get("/v1/members");
+      expect(res.json().data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+        ["ada@acme.example", "owner"],
+        ["grace@acme.example", "developer"],
+      ]);
+    });
+
+    it("keeps the last owner: no demotion, no removal", async () => {
+      for (const res of [await as(ownerToken).patch(`/v1/members/${owner.userId}`, { role: "admin" }), await as(ownerToken).delete(`/v1/members/${owner.userId}`)]) {
+        expect(res.statusCode).toBe(409);
+        expect(res.json().code).toBe("last_owner");
+      }
+    });
+
+    it("lets only owners touch owners", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      expect((await as(admin.token).patch(`/v1/members/${owner.userId}`, { role: "viewer" })).statusCode).toBe(403);
+      expect((await as(admin.token).delete(`/v1/members/${owner.userId}`)).statusCode).toBe(403);
+      expect((await as(admin.token).patch(`/v1/members/${admin.userId}`, { role: "owner" })).statusCode).toBe(403);
+    });
+
+    it("removes a member, whose tokens stop working at once", async () => {
+      const grace = await member("grace@acme.example", "developer");
+      const res = await as(ownerToken).delete(`/v1/members/${grace.userId}`);
+      expect(res.json()).toMatchObject({ user_id: grace.userId, email: "grace@acme.example" });
+      expect((await as(grace.token).get("/v1/workspace")).statusCode).toBe(401);
+      expect((await grace.session.post("/auth/token", { workspace_id: owner.workspaceId, environment: "sandbox" })).statusCode).toBe(404);
+    });
+  });
+
+  describe("tenant isolation", () => {
+    it("answers 404 for another workspace's member and invitation, and keeps environments apart", async () => {
+      const staging = (await as(ownerToken).post("/v1/workspaces", { name: "Staging" })).json();
+      const stagingToken = await owner.session.token(staging.id);
+      const invitation = (await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example" })).json();
+      const grace = await member("grace@acme.example", "developer");
+      expect((await as(stagingToken).patch(`/v1/members/${grace.userId}`, { role: "viewer" })).statusCode).toBe(404);
+      expect((await as(stagingToken).delete(`/v1/members/${grace.userId}`)).statusCode).toBe(404);
+      expect((await as(stagingToken).delete(`/v1/invitations/${invitation.id}`)).statusCode).toBe(404);
+      const sent = (await as(ownerToken).post("/v1/messages", aMessage())).json();
+      const liveToken = await owner.session.token(owner.workspaceId, "live");
+      expect((await as(liveToken).get(`/v1/messages/${sent.id}`)).statusCode).toBe(404);
+      expect((await as(stagingToken).get(`/v1/messages/${sent.id}`)).statusCode).toBe(404);
+    });
+  });
+});
