@@ -49,7 +49,7 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
     .scriptName("mailroom")
     .usage("$0 <command> [options]\n\nEvery Mailroom API operation as a command. The API key comes from MAILROOM_API_KEY, the server from MAILROOM_BASE_URL (default http://localhost:3000).")
     .option("json", { type: "boolean", global: true, describe: "Print JSON (the default when stdout is not a terminal)" })
-    .option("api-key", { type: "string", global: true, describe: "API key (default: $MAILROOM_API_KEY)" })
+    .option("api-key", { type: "string", global: true, describe: "API key, or user access token (mru_…) for accounts commands (default: $MAILROOM_API_KEY)" })
     .option("base-url", { type: "string", global: true, describe: "Server URL (default: $MAILROOM_BASE_URL or http://localhost:3000)" });
   const longForms = commandsByOperation();
   for (const [name, command] of Object.entries(shortcuts)) {
@@ -134,6 +134,7 @@ function report(error: unknown, output: Output, context: Context): number {
     const lines = [`Error: ${error.status} ${error.code}: ${error.errors.length > 0 ? error.title : (error.detail ?? error.title)}`];
     for (const field of error.errors) lines.push(`  ${field.pointer || "/"}: ${field.message}`);
     if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
+    if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
     if (error.request_id) lines.push(`Request id: ${error.request_id}`);
     output.error(error.problem ?? { status: error.status, code: error.code, detail: error.detail }, lines.join("\n"));
     return EXIT.apiError;

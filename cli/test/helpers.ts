@@ -1,11 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Io } from "../src/io.js";
 import { run } from "../src/run.js";
 import { afterAll, beforeAll } from "vitest";
+import { parse } from "yaml";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -113,6 +114,12 @@ export function api(server: { baseUrl: string; sandboxKey: string }, key = serve
     /** Sends a message from the test workspace's sender; answers the accepted message. */
     send: (body: Record<string, unknown>) => call<{ id: string; status: string }>("POST", "/v1/messages", { from: FROM, subject: "Hi", text: "Hi", ...body }),
   };
+}
+
+/** A named example of openapi/v1.yaml (`components.examples`), for a stand-in API to answer. */
+export function contractExample<T>(name: string): T {
+  const spec = parse(readFileSync(join(REPO, "openapi", "v1.yaml"), "utf8")) as { components: { examples: Record<string, { value: unknown }> } };
+  return spec.components.examples[name]?.value as T;
 }
 
 /** stderr parsed as the JSON problem the CLI prints in JSON mode. */

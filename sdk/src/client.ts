@@ -3,6 +3,7 @@ import { APIError, MailroomConfigurationError } from "./errors.js";
 import type { paths } from "./generated/v1.js";
 import { Page, PagePromise, type PageBody } from "./pagination.js";
 import { retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
+import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
 import { Events } from "./resources/events.js";
 import { Messages } from "./resources/messages.js";
@@ -11,7 +12,11 @@ import { WorkspaceResource } from "./resources/workspace.js";
 import { Webhooks } from "./webhooks.js";
 
 export interface ClientOptions {
-  /** A `svc_live_…` or `svc_test_…` key. Default: the `MAILROOM_API_KEY` environment variable. */
+  /**
+   * An API key (`svc_live_…`, `svc_test_…`) or a user access token (`mru_live_…`, `mru_test_…`;
+   * the Accounts operations need one), sent as the bearer credential. It is not checked here: the
+   * server is the one judge of a credential. Default: the `MAILROOM_API_KEY` environment variable.
+   */
   apiKey?: string;
   /** Where the API is served. Default: `MAILROOM_BASE_URL`, else `http://localhost:3000`. */
   baseUrl?: string;
@@ -63,6 +68,7 @@ export class Mailroom {
   readonly events: Events;
   readonly apiKeys: ApiKeys;
   readonly workspace: WorkspaceResource;
+  readonly accounts: Accounts;
   readonly system: System;
   /** Verification of incoming webhook deliveries (needs no API key). */
   readonly webhooks: Webhooks;
@@ -79,7 +85,7 @@ export class Mailroom {
     const apiKey = given.apiKey ?? readEnv("MAILROOM_API_KEY");
     if (!apiKey) {
       throw new MailroomConfigurationError(
-        "No Mailroom API key: pass one (new Mailroom(\"svc_test_…\")) or set the MAILROOM_API_KEY environment variable.",
+        "No Mailroom API key: pass one (new Mailroom(\"svc_test_…\")), or a user access token (mru_…), or set the MAILROOM_API_KEY environment variable.",
       );
     }
     this.options = { ...given, apiKey };
@@ -99,6 +105,7 @@ export class Mailroom {
     this.events = new Events(this);
     this.apiKeys = new ApiKeys(this);
     this.workspace = new WorkspaceResource(this);
+    this.accounts = new Accounts(this);
     this.system = new System(this);
     this.webhooks = new Webhooks();
   }

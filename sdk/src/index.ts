@@ -26,4 +26,5 @@ export { Events } from "./resources/events.js";
 export { ApiKeys } from "./resources/api-keys.js";
 export { WorkspaceResource } from "./resources/workspace.js";
 export { System } from "./resources/system.js";
+export { Accounts } from "./resources/accounts.js";
 

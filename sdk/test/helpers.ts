@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
 import { Mailroom, type ClientOptions, type CreateMessageParams } from "../src/index.js";
 
 /** What a fake fetch saw of one attempt: enough to assert on headers, URL and body. */
@@ -87,3 +89,9 @@ export const aMessage = (overrides: Partial<CreateMessageParams> = {}): CreateMe
 
 /** Enough of a Message for the SDK, which does not validate responses. */
 export const acceptedMessage = (id = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c") => json(202, { id, object: "message", status: "queued" });
+
+/** A named example of openapi/v1.yaml (`components.examples`): the contract's own picture of an answer. */
+export function contractExample<T>(name: string): T {
+  const spec = parse(readFileSync(new URL("../../openapi/v1.yaml", import.meta.url), "utf8")) as { components: { examples: Record<string, { value: unknown }> } };
+  return spec.components.examples[name]?.value as T;
+}

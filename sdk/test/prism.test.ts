@@ -120,6 +120,51 @@ describe("the SDK against the contract's mock", () => {
     });
   });
 
+  describe("Accounts", () => {
+    // Prism checks only that a bearer credential is there, so the client's API key stands in for
+    // the user access token these operations need.
+    const USER_ID = "usr_01jd3k8m2q5v7w9x1y3z5a7b9c";
+    const INVITATION_ID = "inv_01jd3k8m2q5v7w9x1y3z5a7b9c";
+
+    it("get returns the user and their workspaces", async () => {
+      await expect(mr.accounts.get()).resolves.toMatchObject({ user: { object: "user" }, workspaces: expect.any(Array) });
+    });
+
+    it("createWorkspace returns the caller's membership of the new workspace", async () => {
+      await expect(mr.accounts.createWorkspace({ name: "Acme staging" })).resolves.toMatchObject({ object: "workspace_membership", name: expect.any(String) });
+    });
+
+    it("listMembers returns a page of members", async () => {
+      expectPageOf(await mr.accounts.listMembers({ limit: 5 }), "member");
+    });
+
+    it("updateMember returns the member", async () => {
+      await expect(mr.accounts.updateMember(USER_ID, { role: "admin" })).resolves.toMatchObject({ object: "member", role: expect.any(String) });
+    });
+
+    it("removeMember returns the member", async () => {
+      await expect(mr.accounts.removeMember(USER_ID)).resolves.toMatchObject({ object: "member" });
+    });
+
+    it("createInvitation returns the invitation with its accept_url, with or without a role", async () => {
+      await expect(mr.accounts.createInvitation({ email: "grace@acme.example", role: "developer" })).resolves.toMatchObject({ object: "invitation", accept_url: expect.any(String) });
+      await expect(mr.accounts.createInvitation({ email: "grace@acme.example" })).resolves.toMatchObject({ object: "invitation" });
+    });
+
+    it("listInvitations returns a page of invitations", async () => {
+      expectPageOf(await mr.accounts.listInvitations({ limit: 5 }), "invitation");
+    });
+
+    it("revokeInvitation returns the invitation", async () => {
+      await expect(mr.accounts.revokeInvitation(INVITATION_ID)).resolves.toMatchObject({ object: "invitation" });
+    });
+
+    it("the mock refuses a role the contract lacks, with the typed error", async () => {
+      // @ts-expect-error "superuser" is not a Role
+      await expect(mr.accounts.updateMember(USER_ID, { role: "superuser" })).rejects.toBeInstanceOf(UnprocessableEntityError);
+    });
+  });
+
   describe("System", () => {
     it("getHealth returns ok", async () => {
       await expect(mr.system.getHealth()).resolves.toEqual({ status: "ok" });

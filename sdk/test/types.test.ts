@@ -7,6 +7,9 @@ import {
   type CreateMessageParams,
   type Event,
   type FieldError,
+  type Invitation,
+  type InvitationWithUrl,
+  type Member,
   type Message,
   type MessageStatus,
   type MessageSummary,
@@ -14,6 +17,7 @@ import {
   type PagePromise,
   type RequestBody,
   type ResponseBody,
+  type Role,
   type Workspace,
   type components,
 } from "../src/index.js";
@@ -144,6 +148,28 @@ describe("workspace", () => {
     expectTypeOf(mr.workspace.update).returns.resolves.toEqualTypeOf<WorkspaceObject>();
     expectTypeOf<ResponseBody<"getWorkspace">>().toEqualTypeOf<WorkspaceObject>();
     expectTypeOf<Workspace>().toEqualTypeOf<WorkspaceObject>();
+  });
+});
+
+describe("accounts", () => {
+  it("takes roles only from the Role union", () => {
+    expectTypeOf<Role>().toEqualTypeOf<"owner" | "admin" | "developer" | "viewer">();
+    expectTypeOf(mr.accounts.updateMember).toBeCallableWith("usr_1", { role: "viewer" });
+    // @ts-expect-error there is no superuser role
+    expectTypeOf(mr.accounts.updateMember).toBeCallableWith("usr_1", { role: "superuser" });
+    expectTypeOf(mr.accounts.createInvitation).toBeCallableWith({ email: "grace@acme.example" });
+  });
+
+  it("returns the accept_url only from createInvitation", () => {
+    expectTypeOf(mr.accounts.createInvitation).returns.resolves.toEqualTypeOf<InvitationWithUrl>();
+    expectTypeOf<InvitationWithUrl["accept_url"]>().toEqualTypeOf<string>();
+    expectTypeOf(mr.accounts.revokeInvitation).returns.resolves.toEqualTypeOf<Invitation>();
+    expectTypeOf<Invitation>().not.toHaveProperty("accept_url");
+  });
+
+  it("lists members and invitations as pages", () => {
+    expectTypeOf(mr.accounts.listMembers).returns.toEqualTypeOf<PagePromise<Member>>();
+    expectTypeOf(mr.accounts.listInvitations).returns.toEqualTypeOf<PagePromise<Invitation>>();
   });
 });
 

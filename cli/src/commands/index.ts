@@ -1,4 +1,5 @@
 import type { Command, Noun } from "../command.js";
+import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
 import { events } from "./events.js";
 import { createMessage, messages } from "./messages.js";
@@ -6,7 +7,7 @@ import { system } from "./system.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, events, apiKeys, workspace, system];
+export const nouns: Noun[] = [messages, events, apiKeys, workspace, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };
