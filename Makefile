@@ -44,13 +44,19 @@ $(SDK_DIST): $(STAMP) $(shell find sdk/src -name '*.ts' 2>/dev/null) sdk/tsconfi
 $(CLI_DIST): $(SDK_DIST) $(shell find cli/src -name '*.ts' 2>/dev/null) cli/tsconfig.json
 	npm run --silent build -w cli
 
-build: $(CLI_DIST) ## Build the SDK (sdk/dist) and the CLI (cli/dist; then `npx mailroom --help`)
+# The dashboard is built by Vite into dashboard/dist, which the server serves at `/`.
+DASHBOARD_DIST := dashboard/dist/index.html
+
+$(DASHBOARD_DIST): $(SDK_DIST) $(shell find dashboard/src dashboard/public -type f 2>/dev/null) dashboard/index.html dashboard/vite.config.ts dashboard/tsconfig.json
+	npm run --silent build -w @mailroom/dashboard
+
+build: $(CLI_DIST) $(DASHBOARD_DIST) ## Build the SDK (sdk/dist), the CLI (cli/dist) and the dashboard (dashboard/dist)
 
 # --- the two commands a fresh clone needs ------------------------------------------------------
-run: $(STAMP) $(CLI_DIST) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
+run: $(STAMP) $(CLI_DIST) $(DASHBOARD_DIST) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
 	$(BIN)/tsx src/main.ts serve
 
-test: $(STAMP) $(CLI_DIST) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
+test: $(STAMP) $(CLI_DIST) $(DASHBOARD_DIST) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
 	@if [ -n "$${TEST_MYSQL_URL:-}" ]; then echo "test: SQLite + MariaDB ($${TEST_MYSQL_URL%%://*}://…@$${TEST_MYSQL_URL#*@})"; \
 	 else echo "test: SQLite only (set TEST_MYSQL_URL, e.g. via 'make mariadb', to include MariaDB)"; fi
 	$(BIN)/vitest run
@@ -72,10 +78,11 @@ lint-openapi: $(STAMP)
 lint-ts: $(STAMP)
 	$(BIN)/eslint .
 
-typecheck: $(STAMP) $(SDK_DIST) ## tsc --noEmit: the server and tests, the SDK (browser libs, no Node types), the CLI
+typecheck: $(STAMP) $(SDK_DIST) ## tsc --noEmit: the server and tests, the SDK (browser libs, no Node types), the CLI, the dashboard
 	$(BIN)/tsc --noEmit
 	$(BIN)/tsc --noEmit -p sdk
 	$(BIN)/tsc --noEmit -p cli
+	$(BIN)/tsc --noEmit -p dashboard
 
 docs: $(STAMP) ## Build the HTML API reference into build/reference.html
 	@mkdir -p build

@@ -1,0 +1,91 @@
+import type { ReactNode } from "react";
+import { Link, useLocation } from "wouter";
+import { useWorkspace } from "../api/api-context";
+import { useAction } from "../api/use-request";
+import { useSession } from "../auth/session";
+import { EnvironmentSwitch, LiveBanner } from "./environment-switch";
+import { ErrorState } from "./error-state";
+import { WorkspaceSwitcher } from "./workspace-switcher";
+
+const NAVIGATION = [
+  {
+    section: null,
+    links: [
+      { href: "/", label: "Overview" },
+      { href: "/messages", label: "Messages" },
+      { href: "/inbox", label: "Sandbox inbox" },
+    ],
+  },
+  { section: "Developers", links: [{ href: "/developers/api-keys", label: "API keys" }] },
+  { section: null, links: [{ href: "/settings", label: "Settings" }] },
+] as const;
+
+function isCurrent(location: string, href: string): boolean {
+  return href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
+}
+
+function Sidebar() {
+  const [location] = useLocation();
+  return (
+    <nav className="sidebar" aria-label="Main">
+      {NAVIGATION.map((group, index) => (
+        <div key={group.section ?? index} className="sidebar__group">
+          {group.section && <p className="sidebar__section">{group.section}</p>}
+          <ul>
+            {group.links.map((link) => (
+              <li key={link.href}>
+                <Link href={link.href} className="sidebar__link" aria-current={isCurrent(location, link.href) ? "page" : undefined}>
+                  {link.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </nav>
+  );
+}
+
+function UserMenu() {
+  const { session, signOut } = useSession();
+  const action = useAction(signOut);
+  return (
+    <div className="user-menu">
+      <span className="user-menu__name" title={session.user?.email}>
+        {session.user?.name ?? session.user?.email}
+      </span>
+      <button type="button" className="button button--small" onClick={() => void action.run()} disabled={action.pending}>
+        {action.pending ? "Signing out…" : "Sign out"}
+      </button>
+      {action.error !== undefined && <ErrorState error={action.error} title="Could not sign out" compact />}
+    </div>
+  );
+}
+
+/** The frame of every signed-in page: live banner, top bar, navigation, and the page itself. */
+export function AppShell({ children }: { children: ReactNode }) {
+  const { environment } = useWorkspace();
+  return (
+    <div className={`app app--${environment}`}>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <LiveBanner />
+      <header className="top-bar">
+        <Link href="/" className="brand">
+          <img src="/favicon.svg" alt="" width="24" height="24" />
+          Mailroom
+        </Link>
+        <WorkspaceSwitcher />
+        <EnvironmentSwitch />
+        <UserMenu />
+      </header>
+      <div className="app__body">
+        <Sidebar />
+        <main id="main" className="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

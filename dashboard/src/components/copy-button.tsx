@@ -1,0 +1,25 @@
+import { useState } from "react";
+
+/** Copies `text` to the clipboard and says so; if the browser refuses, says to copy by hand. */
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState("copied");
+    } catch {
+      // No clipboard outside a secure context, or permission denied: the text stays selectable.
+      setState("failed");
+    }
+  };
+  return (
+    <>
+      <button type="button" className="button button--small" onClick={() => void copy()}>
+        {label}
+      </button>
+      <span role="status" className="copy-status">
+        {state === "copied" ? "Copied" : state === "failed" ? "Could not copy: select the text and copy it by hand" : ""}
+      </span>
+    </>
+  );
+}

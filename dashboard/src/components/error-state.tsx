@@ -1,0 +1,84 @@
+import { APIConnectionError, APIError, type FieldError } from "mailroom";
+
+interface DescribedError {
+  title: string;
+  detail: string | undefined;
+  code: string | undefined;
+  requestId: string | undefined;
+  fieldErrors: FieldError[];
+  permission: boolean;
+}
+
+// Codes that mean "you may not", not "something broke": shown with what to do about it.
+const PERMISSION_CODES = new Set(["insufficient_role", "insufficient_permission", "user_token_required"]);
+
+/** Any thrown value as what a person needs: what went wrong, and what to quote when asking for help. */
+export function describeError(error: unknown): DescribedError {
+  if (error instanceof APIError) {
+    const permission = error.status === 403 && PERMISSION_CODES.has(error.code);
+    return {
+      title: permission ? "You don't have permission to do this" : error.title,
+      detail: error.detail,
+      code: error.code,
+      requestId: error.request_id,
+      fieldErrors: error.errors,
+      permission,
+    };
+  }
+  const empty = { code: undefined, requestId: undefined, fieldErrors: [], permission: false };
+  if (error instanceof APIConnectionError) return { ...empty, title: "Could not reach Mailroom", detail: error.message };
+  return { ...empty, title: "Something went wrong", detail: error instanceof Error ? error.message : String(error) };
+}
+
+interface ErrorStateProps {
+  error: unknown;
+  /** What was being attempted ("Could not load messages"); the problem's own title follows it. */
+  title?: string;
+  onRetry?: () => void;
+  /** Inside a form or a dialog: less padding, no page-level frame. */
+  compact?: boolean;
+}
+
+/** A failed request: the problem's title, detail and code, its request id, and a Retry button. */
+export function ErrorState({ error, title, onRetry, compact = false }: ErrorStateProps) {
+  const problem = describeError(error);
+  const classes = ["error-state", compact ? "error-state--compact" : "", problem.permission ? "error-state--permission" : ""];
+  return (
+    <div role="alert" className={classes.filter(Boolean).join(" ")}>
+      <p className="error-state__title">{title ?? problem.title}</p>
+      {title && <p className="error-state__detail">{problem.title}</p>}
+      {problem.detail && <p className="error-state__detail">{problem.detail}</p>}
+      {problem.permission && (
+        <p className="error-state__detail">Your role in this workspace does not allow this. Ask an admin or an owner of the workspace.</p>
+      )}
+      {problem.fieldErrors.length > 0 && (
+        <ul className="error-state__fields">
+          {problem.fieldErrors.map((field) => (
+            <li key={`${field.location}${field.pointer}`}>
+              <code>{field.pointer || field.location}</code> {field.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {(problem.code || problem.requestId) && (
+        <p className="error-state__meta">
+          {problem.code && (
+            <span>
+              Code <code>{problem.code}</code>
+            </span>
+          )}
+          {problem.requestId && (
+            <span>
+              Request ID <code>{problem.requestId}</code>
+            </span>
+          )}
+        </p>
+      )}
+      {onRetry && (
+        <button type="button" className="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}

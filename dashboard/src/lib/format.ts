@@ -1,0 +1,52 @@
+// One place for how dates and numbers read, in the user's locale and time zone.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
+const precise = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+const integer = new Intl.NumberFormat();
+const percent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
+
+export function formatDateTime(iso: string | null | undefined, empty = "—"): string {
+  return iso ? dateTime.format(new Date(iso)) : empty;
+}
+
+/** To the second, for timelines where the order of close events matters. */
+export function formatPreciseTime(iso: string): string {
+  return precise.format(new Date(iso));
+}
+
+export function formatDate(iso: string | null | undefined, empty = "—"): string {
+  return iso ? dateOnly.format(new Date(iso)) : empty;
+}
+
+export function formatDay(date: Date): string {
+  return dayLabel.format(date);
+}
+
+export function formatCount(value: number): string {
+  return integer.format(value);
+}
+
+/** A share, or a dash when there is nothing to divide (0 of 0 is not 0 %). */
+export function formatRate(part: number, whole: number): string {
+  return whole === 0 ? "—" : percent.format(part / whole);
+}
+
+/** Local midnight `days` days before today's. */
+export function startOfDay(daysAgo = 0, now = new Date()): Date {
+  return new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysAgo);
+}
+
+/** An `<input type="date">` value (local calendar day) as the RFC 3339 instant of its midnight. */
+export function dateInputToInstant(value: string, addDays = 0): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return undefined;
+  return new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + addDays).toISOString();
+}
+
+/** Today's local date as an `<input type="date">` value, `days` days ahead. */
+export function dateInputValue(daysAhead = 0, now = new Date()): string {
+  const day = new Date(now.getFullYear(), now.getMonth(), now.getDate() + daysAhead);
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
+}

@@ -1,0 +1,19 @@
+import type { FormEvent } from "react";
+
+export interface FormValues {
+  /** A text field, trimmed. */
+  text: (name: string) => string;
+  /** A field exactly as typed (passwords: spaces count). */
+  raw: (name: string) => string;
+}
+
+/** Stops the browser's own submission and reads the form's fields by name. */
+export function readForm(event: FormEvent<HTMLFormElement>): FormValues {
+  event.preventDefault();
+  const data = new FormData(event.currentTarget);
+  const raw = (name: string) => {
+    const value = data.get(name);
+    return typeof value === "string" ? value : "";
+  };
+  return { raw, text: (name) => raw(name).trim() };
+}

@@ -1,0 +1,203 @@
+import { useState, type ReactNode } from "react";
+import type { Message } from "mailroom";
+import { Link } from "wouter";
+import { useApi } from "../api/api-context";
+import { collectPages } from "../api/collect-pages";
+import { useRequest } from "../api/use-request";
+import { Card } from "../components/card";
+import { ConfirmDialog } from "../components/confirm-dialog";
+import { CopyButton } from "../components/copy-button";
+import { EmailPreview } from "../components/email-preview";
+import { EventTable } from "../components/event-table";
+import { Loaded } from "../components/loaded";
+import { PageHeader } from "../components/page-header";
+import { StatusBadge } from "../components/status-badge";
+import { Table } from "../components/table";
+import { formatCount, formatDateTime } from "../lib/format";
+import { isCancelable } from "../lib/message-status";
+
+// A message rarely has more than a few events per recipient; past this the timeline says so.
+const EVENT_CAP = 1000;
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="summary__row">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function Summary({ message }: { message: Message }) {
+  const list = (values: string[]) => (values.length > 0 ? values.join(", ") : "—");
+  const metadata = Object.entries(message.metadata);
+  return (
+    <dl className="summary card">
+      <Row label="ID">
+        <code>{message.id}</code> <CopyButton text={message.id} label="Copy ID" />
+      </Row>
+      <Row label="Status">
+        <StatusBadge status={message.status} />
+      </Row>
+      <Row label="From">{message.from}</Row>
+      <Row label="To">{list(message.to)}</Row>
+      {message.cc.length > 0 && <Row label="Cc">{list(message.cc)}</Row>}
+      {message.bcc.length > 0 && <Row label="Bcc">{list(message.bcc)}</Row>}
+      {message.reply_to.length > 0 && <Row label="Reply-To">{list(message.reply_to)}</Row>}
+      <Row label="Created">{formatDateTime(message.created_at)}</Row>
+      {message.scheduled_at && <Row label="Scheduled for">{formatDateTime(message.scheduled_at)}</Row>}
+      <Row label="Environment">{message.environment}</Row>
+      <Row label="Tags">{list(message.tags)}</Row>
+      {message.attachments.length > 0 && (
+        <Row label="Attachments">
+          <ul className="plain-list">
+            {message.attachments.map((attachment) => (
+              <li key={`${attachment.filename}:${attachment.content_id ?? ""}`}>
+                {attachment.filename}{" "}
+                <span className="muted">
+                  ({attachment.content_type}, {formatCount(attachment.size)} bytes)
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Row>
+      )}
+      {metadata.length > 0 && (
+        <Row label="Metadata">
+          <ul className="plain-list">
+            {metadata.map(([key, value]) => (
+              <li key={key}>
+                <code>{key}</code>: {value}
+              </li>
+            ))}
+          </ul>
+        </Row>
+      )}
+      {message.idempotency_key && (
+        <Row label="Idempotency key">
+          <code>{message.idempotency_key}</code>
+        </Row>
+      )}
+    </dl>
+  );
+}
+
+function Recipients({ message }: { message: Message }) {
+  return (
+    <Table columns={["Recipient", "Type", "Status", "Detail", "Updated"]}>
+      {message.recipients.map((recipient) => (
+        <tr key={`${recipient.type}:${recipient.email}`} data-testid="recipient-row">
+          <td>{recipient.name ? `${recipient.name} <${recipient.email}>` : recipient.email}</td>
+          <td>{recipient.type}</td>
+          <td>
+            <StatusBadge status={recipient.status} />
+          </td>
+          <td className="muted">{recipient.detail ?? "—"}</td>
+          <td className="nowrap">{formatDateTime(recipient.updated_at)}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function Headers({ message }: { message: Message }) {
+  const headers: [string, string][] = [["Message-ID", message.message_id_header], ...Object.entries(message.headers)];
+  return (
+    <Table columns={["Header", "Value"]}>
+      {headers.map(([name, value]) => (
+        <tr key={name}>
+          <th scope="row" className="mono">
+            {name}
+          </th>
+          <td className="mono break">{value}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function Events({ messageId }: { messageId: string }) {
+  const api = useApi();
+  const events = useRequest(
+    (signal) =>
+      collectPages((after) => api.call((mr) => mr.messages.listEvents(messageId, { limit: 100, ...(after ? { after } : {}) }, { signal })), {
+        cap: EVENT_CAP,
+      }),
+    [api, messageId],
+  );
+  return (
+    <Loaded state={events} what="events" compact>
+      {({ items, capped }) =>
+        items.length === 0 ? (
+          <p className="muted">No events yet.</p>
+        ) : (
+          <>
+            <EventTable events={items} />
+            {capped && <p className="notice">Only the first {formatCount(EVENT_CAP)} events are shown.</p>}
+          </>
+        )
+      }
+    </Loaded>
+  );
+}
+
+function MessageView({ message, onChange }: { message: Message; onChange: (message: Message) => void }) {
+  const api = useApi();
+  const [canceling, setCanceling] = useState<Message | null>(null);
+  return (
+    <>
+      <PageHeader
+        title={message.subject || "(no subject)"}
+        description={`To ${message.to.join(", ")}`}
+        actions={
+          isCancelable(message.status) && (
+            <button type="button" className="button button--danger" onClick={() => setCanceling(message)}>
+              Cancel message
+            </button>
+          )
+        }
+      />
+      <ConfirmDialog
+        target={canceling}
+        title="Cancel this message?"
+        confirmLabel="Cancel message"
+        dismissLabel="Keep message"
+        onClose={() => setCanceling(null)}
+        onConfirm={async (target) => onChange(await api.call((mr) => mr.messages.cancel(target.id)))}
+      >
+        {() => <p>Recipients not yet delivered will not get it. Recipients already delivered keep their status.</p>}
+      </ConfirmDialog>
+      <Summary message={message} />
+      <Card title="Recipients" flush>
+        <Recipients message={message} />
+      </Card>
+      <Card title="Events" flush>
+        {/* Keyed by updated_at, which changes with every event: a cancel reloads the timeline. */}
+        <Events key={message.updated_at} messageId={message.id} />
+      </Card>
+      <Card title="Content">
+        <EmailPreview key={message.id} html={message.html} text={message.text} mime={message.mime} />
+      </Card>
+      <Card title="Headers" flush>
+        <Headers message={message} />
+      </Card>
+    </>
+  );
+}
+
+/** `/messages/:id`: everything about one message. */
+export function MessagePage({ id }: { id: string }) {
+  const api = useApi();
+  const message = useRequest((signal) => api.call((mr) => mr.messages.get(id, { signal })), [api, id]);
+  return (
+    <>
+      <Link href="/messages" className="back-link">
+        ← Messages
+      </Link>
+      {message.data === undefined && <PageHeader title="Message" />}
+      <Loaded state={message} what="this message">
+        {(data) => <MessageView message={data} onChange={(next) => message.update(() => next)} />}
+      </Loaded>
+    </>
+  );
+}

@@ -1,0 +1,164 @@
+import { useMemo } from "react";
+import type { ListMessagesParams, MessageSummary } from "mailroom";
+import { Link, useLocation, useSearchParams } from "wouter";
+import { useApi } from "../api/api-context";
+import { usePaged } from "../api/use-request";
+import { Field } from "../components/field";
+import { GettingStarted } from "../components/getting-started";
+import { Loaded } from "../components/loaded";
+import { PageHeader } from "../components/page-header";
+import { Pager } from "../components/pager";
+import { StatusBadge } from "../components/status-badge";
+import { Table } from "../components/table";
+import { dateInputToInstant, formatDateTime } from "../lib/format";
+import { readForm } from "../lib/forms";
+import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
+
+const PAGE_SIZE = 25;
+// The URL's query string holds the filters, so a filtered view can be bookmarked and shared.
+// Dates are calendar days in the viewer's time zone; "to" includes its whole day.
+const FILTER_NAMES = ["status", "recipient", "tag", "from", "to"] as const;
+
+function toQuery(params: URLSearchParams): ListMessagesParams {
+  const status = params.get("status");
+  const recipient = params.get("recipient");
+  const tag = params.get("tag");
+  const createdAfter = dateInputToInstant(params.get("from") ?? "");
+  const createdBefore = dateInputToInstant(params.get("to") ?? "", 1);
+  return {
+    ...(isMessageStatus(status) ? { status } : {}),
+    ...(recipient ? { recipient } : {}),
+    ...(tag ? { tag } : {}),
+    ...(createdAfter ? { created_after: createdAfter } : {}),
+    ...(createdBefore ? { created_before: createdBefore } : {}),
+  };
+}
+
+function SearchBox() {
+  const [, navigate] = useLocation();
+  const [, setParams] = useSearchParams();
+  return (
+    <form
+      role="search"
+      className="search"
+      onSubmit={(event) => {
+        const query = readForm(event).text("q");
+        if (query === "") return;
+        // An id goes straight to its message; anything else is taken as a recipient's address.
+        if (/^msg_[A-Za-z0-9]+$/.test(query)) navigate(`/messages/${query}`);
+        else setParams((previous) => ({ ...Object.fromEntries(previous), recipient: query }));
+      }}
+    >
+      <Field label="Search messages">
+        <input name="q" type="search" placeholder="msg_… id or recipient address" />
+      </Field>
+      <button type="submit" className="button">
+        Search
+      </button>
+    </form>
+  );
+}
+
+function Filters({ params }: { params: URLSearchParams }) {
+  const [, setParams] = useSearchParams();
+  const active = FILTER_NAMES.some((name) => params.has(name));
+  return (
+    // Keyed by the query string: the fields show what the URL says after Back or a search.
+    <form
+      key={params.toString()}
+      className="filters"
+      aria-label="Filters"
+      onSubmit={(event) => {
+        const form = readForm(event);
+        setParams(Object.fromEntries(FILTER_NAMES.map((name) => [name, form.text(name)]).filter(([, value]) => value !== "")));
+      }}
+    >
+      <Field label="Status">
+        <select name="status" defaultValue={params.get("status") ?? ""}>
+          <option value="">All statuses</option>
+          {MESSAGE_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Recipient">
+        <input name="recipient" type="text" defaultValue={params.get("recipient") ?? ""} placeholder="ada@example.com" />
+      </Field>
+      <Field label="Tag">
+        <input name="tag" type="text" defaultValue={params.get("tag") ?? ""} />
+      </Field>
+      <Field label="Created from">
+        <input name="from" type="date" defaultValue={params.get("from") ?? ""} />
+      </Field>
+      <Field label="Created to">
+        <input name="to" type="date" defaultValue={params.get("to") ?? ""} />
+      </Field>
+      <div className="filters__actions">
+        <button type="submit" className="button button--primary">
+          Apply filters
+        </button>
+        {active && (
+          <button type="button" className="button" onClick={() => setParams({})}>
+            Clear filters
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+export function MessagesPage() {
+  const api = useApi();
+  const [params] = useSearchParams();
+  const query = useMemo(() => toQuery(params), [params]);
+  const filtered = Object.keys(query).length > 0;
+  const paged = usePaged(
+    (after, signal) => api.call((mr) => mr.messages.list({ ...query, limit: PAGE_SIZE, ...(after ? { after } : {}) }, { signal })),
+    [api, query],
+  );
+
+  const page = paged.data;
+  const table = (rows: MessageSummary[]) => (
+    <Table className="table table--rows" columns={["Status", "To", "Subject", "Tags", "Created"]} busy={paged.loading}>
+      {rows.map((message) => (
+        <tr key={message.id} data-testid="message-row">
+          <td>
+            <StatusBadge status={message.status} />
+          </td>
+          <td>{message.to.join(", ")}</td>
+          <td>
+            <Link href={`/messages/${message.id}`}>{message.subject || "(no subject)"}</Link>
+          </td>
+          <td>{message.tags.join(", ")}</td>
+          <td className="nowrap">
+            <time dateTime={message.created_at}>{formatDateTime(message.created_at)}</time>
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+
+  const header = <PageHeader title="Messages" description="Every message of this environment, newest first." actions={<SearchBox />} />;
+  if (page && page.data.length === 0 && !filtered && paged.pageNumber === 1) {
+    return (
+      <>
+        {header}
+        <GettingStarted environment={api.environment} />
+      </>
+    );
+  }
+  return (
+    <>
+      {header}
+      <Filters params={params} />
+      <section className="card card--flush" aria-label="Message log">
+        <Loaded state={paged} what="messages">
+          {({ data }) => (data.length === 0 ? <p className="empty">No messages match these filters.</p> : table(data))}
+        </Loaded>
+      </section>
+      <Pager paged={paged} label="Messages" />
+    </>
+  );
+}
