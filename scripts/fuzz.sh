@@ -2,7 +2,7 @@
 # Fuzz the running server against its contract with Schemathesis (DESIGN.md §1: every response
 # must match the contract; no 5xx). Self-contained: installs Schemathesis into ./.venv, starts a
 # throwaway server (own port, own SQLite database and data dir under a temp dir, rate limit out
-# of the way), bootstraps a workspace for a sandbox key, runs every check, stops the server.
+# of the way), signs up its first user for an owner's access token, runs every check, stops the server.
 #
 #   scripts/fuzz.sh [extra schemathesis run options...]
 #   e.g. scripts/fuzz.sh --include-operation-id createMessage --max-examples 200
@@ -66,19 +66,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "migrating and bootstrapping a workspace ($DATABASE_URL)"
+log "migrating ($DATABASE_URL)"
 "$TSX" src/main.ts migrate >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; log "ERROR: migrate failed"; exit 1; }
-"$TSX" src/main.ts bootstrap --workspace fuzz --json >"$TMP/bootstrap.out" 2>"$TMP/bootstrap.err" \
-  || { cat "$TMP/bootstrap.out" "$TMP/bootstrap.err" >&2; log "ERROR: bootstrap failed"; exit 1; }
-# The JSON document is the last line of stdout that parses as an object with sandbox_key.
-KEY="$(node -e '
-  const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").reverse();
-  for (const line of lines) {
-    try { const o = JSON.parse(line); if (o && typeof o.sandbox_key === "string") { console.log(o.sandbox_key); process.exit(0); } } catch {}
-  }
-  try { const o = JSON.parse(lines.reverse().join("\n")); if (o.sandbox_key) { console.log(o.sandbox_key); process.exit(0); } } catch {}
-  process.exit(1);
-' "$TMP/bootstrap.out")" || { cat "$TMP/bootstrap.out" >&2; log "ERROR: no sandbox_key in bootstrap --json output"; exit 1; }
 
 log "starting the server on $BASE"
 setsid "$TSX" src/main.ts serve </dev/null >"$TMP/server.log" 2>&1 &
@@ -96,6 +85,12 @@ if [ -z "$ready" ]; then
   log "ERROR: the server did not answer 200 on $BASE/ready within 60 s"
   exit 1
 fi
+
+# The fuzzer calls as the owner of a workspace, with a user access token: an owner may call every
+# operation, the Accounts ones included (an API key would get 403 from those and leave them
+# untested). The token lives 15 minutes, far longer than the run.
+KEY="$(node "$ROOT/scripts/user-token.mjs" "$BASE" owner@fuzz.example "fuzz owner password")" \
+  || { tail -n 40 "$TMP/server.log" >&2; log "ERROR: could not sign up for a user access token"; exit 1; }
 
 # --- 3. Schemathesis. ---------------------------------------------------------------------------
 # One hook. Schemathesis draws Idempotency-Key values from the header's schema, so the same value
@@ -141,7 +136,7 @@ export PYTHONPATH="$TMP/hooks${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=mai
 # to this server whatever `servers:` says. All phases (examples, coverage, fuzzing, stateful),
 # all checks. --generation-database none: no .hypothesis/ directory in the repo.
 # --output-sanitize false: failures show the real headers (Idempotency-Key values matter for
-# reproducing them); the only secret is this throwaway server's sandbox key.
+# reproducing them); the only secret is this throwaway server's user token.
 # One worker: with several threads, Python 3.11's ast module intermittently fails inside
 # Hypothesis ("AST constructor recursion depth mismatch", reported as a Runtime Error), and the
 # whole run takes well under a minute anyway.
@@ -165,7 +160,7 @@ args=(
   --no-color
 )
 [ -n "${FUZZ_SEED:-}" ] && args+=(--seed "$FUZZ_SEED")
-log "schemathesis ${args[*]/Bearer $KEY/Bearer <sandbox key>} $*"
+log "schemathesis ${args[*]/Bearer $KEY/Bearer <user token>} $*"
 status=0
 # Run from build/fuzz: Schemathesis and Hypothesis keep their caches (.schemathesis/, .hypothesis/)
 # in the working directory, and they belong with the reports, not in the repository root.

@@ -91,12 +91,13 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-/** Prunes expired idempotency records and rate-limit windows every few minutes. */
+/** Prunes expired idempotency records, rate-limit windows, sessions and access tokens every few minutes. */
 function startMaintenance(runtime: Awaited<ReturnType<typeof createRuntime>>, log: { error(obj: object, msg: string): void }): NodeJS.Timeout {
   const run = async () => {
     try {
       await runtime.services.idempotency.prune();
       await runtime.services.rateLimiter.prune();
+      await runtime.services.sessions.prune();
     } catch (err) {
       log.error({ err }, "maintenance failed");
     }

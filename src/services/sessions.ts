@@ -150,6 +150,10 @@ export class SessionsService {
     return { token, expires_at: new Date(expiresAt).toISOString(), expires_in: Math.floor((expiresAt - now) / 1000), workspace_id: workspaceId, environment, role: membership.role };
   }
 
+  async prune(): Promise<number> {
+    return this.repositories.sessions.pruneExpired(this.clock.now());
+  }
+
   private async startSession(userId: string): Promise<SignedIn> {
     const now = this.clock.now();
     const sessionSecret = randomBytes(32).toString("base64url");

@@ -22,6 +22,14 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
     delete: (url: string) => t.call({ method: "DELETE", url, key }),
   });
 
+  /** Starts over on an install where anyone may sign up (SIGNUP=open), with Ada as the first owner. */
+  async function withOpenSignup() {
+    await t.close();
+    t = await createTestApp(database, { SIGNUP: "open" });
+    owner = await signedUp(t, { email: "ada@acme.example" });
+    ownerToken = await owner.session.token(owner.workspaceId);
+  }
+
   /** Invites an address with a role and signs it up through the link; returns its session and token. */
   async function member(email: string, role: string) {
     const invitation = await as(ownerToken).post("/v1/invitations", { email, role });
@@ -72,10 +80,7 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
     });
 
     it("lets a signed-in user accept an invitation to another workspace", async () => {
-      await t.close();
-      t = await createTestApp(database, { SIGNUP: "open" });
-      owner = await signedUp(t, { email: "ada@acme.example" });
-      ownerToken = await owner.session.token(owner.workspaceId);
+      await withOpenSignup();
       const grace = await signedUp(t, { email: "grace@navy.example" });
       const secret = (await as(ownerToken).post("/v1/invitations", { email: "grace@navy.example" })).json().accept_url.split("/").pop();
       t.clock.advance(1000);
@@ -88,10 +93,7 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
     });
 
     it("refuses an invitation accepted by another address, and a link that is not valid", async () => {
-      await t.close();
-      t = await createTestApp(database, { SIGNUP: "open" });
-      owner = await signedUp(t, { email: "ada@acme.example" });
-      ownerToken = await owner.session.token(owner.workspaceId);
+      await withOpenSignup();
       const eve = await signedUp(t, { email: "eve@evil.example" });
       const secret = (await as(ownerToken).post("/v1/invitations", { email: "grace@navy.example" })).json().accept_url.split("/").pop();
       expect((await eve.session.post("/auth/invitations/accept", { token: secret })).json().code).toBe("invitation_email_mismatch");
