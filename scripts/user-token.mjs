@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global process, console, fetch */
 // Prints a user access token (mru_test_…) for scripts and the fuzzer: signs up through the
 // dashboard's /auth routes as a browser would (CSRF cookie and header, session cookie), then
 // exchanges the session for a sandbox token of the user's first workspace.
