@@ -47,7 +47,10 @@ export function registerDashboard(app: FastifyInstance, root: string = DASHBOARD
       root,
       prefix: "/",
       wildcard: false,
-      index: ["index.html"],
+      cacheControl: false, // ours, below: send's default (max-age=0) would overwrite it
+      // `/` goes through the fallback below, like every client-side route: HTML for browsers,
+      // a problem document for API clients.
+      index: false,
       setHeaders: (res, path) => {
         for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
         // Vite fingerprints assets: they never change under the same name.
