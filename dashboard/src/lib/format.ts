@@ -50,3 +50,6 @@ export function dateInputValue(daysAhead = 0, now = new Date()): string {
   const pad = (value: number) => String(value).padStart(2, "0");
   return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
 }
+
+/** An API key's permission in words (the wire value is snake_case). */
+export const PERMISSION_LABELS: Record<"full_access" | "sending_access", string> = { full_access: "Full access", sending_access: "Sending access" };

@@ -8,7 +8,7 @@ import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
-import { formatDate, formatDateTime } from "../../lib/format";
+import { PERMISSION_LABELS, formatDate, formatDateTime } from "../../lib/format";
 import { CreateKeyForm } from "./create-key-form";
 import { RotateKeyForm } from "./rotate-key-form";
 import { SecretDialog, type Revealed } from "./secret-dialog";
@@ -30,7 +30,7 @@ function KeyTable({ keys, onRotate, onRevoke }: { keys: ApiKey[]; onRotate: (key
           <tr key={key.id} data-testid="api-key-row">
             <td>{key.name}</td>
             <td className="mono nowrap">{key.redacted_key}</td>
-            <td className="nowrap">{key.permission === "full_access" ? "Full access" : "Sending access"}</td>
+            <td className="nowrap">{PERMISSION_LABELS[key.permission]}</td>
             <td className="nowrap">{formatDate(key.created_at)}</td>
             <td className="nowrap">{formatDateTime(key.last_used_at, "Never")}</td>
             <td className="nowrap">{formatDate(key.expires_at, "Never")}</td>

@@ -2,7 +2,7 @@ import type { ApiKeyWithSecret } from "mailroom";
 import { CopyButton } from "../../components/copy-button";
 import { Dialog } from "../../components/dialog";
 import { ENVIRONMENT_LABELS, type Environment } from "../../lib/environment";
-import { formatDateTime } from "../../lib/format";
+import { PERMISSION_LABELS, formatDateTime } from "../../lib/format";
 
 export interface Revealed {
   key: ApiKeyWithSecret;
@@ -21,7 +21,7 @@ export function SecretDialog({ revealed, onClose }: { revealed: Revealed | null;
             key.
           </p>
           <p>
-            <strong>{key.name}</strong> · {ENVIRONMENT_LABELS[key.environment]} · {key.permission}
+            <strong>{key.name}</strong> · {ENVIRONMENT_LABELS[key.environment]} · {PERMISSION_LABELS[key.permission]}
           </p>
           <div className="secret">
             <code data-testid="api-key-secret">{key.secret}</code>

@@ -26,42 +26,54 @@ export function MembersSection() {
     members.update((page) => ({ ...page, data: page.data.map((row) => (row.user_id === updated.user_id ? updated : row)) }));
   });
 
-  const table = (rows: Member[]) => (
-    <Table columns={["Name", "Email", "Role", "Joined"]} actions>
-      {rows.map((member) => (
-        <tr key={member.user_id} data-testid="member-row">
-          <td>
-            {member.name ?? "—"}
-            {member.user_id === session.user?.id && <span className="muted"> (you)</span>}
-          </td>
-          <td>{member.email}</td>
-          <td>
-            <select
-              aria-label={`Role for ${member.email}`}
-              value={member.role}
-              disabled={changeRole.pending}
-              onChange={(event) => {
-                if (isRole(event.target.value)) void changeRole.run(member, event.target.value);
-              }}
-            >
-              <RoleOptions />
-            </select>
-          </td>
-          <td className="nowrap">{formatDate(member.joined_at)}</td>
-          <td className="table__actions">
-            <button
-              type="button"
-              className="button button--small button--danger"
-              aria-label={`Remove ${member.email}`}
-              onClick={() => setRemoving(member)}
-            >
-              Remove
-            </button>
-          </td>
-        </tr>
-      ))}
-    </Table>
-  );
+  const table = (rows: Member[]) => {
+    // The server refuses to demote or remove a workspace's last owner (409 last_owner); the page
+    // does not offer it. (With more than 100 members the count covers the first page only, and
+    // the server still has the last word.)
+    const owners = rows.filter((row) => row.role === "owner").length;
+    return (
+      <Table columns={["Name", "Email", "Role", "Joined"]} actions>
+        {rows.map((member) => {
+          const lastOwner = member.role === "owner" && owners === 1;
+          return (
+            <tr key={member.user_id} data-testid="member-row">
+              <td>
+                {member.name ?? "—"}
+                {member.user_id === session.user?.id && <span className="muted"> (you)</span>}
+              </td>
+              <td>{member.email}</td>
+              <td>
+                <select
+                  aria-label={`Role for ${member.email}`}
+                  value={member.role}
+                  disabled={changeRole.pending || lastOwner}
+                  title={lastOwner ? "A workspace needs at least one owner" : undefined}
+                  onChange={(event) => {
+                    if (isRole(event.target.value)) void changeRole.run(member, event.target.value);
+                  }}
+                >
+                  <RoleOptions />
+                </select>
+              </td>
+              <td className="nowrap">{formatDate(member.joined_at)}</td>
+              <td className="table__actions">
+                {!lastOwner && (
+                  <button
+                    type="button"
+                    className="button button--small button--danger"
+                    aria-label={`Remove ${member.email}`}
+                    onClick={() => setRemoving(member)}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
+    );
+  };
 
   return (
     <Card title="Members" flush>
