@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 // Projects per DESIGN.md §11: unit (no I/O), integration (real databases: SQLite always,
 // MariaDB too when TEST_MYSQL_URL is set), contract (spec <-> handlers, Prism); and the client
 // packages' own suites: sdk (injected fetch, the real server, Prism) and cli (in-process and as a
-// subprocess against the real server).
+// subprocess against the real server); and e2e (real Chromium against the real server, serving
+// the built dashboard).
 export default defineConfig({
   test: {
     projects: [
@@ -21,6 +22,17 @@ export default defineConfig({
       { test: { name: "contract", include: ["test/contract/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
       { test: { name: "sdk", include: ["sdk/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
       { test: { name: "cli", include: ["cli/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+          pool: "forks",
+          // One browser at a time: Chromium and the server share two cores.
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

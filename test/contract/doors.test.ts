@@ -5,34 +5,16 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { commandsByOperation, nouns, run, shortcuts } from "../../cli/src/index.js";
 import { Mailroom } from "../../sdk/src/index.js";
-import { loadSpec } from "../../src/http/spec.js";
+import { contractOperations, methodOf, resourceOf } from "../helpers/contract.js";
 
 /**
  * One name, four doors (STYLE.md): every operation of the contract has its SDK method and its CLI
  * command, and its reference page shows both. A new operation without them fails here.
  */
-interface Operation {
-  operationId: string;
-  tag: string;
-  samples: Array<{ label: string; source: string }>;
-}
+const operations = contractOperations();
 
-const operations: Operation[] = Object.values(loadSpec().paths).flatMap((item) =>
-  Object.values(item as Record<string, { operationId?: string; tags?: string[]; "x-codeSamples"?: Operation["samples"] }>)
-    .filter((operation) => typeof operation === "object" && operation?.operationId)
-    .map((operation) => ({ operationId: operation.operationId as string, tag: (operation.tags ?? [])[0] as string, samples: operation["x-codeSamples"] ?? [] })),
-);
-
-/** `ApiKeys` -> `apiKeys` (the SDK resource). */
-const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);
 /** `ApiKeys` -> `api-keys` (the CLI noun). */
 const nounOf = (tag: string) => tag.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
-/** The SDK method: the operationId without its tag's noun (`listMessageEvents` -> `listEvents`). */
-function methodOf(operationId: string, tag: string): string {
-  const singular = tag.endsWith("s") ? tag.slice(0, -1) : tag;
-  const name = operationId.includes(tag) ? operationId.replace(tag, "") : operationId.replace(singular, "");
-  return name[0]!.toLowerCase() + name.slice(1);
-}
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const client = new Mailroom("svc_test_unused", { fetch: () => Promise.reject(new Error("no calls in this test")) });

@@ -59,3 +59,27 @@ export function jsonPointer(document: unknown, pointer: string): unknown {
 }
 
 const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** One operation of the contract, with the names its doors derive from it (STYLE.md). */
+export interface ContractOperation {
+  operationId: string;
+  tag: string;
+  samples: Array<{ label: string; source: string }>;
+}
+
+export const contractOperations = (): ContractOperation[] =>
+  Object.values(loadSpec().paths).flatMap((item) =>
+    Object.values(item as Record<string, { operationId?: string; tags?: string[]; "x-codeSamples"?: ContractOperation["samples"] }>)
+      .filter((operation) => typeof operation === "object" && operation?.operationId)
+      .map((operation) => ({ operationId: operation.operationId as string, tag: (operation.tags ?? [])[0] as string, samples: operation["x-codeSamples"] ?? [] })),
+  );
+
+/** `ApiKeys` -> `apiKeys` (the SDK resource). */
+export const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);
+
+/** The SDK method: the operationId without its tag's noun (`listMessageEvents` -> `listEvents`). */
+export function methodOf(operationId: string, tag: string): string {
+  const singular = tag.endsWith("s") ? tag.slice(0, -1) : tag;
+  const name = operationId.includes(tag) ? operationId.replace(tag, "") : operationId.replace(singular, "");
+  return name[0]!.toLowerCase() + name.slice(1);
+}
