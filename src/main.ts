@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.js";
+import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, openDatabase } from "./db/connection.js";
 import type { Lifecycle } from "./http/handlers.js";
@@ -64,9 +65,15 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
   else await app.ready();
   lifecycle.ready = true;
-  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@") }, "mailroom is running");
-  if (!(await runtime.repositories.workspaces.any())) {
-    log.info({}, "no workspace yet: run `make bootstrap` (or `mailroom-server bootstrap`) to create one and print its API keys");
+  // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
+  const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
+  const origin = config.publicUrl ?? `http://${host}:${config.port}`;
+  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined }, "mailroom is running");
+  if (roles.has("api") && !(await runtime.repositories.users.any())) {
+    log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
+  }
+  if (roles.has("api") && !isSecureOrigin(origin)) {
+    log.warn({}, "the dashboard is reachable over plain HTTP beyond loopback: its cookies cannot be Secure. Put Mailroom behind HTTPS and set PUBLIC_URL=https://…");
   }
 
   let stopping = false;

@@ -7,10 +7,16 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  * it. Browsers grant Secure cookies only on HTTPS and on loopback (a secure context), so plain
  * HTTP elsewhere falls back to unprefixed names without Secure (docs/dashboard.md).
  */
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** Whether browsers treat an origin as a secure context: HTTPS, or plain HTTP on loopback. */
+export function isSecureOrigin(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "https:" || LOOPBACK.has(hostname);
+}
 
 export function isSecureContext(req: FastifyRequest, publicUrl: string | null): boolean {
-  if (publicUrl) return publicUrl.startsWith("https://") || LOOPBACK.has(new URL(publicUrl).hostname);
+  if (publicUrl) return isSecureOrigin(publicUrl);
   return req.protocol === "https" || LOOPBACK.has(req.hostname);
 }
 
