@@ -20,10 +20,6 @@ export class WorkspacesRepository {
     await trx("workspaces").insert(row);
   }
 
-  async any(): Promise<boolean> {
-    return (await this.knex("workspaces").first("id")) !== undefined;
-  }
-
   async find(id: string): Promise<WorkspaceRow | undefined> {
     return (await this.knex("workspaces").where({ id }).first()) as WorkspaceRow | undefined;
   }
