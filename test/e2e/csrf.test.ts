@@ -70,7 +70,10 @@ describe("cross-site requests to the dashboard's /auth routes, in a real browser
   let victimWorkspaceId = "";
   const seen: Seen[] = [];
   let inPage: Record<string, string> = {};
-  const answers: Array<Promise<{ path: string; status: number; kind: string; body: string }>> = [];
+  type Answer = { path: string; status: number; kind: string; body: string };
+  const answers: Array<Promise<Answer>> = [];
+  let settled: Answer[] = [];
+  let documentAnswers = 0;
 
   const userCount = async () => Number(((await server.testApp.runtime.db.knex("users").count({ n: "*" }).first()) as { n: number }).n);
   const fromAttacker = () => seen.filter((request) => request.origin === attacker.origin || request.fetchSite === "cross-site");
@@ -124,6 +127,7 @@ describe("cross-site requests to the dashboard's /auth routes, in a real browser
       if (response.request().method() !== "POST") return;
       // Read at once: a body is gone once its frame navigates again.
       const answer = { path: new URL(response.url()).pathname, status: response.status(), kind: response.request().resourceType() };
+      if (answer.kind === "document") documentAnswers++;
       answers.push(response.text().then((body) => ({ ...answer, body }), (error: Error) => ({ ...answer, body: `unavailable: ${error.message.split("\n")[0]}` })));
     });
     await evil.goto(attacker.origin);
@@ -131,6 +135,9 @@ describe("cross-site requests to the dashboard's /auth routes, in a real browser
     inPage = await evil.evaluate(() => (window as unknown as { results: Record<string, string> }).results);
     // The forms' answers land in iframes; wait until the server has answered all six.
     await vi.waitFor(() => expect(fromAttacker().filter((request) => request.contentType === "text/plain")).toHaveLength(6));
+    // Read the browser's copies of the answers before the tab goes: a closed page has no bodies.
+    await vi.waitFor(() => expect(documentAnswers).toBe(ROUTES.length));
+    settled = await Promise.all(answers);
     await evil.close();
   });
 
@@ -151,7 +158,7 @@ describe("cross-site requests to the dashboard's /auth routes, in a real browser
 
   it("answers each forged form 403 csrf_failed, as the browser received it", async () => {
     // The forms' answers are documents in the attacker's iframes (the no-cors ones are opaque).
-    const documents = (await Promise.all(answers)).filter((answer) => answer.kind === "document");
+    const documents = settled.filter((answer) => answer.kind === "document");
     expect(documents.map((answer) => answer.path).sort()).toEqual(ROUTES);
     for (const answer of documents) {
       expect(answer.status, answer.path).toBe(403);
