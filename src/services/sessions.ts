@@ -5,7 +5,7 @@ import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, Not
 import type { Environment } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Role } from "../domain/roles.js";
-import type { Repositories } from "../db/repositories/index.js";
+import type { Repositories, Transaction } from "../db/repositories/index.js";
 import type { SessionRow } from "../db/repositories/sessions.js";
 import type { UserRow } from "../db/repositories/users.js";
 import type { MembersService } from "./members.js";
@@ -74,13 +74,13 @@ export class SessionsService {
     checkPassword(input.password, "/password");
     const email = input.email.trim();
     const emailNormalized = normaliseEmail(email);
+    // Refused before hashing: a closed install must not spend 0.3 s of a core per anonymous attempt.
+    await this.assertMaySignUp(input);
     const now = this.clock.now();
     const user: UserRow = { id: newId("user", now), email, email_normalized: emailNormalized, name: input.name?.trim() || null, password_hash: await hashPassword(input.password), created_at: now, updated_at: now };
     await this.repositories.transaction(async (trx) => {
-      const firstUser = !(await this.repositories.users.any(trx));
-      if (!firstUser && input.invitation_token === undefined && this.signupPolicy !== "open") {
-        throw new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
-      }
+      // Again inside the transaction: two "first" sign-ups racing must not both pass.
+      await this.assertMaySignUp(input, trx);
       if (await this.repositories.users.findByEmail(emailNormalized, trx)) {
         throw new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
       }
@@ -89,6 +89,12 @@ export class SessionsService {
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
     });
     return this.startSession(user.id);
+  }
+
+  /** The first user may always sign up; later ones need an invitation unless sign-up is open. */
+  private async assertMaySignUp(input: SignUpInput, trx?: Transaction): Promise<void> {
+    if (input.invitation_token !== undefined || this.signupPolicy === "open" || !(await this.repositories.users.any(trx))) return;
+    throw new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
   }
 
   /** `client` is the caller's network address, for throttling password guessing. */
