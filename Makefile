@@ -109,18 +109,22 @@ mariadb: ## Install/start a local MariaDB for tests; prints TEST_MYSQL_URL=…
 
 # --- CI ---------------------------------------------------------------------------------------
 # Every step runs even when an earlier one fails (so one run shows all problems: a type error does
-# not hide the test results), cheap ones first; the target fails if any step failed. Integration
-# tests run on MariaDB too: the URL comes from the environment (.ci/run exports it) or from
-# scripts/mariadb.sh.
-CI_STEPS := check-gen lint typecheck test-mariadb fuzz
+# not hide the test results), cheap ones first and the test suite last; the target fails if any
+# step failed. Integration tests run on MariaDB too: the URL comes from the environment (.ci/run
+# exports it) or from scripts/mariadb.sh. Each step's output is also kept in build/ci/<step>.log,
+# and the run ends with a recap that repeats vitest's totals, so the last lines of a CI log say
+# how many tests ran whatever scrolled past before them.
+CI_STEPS := check-gen lint typecheck fuzz test-mariadb
 
-ci: $(STAMP) ## What .ci/run runs: check-gen, lint, typecheck, test (+MariaDB), fuzz
-	@failed=""; \
+ci: $(STAMP) ## What .ci/run runs: check-gen, lint, typecheck, fuzz, test (+MariaDB)
+	@mkdir -p build/ci; failed=""; \
 	for step in $(CI_STEPS); do \
 	  printf '\n==> make %s\n' "$$step"; \
-	  $(MAKE) "$$step" || failed="$$failed $$step"; \
+	  $(MAKE) "$$step" 2>&1 | tee "build/ci/$$step.log" || failed="$$failed $$step"; \
 	done; \
-	printf '\n'; \
+	printf '\n==> recap\n'; \
+	grep -hE '^ *(Test Files|Tests) ' build/ci/test-mariadb.log || echo "ci: no vitest totals in build/ci/test-mariadb.log"; \
+	grep -hE '^ *[0-9]+ generated, ' build/ci/fuzz.log | sed 's/^ */fuzz: /' || true; \
 	if [ -n "$$failed" ]; then echo "ci: FAILED:$$failed"; exit 1; fi; \
 	echo "ci: all steps passed ($(CI_STEPS))"
 

@@ -164,7 +164,23 @@ log "schemathesis ${args[*]/Bearer $KEY/Bearer <user token>} $*"
 status=0
 # Run from build/fuzz: Schemathesis and Hypothesis keep their caches (.schemathesis/, .hypothesis/)
 # in the working directory, and they belong with the reports, not in the repository root.
-(cd "$REPORT_DIR" && timeout --kill-after=10 "${FUZZ_TIMEOUT:-600}" "$VENV/bin/schemathesis" "${args[@]}" "$@") || status=$?
+run_schemathesis() {
+  (cd "$REPORT_DIR" && timeout --kill-after=10 "${FUZZ_TIMEOUT:-600}" "$VENV/bin/schemathesis" "${args[@]}" "$@")
+}
+if [ -t 1 ]; then
+  run_schemathesis "$@" || status=$?
+else
+  # Not a terminal (CI, a pipe): Schemathesis still redraws its progress bars, hundreds of lines
+  # of them, which would bury everything printed before. Keep the whole output in a file and
+  # print its report sections (failures, warnings, summary) — or its tail if it died before them.
+  run_schemathesis "$@" >"$REPORT_DIR/schemathesis.log" 2>&1 || status=$?
+  if grep -qE '^=+ [A-Z ]+ =+$' "$REPORT_DIR/schemathesis.log"; then
+    sed -n '/^=\+ [A-Z ]\+ =\+$/,$p' "$REPORT_DIR/schemathesis.log"
+  else
+    tail -n 100 "$REPORT_DIR/schemathesis.log"
+  fi
+  log "full Schemathesis output in build/fuzz/schemathesis.log"
+fi
 
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then
   tail -n 80 "$TMP/server.log" >&2
