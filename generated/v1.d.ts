@@ -75,6 +75,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch of messages
+         * @description Accepts up to 100 messages in one call. Each message is validated and answered on its
+         *     own, in the order given: `data[i]` says what happened to `messages[i]`, either `202`
+         *     with the accepted message (durably stored, exactly as `createMessage` would store it) or
+         *     a problem (`422` for an invalid message, `429 monthly_quota_exceeded` past the
+         *     workspace's quota) — one bad message does not stop the others. Only a malformed batch
+         *     as a whole (not an object, no `messages`, more than 100) is refused with a single 4xx.
+         *
+         *     The whole batch is idempotent under one `Idempotency-Key`: a retry replays the same
+         *     answer and never sends a message twice. Keys with `sending_access` may call this
+         *     operation.
+         */
+        post: operations["createMessageBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{message_id}": {
         parameters: {
             query?: never;
@@ -429,6 +458,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sending domains
+         * @description The workspace's domains, newest first.
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Add a sending domain
+         * @description Adds a domain to the workspace (both environments use it) and generates its DKIM keys:
+         *     an RSA-2048 key and an Ed25519 key, each with its own selector, so every message carries two
+         *     signatures. The answer lists the DNS records to publish, each with its own status: SPF and
+         *     the MX of the return-path (bounce) domain, one DKIM TXT per selector, and DMARC (`p=none`
+         *     suggested; recommended, not required). Publish them, then call `verifyDomain`.
+         *
+         *     Live mail may only be sent from a verified domain; sandbox mail may use any sender, and is
+         *     signed with the domain's keys when the domain has been added.
+         */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domain_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a sending domain
+         * @description The domain, its DNS records and their status as of the last verification.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sending domain
+         * @description Removes the domain and its DKIM keys. Live mail from it is refused from now on; messages
+         *     already signed keep their signatures (remove the DNS records only once they are delivered).
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domain_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a sending domain
+         * @description Looks every record up in DNS now and reports each: `verified`, `missing` (nothing
+         *     published at that name) or `mismatch` (something else is published; `found` shows what).
+         *     The domain is `verified` when every required record is; a verified domain whose records
+         *     later disappear goes back to `pending` at its next verification, and live mail from it is
+         *     refused again. DNS answers may take a while to propagate: verifying again is harmless.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressed addresses
+         * @description The environment's suppression list, newest first.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress an address
+         * @description Adds an address to the environment's suppression list: messages to it are not sent, and
+         *     the recipient is marked `suppressed` (with a `message.suppressed` event) while the message's
+         *     other recipients proceed. Mailroom adds addresses itself after a hard bounce. Adding an
+         *     address that is already suppressed answers the existing suppression with `200`.
+         */
+        post: operations["createSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{suppression_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The suppression's id.
+                 * @example sup_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                suppression_id: components["parameters"]["SuppressionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a suppression
+         * @description The suppression: the address, why, and the message that caused it.
+         */
+        get: operations["getSuppression"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a suppression
+         * @description Takes the address off the list: later messages are sent to it again. Remove a hard-bounce
+         *     suppression only when the address is known to work again, or the next send bounces and
+         *     harms the domain's reputation.
+         */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get usage
+         * @description Live messages and recipients accepted per UTC day and month, and the workspace's monthly
+         *     quota. Sandbox mail never counts, whichever key asks. A message counts on the day it is
+         *     accepted (a scheduled message too), whether it is later delivered, bounced or canceled.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -458,8 +660,9 @@ export interface components {
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
-             *     `last_owner`, `already_a_member`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`,
-             *     `service_unavailable`. New codes may be added.
+             *     `last_owner`, `already_a_member`, `domain_exists`, `sender_domain_not_verified`,
+             *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
+             *     `monthly_quota_exceeded`, `internal_error`, `service_unavailable`. New codes may be added.
              */
             code: string;
             /** @description The id of the request. */
@@ -545,6 +748,13 @@ export interface components {
              * @description Hold the message until this instant (at most 30 days ahead).
              */
             scheduled_at?: string;
+            /**
+             * Format: date-time
+             * @description Stop retrying a deferred delivery at this instant; recipients still deferred then
+             *     fail (`4.4.7`). Default and longest: 5 days after the message is due (the server's
+             *     `DELIVERY_LIFETIME_SECONDS`). For mail that is worthless late, such as sign-in codes.
+             */
+            expires_at?: string;
         };
         /**
          * @description The aggregate of the recipients' statuses: `scheduled -> queued -> sending -> delivered |
@@ -626,7 +836,12 @@ export interface components {
             };
             /** @description Attachment metadata. */
             attachments: components["schemas"]["Attachment"][];
-            /** @description The Idempotency-Key it was sent with. */
+            /**
+             * Format: date-time
+             * @description When retries stop, if the message set it.
+             */
+            expires_at: string | null;
+            /** @description The Idempotency-Key it was sent with (in a batch, the batch's key, `#`, and the message's index). */
             idempotency_key: string | null;
             /** @description The RFC 5322 Message-ID, stable across retries. */
             message_id_header: string;
@@ -783,8 +998,10 @@ export interface components {
             /** @description The workspace's name. */
             name: string;
             environment: components["schemas"]["Environment"];
-            /** @description The sender used when a message has no `from`. */
+            /** @description The sender used when a message has no `from`. Live mail needs it on a verified domain. */
             default_from: string | null;
+            /** @description Live messages the workspace may send per UTC month; null for no limit. Past it, sending is refused with `429 monthly_quota_exceeded`. */
+            monthly_quota: number | null;
             /**
              * Format: date-time
              * @description When it was created.
@@ -801,6 +1018,8 @@ export interface components {
             name?: string;
             /** @description The default sender; null clears it. */
             default_from?: components["schemas"]["Mailbox"] | null;
+            /** @description Live messages allowed per UTC month, a safety cap against runaway sending; null removes it. */
+            monthly_quota?: number | null;
         };
         /**
          * @description A member's role in a workspace. `viewer` reads everything; `developer` also sends,
@@ -940,6 +1159,239 @@ export interface components {
             /** @default developer */
             role?: components["schemas"]["Role"];
         };
+        CreateMessageBatchRequest: {
+            /**
+             * @description The messages, each exactly what `createMessage` takes. Each is validated on its own:
+             *     an invalid one is answered with its problem in `data` without refusing the others.
+             */
+            messages: components["schemas"]["CreateMessageRequest"][];
+        };
+        MessageBatchItem: {
+            /** @description The position of the message in the request. */
+            index: number;
+            /**
+             * @description What `createMessage` would have answered for this message.
+             * @enum {integer}
+             */
+            status: 202 | 422 | 429;
+            /** @description The accepted message (status 202), else null. */
+            message: components["schemas"]["Message"] | null;
+            /** @description Why the message was refused (status 4xx), else null. Pointers are relative to the message. */
+            error: components["schemas"]["Problem"] | null;
+        };
+        MessageBatch: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "batch";
+            /** @description One answer per message, in the order given. */
+            data: components["schemas"]["MessageBatchItem"][];
+        };
+        /**
+         * @description `verified` when every required DNS record was found at the last verification; live mail may only use verified domains.
+         * @enum {string}
+         */
+        DomainStatus: "pending" | "verified";
+        DomainRecord: {
+            /**
+             * @description What the record is for: `spf` authorises this server to send for the return-path
+             *     domain, `dkim` publishes a signing key, `dmarc` a policy (`p=none` to start with), and
+             *     `return_path` routes bounces (the envelope sender's domain) back to this server.
+             * @enum {string}
+             */
+            purpose: "spf" | "dkim" | "dmarc" | "return_path";
+            /**
+             * @description The DNS record type.
+             * @enum {string}
+             */
+            type: "TXT" | "MX";
+            /** @description The fully-qualified name to publish it at. */
+            name: string;
+            /** @description The value to publish (for MX, the host name). */
+            value: string;
+            /** @description The MX preference; null for TXT. */
+            priority: number | null;
+            /** @description Whether the domain stays `pending` until this record is found (DMARC is recommended only). */
+            required: boolean;
+            /**
+             * @description `pending` until first checked; then `verified`, `missing` (nothing at that name) or `mismatch` (something else there).
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "missing" | "mismatch";
+            /** @description What DNS answered at the last check (TXT strings joined; MX as `priority host`). */
+            found: string[];
+        };
+        DomainDkimKey: {
+            /** @description The DKIM selector (`s=`). */
+            selector: string;
+            /**
+             * @description The signing algorithm (`a=`).
+             * @enum {string}
+             */
+            algorithm: "rsa-sha256" | "ed25519-sha256";
+        };
+        Domain: {
+            /** @description The domain id, `dom_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "domain";
+            /** @description The domain, lower-case (IDNs in their ASCII form). */
+            name: string;
+            status: components["schemas"]["DomainStatus"];
+            /** @description The envelope sender's domain (`bounces+…@` this), where bounces come back. */
+            return_path_domain: string;
+            /** @description The keys each message from this domain is signed with. */
+            dkim: components["schemas"]["DomainDkimKey"][];
+            /** @description The DNS records to publish, with their status. */
+            records: components["schemas"]["DomainRecord"][];
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last found verified, if ever.
+             */
+            verified_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its records were last looked up.
+             */
+            last_checked_at: string | null;
+        };
+        DomainList: {
+            /** @description The page. */
+            data: components["schemas"]["Domain"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        CreateDomainRequest: {
+            /** @description The domain mail will be sent from, e.g. `acme.example` for `hello@acme.example`. */
+            name: string;
+            /**
+             * @description The label of the return-path domain under `name` (`bounces` gives `bounces.acme.example`).
+             * @default bounces
+             */
+            return_path_subdomain?: string;
+        };
+        DeletedObject: {
+            /** @description The id of what was deleted. */
+            id: string;
+            /** @description Its kind. */
+            object: string;
+            /**
+             * @description Always true.
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * @description Why the address is suppressed: a hard bounce and complaints are recorded by Mailroom; `manual` and `unsubscribe` may also be added through the API.
+         * @enum {string}
+         */
+        SuppressionReason: "hard_bounce" | "complaint" | "unsubscribe" | "manual";
+        Suppression: {
+            /** @description The suppression id, `sup_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "suppression";
+            environment: components["schemas"]["Environment"];
+            /** @description The suppressed address, normalised (lower-case domain). */
+            email: string;
+            reason: components["schemas"]["SuppressionReason"];
+            /** @description The message whose bounce or complaint caused it, if any. */
+            message_id: string | null;
+            /** @description The remote reply or the note given when added. */
+            detail: string | null;
+            /**
+             * Format: date-time
+             * @description When the address was suppressed.
+             */
+            created_at: string;
+        };
+        SuppressionList: {
+            /** @description The page. */
+            data: components["schemas"]["Suppression"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        CreateSuppressionRequest: {
+            /** @description The address to stop sending to. */
+            email: string;
+            /**
+             * @description Why (hard bounces are recorded by Mailroom itself).
+             * @default manual
+             * @enum {string}
+             */
+            reason?: "manual" | "unsubscribe" | "complaint";
+            /** @description A note of your own. */
+            detail?: string;
+        };
+        UsageCount: {
+            /** @description Live messages accepted. */
+            messages: number;
+            /** @description Their recipients (to, cc and bcc). */
+            recipients: number;
+        };
+        UsageDay: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            date: string;
+        } & components["schemas"]["UsageCount"];
+        UsageMonth: {
+            /** @description The UTC month, YYYY-MM. */
+            month: string;
+        } & components["schemas"]["UsageCount"];
+        Usage: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "usage";
+            /**
+             * Format: date
+             * @description The first day counted.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day counted.
+             */
+            to: string;
+            totals: components["schemas"]["UsageCount"];
+            /** @description Every day from `from` to `to`, zeros included. */
+            days: components["schemas"]["UsageDay"][];
+            /** @description Every month the range touches, each counted whole. */
+            months: components["schemas"]["UsageMonth"][];
+            /** @description The current month against the workspace's quota. */
+            quota: {
+                /** @description Live messages allowed per UTC month; null when unlimited. */
+                monthly_messages: number | null;
+                /** @description Live messages accepted this month. */
+                used: number;
+                /** @description What is left this month; null when unlimited. */
+                remaining: number | null;
+                /**
+                 * Format: date-time
+                 * @description The start of next month (UTC).
+                 */
+                resets_at: string;
+            };
+        };
     };
     responses: {
         /** @description The request could not be read (malformed JSON, bad header). */
@@ -1030,7 +1482,7 @@ export interface components {
         };
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
-         *     `api_key_expired`, `last_owner`, `already_a_member`), or a request with the same Idempotency-Key is still running
+         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
@@ -1075,7 +1527,9 @@ export interface components {
         };
         /**
          * @description The request was read but is not acceptable: `validation_failed` (with `errors`, one
-         *     JSON pointer per failing field) or `idempotency_key_reused`.
+         *     JSON pointer per failing field), `sender_domain_not_verified` (live mail from a domain
+         *     that is not a verified domain of the workspace; the problem names the domain and the
+         *     fix) or `idempotency_key_reused`.
          */
         UnprocessableEntity: {
             headers: {
@@ -1108,7 +1562,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key's request quota is spent; retry after `Retry-After` seconds. */
+        /**
+         * @description The key's request quota is spent (`rate_limited`), or the workspace's monthly quota of
+         *     live messages is (`monthly_quota_exceeded`); retry after `Retry-After` seconds.
+         */
         TooManyRequests: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1160,6 +1617,16 @@ export interface components {
          * @example key_01jd3k8m2q5v7w9x1y3z5a7b9c
          */
         ApiKeyId: string;
+        /**
+         * @description The domain's id.
+         * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        DomainId: string;
+        /**
+         * @description The suppression's id.
+         * @example sup_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        SuppressionId: string;
         /**
          * @description The member's user id.
          * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
@@ -1335,6 +1802,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMessageBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         {
+                 *           "to": "ada@example.com",
+                 *           "subject": "Your receipt",
+                 *           "html": "<p>Thanks, Ada</p>"
+                 *         },
+                 *         {
+                 *           "to": "grace@example.com",
+                 *           "subject": "Your receipt",
+                 *           "html": "<p>Thanks, Grace</p>"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMessageBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One answer per message, in the order given. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2126,6 +2654,433 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of domains. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain, with the DNS records to publish. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted domain. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain, with each records status. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+                /** @description Only suppressions for this reason. */
+                reason?: components["schemas"]["SuppressionReason"];
+                /** @description Only the suppression of this address (case-insensitive). */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "reason": "manual"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSuppressionRequest"];
+            };
+        };
+        responses: {
+            /** @description The address was already suppressed; this is its suppression. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description The new suppression. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The suppression's id.
+                 * @example sup_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                suppression_id: components["parameters"]["SuppressionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The suppression's id.
+                 * @example sup_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                suppression_id: components["parameters"]["SuppressionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted suppression. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day (YYYY-MM-DD); default the first day of the current month. */
+                from?: string;
+                /** @description Last UTC day, included (YYYY-MM-DD); default today. At most 366 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage between `from` and `to`, and the quota. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
