@@ -1,0 +1,513 @@
+import { isAscii } from "node:buffer";
+import { isIP } from "node:net";
+import { PassThrough } from "node:stream";
+import type { ConnectionOptions } from "node:tls";
+import type { NodemailerError } from "nodemailer/lib/errors.js";
+import SMTPConnection from "nodemailer/lib/smtp-connection/index.js";
+import type { DeliveryConfig } from "../../config.js";
+import { classifyReply, parseReply, type SmtpStage } from "../smtp-reply.js";
+import type { Envelope, SendResult } from "./transport.js";
+
+/**
+ * Pooled SMTP client connections, per destination (an MX host or the relay, and its port), built
+ * on nodemailer's SMTPConnection: one transaction (one recipient) at a time per connection, at
+ * most `maxConnectionsPerDestination` connections per destination, further transactions wait
+ * in line for a connection. A connection is reused for the next transaction after an RSET,
+ * closed after `idleTimeoutMs` unused, and discarded at the first sign of trouble.
+ *
+ * Every transaction's result is classified here (src/delivery/smtp-reply.ts), including the
+ * cases without any reply: failure to connect is 4.4.1 (no answer from host), a connection
+ * lost or timed out afterwards 4.4.2 (bad connection). Never throws for a mail outcome.
+ */
+
+/**
+ * How a destination's connections use TLS.
+ * - opportunistic (MX delivery, Postfix's `may` level, RFC 7435): STARTTLS when the server
+ *   offers it, any certificate accepted, plaintext when STARTTLS fails. The MX host's name comes
+ *   from unauthenticated DNS, so a verified certificate for that name proves nothing against an
+ *   active attacker (that takes DANE or MTA-STS); many MX hosts have self-signed or mismatched
+ *   certificates, and refusing them would only make the mail go in plaintext or not at all.
+ *   Encryption still defeats passive eavesdropping, which is what it is for.
+ * - starttls (relay over smtp://): STARTTLS when offered, certificate verified, no fallback:
+ *   a relay is a known host with credentials to protect.
+ * - require-starttls: the same, refusing a relay that does not offer STARTTLS.
+ * - implicit (relay over smtps://): TLS from the first byte, certificate verified.
+ */
+export type TlsMode = "opportunistic" | "starttls" | "require-starttls" | "implicit";
+
+export interface SmtpDestination {
+  /** Connections are pooled and capped per key ("mx1.example.com:25"). */
+  key: string;
+  /** The host's name: EHLO peer, SNI, the name a verified certificate must carry, remoteHost. */
+  hostname: string;
+  /** Tried in order when a new connection is needed: IP addresses, or the hostname to resolve. */
+  addresses: readonly string[];
+  port: number;
+  tls: TlsMode;
+  /** Extra TLS options (a private CA for a relay: `{ ca }`). */
+  tlsOptions?: ConnectionOptions;
+  auth?: { user: string; pass: string } | null;
+}
+
+export interface TransactionResult extends SendResult {
+  /** Where the transaction ended (see SmtpStage); "connect" = no session was set up. */
+  stage: SmtpStage;
+  /** The server replied (false: no connection, a timeout, a lost connection). */
+  answered: boolean;
+  /** The whole message was sent (the server may have it even without a reply, RFC 1047). */
+  payloadSent: boolean;
+}
+
+export interface SmtpPoolSettings {
+  /** EHLO name. */
+  hostname: string;
+  maxConnectionsPerDestination: number;
+  connectTimeoutMs: number;
+  /** Greeting, each command's reply, DATA transfer (inactivity), the reply to the final dot. */
+  commandTimeoutMs: number;
+  /** An unused connection is closed after this long. Default 30 s: long enough to carry a
+   * burst, short enough not to hold connections the remote side counts against us. */
+  idleTimeoutMs?: number;
+}
+
+export interface SmtpPoolStats {
+  destinations: number;
+  open: number;
+  idle: number;
+  waiting: number;
+}
+
+const DEFAULT_IDLE_MS = 30_000;
+
+export class SmtpPool {
+  private readonly destinations = new Map<string, DestinationState>();
+  private readonly idleTimeoutMs: number;
+  private closed = false;
+
+  constructor(private readonly settings: SmtpPoolSettings) {
+    this.idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  }
+
+  static fromConfig(config: DeliveryConfig, overrides: Partial<SmtpPoolSettings> = {}): SmtpPool {
+    return new SmtpPool({
+      hostname: config.hostname,
+      maxConnectionsPerDestination: config.maxConnectionsPerDestination,
+      connectTimeoutMs: config.connectTimeoutMs,
+      commandTimeoutMs: config.commandTimeoutMs,
+      ...overrides,
+    });
+  }
+
+  /** One transaction: MAIL FROM, one RCPT TO, DATA; its classified result. */
+  async send(destination: SmtpDestination, envelope: Envelope, mime: Buffer): Promise<TransactionResult> {
+    // A send racing shutdown is deferred like the queued ones: it is retried after the restart.
+    if (this.closed) return shutdownResult(destination);
+    const state = this.stateOf(destination);
+    const lease = await this.acquire(state);
+    if ("failure" in lease) return lease.failure;
+    const result = await transact(lease.connection, envelope, mime);
+    const broken = result.outcome === "deferred" && !result.answered && !result.payloadSent;
+    this.release(state, lease.connection, result.answered);
+    // A reused connection can have been closed by the server while it sat idle. Nothing was
+    // accepted on it (no reply, no complete message), so one more try on a new one is safe.
+    if (broken && lease.reused && !this.closed) {
+      // Looked up again: the state is dropped from the map once nothing is open or waiting.
+      const again = this.stateOf(destination);
+      const retry = await this.acquire(again, { fresh: true });
+      if ("failure" in retry) return retry.failure;
+      const second = await transact(retry.connection, envelope, mime);
+      this.release(again, retry.connection, second.answered);
+      return second;
+    }
+    return result;
+  }
+
+  stats(): SmtpPoolStats {
+    const all = [...this.destinations.values()];
+    return {
+      destinations: all.length,
+      open: all.reduce((n, s) => n + s.open, 0),
+      idle: all.reduce((n, s) => n + s.idle.length, 0),
+      waiting: all.reduce((n, s) => n + s.waiters.length, 0),
+    };
+  }
+
+  /** Ends idle connections now and busy ones when their transaction ends; queued sends are deferred. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const drained: Array<Promise<void>> = [];
+    for (const state of this.destinations.values()) {
+      for (const waiter of state.waiters.splice(0)) waiter({ kind: "failure", failure: shutdownResult(state.destination) });
+      for (const connection of state.idle.splice(0)) this.discard(state, connection, { polite: true });
+      if (state.open > 0) drained.push(new Promise((resolve) => (state.onDrained = resolve)));
+    }
+    await Promise.all(drained);
+  }
+
+  private stateOf(destination: SmtpDestination): DestinationState {
+    let state = this.destinations.get(destination.key);
+    if (!state) {
+      state = { destination, open: 0, idle: [], waiters: [], onDrained: null };
+      this.destinations.set(destination.key, state);
+    }
+    return state;
+  }
+
+  private async acquire(state: DestinationState, options: { fresh?: boolean } = {}): Promise<Lease> {
+    if (!options.fresh) {
+      const idle = state.idle.pop(); // the most recently used: the least likely to have been closed
+      if (idle) {
+        idle.stopIdleTimer();
+        return { connection: idle, reused: true };
+      }
+    }
+    if (state.open >= this.settings.maxConnectionsPerDestination) {
+      const ticket = await new Promise<Ticket>((resolve) => state.waiters.push(resolve));
+      if (ticket.kind === "failure") return { failure: ticket.failure };
+      if (ticket.kind === "connection") return { connection: ticket.connection, reused: true };
+      // kind "slot": a connection was discarded and its place handed to us.
+    } else {
+      state.open++;
+    }
+    const opened = await this.open(state.destination);
+    if ("failure" in opened) {
+      this.connectionGone(state, { failWaitersWith: opened.failure });
+      return opened;
+    }
+    this.watch(state, opened.connection);
+    return { connection: opened.connection, reused: false };
+  }
+
+  /** After a transaction: reset and reuse the connection, or discard it. */
+  private release(state: DestinationState, connection: Connection, reusable: boolean): void {
+    if (!reusable || this.closed || !connection.usable()) {
+      this.discard(state, connection, { polite: reusable });
+      return;
+    }
+    // RFC 5321 §4.1.1.5: RSET clears whatever the transaction left, and proves the connection
+    // still works before the next transaction counts on it.
+    connection.reset((ok) => {
+      if (!ok || this.closed) return this.discard(state, connection, { polite: ok });
+      const waiter = state.waiters.shift();
+      if (waiter) return waiter({ kind: "connection", connection });
+      state.idle.push(connection);
+      connection.startIdleTimer(this.idleTimeoutMs, () => {
+        state.idle.splice(state.idle.indexOf(connection), 1);
+        this.discard(state, connection, { polite: true });
+      });
+    });
+  }
+
+  /** Follows a connection for its whole life: one that dies while idle leaves the pool. */
+  private watch(state: DestinationState, connection: Connection): void {
+    connection.onGone(() => {
+      const at = state.idle.indexOf(connection);
+      if (at === -1) return; // in use: its transaction reports the failure, release() discards it
+      state.idle.splice(at, 1);
+      connection.stopIdleTimer();
+      this.connectionGone(state);
+    });
+  }
+
+  private discard(state: DestinationState, connection: Connection, options: { polite: boolean }): void {
+    connection.end(options.polite);
+    this.connectionGone(state);
+  }
+
+  /**
+   * A connection (or an attempt at one) is over: its place goes to the next waiter, who opens a
+   * new one. When an attempt failed and nothing else is open or opening, the destination is
+   * down for now: the waiters get the same failure at once instead of each repeating it (a host
+   * that drops SYNs would otherwise cost every waiter a full connect timeout, one after another).
+   */
+  private connectionGone(state: DestinationState, options: { failWaitersWith?: TransactionResult } = {}): void {
+    state.open--;
+    if (options.failWaitersWith && state.open === 0) {
+      for (const waiter of state.waiters.splice(0)) waiter({ kind: "failure", failure: options.failWaitersWith });
+    }
+    if (!options.failWaitersWith && !this.closed) {
+      const waiter = state.waiters.shift();
+      if (waiter) {
+        state.open++;
+        waiter({ kind: "slot" });
+      }
+    }
+    if (state.open === 0 && state.waiters.length === 0) {
+      this.destinations.delete(state.destination.key);
+      state.onDrained?.();
+    }
+  }
+
+  /** A new session with the first address that takes one; the last failure when none does. */
+  private async open(destination: SmtpDestination): Promise<{ connection: Connection } | { failure: TransactionResult }> {
+    let failure: TransactionResult | null = null;
+    for (const address of destination.addresses) {
+      let opened = await connect(destination, address, this.settings, { ignoreTls: false });
+      // Opportunistic TLS: a failed handshake ends the connection, so the plaintext session
+      // needs a new one, tried once (Postfix's `may` level does the same).
+      if ("failure" in opened && opened.tlsFailed && destination.tls === "opportunistic") {
+        opened = await connect(destination, address, this.settings, { ignoreTls: true });
+      }
+      if ("connection" in opened) return opened;
+      failure = opened.failure;
+    }
+    return { failure: failure ?? connectFailure(destination, null, "has no address to connect to", "4.4.1") };
+  }
+}
+
+interface DestinationState {
+  destination: SmtpDestination;
+  /** Connections open, opening or idle. Never above the cap. */
+  open: number;
+  idle: Connection[];
+  waiters: Array<(ticket: Ticket) => void>;
+  onDrained: (() => void) | null;
+}
+
+type Ticket = { kind: "connection"; connection: Connection } | { kind: "slot" } | { kind: "failure"; failure: TransactionResult };
+type Lease = { connection: Connection; reused: boolean } | { failure: TransactionResult };
+
+/** One SMTP session and what the pool needs to know about it. */
+class Connection {
+  private idleTimer: NodeJS.Timeout | null = null;
+  private gone = false;
+  private readonly goneListeners = new Set<() => void>();
+
+  constructor(
+    readonly smtp: SMTPConnection,
+    readonly remoteHost: string,
+  ) {
+    // SMTPConnection emits 'error' (an EventEmitter throws when nobody listens) and 'end' for
+    // any connection that dies, in use or idle: a timeout, the server closing, a reset.
+    const onGone = () => {
+      if (this.gone) return;
+      this.gone = true;
+      for (const listener of this.goneListeners) listener();
+    };
+    smtp.on("error", onGone);
+    smtp.on("end", onGone);
+  }
+
+  usable(): boolean {
+    return !this.gone && !this.smtp.destroyed;
+  }
+
+  onGone(listener: () => void): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
+  }
+
+  /** RSET; false when it fails or the connection dies meanwhile (nodemailer then never calls back). */
+  reset(done: (ok: boolean) => void): void {
+    if (!this.usable()) return done(false);
+    let finished = false;
+    const finish = (ok: boolean) => {
+      if (finished) return;
+      finished = true;
+      stopWatching();
+      done(ok);
+    };
+    const stopWatching = this.onGone(() => finish(false));
+    this.smtp.reset((error) => finish(!error));
+  }
+
+  startIdleTimer(ms: number, onIdle: () => void): void {
+    this.idleTimer = setTimeout(onIdle, ms);
+    // An idle connection must not keep a finished process alive.
+    this.idleTimer.unref();
+  }
+
+  stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** QUIT (polite) or just close. */
+  end(polite: boolean): void {
+    this.stopIdleTimer();
+    this.gone = true;
+    if (polite && !this.smtp.destroyed) this.smtp.quit();
+    else this.smtp.close();
+  }
+}
+
+/** Opens a session: TCP (or TLS), greeting, EHLO, STARTTLS, AUTH. */
+function connect(
+  destination: SmtpDestination,
+  address: string,
+  settings: SmtpPoolSettings,
+  options: { ignoreTls: boolean },
+): Promise<{ connection: Connection } | { failure: TransactionResult; tlsFailed: boolean }> {
+  const remoteHost = describeHost(destination, address);
+  const verified = destination.tls !== "opportunistic";
+  const smtp = new SMTPConnection({
+    host: address,
+    port: destination.port,
+    name: settings.hostname,
+    // SNI, and the name a verified certificate is checked against (the address may be an IP).
+    servername: isIP(destination.hostname) ? undefined : destination.hostname,
+    secure: destination.tls === "implicit",
+    ignoreTLS: options.ignoreTls,
+    requireTLS: destination.tls === "require-starttls",
+    // A STARTTLS that the server answers with an error goes on in plaintext on the same connection.
+    opportunisticTLS: destination.tls === "opportunistic",
+    tls: verified
+      ? { ...destination.tlsOptions }
+      : {
+          rejectUnauthorized: false,
+          // Any encryption beats plaintext here (RFC 7435 §3), so old servers that speak only
+          // TLS 1.0/1.1 are accepted too; OpenSSL 3 needs security level 0 for their handshakes.
+          minVersion: "TLSv1",
+          ciphers: "DEFAULT@SECLEVEL=0",
+          ...destination.tlsOptions,
+        },
+    connectionTimeout: settings.connectTimeoutMs,
+    greetingTimeout: settings.commandTimeoutMs,
+    socketTimeout: settings.commandTimeoutMs,
+    logger: false,
+  });
+
+  return new Promise((resolve) => {
+    let stage: SmtpStage = "connect";
+    let settled = false;
+    const fail = (error: NodemailerError) => {
+      if (settled) return;
+      settled = true;
+      const tlsFailed = isTlsFailure(error, smtp);
+      smtp.close();
+      resolve({ failure: sessionFailure(destination, remoteHost, error, stage, smtp.stage === "connected", tlsFailed && verified), tlsFailed });
+    };
+    const onError = (error: NodemailerError) => fail(error);
+    const onEnd = () => fail(Object.assign(new Error("connection closed"), { code: "ECONNECTION" }));
+    // Kept after a failure: a late 'error' with no listener would be thrown.
+    smtp.on("error", onError);
+    smtp.once("end", onEnd);
+    const ready = () => {
+      if (settled) return;
+      settled = true;
+      smtp.off("error", onError);
+      smtp.off("end", onEnd);
+      resolve({ connection: new Connection(smtp, remoteHost) });
+    };
+    smtp.connect((error) => {
+      if (error) return fail(error);
+      if (!destination.auth) return ready();
+      stage = "auth";
+      smtp.login({ user: destination.auth.user, pass: destination.auth.pass }, (loginError) => (loginError ? fail(loginError) : ready()));
+    });
+  });
+}
+
+/** One transaction on an open session. */
+function transact(connection: Connection, envelope: Envelope, mime: Buffer): Promise<TransactionResult> {
+  return new Promise((resolve) => {
+    // Handed over as a stream so that its end tells when the whole message has gone to the
+    // socket: a connection lost after that and before the reply may have delivered it.
+    let payloadSent = false;
+    const body = new PassThrough();
+    body.once("end", () => (payloadSent = true));
+    body.end(mime);
+    connection.smtp.send(
+      // SIZE lets the server refuse a too-large message before it is sent (RFC 1870);
+      // BODY=8BITMIME declares 8-bit content when there is any (RFC 6152).
+      { from: envelope.mailFrom, to: [envelope.rcptTo], size: mime.length, use8BitMime: !isAscii(mime) },
+      body,
+      (error, info) => {
+        if (!error) return resolve(replyResult(info.response, "data", connection.remoteHost, true));
+        resolve(transactionFailure(error, connection, payloadSent));
+      },
+    );
+  });
+}
+
+function transactionFailure(error: NodemailerError, connection: Connection, payloadSent: boolean): TransactionResult {
+  if (error.response && /^\d{3}/.test(error.response)) {
+    const stage = commandStage(error.command) ?? (payloadSent ? "data" : "mail");
+    return replyResult(error.response, stage, connection.remoteHost, payloadSent);
+  }
+  if (error.code === "EMESSAGE" && /size/i.test(error.message)) {
+    // The server's advertised SIZE limit (RFC 1870 §6.1): it will not take this message, ever.
+    return { ...base(connection.remoteHost, "mail", false, false), outcome: "bounced", bounceType: "soft", enhancedStatus: "5.3.4", response: `message too large for ${connection.remoteHost}: ${error.message}` };
+  }
+  if (error.code === "EENVELOPE" && /^Invalid recipient/.test(error.message)) {
+    return { ...base(connection.remoteHost, "rcpt", false, false), outcome: "bounced", bounceType: "hard", enhancedStatus: "5.1.3", response: error.message };
+  }
+  const what = payloadSent
+    ? // RFC 1047: the server may have taken the message and its "250" been lost. Deferred, and
+      // the retry carries the same Message-ID, so a duplicate can be recognised.
+      `lost connection with ${connection.remoteHost} after the end of the message, before the reply: it may have been delivered (RFC 1047)`
+    : `lost connection with ${connection.remoteHost} during the transaction`;
+  return { ...base(connection.remoteHost, payloadSent ? "data" : "mail", false, payloadSent), outcome: "deferred", bounceType: null, enhancedStatus: "4.4.2", response: `${what}: ${describeError(error)}` };
+}
+
+function sessionFailure(destination: SmtpDestination, remoteHost: string, error: NodemailerError, stage: SmtpStage, connected: boolean, verifiedTlsFailed: boolean): TransactionResult {
+  if (verifiedTlsFailed) {
+    // No fallback to plaintext where TLS is verified. RFC 3463 X.7.4 "security features not
+    // supported" when the server refused STARTTLS, X.7.5 "cryptographic failure" otherwise
+    // (a handshake or certificate failure).
+    const refusal = error.response && /^\d{3}/.test(error.response) ? parseReply(error.response) : null;
+    return refusal
+      ? { ...connectFailure(destination, remoteHost, `STARTTLS, which this destination requires, refused by ${remoteHost}: ${refusal.message}`, "4.7.4"), smtpCode: refusal.code }
+      : connectFailure(destination, remoteHost, `TLS with ${remoteHost} failed: ${describeError(error)}`, "4.7.5");
+  }
+  if (error.response && /^\d{3}/.test(error.response)) return replyResult(error.response, stage, remoteHost, false);
+  if (stage === "auth") return connectFailure(destination, remoteHost, `authentication at ${remoteHost} failed: ${describeError(error)}`, "4.7.0", "auth");
+  return connected
+    ? connectFailure(destination, remoteHost, `lost connection with ${remoteHost} while setting up the session: ${describeError(error)}`, "4.4.2")
+    : connectFailure(destination, remoteHost, `connect to ${remoteHost}:${destination.port}: ${describeError(error)}`, "4.4.1");
+}
+
+/** A deferral without a reply; remoteHost null when no host was tried. */
+function connectFailure(destination: SmtpDestination, remoteHost: string | null, response: string, enhancedStatus: string, stage: SmtpStage = "connect"): TransactionResult {
+  return { ...base(remoteHost, stage, false, false), outcome: "deferred", bounceType: null, enhancedStatus, response: remoteHost === null ? `${destination.hostname} ${response}` : response };
+}
+
+function shutdownResult(destination: SmtpDestination): TransactionResult {
+  return connectFailure(destination, null, "was not tried: delivery is shutting down", "4.3.2");
+}
+
+/** A reply from the server, classified. */
+function replyResult(raw: string, stage: SmtpStage, remoteHost: string, payloadSent: boolean): TransactionResult {
+  const reply = parseReply(raw);
+  const code = reply.code ?? 0;
+  const classified = classifyReply({ code, enhancedStatus: reply.enhancedStatus, message: reply.message, stage });
+  return { ...base(remoteHost, stage, true, payloadSent), ...classified, smtpCode: reply.code, response: reply.message };
+}
+
+function base(remoteHost: string | null, stage: SmtpStage, answered: boolean, payloadSent: boolean): Omit<TransactionResult, "outcome" | "bounceType" | "enhancedStatus" | "response"> {
+  return { smtpCode: null, remoteHost, stage, answered, payloadSent };
+}
+
+function commandStage(command: string | undefined): SmtpStage | null {
+  if (command === "MAIL FROM") return "mail";
+  if (command === "RCPT TO") return "rcpt";
+  if (command === "DATA") return "data";
+  if (command?.startsWith("AUTH")) return "auth";
+  if (command === "EHLO" || command === "HELO" || command === "STARTTLS") return "connect";
+  return null;
+}
+
+/** "mx1.example.com[192.0.2.1]" (Postfix's notation), or the name alone when it is the address. */
+function describeHost(destination: SmtpDestination, address: string): string {
+  return address === destination.hostname ? address : `${destination.hostname}[${address}]`;
+}
+
+function describeError(error: NodemailerError): string {
+  const code = error.originalCode ?? error.code;
+  const message = error.message.replace(/\s+/g, " ").trim();
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+// Node's TLS and OpenSSL errors: certificate checks (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT,
+// UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, ...) and handshake failures (ERR_SSL_*).
+const TLS_ERROR_CODE = /^(ERR_SSL_|ERR_TLS_)|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/;
+
+function isTlsFailure(error: NodemailerError, smtp: SMTPConnection): boolean {
+  return error.code === "ETLS" || smtp.upgrading === true || TLS_ERROR_CODE.test(error.originalCode ?? "") || TLS_ERROR_CODE.test(error.code ?? "");
+}
+
+/** The transport-neutral part of a result (what MailTransport.send returns). */
+export function toSendResult(result: TransactionResult): SendResult {
+  const { outcome, bounceType, smtpCode, enhancedStatus, response, remoteHost } = result;
+  return { outcome, bounceType, smtpCode, enhancedStatus, response, remoteHost };
+}
