@@ -2,6 +2,7 @@ import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type Fast
 import openapiGlue from "fastify-openapi-glue";
 import { newId } from "./domain/ids.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
+import { batchItemValidator, relaxBatchItems } from "./http/batch.js";
 import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
 import { createHandlers, type Lifecycle } from "./http/handlers.js";
 import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js";
@@ -105,14 +106,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requirements = new Map<string, Requirement>();
   for (const op of operations.values()) if (op.security.length > 0 && op.minRole) requirements.set(op.operationId, { scope: scopeNeeded(op.security), minRole: op.minRole });
 
-  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }) as unknown as Record<string, AnyHandler>;
+  const validateBatchItem = batchItemValidator(spec, (route) => validators.compile(route));
+  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }, validateBatchItem) as unknown as Record<string, AnyHandler>;
   const securityHandlers = { bearerAuth: bearerAuthSecurityHandler(requirements) };
   checkBindings(spec, handlers, securityHandlers);
 
   const authenticate = authenticateAndAdmit(services);
   const store = storeIdempotentResponse(services.idempotency);
+  const routeSpec = structuredClone(spec);
+  relaxBatchItems(routeSpec);
   await app.register(openapiGlue, {
-    specification: structuredClone(spec),
+    specification: routeSpec,
     securityHandlers,
     // The glue's type wants full route options; it fills in method, url and schema itself.
     operationResolver: ((operationId: string) => {

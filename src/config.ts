@@ -1,3 +1,5 @@
+import { hostname } from "node:os";
+
 /**
  * Every setting, its environment variable, default and meaning, in one place. `loadConfig`
  * validates them all and reports every problem in one line, so a bad deployment fails at boot.
@@ -20,6 +22,32 @@ export interface Config {
   publicUrl: string | null;
   /** Who may sign up once the first user exists. */
   signup: "invitation" | "open";
+  delivery: DeliveryConfig;
+}
+
+/** Live delivery (DESIGN.md §9): how mail leaves, how long it keeps trying. */
+export interface DeliveryConfig {
+  /** mx: straight to each recipient domain's MX; relay: everything through relayUrl. */
+  transport: "mx" | "relay";
+  /** smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465. */
+  relayUrl: string | null;
+  /** Resolvers for MX/A/AAAA and domain verification ("127.0.0.1:5353"); empty = the system's. */
+  dnsServers: string[];
+  /** Port of recipients' MX hosts: 25 everywhere but in tests. */
+  mxPort: number;
+  /** This MTA's public host name: EHLO name, SPF `a:` mechanism and return-path MX target. */
+  hostname: string;
+  maxConnectionsPerDestination: number;
+  /** Simultaneous SMTP transactions per worker process. */
+  concurrency: number;
+  connectTimeoutMs: number;
+  /** Per SMTP phase: greeting, each command's reply, the DATA transfer. */
+  commandTimeoutMs: number;
+  /** Postfix-like backoff: the first retry after retryMinSeconds, doubling up to retryMaxSeconds. */
+  retryMinSeconds: number;
+  retryMaxSeconds: number;
+  /** How long a message keeps being retried before it fails (4.4.7). */
+  lifetimeSeconds: number;
 }
 
 interface Setting {
@@ -48,6 +76,18 @@ export const SETTINGS = {
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
   signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
+  deliveryTransport: { env: "DELIVERY_TRANSPORT", default: "mx", meaning: "How live mail leaves: mx (straight to each recipient domain's MX hosts) or relay (everything through SMTP_RELAY_URL)." },
+  smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465." },
+  dnsServers: { env: "DNS_SERVERS", default: "", meaning: "Comma-separated resolvers (ip or ip:port) for MX lookups and domain verification. Empty: the system's." },
+  smtpMxPort: { env: "SMTP_MX_PORT", default: "25", meaning: "Port of the recipients' MX hosts (25; tests point it at a local server)." },
+  sendingHostname: { env: "SENDING_HOSTNAME", default: "", meaning: "This MTA's public host name: EHLO name, SPF a: mechanism and return-path MX target. Empty: the machine's host name." },
+  smtpMaxConnectionsPerDestination: { env: "SMTP_MAX_CONNECTIONS_PER_DESTINATION", default: "10", meaning: "Open SMTP connections per destination MX host, per worker." },
+  deliveryConcurrency: { env: "DELIVERY_CONCURRENCY", default: "100", meaning: "SMTP transactions a worker runs at once." },
+  smtpConnectTimeoutMs: { env: "SMTP_CONNECT_TIMEOUT_MS", default: "30000", meaning: "Timeout to open an SMTP connection." },
+  smtpCommandTimeoutMs: { env: "SMTP_COMMAND_TIMEOUT_MS", default: "60000", meaning: "Timeout of each SMTP phase (greeting, each reply, the DATA transfer)." },
+  retryMinSeconds: { env: "RETRY_MIN_SECONDS", default: "300", meaning: "First retry of a deferred recipient; doubles on each attempt." },
+  retryMaxSeconds: { env: "RETRY_MAX_SECONDS", default: "4000", meaning: "Longest wait between retries." },
+  deliveryLifetimeSeconds: { env: "DELIVERY_LIFETIME_SECONDS", default: String(5 * 24 * 3600), meaning: "How long a message is retried before it fails with 4.4.7 (a message's expires_at may shorten it)." },
 } satisfies Record<string, Setting>;
 
 export class ConfigError extends Error {
@@ -88,7 +128,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: read("dataDir"),
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
     signup: read("signup") === "open" ? "open" : "invitation",
+    delivery: {
+      transport: read("deliveryTransport") === "relay" ? "relay" : "mx",
+      relayUrl: read("smtpRelayUrl") || null,
+      dnsServers: read("dnsServers").split(",").map((s) => s.trim()).filter(Boolean),
+      mxPort: int("smtpMxPort", 1, 65535),
+      hostname: read("sendingHostname") || hostname(),
+      maxConnectionsPerDestination: int("smtpMaxConnectionsPerDestination", 1, 1000),
+      concurrency: int("deliveryConcurrency", 1, 10_000),
+      connectTimeoutMs: int("smtpConnectTimeoutMs", 100, 600_000),
+      commandTimeoutMs: int("smtpCommandTimeoutMs", 100, 600_000),
+      retryMinSeconds: int("retryMinSeconds", 0, 86400),
+      retryMaxSeconds: int("retryMaxSeconds", 0, 7 * 86400),
+      lifetimeSeconds: int("deliveryLifetimeSeconds", 1, 30 * 86400),
+    },
   };
+  if (!["mx", "relay"].includes(read("deliveryTransport"))) problems.push(`${SETTINGS.deliveryTransport.env} must be mx or relay`);
+  if (config.delivery.transport === "relay" && config.delivery.relayUrl === null) problems.push(`${SETTINGS.smtpRelayUrl.env} is required with ${SETTINGS.deliveryTransport.env}=relay`);
+  if (config.delivery.relayUrl !== null && !/^smtps?:\/\/[^/]+/.test(config.delivery.relayUrl)) problems.push(`${SETTINGS.smtpRelayUrl.env} must look like smtp://user:pass@host:587 or smtps://user:pass@host:465`);
+  if (config.delivery.retryMaxSeconds < config.delivery.retryMinSeconds) problems.push(`${SETTINGS.retryMaxSeconds.env} must be at least ${SETTINGS.retryMinSeconds.env}`);
+  for (const server of config.delivery.dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(server)) problems.push(`${SETTINGS.dnsServers.env}: ${JSON.stringify(server)} is not an ip or ip:port`);
   if (!["invitation", "open"].includes(read("signup"))) problems.push(`${SETTINGS.signup.env} must be invitation or open`);
   if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) problems.push(`${SETTINGS.logLevel.env} is not a pino level`);

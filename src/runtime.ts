@@ -3,13 +3,20 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/clock.js";
+import { Verp } from "./domain/verp.js";
 import { migrate, openDatabase, type Database } from "./db/connection.js";
 import { createRepositories, type Repositories } from "./db/repositories/index.js";
-import { SandboxTransport } from "./delivery/transports/sandbox.js";
+import { MxResolver } from "./delivery/dns-resolver.js";
+import { retryDelaySeconds } from "./delivery/retry-policy.js";
+import { Semaphore } from "./delivery/semaphore.js";
+import { MxTransport } from "./delivery/transports/mx.js";
+import { RelayTransport } from "./delivery/transports/relay.js";
+import { simulateDelivery } from "./delivery/transports/sandbox.js";
 import { DeliveryWorker } from "./delivery/worker.js";
 import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
+import { DomainsService } from "./services/domains.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { MembersService } from "./services/members.js";
 import { MessagesService } from "./services/messages.js";
@@ -17,6 +24,8 @@ import { RateLimiter } from "./services/rate-limiter.js";
 import { SealedBox } from "./services/sealed-box.js";
 import { SessionsService } from "./services/sessions.js";
 import { SignInThrottle } from "./services/sign-in-throttle.js";
+import { SuppressionsService } from "./services/suppressions.js";
+import { UsageService } from "./services/usage.js";
 import { WorkspaceService } from "./services/workspace.js";
 
 export interface Services {
@@ -28,6 +37,9 @@ export interface Services {
   messages: MessagesService;
   members: MembersService;
   sessions: SessionsService;
+  domains: DomainsService;
+  suppressions: SuppressionsService;
+  usage: UsageService;
 }
 
 export interface Logger {
@@ -56,28 +68,62 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const metrics = new Metrics();
   metrics.watchQueue(() => repositories.jobs.stats(clock.now()));
 
+  const secret = secretKey(config);
+  const dnsResolver = MxResolver.fromConfig(config.delivery);
+  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock);
+  const usage = new UsageService(repositories.usage, repositories.workspaces, clock);
+  const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
+  const smtpSlots = new Semaphore(config.delivery.concurrency);
   const worker = new DeliveryWorker(
-    repositories.jobs,
-    repositories.messages,
-    repositories.groupCommit,
-    // Live delivery comes with its own transports; until then live jobs wait in the queue.
-    { sandbox: new SandboxTransport() },
-    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, sandboxDeferSeconds: config.sandbox.deferSeconds },
-    clock,
-    metrics,
-    logger,
+    {
+      jobs: repositories.jobs,
+      messages: repositories.messages,
+      suppressions: repositories.suppressions,
+      groupCommit: repositories.groupCommit,
+      identity: (workspaceId, domain) => domains.sendingIdentity(workspaceId, domain),
+      verp: new Verp(secret),
+      routes: {
+        sandbox: { deliver: async (recipient) => simulateDelivery(recipient), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
+        live: {
+          deliver: (_recipient, envelope, mime) => smtpSlots.run(() => liveTransport.send(envelope, mime)),
+          retryDelayMs: (attempt) => retryDelaySeconds(attempt, { minSeconds: config.delivery.retryMinSeconds, maxSeconds: config.delivery.retryMaxSeconds }) * 1000,
+        },
+      },
+      clock,
+      metrics,
+      log: logger,
+    },
+    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000 },
   );
   const apiKeys = new ApiKeysService(repositories.apiKeys, clock);
   const members = new MembersService(repositories, clock);
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
-    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secretKey(config), "idempotent-responses"), clock),
+    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secret, "idempotent-responses"), clock),
     apiKeys,
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
-    messages: new MessagesService(repositories.messages, repositories.events, repositories.workspaces, repositories.groupCommit, clock, () => worker.notify(), config.idempotency.retentionHours),
+    messages: new MessagesService(
+      repositories.messages,
+      repositories.events,
+      repositories.workspaces,
+      {
+        domainStatus: async (workspaceId, domain) => {
+          const identity = await domains.sendingIdentity(workspaceId, domain);
+          return identity === null ? "unknown" : identity.verified ? "verified" : "unverified";
+        },
+        assertWithinQuota: (workspaceId, messages, now) => usage.assertWithinQuota(workspaceId, messages, now),
+      },
+      repositories.groupCommit,
+      clock,
+      () => worker.notify(),
+      { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
+    ),
     members,
     sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
+    domains,
+    suppressions: new SuppressionsService(repositories.suppressions, clock),
+    usage,
   };
   return {
     config,
@@ -89,6 +135,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     metrics,
     async close() {
       await worker.stop();
+      await liveTransport.close();
       await repositories.groupCommit.drain();
       await db.close();
     },

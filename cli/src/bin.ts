@@ -12,5 +12,10 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   readFile: (path) => readFile(path),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  },
   interrupted,
 });

@@ -41,6 +41,20 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/**
+ * The call succeeded but some of what it asked for was refused (a batch with refused messages):
+ * exit code 1, once the command has printed its result. `details` joins the message in JSON mode.
+ */
+export class RefusedError extends Error {
+  override name = "RefusedError";
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 export function optionalString(args: Args, key: string): string | undefined {
   const value = args[key];
   return value === undefined || value === null ? undefined : String(value);

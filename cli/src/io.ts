@@ -3,8 +3,10 @@ export interface Io {
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown; isTTY?: boolean };
   env: Record<string, string | undefined>;
-  /** Reads a file the user named (--html-file, --attach). */
+  /** Reads a file the user named (--html-file, --attach, --file). */
   readFile(path: string): Promise<Buffer>;
+  /** Reads all of stdin, for `--file -`. Absent where there is no stdin to read. */
+  readStdin?(): Promise<Buffer>;
   /** Resolves when the user asks to stop (Ctrl-C); `events tail` waits on it. */
   interrupted: Promise<void>;
   /** The Mailroom client's fetch; tests may inject one. Default: the global fetch. */

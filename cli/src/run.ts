@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { APIConnectionError, APIError, DEFAULT_BASE_URL, Mailroom, MailroomConfigurationError } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
-import { UsageError } from "./command.js";
+import { RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts } from "./commands/index.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
@@ -128,6 +128,10 @@ function report(error: unknown, output: Output, context: Context): number {
   if (error instanceof UsageError || error instanceof MailroomConfigurationError) {
     output.error({ error: "usage", message: error.message }, error.message);
     return EXIT.usage;
+  }
+  if (error instanceof RefusedError) {
+    output.error({ error: "refused", message: error.message, ...error.details }, error.message);
+    return EXIT.apiError;
   }
   if (error instanceof APIError) {
     // With field errors the title says it and the fields say where; otherwise the detail says it.

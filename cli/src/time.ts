@@ -41,3 +41,18 @@ function rfc3339(value: string): Date | undefined {
   const date = new Date(value.replace(" ", "T"));
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
+
+/**
+ * A UTC day for --from and --to: `YYYY-MM-DD`, and a day that exists (checked here, so that a
+ * typo is a usage error rather than a round trip).
+ */
+export function parseDay(value: string, flag: string): string {
+  const day = value.trim();
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (match) {
+    const [year, month, date] = match.slice(1, 4).map(Number) as [number, number, number];
+    const calendar = new Date(Date.UTC(year, month - 1, date));
+    if (calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === date) return day;
+  }
+  throw new UsageError(`--${flag} takes a day as YYYY-MM-DD (2026-11-01); got "${value}".`);
+}

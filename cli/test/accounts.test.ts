@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Account, Invitation, InvitationWithUrl, Member, WorkspaceMembership } from "mailroom";
-import { contractExample, problemOf, runCli } from "./helpers.js";
+import { contractExample, page, problemOf, runCli, stubApi } from "./helpers.js";
 
 /*
  * `mailroom accounts …` against a stand-in for the API: a fetch that records each request and
@@ -19,35 +19,6 @@ const member = contractExample<Member>("Member");
 const invitation = contractExample<Invitation>("Invitation");
 const newInvitation = contractExample<InvitationWithUrl>("NewInvitation");
 const ACCEPT_URL = newInvitation.accept_url;
-
-interface Seen {
-  method: string;
-  target: string;
-  authorization: string | null;
-  idempotencyKey: string | null;
-  body: unknown;
-}
-
-/** A fetch that answers `status` and `body` to every request, and what it was asked. */
-function stubApi(status: number, body: unknown) {
-  const seen: Seen[] = [];
-  const fetch = async (request: Request) => {
-    const url = new URL(request.url);
-    const text = await request.text();
-    seen.push({
-      method: request.method,
-      target: `${url.pathname}${url.search}`,
-      authorization: request.headers.get("authorization"),
-      idempotencyKey: request.headers.get("idempotency-key"),
-      body: text ? (JSON.parse(text) as unknown) : undefined,
-    });
-    const type = status >= 400 ? "application/problem+json" : "application/json";
-    return new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
-  };
-  return { fetch, seen };
-}
-
-const page = <T>(data: T[], next_cursor: string | null = null) => ({ data, has_more: next_cursor !== null, next_cursor });
 
 describe("mailroom accounts get", () => {
   it("prints the account as the API sent it, calling with the user access token", async () => {

@@ -35,6 +35,8 @@ export interface RunOptions {
   tty?: boolean;
   /** Files --html-file / --attach can read, by path; other paths are read from disk. */
   files?: Record<string, string | Buffer>;
+  /** What `--file -` reads from stdin. Default: no stdin, as where the CLI has none. */
+  stdin?: string;
   fetch?: (input: Request) => Promise<Response>;
   /** Resolve it to stop `events tail` as Ctrl-C would. Default: never. */
   interrupted?: Promise<void>;
@@ -64,6 +66,7 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
       return readFile(path);
     },
     interrupted: options.interrupted ?? new Promise<void>(() => undefined),
+    ...(options.stdin !== undefined ? { readStdin: async () => Buffer.from(options.stdin as string) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const done = run(argv, io).then((code) => result(code, stdout, stderr));
@@ -121,6 +124,54 @@ export function contractExample<T>(name: string): T {
   const spec = parse(readFileSync(join(REPO, "openapi", "v1.yaml"), "utf8")) as { components: { examples: Record<string, { value: unknown }> } };
   return spec.components.examples[name]?.value as T;
 }
+
+/** What a stand-in API was asked: one entry per request. */
+export interface Seen {
+  method: string;
+  target: string;
+  authorization: string | null;
+  idempotencyKey: string | null;
+  body: unknown;
+}
+
+/**
+ * A stand-in for the API: a fetch that answers `status` and `body` to every request (or, given a
+ * function, what it answers for the request), and records what it was asked.
+ */
+export function stubApi(status: number, body: unknown): { fetch: (request: Request) => Promise<Response>; seen: Seen[] };
+export function stubApi(answer: (request: Request) => { status: number; body: unknown }): { fetch: (request: Request) => Promise<Response>; seen: Seen[] };
+export function stubApi(statusOrAnswer: number | ((request: Request) => { status: number; body: unknown }), fixedBody?: unknown) {
+  const seen: Seen[] = [];
+  const fetch = async (request: Request) => {
+    const url = new URL(request.url);
+    const text = await request.clone().text();
+    seen.push({
+      method: request.method,
+      target: `${url.pathname}${url.search}`,
+      authorization: request.headers.get("authorization"),
+      idempotencyKey: request.headers.get("idempotency-key"),
+      body: text ? (JSON.parse(text) as unknown) : undefined,
+    });
+    const { status, body } = typeof statusOrAnswer === "number" ? { status: statusOrAnswer, body: fixedBody } : statusOrAnswer(request);
+    const type = status >= 400 ? "application/problem+json" : "application/json";
+    return new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
+  };
+  return { fetch, seen };
+}
+
+/** A list answer as the API sends it; a cursor means there is a next page. */
+export const page = <T>(data: T[], next_cursor: string | null = null) => ({ data, has_more: next_cursor !== null, next_cursor });
+
+/** A problem document as the API sends it, for a stand-in API to answer. */
+export const problemBody = (status: number, code: string, extra: Record<string, unknown> = {}) => ({
+  type: `https://mailroom.dev/problems/${code}`,
+  title: `Title of ${code}`,
+  status,
+  code,
+  detail: `Detail of ${code}.`,
+  request_id: "req_stub",
+  ...extra,
+});
 
 /** stderr parsed as the JSON problem the CLI prints in JSON mode. */
 export function problemOf(result: CliResult): Record<string, unknown> {

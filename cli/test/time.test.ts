@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../src/command.js";
-import { parseInstant, parsePastInstant } from "../src/time.js";
+import { parseDay, parseInstant, parsePastInstant } from "../src/time.js";
 
 const NOW = Date.parse("2026-11-21T10:00:00.000Z");
 
@@ -47,5 +47,17 @@ describe("parsePastInstant (--since, --created-after, --created-before)", () => 
   it("refuses what is neither, naming the flag", () => {
     expect(() => parsePastInstant("yesterday", "created-after", NOW)).toThrow(/^--created-after takes /);
     expect(() => parsePastInstant("yesterday", "created-after", NOW)).toThrow(UsageError);
+  });
+});
+
+describe("parseDay (--from, --to)", () => {
+  it.each(["2026-11-01", "2024-02-29", " 2026-12-31 "])("reads %j as the day it names", (value) => {
+    expect(parseDay(value, "from")).toBe(value.trim());
+  });
+
+  it.each(["2026-11", "2026-02-30", "2025-02-29", "2026-13-01", "11/01/2026", "2026-11-01T00:00:00Z", "1d", ""])("refuses %j with a UsageError naming the flag", (value) => {
+    const parse = () => parseDay(value, "to");
+    expect(parse).toThrow(UsageError);
+    expect(parse).toThrow(`--to takes a day as YYYY-MM-DD (2026-11-01); got "${value}".`);
   });
 });

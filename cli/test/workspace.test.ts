@@ -70,7 +70,7 @@ describe("mailroom workspace update", () => {
     const result = await runCli(["workspace", "update"], { env });
 
     expect(result.code).toBe(2);
-    expect(problemOf(result)).toEqual({ error: "usage", message: "Nothing to update: give --name or --default-from (or --no-default-from)." });
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Nothing to update: give --name, --default-from (or --no-default-from) or --monthly-quota (or --no-monthly-quota)." });
     expect(await api(server).get("/v1/workspace")).toEqual(before);
   });
 

@@ -5,9 +5,12 @@ import { Page, PagePromise, type PageBody } from "./pagination.js";
 import { retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
 import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
+import { Domains } from "./resources/domains.js";
 import { Events } from "./resources/events.js";
 import { Messages } from "./resources/messages.js";
+import { Suppressions } from "./resources/suppressions.js";
 import { System } from "./resources/system.js";
+import { UsageResource } from "./resources/usage.js";
 import { WorkspaceResource } from "./resources/workspace.js";
 import { Webhooks } from "./webhooks.js";
 
@@ -68,6 +71,9 @@ export class Mailroom {
   readonly events: Events;
   readonly apiKeys: ApiKeys;
   readonly workspace: WorkspaceResource;
+  readonly domains: Domains;
+  readonly suppressions: Suppressions;
+  readonly usage: UsageResource;
   readonly accounts: Accounts;
   readonly system: System;
   /** Verification of incoming webhook deliveries (needs no API key). */
@@ -105,6 +111,9 @@ export class Mailroom {
     this.events = new Events(this);
     this.apiKeys = new ApiKeys(this);
     this.workspace = new WorkspaceResource(this);
+    this.domains = new Domains(this);
+    this.suppressions = new Suppressions(this);
+    this.usage = new UsageResource(this);
     this.accounts = new Accounts(this);
     this.system = new System(this);
     this.webhooks = new Webhooks();

@@ -25,6 +25,9 @@ export { Messages } from "./resources/messages.js";
 export { Events } from "./resources/events.js";
 export { ApiKeys } from "./resources/api-keys.js";
 export { WorkspaceResource } from "./resources/workspace.js";
+export { Domains } from "./resources/domains.js";
+export { Suppressions } from "./resources/suppressions.js";
+export { UsageResource } from "./resources/usage.js";
 export { System } from "./resources/system.js";
 export { Accounts } from "./resources/accounts.js";
 

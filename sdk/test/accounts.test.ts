@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Mailroom, PermissionDeniedError, type Account, type Invitation, type InvitationWithUrl, type Member, type WorkspaceMembership } from "../src/index.js";
-import { contractExample, fakeFetch, json, problem, type FakeFetch } from "./helpers.js";
+import { contractExample, fakeFetch, json, problem, theRequest, type FakeFetch } from "./helpers.js";
 
 /**
  * `mr.accounts` (tag `Accounts`) over a fake fetch: each method's request (method, path, query,
@@ -18,18 +18,6 @@ const membership = contractExample<WorkspaceMembership>("NewWorkspace");
 
 /** A client holding a user access token, over `fake`. */
 const userClient = (fake: FakeFetch) => new Mailroom({ apiKey: USER_TOKEN, baseUrl: "http://mailroom.test", fetch: fake.fetch, maxRetries: 0 });
-
-/** What the one request of a call looked like: method, path and query, JSON body, key header. */
-function theRequest(fake: FakeFetch) {
-  expect(fake.requests).toHaveLength(1);
-  const [request] = fake.requests;
-  return {
-    method: request?.method,
-    target: `${request?.url.pathname}${request?.url.search}`,
-    body: request?.body ? (JSON.parse(request.body) as unknown) : undefined,
-    idempotencyKey: request?.headers.get("idempotency-key"),
-  };
-}
 
 describe("a user access token", () => {
   it("is accepted as the client's key and sent as the bearer credential", async () => {

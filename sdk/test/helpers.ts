@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { parse } from "yaml";
 import { Mailroom, type ClientOptions, type CreateMessageParams } from "../src/index.js";
 
@@ -95,3 +96,31 @@ export function contractExample<T>(name: string): T {
   const spec = parse(readFileSync(new URL("../../openapi/v1.yaml", import.meta.url), "utf8")) as { components: { examples: Record<string, { value: unknown }> } };
   return spec.components.examples[name]?.value as T;
 }
+
+/**
+ * What the one request of a call looked like: method, path and query, JSON body, key header.
+ * Fails the test when the call made more than one attempt.
+ */
+export function theRequest(fake: FakeFetch) {
+  expect(fake.requests).toHaveLength(1);
+  const [request] = fake.requests;
+  return {
+    method: request?.method,
+    target: `${request?.url.pathname}${request?.url.search}`,
+    body: request?.body ? (JSON.parse(request.body) as unknown) : undefined,
+    idempotencyKey: request?.headers.get("idempotency-key"),
+  };
+}
+
+/** A list answer as the API sends it; a cursor means there is a next page. */
+export const page = <Item>(data: Item[], next_cursor: string | null = null) => json(200, { data, has_more: next_cursor !== null, next_cursor });
+
+/**
+ * Two pages of a list: `first` without `after`, then `second` for `after=cur_2`, the way the API
+ * pages. Answers any number of attempts, so a test can walk the list more than once.
+ */
+export const twoPages = <Item>(first: Item, second: Item) =>
+  fakeFetch((request) => (new URL(request.url).searchParams.get("after") === "cur_2" ? page([second]) : page([first], "cur_2")));
+
+/** A fresh Idempotency-Key as the SDK makes them: a random UUID. */
+export const ANY_KEY = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) as unknown as string;

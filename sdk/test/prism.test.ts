@@ -13,6 +13,8 @@ describe("the SDK against the contract's mock", () => {
   // Path parameters shaped like real ids (the contract documents msg_/key_ + 26 characters).
   const MESSAGE_ID = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
   const API_KEY_ID = "key_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const DOMAIN_ID = "dom_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const SUPPRESSION_ID = "sup_01jd3k8m2q5v7w9x1y3z5a7b9c";
 
   beforeAll(async () => {
     prism = await startPrism();
@@ -71,6 +73,17 @@ describe("the SDK against the contract's mock", () => {
       expectPageOf(page, "event");
     });
 
+    it("createBatch sends messages the contract accepts and returns one answer per message", async () => {
+      const batch = await mr.messages.createBatch({
+        messages: [
+          { to: "ada@example.com", subject: "Your receipt", html: "<p>Thanks, Ada</p>", expires_at: "2026-12-01T09:00:00Z" },
+          { to: "grace@example.com", subject: "Your receipt", html: "<p>Thanks, Grace</p>" },
+        ],
+      });
+      expect(batch.object).toBe("batch");
+      for (const item of batch.data) expect([202, 422, 429]).toContain(item.status);
+    });
+
     it("the mock refuses what the contract refuses, with the typed error", async () => {
       // @ts-expect-error `to` is required: proving that the mock, too, enforces the contract.
       await expect(mr.messages.create({ subject: "no recipient", html: "<p>Hi</p>" })).rejects.toBeInstanceOf(UnprocessableEntityError);
@@ -117,6 +130,54 @@ describe("the SDK against the contract's mock", () => {
     it("update returns the workspace", async () => {
       await expect(mr.workspace.update({ default_from: "Acme <hello@acme.example>" })).resolves.toMatchObject({ object: "workspace" });
       await expect(mr.workspace.update({ default_from: null })).resolves.toMatchObject({ object: "workspace" });
+      await expect(mr.workspace.update({ monthly_quota: 50_000 })).resolves.toMatchObject({ object: "workspace" });
+      await expect(mr.workspace.update({ monthly_quota: null })).resolves.toMatchObject({ object: "workspace" });
+    });
+  });
+
+  describe("Domains", () => {
+    it("create returns the domain with the DNS records to publish", async () => {
+      const domain = await mr.domains.create({ name: "acme.example", return_path_subdomain: "bounces" });
+      expect(domain).toMatchObject({ object: "domain", records: expect.any(Array) });
+      expect(domain.records.length).toBeGreaterThan(0);
+    });
+
+    it("list returns a page of domains", async () => {
+      const page = await mr.domains.list({ limit: 5 });
+      expect(page.data).toEqual(expect.any(Array));
+      expect(page.has_more).toEqual(expect.any(Boolean));
+    });
+
+    it("get and verify return the domain", async () => {
+      await expect(mr.domains.get(DOMAIN_ID)).resolves.toMatchObject({ object: "domain" });
+      await expect(mr.domains.verify(DOMAIN_ID)).resolves.toMatchObject({ object: "domain" });
+    });
+
+    it("delete returns the deleted object", async () => {
+      await expect(mr.domains.delete(DOMAIN_ID)).resolves.toMatchObject({ deleted: true });
+    });
+  });
+
+  describe("Suppressions", () => {
+    it("list returns a page of suppressions, with or without filters", async () => {
+      const page = await mr.suppressions.list({ reason: "hard_bounce", email: "gone@example.com", limit: 5 });
+      expect(page.data).toEqual(expect.any(Array));
+    });
+
+    it("create returns the suppression", async () => {
+      await expect(mr.suppressions.create({ email: "ada@example.com", reason: "unsubscribe", detail: "Clicked unsubscribe" })).resolves.toMatchObject({ object: "suppression" });
+    });
+
+    it("get returns the suppression and delete the deleted object", async () => {
+      await expect(mr.suppressions.get(SUPPRESSION_ID)).resolves.toMatchObject({ object: "suppression" });
+      await expect(mr.suppressions.delete(SUPPRESSION_ID)).resolves.toMatchObject({ deleted: true });
+    });
+  });
+
+  describe("Usage", () => {
+    it("get returns the usage and quota, with or without a range", async () => {
+      await expect(mr.usage.get({ from: "2026-11-01", to: "2026-11-30" })).resolves.toMatchObject({ object: "usage", totals: expect.any(Object) });
+      await expect(mr.usage.get()).resolves.toMatchObject({ object: "usage" });
     });
   });
 

@@ -5,12 +5,16 @@ import {
   type ApiKeyWithSecret,
   type APIError,
   type CreateMessageParams,
+  type DeletedObject,
+  type Domain,
+  type DomainRecord,
   type Event,
   type FieldError,
   type Invitation,
   type InvitationWithUrl,
   type Member,
   type Message,
+  type MessageBatch,
   type MessageStatus,
   type MessageSummary,
   type Page,
@@ -18,6 +22,9 @@ import {
   type RequestBody,
   type ResponseBody,
   type Role,
+  type Suppression,
+  type SuppressionReason,
+  type Usage,
   type Workspace,
   type components,
 } from "../src/index.js";
@@ -145,9 +152,66 @@ describe("apiKeys", () => {
 describe("workspace", () => {
   it("updates with the contract's fields and returns the Workspace", () => {
     expectTypeOf(mr.workspace.update).toBeCallableWith({ default_from: null });
+    expectTypeOf(mr.workspace.update).toBeCallableWith({ monthly_quota: 50_000 });
+    expectTypeOf(mr.workspace.update).toBeCallableWith({ monthly_quota: null });
     expectTypeOf(mr.workspace.update).returns.resolves.toEqualTypeOf<WorkspaceObject>();
     expectTypeOf<ResponseBody<"getWorkspace">>().toEqualTypeOf<WorkspaceObject>();
     expectTypeOf<Workspace>().toEqualTypeOf<WorkspaceObject>();
+  });
+});
+
+describe("messages.createBatch", () => {
+  it("takes createMessage's bodies under messages, expires_at included, and resolves to a MessageBatch", () => {
+    expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", text: "Hi", expires_at: "2026-12-01T09:00:00Z" }] });
+    expectTypeOf(mr.messages.createBatch).returns.resolves.toEqualTypeOf<MessageBatch>();
+    expectTypeOf<MessageBatch["data"][number]["status"]>().toEqualTypeOf<202 | 422 | 429>();
+    expectTypeOf<MessageBatch["data"][number]["message"]>().toEqualTypeOf<Message | null>();
+  });
+
+  it("refuses a bare array: the messages go under `messages`", () => {
+    // @ts-expect-error the body is { messages: [...] }
+    expectTypeOf(mr.messages.createBatch).toBeCallableWith([{ to: "ada@example.com", text: "Hi" }]);
+  });
+});
+
+describe("domains", () => {
+  it("creates a domain from its name and resolves to a Domain whose records say what to publish", () => {
+    expectTypeOf(mr.domains.create).toBeCallableWith({ name: "acme.example" });
+    // @ts-expect-error `name` is required
+    expectTypeOf(mr.domains.create).toBeCallableWith({ return_path_subdomain: "bounces" });
+    expectTypeOf(mr.domains.verify).returns.resolves.toEqualTypeOf<Domain>();
+    expectTypeOf<DomainRecord["type"]>().toEqualTypeOf<"TXT" | "MX">();
+    expectTypeOf<DomainRecord["status"]>().toEqualTypeOf<"pending" | "verified" | "missing" | "mismatch">();
+  });
+
+  it("deletes to a DeletedObject", () => {
+    expectTypeOf(mr.domains.delete).returns.resolves.toEqualTypeOf<DeletedObject>();
+    expectTypeOf(mr.suppressions.delete).returns.resolves.toEqualTypeOf<DeletedObject>();
+  });
+});
+
+describe("suppressions", () => {
+  it("lists by a SuppressionReason and returns Suppressions", () => {
+    expectTypeOf(mr.suppressions.list).toBeCallableWith({ reason: "hard_bounce" });
+    // @ts-expect-error "bounced" is not a reason
+    expectTypeOf(mr.suppressions.list).toBeCallableWith({ reason: "bounced" });
+    expectTypeOf(mr.suppressions.list).returns.toEqualTypeOf<PagePromise<Suppression>>();
+    expectTypeOf<SuppressionReason>().toEqualTypeOf<"hard_bounce" | "complaint" | "unsubscribe" | "manual">();
+  });
+
+  it("creates only for the reasons a caller may give: hard bounces are Mailroom's to record", () => {
+    expectTypeOf(mr.suppressions.create).toBeCallableWith({ email: "ada@example.com", reason: "unsubscribe" });
+    // @ts-expect-error hard_bounce is recorded by Mailroom itself
+    expectTypeOf(mr.suppressions.create).toBeCallableWith({ email: "ada@example.com", reason: "hard_bounce" });
+  });
+});
+
+describe("usage", () => {
+  it("takes an optional from and to and resolves to Usage", () => {
+    expectTypeOf(mr.usage.get).toBeCallableWith();
+    expectTypeOf(mr.usage.get).toBeCallableWith({ from: "2026-11-01", to: "2026-11-30" });
+    expectTypeOf(mr.usage.get).returns.resolves.toEqualTypeOf<Usage>();
+    expectTypeOf<Usage["quota"]["remaining"]>().toEqualTypeOf<number | null>();
   });
 });
 

@@ -26,3 +26,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, name } = error as { code?: unknown; name?: unknown };
   return (typeof code === "string" && UNAVAILABLE_CODES.has(code)) || name === "KnexTimeoutError";
 }
+
+/**
+ * Whether an error is a unique-key violation, by driver code. Neither driver reports the index
+ * name apart from its message text, so a repository names the constraint itself: it calls this
+ * only around an insert whose table has one unique key besides a freshly generated primary key.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return code === "ER_DUP_ENTRY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

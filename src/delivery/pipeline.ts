@@ -1,80 +1,205 @@
+import { addressOf, domainOf } from "../domain/addresses.js";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, transition, type MessageStatus } from "../domain/message-status.js";
-import type { MessageChange, MessageRecord, NewEvent, RecipientRecord } from "../db/repositories/messages.js";
+import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
+import type { Verp } from "../domain/verp.js";
+import type { BounceSuppression, MessageChange, MessageRecord, NewEvent, RecipientRecord } from "../db/repositories/messages.js";
+import type { SuppressionRow } from "../db/repositories/suppressions.js";
+import { signMessage, type DkimSigner } from "./dkim.js";
 import { renderMessage } from "./render.js";
-import type { Transport } from "./transports/transport.js";
+import type { Envelope } from "./transports/transport.js";
 
 const IN_FLIGHT: readonly MessageStatus[] = ["scheduled", "queued", "deferred", "sending"];
 
+/** Engagement that follows a delivery (the sandbox simulator produces these). */
+export interface FollowUp {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/** What the remote side (or the simulator) said about one recipient's hand-off. */
+export interface Delivery {
+  outcome: "delivered" | "deferred" | "bounced";
+  bounceType: "hard" | "soft" | null;
+  smtpCode: number | null;
+  enhancedStatus: string;
+  response: string;
+  remoteHost: string | null;
+  followUps?: FollowUp[];
+  simulated?: boolean;
+}
+
+/** The sending domain's return path and DKIM keys (DomainsService.sendingIdentity). */
+export interface SendingIdentity {
+  returnPathDomain: string;
+  signers: DkimSigner[];
+}
+
 export interface PipelineContext {
-  transport: Transport;
   now: number;
-  retryDelayMs: number;
   /** The worker holding the message's job lease; its change applies only while it still does. */
   claimedBy: string;
+  /** The from-domain's identity; null when the workspace has no such domain. */
+  identity: SendingIdentity | null;
+  /** Suppressions among the message's recipients, by lower-cased address. */
+  suppressions: ReadonlyMap<string, SuppressionRow>;
+  verp: Verp;
+  /** Hands the message to one recipient: the live transport or the sandbox simulator. */
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer): Promise<Delivery>;
+  /** The wait before retrying a recipient deferred on its `attempt`-th attempt. */
+  retryDelayMs(attempt: number): number;
+  /** The message's delivery deadline (its expires_at, else due time + DELIVERY_LIFETIME_SECONDS). */
+  expiresAt: number;
+}
+
+/** How one recipient's attempt ended: its new status and the event that says so. */
+interface Settled {
+  recipient: RecipientRecord;
+  status: MessageStatus;
+  detail: string;
+  data: Record<string, unknown>;
+  followUps: FollowUp[];
+  suppress: boolean;
 }
 
 /**
- * One delivery attempt of one message: due -> render (once; the MIME and its Message-ID are
- * kept across retries) -> hand off -> record each recipient's outcome through the checked state
- * machine. Returns the change to commit; mail outcomes are values, never exceptions.
+ * One delivery attempt of one message (DESIGN.md §9): expire -> skip suppressed -> render and
+ * DKIM-sign (once: the MIME, its Message-ID and signatures are kept across retries) -> hand off
+ * each recipient with its VERP return path -> record every outcome through the checked state
+ * machine. Each step settles some recipients and passes the rest on; mail outcomes are values,
+ * and an exception here is a bug.
  */
 export async function attemptDelivery(message: MessageRecord, ctx: PipelineContext): Promise<MessageChange> {
-  const { now, claimedBy } = ctx;
+  const pending = message.recipients.filter((r) => IN_FLIGHT.includes(r.status));
+  if (pending.length === 0) {
+    // Canceled or settled while the job waited: nothing to send.
+    return { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events: [], job: { action: "delete" }, claimedBy: ctx.claimedBy, now: ctx.now };
+  }
+  const settled: Settled[] = [];
+  let remaining = pending;
+  for (const step of [expire, skipSuppressed]) {
+    const { done, rest } = step(remaining, message, ctx);
+    settled.push(...done);
+    remaining = rest;
+  }
+  let rendered: { mime: string; text: string | null } | null = null;
+  if (remaining.length > 0) {
+    rendered = message.mime === null ? await renderAndSign(message, ctx) : null;
+    const mime = Buffer.from(rendered?.mime ?? message.mime!, "utf8");
+    settled.push(...(await Promise.all(remaining.map((recipient) => handOff(recipient, message, mime, ctx)))));
+  }
+  return record(message, settled, rendered, ctx);
+}
+
+type Step = (recipients: RecipientRecord[], message: MessageRecord, ctx: PipelineContext) => { done: Settled[]; rest: RecipientRecord[] };
+
+/** No attempt starts after the deadline: what is still pending fails as a DSN would say, 4.4.7. */
+const expire: Step = (recipients, message, ctx) => {
+  if (ctx.now < ctx.expiresAt) return { done: [], rest: recipients };
+  const done = recipients.map((recipient) => {
+    const response = `Delivery time expired after ${recipient.attempts} attempt${recipient.attempts === 1 ? "" : "s"}${recipient.detail ? `; last answer: ${recipient.detail}` : ""}`;
+    return settle(recipient, "failed", response, { smtp_code: null, enhanced_status: "4.4.7", response, attempts: recipient.attempts });
+  });
+  return { done, rest: [] };
+};
+
+/** A suppressed address is skipped with an event; the message's other recipients proceed. */
+const skipSuppressed: Step = (recipients, _message, ctx) => {
+  const done: Settled[] = [];
+  const rest: RecipientRecord[] = [];
+  for (const recipient of recipients) {
+    const suppression = ctx.suppressions.get(recipient.email.toLowerCase());
+    if (!suppression) rest.push(recipient);
+    else done.push(settle(recipient, "suppressed", `suppressed: ${suppression.reason}`, { reason: suppression.reason, suppression_id: suppression.id }));
+  }
+  return { done, rest };
+};
+
+async function renderAndSign(message: MessageRecord, ctx: PipelineContext): Promise<{ mime: string; text: string | null }> {
+  const rendered = await renderMessage(message, ctx.now);
+  if (ctx.identity === null || ctx.identity.signers.length === 0) return rendered;
+  const signed = await signMessage(Buffer.from(rendered.mime, "utf8"), ctx.identity.signers);
+  return { mime: signed.toString("utf8"), text: rendered.text };
+}
+
+async function handOff(recipient: RecipientRecord, message: MessageRecord, mime: Buffer, ctx: PipelineContext): Promise<Settled> {
+  const envelope: Envelope = {
+    // VERP when the domain has a return path; otherwise (sandbox mail from a domain never added)
+    // the sender's own address.
+    mailFrom: ctx.identity ? ctx.verp.returnPath({ messageId: message.id, position: recipient.position }, ctx.identity.returnPathDomain) : addressOf(message.from),
+    rcptTo: recipient.email,
+  };
+  const delivery = await ctx.deliver(recipient, envelope, mime);
+  const attempt = recipient.attempts + 1;
+  const data: Record<string, unknown> = {
+    smtp_code: delivery.smtpCode,
+    enhanced_status: delivery.enhancedStatus,
+    response: delivery.response,
+    remote_host: delivery.remoteHost,
+    attempt,
+    ...(delivery.simulated ? { simulated: true } : {}),
+  };
+  switch (delivery.outcome) {
+    case "delivered":
+      return { ...settle(recipient, "delivered", delivery.response, data), followUps: delivery.followUps ?? [] };
+    case "bounced": {
+      // Simulator addresses always rehearse their outcome, so a simulated bounce never suppresses them.
+      const suppress = delivery.bounceType === "hard" && domainOf(recipient.email) !== SIMULATOR_DOMAIN;
+      return { ...settle(recipient, "bounced", delivery.response, { ...data, bounce_type: delivery.bounceType }), suppress };
+    }
+    case "deferred": {
+      const retryAt = Math.min(ctx.now + ctx.retryDelayMs(attempt), ctx.expiresAt);
+      return settle(recipient, "deferred", delivery.response, { ...data, next_attempt_at: new Date(retryAt).toISOString() });
+    }
+  }
+}
+
+function settle(recipient: RecipientRecord, status: MessageStatus, detail: string, data: Record<string, unknown>): Settled {
+  return { recipient, status, detail, data, followUps: [], suppress: false };
+}
+
+/** The change to commit: statuses through the state machine, one event per outcome, the job's fate. */
+function record(message: MessageRecord, settled: Settled[], rendered: { mime: string; text: string | null } | null, ctx: PipelineContext): MessageChange {
+  const { now } = ctx;
   const events: NewEvent[] = [];
   const event = (type: EventType, recipient: string | null, from: MessageStatus | null, to: MessageStatus | null, data: Record<string, unknown>): void => {
     events.push({ id: newId("event", now), type, recipient, from_status: from, to_status: to, data, created_at: now });
   };
-
-  const pending = message.recipients.filter((r) => IN_FLIGHT.includes(r.status));
-  if (pending.length === 0) {
-    // Canceled or settled while the job waited: nothing to send.
-    return { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events, job: { action: "delete" }, claimedBy, now };
-  }
 
   let messageStatus = message.status;
   if (messageStatus === "scheduled") {
     messageStatus = transition("scheduled", "queued");
     event("message.queued", null, "scheduled", "queued", {});
   }
-  const attempting = pending.map((r) => ({ recipient: r, before: r.status === "scheduled" ? transition("scheduled", "queued") : r.status }));
-  for (const { before } of attempting) if (before !== "sending") transition(before, "sending");
   if (messageStatus !== "sending") messageStatus = transition(messageStatus, "sending");
 
-  const rendered = message.mime === null ? await renderMessage(message, now) : null;
-  const mime = rendered?.mime ?? message.mime!;
-  const results = await ctx.transport.deliver(message, attempting.map((a) => a.recipient), mime);
-  const byEmail = new Map(results.map((r) => [r.email, r]));
-
-  const updated = new Map<number, { status: MessageStatus; detail: string | null; attempts: number }>();
-  for (const { recipient, before } of attempting) {
-    const result = byEmail.get(recipient.email);
-    if (!result) throw new Error(`transport returned no result for ${recipient.email}`);
-    const status = transition("sending", result.outcome);
-    updated.set(recipient.id, { status, detail: result.response, attempts: recipient.attempts + 1 });
-    event(`message.${result.outcome}`, recipient.email, before, status, {
-      smtp_code: result.smtpCode,
-      enhanced_status: result.enhancedStatus,
-      response: result.response,
-      attempt: recipient.attempts + 1,
-      ...(result.simulated ? { simulated: true } : {}),
-    });
-    for (const followUp of result.followUps) event(followUp.type, recipient.email, null, null, followUp.data);
+  const updated = new Map<number, { status: MessageStatus; detail: string; attempts: number }>();
+  const suppressions: BounceSuppression[] = [];
+  let earliestRetry = Infinity;
+  for (const s of settled) {
+    const before = s.recipient.status === "scheduled" ? transition("scheduled", "queued") : s.recipient.status;
+    // Every attempt passes through sending, which the table checks like any other move.
+    const status = transition(before === "sending" ? before : transition(before, "sending"), s.status);
+    const attempted = s.status !== "suppressed" && s.status !== "failed";
+    updated.set(s.recipient.id, { status, detail: s.detail, attempts: s.recipient.attempts + (attempted ? 1 : 0) });
+    event(`message.${status}` as EventType, s.recipient.email, before, status, s.data);
+    for (const followUp of s.followUps) event(followUp.type, s.recipient.email, null, null, followUp.data);
+    if (s.suppress) suppressions.push({ email: s.recipient.email, reason: "hard_bounce", message_id: message.id, detail: s.detail });
+    if (status === "deferred") earliestRetry = Math.min(earliestRetry, Date.parse(s.data.next_attempt_at as string));
   }
 
-  const statuses = message.recipients.map((r: RecipientRecord) => updated.get(r.id)?.status ?? r.status);
-  const finalStatus = transition(messageStatus, aggregateStatus(statuses));
-  const anyDeferred = [...updated.values()].some((u) => u.status === "deferred");
+  const statuses = message.recipients.map((r) => updated.get(r.id)?.status ?? r.status);
   return {
     scope: message.scope,
     messageId: message.id,
-    status: finalStatus,
+    status: transition(messageStatus, aggregateStatus(statuses)),
     recipients: [...updated].map(([id, u]) => ({ id, ...u })),
     events,
+    suppressions,
     ...(rendered ? { mime: rendered.mime, ...(message.text === null && rendered.text !== null ? { text: rendered.text } : {}) } : {}),
-    job: anyDeferred ? { action: "reschedule", runAt: now + ctx.retryDelayMs } : { action: "delete" },
-    claimedBy,
+    job: earliestRetry === Infinity ? { action: "delete" } : { action: "reschedule", runAt: earliestRetry },
+    claimedBy: ctx.claimedBy,
     now,
   };
 }

@@ -27,7 +27,7 @@ export async function renderMessage(message: MessageRecord, now: number): Promis
     subject: message.subject,
     messageId: message.message_id_header,
     date: new Date(now),
-    headers: message.headers,
+    headers: { ...message.headers, ...oneClickUnsubscribe(message.headers) },
     ...(message.html === null ? {} : { html: message.html }),
     ...(text === null ? {} : { text }),
     attachments: message.attachments.map((a) => ({
@@ -40,4 +40,14 @@ export async function renderMessage(message: MessageRecord, now: number): Promis
   });
   const mime = await composer.compile().build();
   return { mime: mime.toString("utf8"), text };
+}
+
+/**
+ * RFC 8058: a List-Unsubscribe with an https URI also gets `List-Unsubscribe-Post`, so mailbox
+ * providers can unsubscribe with one POST (Gmail and Yahoo require it of bulk senders). It is
+ * only honoured when DKIM covers both fields, which Mailroom's signature does.
+ */
+function oneClickUnsubscribe(headers: Record<string, string>): Record<string, string> {
+  const value = Object.entries(headers).find(([name]) => name.toLowerCase() === "list-unsubscribe")?.[1];
+  return value !== undefined && /<https:\/\//i.test(value) ? { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } : {};
 }

@@ -1,29 +1,51 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
+import { addressOf, domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
-import type { Environment } from "../domain/environments.js";
+import type { Environment, Scope } from "../domain/environments.js";
+import type { Verp } from "../domain/verp.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
-import type { MessageChange, MessagesRepository } from "../db/repositories/messages.js";
+import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
+import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
-import { attemptDelivery } from "./pipeline.js";
-import type { Transport } from "./transports/transport.js";
+import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
+import type { Envelope } from "./transports/transport.js";
 
 export interface WorkerSettings {
   batchSize: number;
   pollMs: number;
   leaseSeconds: number;
-  sandboxDeferSeconds: number;
+  /** The longest a message is retried after it is due (DELIVERY_LIFETIME_SECONDS). */
+  lifetimeMs: number;
 }
 
-interface Logger {
-  error(obj: object, msg: string): void;
+/** How one environment's mail leaves: the hand-off and the wait before a deferred retry. */
+export interface Route {
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer): Promise<Delivery>;
+  retryDelayMs(attempt: number): number;
+}
+
+export interface WorkerDependencies {
+  jobs: JobsRepository;
+  messages: MessagesRepository;
+  suppressions: SuppressionsRepository;
+  groupCommit: GroupCommit;
+  /** The workspace's sending domain (DKIM keys, return path), or null when it has none. */
+  identity(workspaceId: string, domain: string): Promise<SendingIdentity | null>;
+  verp: Verp;
+  /** The environments this worker delivers, each by its route (it claims only their jobs). */
+  routes: Partial<Record<Environment, Route>>;
+  clock: Clock;
+  metrics: Metrics;
+  log: { error(obj: object, msg: string): void };
 }
 
 /**
- * Claims due delivery jobs, runs each message through the pipeline and commits the outcomes.
- * Jobs are leased: a worker that dies mid-batch leaves its jobs to be reclaimed when the lease
- * ends, so delivery is at-least-once (and the stable Message-ID lets receivers deduplicate).
+ * Claims due delivery jobs, runs each message through the pipeline and commits each outcome as
+ * soon as it is known. Jobs are leased: a worker that dies mid-batch leaves its jobs to be
+ * reclaimed when the lease ends, so delivery is at-least-once (and the stable Message-ID lets
+ * receivers deduplicate).
  */
 export class DeliveryWorker {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -32,14 +54,8 @@ export class DeliveryWorker {
   private wake: (() => void) | null = null;
 
   constructor(
-    private readonly jobs: JobsRepository,
-    private readonly messages: MessagesRepository,
-    private readonly groupCommit: GroupCommit,
-    private readonly transports: Partial<Record<Environment, Transport>>,
+    private readonly deps: WorkerDependencies,
     private readonly settings: WorkerSettings,
-    private readonly clock: Clock,
-    private readonly metrics: Metrics,
-    private readonly log: Logger,
   ) {}
 
   start(): void {
@@ -62,32 +78,45 @@ export class DeliveryWorker {
 
   /** Claims and processes one batch; returns how many jobs it claimed. */
   async tick(): Promise<number> {
-    const now = this.clock.now();
-    const environments = Object.keys(this.transports) as Environment[];
-    const jobs = await this.jobs.claim({ now, limit: this.settings.batchSize, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
-    const changes = await Promise.all(groupByScope(jobs).map((group) => this.processGroup(group)));
-    await Promise.all(changes.flat().map((change) => this.groupCommit.submit(this.messages.changeWriter, change)));
-    return jobs.length;
+    const { jobs, clock } = this.deps;
+    const now = clock.now();
+    const environments = Object.keys(this.deps.routes) as Environment[];
+    const claimed = await jobs.claim({ now, limit: this.settings.batchSize, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
+    await Promise.all(groupByScope(claimed).map((group) => this.processGroup(group)));
+    return claimed.length;
   }
 
-  private async processGroup(jobs: JobRow[]): Promise<MessageChange[]> {
-    const scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
-    const transport = this.transports[scope.environment]!;
-    const records = await this.messages.findMany(scope, jobs.map((j) => j.message_id));
-    const changes: MessageChange[] = [];
-    for (const record of records) {
-      try {
-        const change = await attemptDelivery(record, { transport, now: this.clock.now(), retryDelayMs: this.settings.sandboxDeferSeconds * 1000, claimedBy: this.id });
-        changes.push(change);
-        this.metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
-        for (const r of change.recipients) this.metrics.recipients.inc({ environment: scope.environment, outcome: r.status });
-      } catch (error) {
-        // A bug, not a mail outcome: keep the job leased so it is retried after the lease.
-        this.metrics.jobs.inc({ outcome: "error" });
-        this.log.error({ err: error, message_id: record.id }, "delivery pipeline failed");
-      }
+  private async processGroup(jobs: JobRow[]): Promise<void> {
+    const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
+    const route = this.deps.routes[scope.environment]!;
+    const records = await this.deps.messages.findMany(scope, jobs.map((j) => j.message_id));
+    const suppressions = await this.deps.suppressions.findByEmails(scope, [...new Set(records.flatMap((r) => r.recipients.map((p) => p.email)))]);
+    await Promise.all(records.map((record) => this.process(record, route, suppressions)));
+  }
+
+  private async process(record: MessageRecord, route: Route, suppressions: Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>): Promise<void> {
+    const { metrics, log } = this.deps;
+    try {
+      const now = this.deps.clock.now();
+      const due = record.scheduled_at ?? record.created_at;
+      const change = await attemptDelivery(record, {
+        now,
+        claimedBy: this.id,
+        identity: await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from))),
+        suppressions,
+        verp: this.deps.verp,
+        deliver: (recipient, envelope, mime) => route.deliver(recipient, envelope, mime),
+        retryDelayMs: (attempt) => route.retryDelayMs(attempt),
+        expiresAt: record.expires_at ?? due + this.settings.lifetimeMs,
+      });
+      await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);
+      metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
+      for (const r of change.recipients) metrics.recipients.inc({ environment: record.scope.environment, outcome: r.status });
+    } catch (error) {
+      // A bug, not a mail outcome: keep the job leased so it is retried after the lease.
+      metrics.jobs.inc({ outcome: "error" });
+      log.error({ err: error, message_id: record.id }, "delivery pipeline failed");
     }
-    return changes;
   }
 
   private async run(): Promise<void> {
@@ -96,7 +125,7 @@ export class DeliveryWorker {
       try {
         claimed = await this.tick();
       } catch (error) {
-        this.log.error({ err: error }, "worker tick failed");
+        this.deps.log.error({ err: error }, "worker tick failed");
       }
       if (claimed === 0 && this.running) await this.sleep(this.settings.pollMs);
     }

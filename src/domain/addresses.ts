@@ -53,6 +53,13 @@ export function formatMailbox({ address, name }: Mailbox): string {
 
 export const domainOf = (address: string): string => address.slice(address.lastIndexOf("@") + 1);
 
+/** The bare address of a stored (already validated) mailbox: `Ada <ada@x.example>` -> `ada@x.example`. */
+export function addressOf(mailbox: string): string {
+  const parsed = parseMailbox(mailbox);
+  if (!parsed.ok) throw new Error(`a stored mailbox does not parse: ${parsed.reason}`);
+  return parsed.mailbox.address;
+}
+
 function unquote(name: string): string {
   if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) return name.slice(1, -1).replace(/\\(.)/g, "$1");
   return name;

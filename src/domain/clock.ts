@@ -21,3 +21,6 @@ export class ManualClock implements Clock {
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 export const toIsoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : toIso(ms));
+
+/** The UTC day of an instant, "YYYY-MM-DD": what usage is counted by. */
+export const utcDay = (ms: number): string => toIso(ms).slice(0, 10);

@@ -54,6 +54,18 @@ export class ValidationError extends DomainError {
   }
 }
 
+/** Live mail from a domain that is not a verified domain of the workspace (DESIGN.md §9). */
+export class SenderDomainNotVerifiedError extends DomainError {
+  constructor(domain: string, known: boolean) {
+    const fix = known
+      ? `publish its DNS records (GET /v1/domains shows them) and call verifyDomain`
+      : `add it with createDomain (POST /v1/domains), publish the DNS records it returns, then call verifyDomain`;
+    super("unprocessable", "sender_domain_not_verified", "Sender domain not verified", `Live mail from ${domain} needs ${domain} to be a verified domain of this workspace: ${fix}. Sandbox keys may send from any domain.`, {
+      errors: [{ location: "body", pointer: "/from", message: `${domain} is not a verified domain of this workspace` }],
+    });
+  }
+}
+
 export class ConflictError extends DomainError {
   constructor(code: string, title: string, message: string, retryAfterSeconds?: number) {
     super("conflict", code, title, message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
@@ -112,13 +124,33 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** The workspace's monthly quota of live messages (Workspace.monthly_quota) is spent. */
+export class QuotaExceededError extends DomainError {
+  constructor(
+    readonly quota: number,
+    readonly used: number,
+    readonly requested: number,
+    resetsAt: string,
+    retryAfterSeconds: number,
+  ) {
+    super(
+      "rate_limited",
+      "monthly_quota_exceeded",
+      "Monthly quota exceeded",
+      `This workspace's monthly quota is ${quota} live messages; ${used} were accepted this month (UTC) and this request adds ${requested}. ` +
+        `It resets at ${resetsAt}. To send more now, raise or remove the quota: PATCH /v1/workspace with {"monthly_quota": <a larger number or null>}.`,
+      { retryAfterSeconds },
+    );
+  }
+}
+
 export class UnavailableError extends DomainError {
   constructor(message: string, retryAfterSeconds = 1) {
     super("unavailable", "service_unavailable", "Service unavailable", message, { retryAfterSeconds });
   }
 }
 
-/** A database constraint that the domain expects and handles (see src/db/constraint-errors.ts). */
+/** A database constraint that the domain expects and handles, named by the repository (src/db/driver-errors.ts isUniqueViolation). */
 export class UniqueViolation extends Error {
   constructor(readonly constraint: string) {
     super(`unique constraint ${constraint} violated`);

@@ -8,7 +8,7 @@ import { isRole, type Role } from "../domain/roles.js";
 export interface OpenApiDocument {
   paths: Record<string, Record<string, OperationObject | unknown>>;
   security?: Array<Record<string, string[]>>;
-  components?: { securitySchemes?: Record<string, unknown> };
+  components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
 }
 
 interface OperationObject {

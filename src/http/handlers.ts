@@ -1,29 +1,29 @@
-import type { FastifyRequest } from "fastify";
-import { UnavailableError } from "../domain/errors.js";
-import type { Principal } from "../domain/environments.js";
-import { LIMITS } from "../domain/limits.js";
+import { UnavailableError, type ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
+import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
 import { publicOrigin } from "./origin.js";
+import { pageOf, principalOf } from "./request-parts.js";
+import { toProblem } from "./problems.js";
 
 /** Readiness: false while starting and from the moment shutdown begins. */
 export interface Lifecycle {
   ready: boolean;
 }
 
-const principalOf = (req: FastifyRequest): Principal => {
-  if (!req.principal) throw new Error("secured operation reached without a principal"); // the glue's security handler prevents this
-  return req.principal;
-};
-
-const pageOf = (query: { limit?: number; after?: string }) => ({ limit: query.limit ?? LIMITS.pageSizeDefault, after: query.after });
 const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : Date.parse(value));
 
 /**
  * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the
  * services: no SQL, no business rules.
  */
-export function createHandlers(services: Services, lifecycle: Lifecycle, ping: () => Promise<void>, site: { publicUrl: string | null }): HandlerMap {
+export function createHandlers(
+  services: Services,
+  lifecycle: Lifecycle,
+  ping: () => Promise<void>,
+  site: { publicUrl: string | null },
+  validateBatchItem: (item: unknown) => ValidationError | null,
+): HandlerMap {
   return {
     getHealth: async () => ({ status: "ok" }),
 
@@ -37,6 +37,18 @@ export function createHandlers(services: Services, lifecycle: Lifecycle, ping: (
       const message = await services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null);
       reply.code(202).header("location", `/v1/messages/${message.id}`);
       return message;
+    },
+
+    createMessageBatch: async (req) => {
+      const inputs = req.body.messages.map((item) => validateBatchItem(item) ?? item);
+      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null);
+      return {
+        object: "batch" as const,
+        data: outcomes.map(({ index, message, error }) => {
+          const problem = error === null ? null : toProblem(error, req).problem;
+          return { index, status: (problem?.status ?? 202) as 202 | 422 | 429, message, error: problem };
+        }),
+      };
     },
 
     getMessage: async (req) => services.messages.get(principalOf(req), req.params.message_id),
@@ -96,5 +108,7 @@ export function createHandlers(services: Services, lifecycle: Lifecycle, ping: (
     listInvitations: async (req) => services.members.listInvitations(principalOf(req), pageOf(req.query)),
 
     revokeInvitation: async (req) => services.members.revokeInvitation(principalOf(req), req.params.invitation_id),
+
+    ...createDeliveryHandlers(services),
   };
 }

@@ -9,8 +9,14 @@ type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
 /** Header fields Mailroom writes itself; a client setting them would forge or break the message. */
 const RESERVED_HEADERS = new Set(
-  ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "content-type", "content-transfer-encoding", "dkim-signature", "received", "list-unsubscribe", "list-unsubscribe-post"],
+  ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "content-type", "content-transfer-encoding", "dkim-signature", "received", "list-unsubscribe-post"],
 );
+/**
+ * List-Unsubscribe (RFC 2369) is the one list header a sender gives: `<mailto:…>` and/or
+ * `<https://…>`. With an https URI Mailroom adds `List-Unsubscribe-Post: List-Unsubscribe=One-Click`
+ * (RFC 8058), which is only valid when DKIM covers both fields, as Mailroom's signature does.
+ */
+const LIST_UNSUBSCRIBE = /^\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>(?:\s*,\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>)?\s*$/i;
 const CONTROL = /[\r\n\0]/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
@@ -19,6 +25,12 @@ export interface PreparedContent extends MessageContent {
   fromAddress: string;
   recipients: NewRecipient[];
   scheduledAt: number | null;
+  expiresAt: number | null;
+}
+
+export interface MessageRules {
+  /** The longest a message may be retried after it is due (DELIVERY_LIFETIME_SECONDS). */
+  deliveryLifetimeMs: number;
 }
 
 /**
@@ -26,7 +38,7 @@ export interface PreparedContent extends MessageContent {
  * base64, schedule window) and normalises the message. Collects every problem before throwing,
  * so a client fixes its request in one round trip.
  */
-export function prepareMessage(input: CreateMessageRequest, defaultFrom: string | null, now: number): PreparedContent {
+export function prepareMessage(input: CreateMessageRequest, defaultFrom: string | null, now: number, rules: MessageRules): PreparedContent {
   const errors: FieldError[] = [];
   const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
 
@@ -75,6 +87,7 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
     const pointer = `/headers/${escapePointer(name)}`;
     if (RESERVED_HEADERS.has(name.toLowerCase())) fail(pointer, `${name} is set by Mailroom and cannot be given`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
+    else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");
     else headers[name] = value;
   }
 
@@ -98,6 +111,16 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
     else if (at > now) scheduledAt = at;
   }
 
+  let expiresAt: number | null = null;
+  if (input.expires_at !== undefined) {
+    const at = Date.parse(input.expires_at);
+    const due = scheduledAt ?? now;
+    if (Number.isNaN(at)) fail("/expires_at", "must be an RFC 3339 date-time");
+    else if (at <= due) fail("/expires_at", "must be after the message is due (scheduled_at, or now)");
+    else if (at > due + rules.deliveryLifetimeMs) fail("/expires_at", `must be at most ${Math.round(rules.deliveryLifetimeMs / 3_600_000)} hours after the message is due`);
+    else expiresAt = at;
+  }
+
   if (errors.length > 0 || from === null) throw new ValidationError(errors);
   return {
     from: formatMailbox(from),
@@ -115,6 +138,7 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
     tags: input.tags ?? [],
     metadata: input.metadata ?? {},
     scheduledAt,
+    expiresAt,
   };
 }
 

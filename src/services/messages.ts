@@ -1,5 +1,6 @@
 import type { Clock } from "../domain/clock.js";
-import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
+import { domainOf } from "../domain/addresses.js";
+import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
@@ -17,17 +18,41 @@ type MessageSummary = components["schemas"]["MessageSummary"];
 type Event = components["schemas"]["Event"];
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
+/** What the accept path needs to know about a workspace's sending domains and quota. */
+export interface SendingPolicy {
+  /** Whether the workspace has `domain` and it is verified (live mail may only use those). */
+  domainStatus(workspaceId: string, domain: string): Promise<"verified" | "unverified" | "unknown">;
+  /** Throws (429 monthly_quota_exceeded) when `messages` more live messages would pass the quota. */
+  assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<void>;
+}
+
+export interface MessagesServiceSettings {
+  /** How long an Idempotency-Key is remembered (IdempotencySettings.retentionHours). */
+  idempotencyRetentionHours: number;
+  /** The longest a message is retried after it is due (DELIVERY_LIFETIME_SECONDS). */
+  deliveryLifetimeMs: number;
+}
+
+/** One message of a batch: its request, or the error its shape already failed with. */
+export type BatchInput = CreateMessageRequest | DomainError;
+
+export interface BatchOutcome {
+  index: number;
+  message: Message | null;
+  error: DomainError | null;
+}
+
 export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly events: EventsRepository,
     private readonly workspaces: WorkspacesRepository,
+    private readonly policy: SendingPolicy,
     private readonly groupCommit: GroupCommit,
     private readonly clock: Clock,
     /** Called after a message is durably accepted (wakes an in-process worker). */
     private readonly onAccepted: () => void,
-    /** How long an Idempotency-Key is remembered (IdempotencySettings.retentionHours). */
-    private readonly idempotencyRetentionHours: number,
+    private readonly settings: MessagesServiceSettings,
   ) {}
 
   /**
@@ -36,10 +61,56 @@ export class MessagesService {
    */
   async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<Message> {
     const now = this.clock.now();
-    const defaultFrom = input.from === undefined ? ((await this.workspaces.find(principal.workspaceId))?.default_from ?? null) : null;
-    const content = prepareMessage(input, defaultFrom, now);
+    const message = await this.prepare(principal, input, idempotencyKey, now, await this.defaultFrom(principal, [input]));
+    if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
+    return this.accept(principal, message);
+  }
+
+  /**
+   * Up to 100 messages, each validated and accepted on its own (one refused message does not
+   * stop the others), all durable before the answer. Under an Idempotency-Key each message
+   * carries `<key>#<index>`, so a retried batch whose first attempt crashed after storing some
+   * of its messages finds them instead of sending them again.
+   */
+  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null): Promise<BatchOutcome[]> {
+    const now = this.clock.now();
+    const defaultFrom = await this.defaultFrom(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
+    const outcomes: BatchOutcome[] = [];
+    const accepted: Array<Promise<Message>> = [];
+    for (const [index, input] of inputs.entries()) {
+      try {
+        if (input instanceof DomainError) throw input;
+        const message = await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaultFrom);
+        // Counted as the batch goes, so the quota stops exactly at its limit.
+        if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, accepted.length + 1, now);
+        accepted.push(this.accept(principal, message));
+        outcomes.push({ index, message: null, error: null });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes.push({ index, message: null, error });
+      }
+    }
+    // The accepted messages share group commits; every one is durable before the answer.
+    const messages = await Promise.all(accepted);
+    let next = 0;
+    return outcomes.map((outcome) => (outcome.error === null ? { ...outcome, message: messages[next++]! } : outcome));
+  }
+
+  private async defaultFrom(principal: Principal, inputs: readonly CreateMessageRequest[]): Promise<string | null> {
+    if (inputs.every((input) => input.from !== undefined)) return null;
+    return (await this.workspaces.find(principal.workspaceId))?.default_from ?? null;
+  }
+
+  /** A valid message ready to store, or a DomainError saying every reason it is not. */
+  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaultFrom: string | null): Promise<NewMessage> {
+    const content = prepareMessage(input, defaultFrom, now, { deliveryLifetimeMs: this.settings.deliveryLifetimeMs });
+    if (principal.environment === "live") {
+      const domain = domainOf(content.fromAddress).toLowerCase();
+      const status = await this.policy.domainStatus(principal.workspaceId, domain);
+      if (status !== "verified") throw new SenderDomainNotVerifiedError(domain, status === "unverified");
+    }
     const id = newId("message", now);
-    const message: NewMessage = {
+    return {
       scope: scopeOf(principal),
       id,
       status: content.scheduledAt === null ? "queued" : "scheduled",
@@ -56,15 +127,19 @@ export class MessagesService {
       tags: content.tags,
       metadata: content.metadata,
       scheduled_at: content.scheduledAt,
+      expires_at: content.expiresAt,
       idempotency_key: idempotencyKey,
       // Within the retention a stored message with this key is this request's earlier attempt.
-      idempotency_window_start: now - this.idempotencyRetentionHours * 3600 * 1000,
+      idempotency_window_start: now - this.settings.idempotencyRetentionHours * 3600 * 1000,
       message_id_header: messageIdHeader(id, content.fromAddress),
       recipients: content.recipients,
       created_at: now,
       first_event_id: newId("event", now),
       run_at: content.scheduledAt ?? now,
     };
+  }
+
+  private async accept(principal: Principal, message: NewMessage): Promise<Message> {
     const result = await this.groupCommit.submit(this.messages.acceptWriter, message);
     this.onAccepted();
     if (result.existing) return this.get(principal, result.id);

@@ -30,7 +30,7 @@ export class WorkspaceService {
   }
 
   async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<Workspace> {
-    const patch: { name?: string; default_from?: string | null } = {};
+    const patch: { name?: string; default_from?: string | null; monthly_quota?: number | null } = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.default_from !== undefined) {
       if (input.default_from === null) patch.default_from = null;
@@ -39,6 +39,11 @@ export class WorkspaceService {
         if (!parsed.ok) throw ValidationError.field("/default_from", parsed.reason);
         patch.default_from = formatMailbox(parsed.mailbox);
       }
+    }
+    if (input.monthly_quota !== undefined) {
+      const quota = input.monthly_quota; // null removes it
+      if (quota !== null && !(Number.isInteger(quota) && quota >= 1 && quota <= 1_000_000_000)) throw ValidationError.field("/monthly_quota", "must be an integer from 1 to 1000000000, or null");
+      patch.monthly_quota = quota;
     }
     await this.workspaces.update(principal.workspaceId, patch, this.clock.now());
     return this.get(principal);

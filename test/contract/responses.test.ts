@@ -45,6 +45,41 @@ describe("every response honours the contract", () => {
     await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${id}/cancel`);
   });
 
+  it("for batches: accepted, refused per message, and refused whole", async () => {
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", {
+      payload: { messages: [aMessage(), aMessage({ to: "not-an-address" }), { to: 7 }] },
+      headers: { "idempotency-key": "contract-batch" },
+    });
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", { payload: { messages: [aMessage()] }, headers: { "idempotency-key": "contract-batch" } });
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", { payload: { messages: [] } });
+    await t.verifiedDomain("acme.example");
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 1 } });
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", { payload: { messages: [aMessage(), aMessage(), aMessage({ from: "x@unverified.example" })] }, key: t.workspace.liveKey });
+  });
+
+  it("for domains, suppressions and usage", async () => {
+    const domain = await expectConforming("createDomain", "POST", "/v1/domains", "/v1/domains", { payload: { name: "acme.example" } });
+    await expectConforming("createDomain", "POST", "/v1/domains", "/v1/domains", { payload: { name: "acme.example" } });
+    await expectConforming("createDomain", "POST", "/v1/domains", "/v1/domains", { payload: { name: "acme" } });
+    const domainId = domain.json().id as string;
+    await expectConforming("listDomains", "GET", "/v1/domains", "/v1/domains?limit=1");
+    await expectConforming("getDomain", "GET", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
+    await expectConforming("verifyDomain", "POST", "/v1/domains/{domain_id}/verify", "/v1/domains/dom_unknown/verify");
+    await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
+    await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
+    const suppression = await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ada@example.com", detail: "asked" } });
+    await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ADA@example.com" } });
+    await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ada@" } });
+    const suppressionId = suppression.json().id as string;
+    await expectConforming("listSuppressions", "GET", "/v1/suppressions", "/v1/suppressions?reason=manual&email=ada@example.com");
+    await expectConforming("getSuppression", "GET", "/v1/suppressions/{suppression_id}", `/v1/suppressions/${suppressionId}`);
+    await expectConforming("deleteSuppression", "DELETE", "/v1/suppressions/{suppression_id}", `/v1/suppressions/${suppressionId}`);
+    await expectConforming("deleteSuppression", "DELETE", "/v1/suppressions/{suppression_id}", `/v1/suppressions/${suppressionId}`);
+    await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { monthly_quota: 1000 } });
+    await expectConforming("getUsage", "GET", "/v1/usage", "/v1/usage");
+    await expectConforming("getUsage", "GET", "/v1/usage", "/v1/usage?from=2026-11-02&to=2026-11-01");
+  });
+
   it("for API keys and the workspace", async () => {
     const created = await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });
     await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });

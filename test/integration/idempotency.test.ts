@@ -72,6 +72,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
     });
 
     it("keeps keys apart per environment and per workspace", async () => {
+      await t.verifiedDomain("acme.example");
       const sandbox = await send(aMessage(), "welcome-1");
       const live = await send(aMessage(), "welcome-1", t.workspace.liveKey);
       const other = await send(aMessage(), "welcome-1", t.other.sandboxKey);

@@ -352,14 +352,36 @@ describe.each(databases)("messages ($name)", (database) => {
       expect(await count("jobs")).toBe(0);
     });
 
-    it("accepts a live message and keeps it queued, since live delivery is not available yet", async () => {
+    it("refuses live mail from a domain that is not a verified domain of the workspace, naming the domain and the fix; nothing is stored", async () => {
+      const unknown = await send(aMessage(), { key: t.workspace.liveKey });
+      expect(unknown.statusCode).toBe(422);
+      expect(unknown.json()).toMatchObject({ code: "sender_domain_not_verified", errors: [{ pointer: "/from" }] });
+      expect(unknown.json().detail).toContain("acme.example");
+      expect(unknown.json().detail).toContain("POST /v1/domains");
+
+      // Added but not verified: the fix is to publish and verify.
+      await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" }, key: t.workspace.liveKey });
+      const unverified = await send(aMessage(), { key: t.workspace.liveKey });
+      expect(unverified.json()).toMatchObject({ code: "sender_domain_not_verified" });
+      expect(unverified.json().detail).toContain("verifyDomain");
+      // The workspace's default sender is held to the same rule.
+      await t.call({ method: "PATCH", url: "/v1/workspace", payload: { default_from: "Acme <hello@acme.example>" } });
+      const defaulted = await send({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { key: t.workspace.liveKey });
+      expect(defaulted.json()).toMatchObject({ code: "sender_domain_not_verified" });
+      expect(await count("messages")).toBe(0);
+      expect(await count("jobs")).toBe(0);
+
+      // Sandbox mail may come from any domain.
+      expect((await send(aMessage({ from: "someone@unverified.example" }))).statusCode).toBe(202);
+    });
+
+    it("accepts live mail from a verified domain of the workspace, its default sender included", async () => {
+      await t.verifiedDomain("acme.example");
       const res = await send(aMessage(), { key: t.workspace.liveKey });
       expect(res.statusCode).toBe(202);
       expect(res.json()).toMatchObject({ environment: "live", status: "queued" });
-      await t.drain();
-      const fetched = await t.call({ method: "GET", url: `/v1/messages/${res.json().id}`, key: t.workspace.liveKey });
-      expect(fetched.json()).toMatchObject({ status: "queued", mime: null, recipients: [{ status: "queued" }] });
-      expect(await count("jobs")).toBe(1);
+      // Another workspace's verified domain is not this one's.
+      expect((await send(aMessage(), { key: t.other.liveKey })).json()).toMatchObject({ code: "sender_domain_not_verified" });
     });
   });
 
@@ -505,6 +527,7 @@ describe.each(databases)("messages ($name)", (database) => {
     });
 
     it("lists only the calling workspace's and environment's messages", async () => {
+      await t.verifiedDomain("acme.example");
       const mine = (await sendOk()).id;
       await sendOk(aMessage(), { key: t.workspace.liveKey });
       await sendOk(aMessage(), { key: t.other.sandboxKey });

@@ -90,12 +90,12 @@ describe("checkBindings", () => {
 
   it("passes for the real contract with the real handlers", () => {
     // Handlers only close over their services; building them touches nothing.
-    const real = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null });
+    const real = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, () => null);
     expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).not.toThrow();
   });
 
   it("fails for the real contract when one real handler goes missing", () => {
-    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null });
+    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, () => null);
     expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).toThrow("operation rotateApiKey has no handler");
   });
 });

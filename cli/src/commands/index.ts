@@ -2,12 +2,15 @@ import type { Command, Noun } from "../command.js";
 import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
 import { events } from "./events.js";
+import { domains } from "./domains.js";
 import { createMessage, messages } from "./messages.js";
+import { suppressions } from "./suppressions.js";
 import { system } from "./system.js";
+import { usage } from "./usage.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, events, apiKeys, workspace, accounts, system];
+export const nouns: Noun[] = [messages, events, apiKeys, workspace, domains, suppressions, usage, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };

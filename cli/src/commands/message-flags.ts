@@ -24,6 +24,7 @@ export function messageFlags(yargs: Argv): Argv {
     .option("header", { type: "string", array: true, describe: 'Extra header "Name: value" (repeatable)' })
     .option("metadata", { type: "string", array: true, describe: "Metadata key=value (repeatable)" })
     .option("schedule", { type: "string", describe: "Send later: RFC 3339 time or a delay (10m, 2h, 1d)" })
+    .option("expires-at", { type: "string", describe: "Stop retrying a deferred delivery then: RFC 3339 time or a delay (10m); for mail worthless late" })
     .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" });
 }
 
@@ -34,6 +35,7 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
   const subject = optionalString(args, "subject");
   if (html === undefined && text === undefined) throw new UsageError("Give a body: --html, --html-file, --text or --text-file.");
   const schedule = optionalString(args, "schedule");
+  const expiresAt = optionalString(args, "expires-at");
   const attachments = await Promise.all((stringList(args, "attach") ?? []).map(async (path) => ({ filename: basename(path), content: (await readUserFile(io, path, "attach")).toString("base64") })));
   const body: CreateMessageParams = {
     to: addresses(args, "to") as string[],
@@ -48,6 +50,7 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
     ...defined("metadata", pairs(args, "metadata", "=")),
     ...defined("tags", stringList(args, "tag", { splitCommas: true })),
     ...defined("scheduled_at", schedule && parseInstant(schedule, "schedule")),
+    ...defined("expires_at", expiresAt && parseInstant(expiresAt, "expires-at")),
     ...(attachments.length > 0 ? { attachments } : {}),
   };
   return body;
@@ -85,7 +88,8 @@ async function textOrFile(args: Args, key: "html" | "text", io: Io): Promise<str
   return path === undefined ? optionalString(args, key) : (await readUserFile(io, path, `${key}-file`)).toString("utf8");
 }
 
-async function readUserFile(io: Io, path: string, flag: string): Promise<Buffer> {
+/** A file the user named, or a usage error naming the flag and why it cannot be read. */
+export async function readUserFile(io: Io, path: string, flag: string): Promise<Buffer> {
   try {
     return await io.readFile(path);
   } catch (error) {

@@ -1,9 +1,10 @@
-import type { MessageStatus } from "mailroom";
+import type { CreateMessageBatchParams, MessageStatus } from "mailroom";
 import type { Command, Noun } from "../command.js";
-import { definedOnly, optionalString, requiredString } from "../command.js";
+import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
+import type { Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
-import { messageBody, messageFlags } from "./message-flags.js";
-import { eventColumns, messageColumns, renderMessage } from "./render.js";
+import { messageBody, messageFlags, readUserFile } from "./message-flags.js";
+import { eventColumns, messageColumns, renderBatch, renderMessage } from "./render.js";
 
 const STATUSES: MessageStatus[] = ["scheduled", "queued", "sending", "delivered", "deferred", "bounced", "failed", "suppressed", "canceled"];
 
@@ -15,6 +16,7 @@ export const createMessage: Command = {
     ['$0 send --to ada@example.com --subject "Welcome" --html "<p>Hi Ada</p>"', "Send a message"],
     ["$0 send --to ada@example.com --subject Report --html-file report.html --attach report.pdf", "HTML from a file, with an attachment"],
     ['$0 send --to bounced@simulator.test --subject Test --text "Hi" --schedule 10m', "Rehearse a bounce in sandbox, ten minutes from now"],
+    ['$0 send --to ada@example.com --subject "Your sign-in code" --text 481516 --expires-at 10m', "Give up on a deferred delivery after ten minutes"],
   ],
   builder: messageFlags,
   async run({ client, output, io }, args) {
@@ -24,11 +26,69 @@ export const createMessage: Command = {
   },
 };
 
+/** The most messages one createMessageBatch call takes (the contract's maxItems). */
+const BATCH_LIMIT = 100;
+
+/**
+ * The batch in `--file`: `{ "messages": [...] }` (sent as it is) or a bare array of messages,
+ * from a file or, for `-`, stdin. Read and counted before anything is sent.
+ */
+async function readBatch(io: Io, path: string): Promise<CreateMessageBatchParams> {
+  const source = path === "-" ? "stdin" : path;
+  if (path === "-" && !io.readStdin) throw new UsageError("--file -: there is no stdin to read here; give a path.");
+  const raw = path === "-" ? await (io.readStdin as () => Promise<Buffer>)() : await readUserFile(io, path, "file");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString("utf8"));
+  } catch (error) {
+    throw new UsageError(`--file: ${source} is not JSON (${(error as Error).message}).`);
+  }
+  const body = Array.isArray(parsed) ? { messages: parsed } : parsed;
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) throw new UsageError(`--file: ${source} holds neither { "messages": [...] } nor an array of messages.`);
+  if (messages.length === 0 || messages.length > BATCH_LIMIT) {
+    throw new UsageError(`--file: a batch holds 1 to ${BATCH_LIMIT} messages; ${source} has ${messages.length}.`);
+  }
+  // Each message is the API's to judge: an invalid one comes back refused, in its place.
+  return body as CreateMessageBatchParams;
+}
+
+export const createMessageBatch: Command = {
+  command: "create-batch",
+  aliases: ["batch"],
+  describe: "Send up to 100 messages in one call, from a JSON file or stdin; exit 1 if any is refused",
+  operationId: "createMessageBatch",
+  examples: [
+    ["$0 messages create-batch --file batch.json", "Send the messages in batch.json, each answered on its own"],
+    ["./receipts.sh | $0 messages batch --file - --idempotency-key receipts-2026-11-21", "From stdin; running it again sends nothing twice"],
+  ],
+  builder: (yargs) =>
+    yargs
+      .option("file", {
+        type: "string",
+        describe: 'The batch: { "messages": [...] } or an array, each message a createMessage body; - reads stdin',
+        // Takes the next word whatever it is: yargs would otherwise read `-` as a positional.
+        requiresArg: true,
+        demandOption: "Give the batch with --file <path>, or --file - for stdin.",
+      })
+      .option("idempotency-key", { type: "string", describe: "Make retries of this batch safe (default: a new key per run)" }),
+  async run({ client, output, io }, args) {
+    const body = await readBatch(io, requiredString(args, "file"));
+    const batch = await client().messages.createBatch(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+    output.result(batch, () => renderBatch(batch));
+    const refused = batch.data.filter((item) => item.status !== 202).map((item) => item.index);
+    if (refused.length > 0) {
+      throw new RefusedError(`${refused.length} of ${batch.data.length} messages refused (index ${refused.join(", ")}).`, { refused });
+    }
+  },
+};
+
 export const messages: Noun = {
   name: "messages",
   describe: "Send email and follow what happened to it",
   commands: [
     createMessage,
+    createMessageBatch,
     {
       command: "list",
       describe: "List messages, newest first",

@@ -1,5 +1,5 @@
 // Human renderings of the API's objects. JSON output never passes through here.
-import type { ApiKey, Event, Message, MessageSummary } from "mailroom";
+import type { ApiKey, Event, Message, MessageBatch, MessageSummary, Problem } from "mailroom";
 import { cell, fields, table } from "../output.js";
 
 export const messageColumns = {
@@ -35,6 +35,19 @@ export function renderMessage(message: Message): string {
     message.recipients.map((recipient) => [recipient.email, recipient.type, recipient.status, recipient.detail ?? ""]),
   );
   return `${summary}\n\n${recipients}`;
+}
+
+/** One line per message of a batch (its id, or why it was refused), then the count of each. */
+export function renderBatch(batch: MessageBatch): string {
+  const rows = batch.data.map((item) => [String(item.index), String(item.status), item.message?.id ?? "", item.error ? describeProblem(item.error) : ""]);
+  const accepted = batch.data.filter((item) => item.status === 202).length;
+  return `${table(["INDEX", "STATUS", "ID", "ERROR"], rows)}\n\n${accepted} accepted, ${batch.data.length - accepted} refused.`;
+}
+
+/** A problem on one line: its code, then each failing field (pointers relative to the message) or the detail. */
+function describeProblem(problem: Problem): string {
+  const fieldErrors = (problem.errors ?? []).map((field) => `${field.pointer || "/"} ${field.message}`);
+  return `${problem.code}: ${fieldErrors.length > 0 ? fieldErrors.join("; ") : (problem.detail ?? problem.title)}`;
 }
 
 export function renderEventLine(event: Event): string {

@@ -9,9 +9,28 @@ const renderWorkspace = (workspace: Workspace) =>
     ["name", workspace.name],
     ["environment", workspace.environment],
     ["default_from", workspace.default_from ?? "(none)"],
+    ["monthly_quota", workspace.monthly_quota ?? "(no limit)"],
     ["created_at", workspace.created_at],
     ["updated_at", workspace.updated_at],
   ]);
+
+/** The contract's bounds for `monthly_quota`. */
+const MAX_MONTHLY_QUOTA = 1_000_000_000;
+
+/**
+ * --monthly-quota: a whole number of messages, or `none` / --no-monthly-quota (false) to remove
+ * the cap (null). Checked here, so that a typo is a usage error rather than a round trip.
+ */
+function monthlyQuota(value: unknown): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === false || String(value).trim().toLowerCase() === "none") return null;
+  const text = String(value).trim();
+  const quota = Number(text);
+  if (!/^\d+$/.test(text) || quota < 1 || quota > MAX_MONTHLY_QUOTA) {
+    throw new UsageError(`--monthly-quota takes a whole number of messages from 1 to ${MAX_MONTHLY_QUOTA}, or none; got "${String(value)}".`);
+  }
+  return quota;
+}
 
 export const workspace: Noun = {
   name: "workspace",
@@ -29,23 +48,29 @@ export const workspace: Noun = {
     },
     {
       command: "update",
-      describe: "Change the name or the default sender",
+      describe: "Change the name, the default sender or the monthly quota",
       operationId: "updateWorkspace",
       examples: [
         ['$0 workspace update --default-from "Acme <hello@acme.example>"', "Set the default sender"],
         ["$0 workspace update --no-default-from", "Clear the default sender"],
+        ["$0 workspace update --monthly-quota 50000", "Cap live messages at 50 000 per month"],
+        ["$0 workspace update --no-monthly-quota", "Remove the cap"],
       ],
       builder: (yargs) =>
         yargs
           .option("name", { type: "string", describe: "The workspace's name" })
-          .option("default-from", { type: "string", describe: "Default sender; --no-default-from clears it" }),
+          .option("default-from", { type: "string", describe: "Default sender; --no-default-from clears it" })
+          .option("monthly-quota", { type: "string", describe: "Live messages allowed per UTC month; --no-monthly-quota (or none) removes the cap" }),
       async run({ client, output }, args) {
         const defaultFrom = args["default-from"];
         const body = definedOnly({
           name: optionalString(args, "name"),
           default_from: defaultFrom === false ? null : optionalString(args, "default-from"),
+          monthly_quota: monthlyQuota(args["monthly-quota"]),
         });
-        if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name or --default-from (or --no-default-from).");
+        if (Object.keys(body).length === 0) {
+          throw new UsageError("Nothing to update: give --name, --default-from (or --no-default-from) or --monthly-quota (or --no-monthly-quota).");
+        }
         const updated = await client().workspace.update(body);
         output.result(updated, () => renderWorkspace(updated));
       },

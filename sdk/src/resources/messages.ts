@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { Event, Message, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import type { Event, Message, MessageBatch, MessageSummary, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
@@ -8,6 +8,16 @@ export class Messages extends Resource {
   /** `createMessage`: accept a message for delivery (202; durable once this resolves). */
   create(params: RequestBody<"createMessage">, options?: RequestOptions): Promise<Message> {
     return this.client.unwrap(this.client.http.POST("/v1/messages", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /**
+   * `createMessageBatch`: accept up to 100 messages in one call. Resolves whatever becomes of each
+   * message: `data[i]` is `messages[i]`'s answer, 202 with the message or 422/429 with its
+   * problem, so check every item's `status`; only a malformed batch as a whole throws. One
+   * Idempotency-Key covers the batch, so a retry never sends any of its messages twice.
+   */
+  createBatch(params: RequestBody<"createMessageBatch">, options?: RequestOptions): Promise<MessageBatch> {
+    return this.client.unwrap(this.client.http.POST("/v1/messages/batch", { body: params, ...this.client.init(options, "POST") }));
   }
 
   /** `listMessages`: newest first; await for one page or `for await` over every message. */

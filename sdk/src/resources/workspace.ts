@@ -9,7 +9,7 @@ export class WorkspaceResource extends Resource {
     return this.client.unwrap(this.client.http.GET("/v1/workspace", this.client.init(options)));
   }
 
-  /** `updateWorkspace`: change the name or the default sender. */
+  /** `updateWorkspace`: change the name, the default sender or the monthly quota. */
   update(params: RequestBody<"updateWorkspace">, options?: RequestOptions): Promise<ResponseBody<"updateWorkspace">> {
     return this.client.unwrap(this.client.http.PATCH("/v1/workspace", { body: params, ...this.client.init(options, "PATCH") }));
   }

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import * as initial from "./001-initial.js";
 import * as accounts from "./002-accounts.js";
+import * as delivery from "./003-delivery.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -9,6 +10,7 @@ import * as accounts from "./002-accounts.js";
 const MIGRATIONS: Record<string, Knex.Migration> = {
   "001-initial": initial,
   "002-accounts": accounts,
+  "003-delivery": delivery,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Database } from "../connection.js";
 import { GroupCommit } from "../group-commit.js";
 import { ApiKeysRepository } from "./api-keys.js";
+import { DomainsRepository } from "./domains.js";
 import { EventsRepository } from "./events.js";
 import { IdempotencyRepository } from "./idempotency.js";
 import { InvitationsRepository } from "./invitations.js";
@@ -10,6 +11,8 @@ import { MembersRepository } from "./members.js";
 import { MessagesRepository } from "./messages.js";
 import { RateLimitsRepository } from "./rate-limits.js";
 import { SessionsRepository } from "./sessions.js";
+import { SuppressionsRepository } from "./suppressions.js";
+import { UsageRepository } from "./usage.js";
 import { UsersRepository } from "./users.js";
 import { WorkspacesRepository } from "./workspaces.js";
 
@@ -28,6 +31,9 @@ export interface Repositories {
   members: MembersRepository;
   sessions: SessionsRepository;
   invitations: InvitationsRepository;
+  domains: DomainsRepository;
+  suppressions: SuppressionsRepository;
+  usage: UsageRepository;
   groupCommit: GroupCommit;
   /** Runs work in one transaction (services that write several repositories at once). */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
@@ -36,10 +42,12 @@ export interface Repositories {
 }
 
 export function createRepositories(db: Database): Repositories {
+  const suppressions = new SuppressionsRepository(db.knex);
+  const usage = new UsageRepository(db.knex);
   return {
     workspaces: new WorkspacesRepository(db.knex),
     apiKeys: new ApiKeysRepository(db.knex),
-    messages: new MessagesRepository(db.knex),
+    messages: new MessagesRepository(db.knex, suppressions, usage),
     events: new EventsRepository(db.knex),
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
@@ -48,6 +56,9 @@ export function createRepositories(db: Database): Repositories {
     members: new MembersRepository(db.knex),
     sessions: new SessionsRepository(db.knex),
     invitations: new InvitationsRepository(db.knex),
+    domains: new DomainsRepository(db.knex),
+    suppressions,
+    usage,
     groupCommit: new GroupCommit(db.knex, db.dialect),
     transaction: (work) => db.knex.transaction(work),
     ping: async () => {

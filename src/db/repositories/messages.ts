@@ -1,9 +1,11 @@
 import type { Knex } from "knex";
-import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import { toIso, toIsoOrNull, utcDay } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import type { EventType } from "../../domain/events.js";
 import type { MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
+import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
+import type { UsageRepository } from "./usage.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { insertChunked, parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
@@ -47,6 +49,7 @@ export interface NewMessage extends MessageContent {
   id: string;
   status: "queued" | "scheduled";
   scheduled_at: number | null;
+  expires_at: number | null;
   idempotency_key: string | null;
   /**
    * A message already holding the Idempotency-Key and created at or after this instant is an
@@ -85,6 +88,7 @@ export interface MessageRecord extends MessageContent {
   scope: Scope;
   status: MessageStatus;
   scheduled_at: number | null;
+  expires_at: number | null;
   idempotency_key: string | null;
   message_id_header: string;
   mime: string | null;
@@ -113,6 +117,8 @@ export interface MessageChange {
   events: NewEvent[];
   mime?: string;
   text?: string;
+  /** Addresses to add to the environment's suppression list (hard bounces), in the same transaction. */
+  suppressions?: BounceSuppression[];
   /** What happens to the message's delivery job. */
   job: { action: "delete" } | { action: "reschedule"; runAt: number } | { action: "keep" };
   /**
@@ -123,6 +129,8 @@ export interface MessageChange {
   claimedBy?: string;
   now: number;
 }
+
+export type BounceSuppression = Pick<NewSuppression, "email" | "reason" | "message_id" | "detail">;
 
 export interface MessageFilters {
   status?: MessageStatus | undefined;
@@ -150,6 +158,7 @@ interface MessageRow {
   tags: string;
   metadata: string;
   scheduled_at: number | null;
+  expires_at: number | null;
   idempotency_key: string | null;
   message_id_header: string;
   mime: string | null;
@@ -161,7 +170,12 @@ interface MessageRow {
 const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "tags", "metadata", "scheduled_at", "created_at", "updated_at"];
 
 export class MessagesRepository {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Written in the same transactions: a hard bounce's suppression, a live message's usage. */
+    private readonly suppressions: SuppressionsRepository,
+    private readonly usage: UsageRepository,
+  ) {}
 
   /**
    * Stores accepted messages: message rows, recipients, tags, first events and delivery jobs,
@@ -178,6 +192,7 @@ export class MessagesRepository {
       await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
       await insertChunked(trx, "events", fresh.map(toFirstEventRow));
       await insertChunked(trx, "jobs", fresh.map((m) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at })));
+      for (const count of liveUsage(fresh)) await this.usage.increment(trx, count.workspaceId, count.day, count.messages, count.recipients);
       return items.map((m) => {
         const holder = m.idempotency_key === null ? m.id : holders.get(idempotencySlot(m))!;
         return { id: holder, existing: holder !== m.id };
@@ -201,8 +216,10 @@ export class MessagesRepository {
         for (const job of jobs) leaseHolders.set(job.message_id, job.locked_by);
       }
       const eventRows: Record<string, unknown>[] = [];
+      const suppressions: NewSuppression[] = [];
       for (const change of changes) {
         if (change.claimedBy !== undefined && leaseHolders.get(change.messageId) !== change.claimedBy) continue;
+        for (const s of change.suppressions ?? []) suppressions.push({ ...s, workspace_id: change.scope.workspaceId, environment: change.scope.environment, created_at: change.now });
         let next = seq.get(change.messageId) ?? 0;
         for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
         seq.set(change.messageId, next);
@@ -219,6 +236,7 @@ export class MessagesRepository {
         }
       }
       await insertChunked(trx, "events", eventRows);
+      if (suppressions.length > 0) await this.suppressions.insertMissing(trx, suppressions);
       return changes.map(() => undefined);
     },
   };
@@ -336,6 +354,7 @@ export class MessagesRepository {
       tags: record.tags,
       metadata: record.metadata,
       scheduled_at: toIsoOrNull(record.scheduled_at),
+      expires_at: toIsoOrNull(record.expires_at),
       idempotency_key: record.idempotency_key,
       message_id_header: record.message_id_header,
       mime: record.mime,
@@ -344,6 +363,22 @@ export class MessagesRepository {
       updated_at: toIso(record.updated_at),
     };
   }
+}
+
+/** Live messages and recipients per workspace and UTC day; sandbox mail never counts. */
+function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string; day: string; messages: number; recipients: number }> {
+  const counts = new Map<string, { workspaceId: string; day: string; messages: number; recipients: number }>();
+  for (const m of messages) {
+    if (m.scope.environment !== "live") continue;
+    const day = utcDay(m.created_at);
+    const key = `${m.scope.workspaceId}\u0000${day}`;
+    const count = counts.get(key) ?? { workspaceId: m.scope.workspaceId, day, messages: 0, recipients: 0 };
+    count.messages += 1;
+    count.recipients += m.recipients.length;
+    counts.set(key, count);
+  }
+  // A fixed order, so concurrent transactions take the counter rows' locks in the same order.
+  return [...counts.values()].sort((a, b) => (a.workspaceId + a.day).localeCompare(b.workspaceId + b.day));
 }
 
 const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_key ?? m.id}`;
@@ -367,6 +402,7 @@ function toMessageRow(m: NewMessage) {
     tags: JSON.stringify(m.tags),
     metadata: JSON.stringify(m.metadata),
     scheduled_at: m.scheduled_at,
+    expires_at: m.expires_at,
     idempotency_key: m.idempotency_key,
     message_id_header: m.message_id_header,
     mime: null,
@@ -432,6 +468,7 @@ function toRecord(row: MessageRow, recipients: RecipientRecord[]): MessageRecord
     tags: parseJson(row.tags),
     metadata: parseJson(row.metadata),
     scheduled_at: toNumberOrNull(row.scheduled_at),
+    expires_at: toNumberOrNull(row.expires_at),
     idempotency_key: row.idempotency_key,
     message_id_header: row.message_id_header,
     mime: row.mime,

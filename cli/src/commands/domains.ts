@@ -1,0 +1,116 @@
+import type { Domain } from "mailroom";
+import type { Noun } from "../command.js";
+import { definedOnly, optionalString, requiredString } from "../command.js";
+import { listFlags, listQuery, printList } from "../list.js";
+import { fields, table } from "../output.js";
+
+const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
+
+const domainColumns = {
+  headers: ["NAME", "STATUS", "ID"],
+  row: (domain: Domain) => [domain.name, domain.status, domain.id],
+};
+
+/**
+ * The domain and the DNS records to publish, as a table people copy from. VALUE comes last and is
+ * never shortened: a DKIM key is hundreds of characters, and a column after it would be pushed
+ * off the screen.
+ */
+function renderDomain(domain: Domain): string {
+  const summary = fields([
+    ["id", domain.id],
+    ["name", domain.name],
+    ["status", domain.status],
+    ["return_path_domain", domain.return_path_domain],
+    ["dkim", domain.dkim.map((key) => `${key.selector} (${key.algorithm})`).join(", ")],
+    ["created_at", domain.created_at],
+    ["verified_at", domain.verified_at],
+    ["last_checked_at", domain.last_checked_at ?? "never"],
+  ]);
+  const records = table(
+    ["TYPE", "NAME", "PRIORITY", "STATUS", "VALUE"],
+    domain.records.map((record) => [record.type, record.name, record.priority === null ? "" : String(record.priority), record.required ? record.status : `${record.status} (optional)`, record.value]),
+  );
+  // What DNS answered instead is what tells a person how to fix a mismatch.
+  const mismatches = domain.records
+    .filter((record) => record.status === "mismatch")
+    .map((record) => `${record.type} ${record.name} has ${record.found.length > 0 ? record.found.map((found) => JSON.stringify(found)).join(", ") : "nothing"} instead.`);
+  return [summary, records, ...(mismatches.length > 0 ? [mismatches.join("\n")] : [])].join("\n\n");
+}
+
+/** The closing line after a verification: done, or what is still missing. */
+function verdict(domain: Domain): string {
+  if (domain.status === "verified") return "Verified: live mail may be sent from this domain.";
+  const waiting = domain.records.filter((record) => record.required && record.status !== "verified").length;
+  return `Still pending: ${waiting} required record${waiting === 1 ? "" : "s"} not found as published. DNS changes can take a while to show; verifying again is harmless.`;
+}
+
+export const domains: Noun = {
+  name: "domains",
+  describe: "The domains the workspace sends from: DKIM keys, DNS records, verification",
+  commands: [
+    {
+      command: "create",
+      describe: "Add a sending domain; prints the DNS records to publish",
+      operationId: "createDomain",
+      examples: [
+        ["$0 domains create --name acme.example", "Add a domain and see the DNS records to publish"],
+        ["$0 domains create --name acme.example --return-path-subdomain mail", "Bounces come back to mail.acme.example"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("name", { type: "string", describe: "The domain mail is sent from (acme.example for hello@acme.example)", demandOption: "Give the domain with --name." })
+          .option("return-path-subdomain", { type: "string", describe: "The label bounces come back to under the domain (default bounces)" })
+          .option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const body = { name: requiredString(args, "name"), ...definedOnly({ return_path_subdomain: optionalString(args, "return-path-subdomain") }) };
+        const domain = await client().domains.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(domain, () => `${renderDomain(domain)}\n\nPublish these records, then run: mailroom domains verify ${domain.id}`);
+      },
+    },
+    {
+      command: "list",
+      describe: "List the workspace's domains, newest first",
+      operationId: "listDomains",
+      examples: [["$0 domains list", "Every domain and whether it is verified"]],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      async run(context, args) {
+        await printList(context, args, context.client().domains.list(listQuery(args, { createdRange: false })), domainColumns);
+      },
+    },
+    {
+      command: "get <domain_id>",
+      describe: "Show a domain and its DNS records, as of the last verification",
+      operationId: "getDomain",
+      examples: [["$0 domains get dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "The records to publish for one domain"]],
+      async run({ client, output }, args) {
+        const domain = await client().domains.get(requiredString(args, "domain_id"));
+        output.result(domain, () => renderDomain(domain));
+      },
+    },
+    {
+      command: "delete <domain_id>",
+      describe: "Remove a domain and its DKIM keys; live mail from it is refused from now on",
+      operationId: "deleteDomain",
+      examples: [["$0 domains delete dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending from a domain"]],
+      async run({ client, output }, args) {
+        const deleted = await client().domains.delete(requiredString(args, "domain_id"));
+        output.result(deleted, () => `Deleted ${deleted.id}. Remove its DNS records once the mail it signed has been delivered.`);
+      },
+    },
+    {
+      command: "verify <domain_id>",
+      describe: "Look the domain's DNS records up now and report each",
+      operationId: "verifyDomain",
+      examples: [
+        ["$0 domains verify dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Check the records once published"],
+        ["$0 domains verify dom_01jd3k8m2q5v7w9x1y3z5a7b9c --json | jq -e '.status == \"verified\"'", "Exit 0 only once verified, in a script"],
+      ],
+      builder: (yargs) => yargs.option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const domain = await client().domains.verify(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(domain, () => `${renderDomain(domain)}\n\n${verdict(domain)}`);
+      },
+    },
+  ],
+};

@@ -1,0 +1,97 @@
+import type { CreateSuppressionParams, Suppression, SuppressionReason } from "mailroom";
+import type { Noun } from "../command.js";
+import { definedOnly, optionalString, requiredString } from "../command.js";
+import { listFlags, listQuery, printList } from "../list.js";
+import { fields } from "../output.js";
+
+/** The contract's `SuppressionReason` values; `satisfies` keeps the list to values it has. */
+const REASONS = ["hard_bounce", "complaint", "unsubscribe", "manual"] as const satisfies readonly SuppressionReason[];
+/** The reasons a caller may give: hard bounces are recorded by Mailroom itself. */
+const GIVEN_REASONS = ["manual", "unsubscribe", "complaint"] as const satisfies readonly NonNullable<CreateSuppressionParams["reason"]>[];
+
+const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
+
+const suppressionColumns = {
+  headers: ["EMAIL", "REASON", "CREATED", "MESSAGE", "ID"],
+  row: (suppression: Suppression) => [suppression.email, suppression.reason, suppression.created_at, suppression.message_id ?? "", suppression.id],
+};
+
+const renderSuppression = (suppression: Suppression) =>
+  fields([
+    ["id", suppression.id],
+    ["email", suppression.email],
+    ["reason", suppression.reason],
+    ["environment", suppression.environment],
+    ["message_id", suppression.message_id],
+    ["detail", suppression.detail],
+    ["created_at", suppression.created_at],
+  ]);
+
+export const suppressions: Noun = {
+  name: "suppressions",
+  describe: "Addresses the environment no longer sends to",
+  commands: [
+    {
+      command: "list",
+      describe: "List suppressed addresses, newest first",
+      operationId: "listSuppressions",
+      examples: [
+        ["$0 suppressions list --reason hard_bounce", "Addresses that bounced for good"],
+        ["$0 suppressions list --email ada@example.com", "Whether one address is suppressed, and why"],
+      ],
+      builder: (yargs) =>
+        listFlags(yargs, { createdRange: false })
+          .option("reason", { type: "string", choices: REASONS, describe: "Only suppressions for this reason" })
+          .option("email", { type: "string", describe: "Only this address's suppression (case-insensitive)" }),
+      async run(context, args) {
+        const filters = definedOnly({ reason: optionalString(args, "reason") as SuppressionReason | undefined, email: optionalString(args, "email") });
+        await printList(context, args, context.client().suppressions.list({ ...listQuery(args, { createdRange: false }), ...filters }), suppressionColumns);
+      },
+    },
+    {
+      command: "create",
+      describe: "Suppress an address: messages to it are no longer sent",
+      operationId: "createSuppression",
+      examples: [
+        ["$0 suppressions create --email ada@example.com", "Stop sending to an address"],
+        ['$0 suppressions create --email ada@example.com --reason unsubscribe --detail "Asked by phone"', "Record an unsubscribe, with a note"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("email", { type: "string", describe: "The address to stop sending to", demandOption: "Give the address with --email." })
+          .option("reason", { type: "string", choices: GIVEN_REASONS, describe: "Why (default manual)" })
+          .option("detail", { type: "string", describe: "A note of your own" })
+          .option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const body = {
+          email: requiredString(args, "email"),
+          ...definedOnly({ reason: optionalString(args, "reason") as (typeof GIVEN_REASONS)[number] | undefined, detail: optionalString(args, "detail") }),
+        };
+        // An address already suppressed answers its existing suppression (reason and all), so
+        // what is printed is always what now holds.
+        const suppression = await client().suppressions.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(suppression, () => `${renderSuppression(suppression)}\n\nSuppressed: messages to ${suppression.email} are not sent.`);
+      },
+    },
+    {
+      command: "get <suppression_id>",
+      describe: "Show a suppression: the address, why, and the message that caused it",
+      operationId: "getSuppression",
+      examples: [["$0 suppressions get sup_01jd3k8m2q5v7w9x1y3z5a7b9c", "Why an address is suppressed"]],
+      async run({ client, output }, args) {
+        const suppression = await client().suppressions.get(requiredString(args, "suppression_id"));
+        output.result(suppression, () => renderSuppression(suppression));
+      },
+    },
+    {
+      command: "delete <suppression_id>",
+      describe: "Take an address off the list: later messages are sent to it again",
+      operationId: "deleteSuppression",
+      examples: [["$0 suppressions delete sup_01jd3k8m2q5v7w9x1y3z5a7b9c", "Send to an address again"]],
+      async run({ client, output }, args) {
+        const deleted = await client().suppressions.delete(requiredString(args, "suppression_id"));
+        output.result(deleted, () => `Deleted ${deleted.id}: later messages are sent to the address again.`);
+      },
+    },
+  ],
+};

@@ -1,0 +1,39 @@
+import type { RequestOptions } from "../client.js";
+import type { PagePromise } from "../pagination.js";
+import type { DeletedObject, Domain, QueryParams, RequestBody } from "../types.js";
+import { Resource } from "./resource.js";
+
+/**
+ * The domains the workspace sends from (tag `Domains`): their DKIM keys, the DNS records to
+ * publish, and their verification. Domains belong to the workspace and serve both environments.
+ */
+export class Domains extends Resource {
+  /** `createDomain`: add a domain; the answer lists the DNS records to publish, then `verify`. */
+  create(params: RequestBody<"createDomain">, options?: RequestOptions): Promise<Domain> {
+    return this.client.unwrap(this.client.http.POST("/v1/domains", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /** `listDomains`: the workspace's domains, newest first. */
+  list(query: QueryParams<"listDomains"> = {}, options?: RequestOptions): PagePromise<Domain> {
+    return this.client.paginate(query, (query) => this.client.http.GET("/v1/domains", { params: { query }, ...this.client.init(options) }));
+  }
+
+  /** `getDomain`: the domain and its records, as of the last verification. */
+  get(domainId: string, options?: RequestOptions): Promise<Domain> {
+    return this.client.unwrap(this.client.http.GET("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.init(options) }));
+  }
+
+  /** `deleteDomain`: remove the domain and its keys; live mail from it is refused from now on. */
+  delete(domainId: string, options?: RequestOptions): Promise<DeletedObject> {
+    return this.client.unwrap(
+      this.client.http.DELETE("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "DELETE") }),
+    );
+  }
+
+  /** `verifyDomain`: look every record up in DNS now; `status` is `verified` once every required one is found. */
+  verify(domainId: string, options?: RequestOptions): Promise<Domain> {
+    return this.client.unwrap(
+      this.client.http.POST("/v1/domains/{domain_id}/verify", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "POST") }),
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import type { RequestOptions } from "../client.js";
+import type { PagePromise } from "../pagination.js";
+import type { DeletedObject, QueryParams, RequestBody, Suppression } from "../types.js";
+import { Resource } from "./resource.js";
+
+/** Addresses the environment no longer sends to (tag `Suppressions`). */
+export class Suppressions extends Resource {
+  /** `listSuppressions`: newest first; filter by `reason` or look one address up with `email`. */
+  list(query: QueryParams<"listSuppressions"> = {}, options?: RequestOptions): PagePromise<Suppression> {
+    return this.client.paginate(query, (query) => this.client.http.GET("/v1/suppressions", { params: { query }, ...this.client.init(options) }));
+  }
+
+  /**
+   * `createSuppression`: stop sending to an address. An address already suppressed resolves to
+   * its existing suppression (the API answers 200 rather than 201; both resolve the same way).
+   */
+  create(params: RequestBody<"createSuppression">, options?: RequestOptions): Promise<Suppression> {
+    return this.client.unwrap(this.client.http.POST("/v1/suppressions", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /** `getSuppression`: the address, why, and the message that caused it. */
+  get(suppressionId: string, options?: RequestOptions): Promise<Suppression> {
+    return this.client.unwrap(
+      this.client.http.GET("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.init(options) }),
+    );
+  }
+
+  /** `deleteSuppression`: take the address off the list; later messages are sent to it again. */
+  delete(suppressionId: string, options?: RequestOptions): Promise<DeletedObject> {
+    return this.client.unwrap(
+      this.client.http.DELETE("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.init(options, "DELETE") }),
+    );
+  }
+}

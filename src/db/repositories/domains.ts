@@ -1,0 +1,114 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import { UniqueViolation } from "../../domain/errors.js";
+import { isUniqueViolation } from "../driver-errors.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type Domain = components["schemas"]["Domain"];
+export type DomainRecord = components["schemas"]["DomainRecord"];
+export type DomainStatus = components["schemas"]["DomainStatus"];
+export type DkimAlgorithm = components["schemas"]["DomainDkimKey"]["algorithm"];
+
+/** A DKIM key as stored: the private key sealed (AES-GCM under a key derived from SECRET_KEY). */
+export interface StoredDkimKey {
+  selector: string;
+  algorithm: DkimAlgorithm;
+  /** The TXT value published at `<selector>._domainkey.<domain>`. */
+  dns_value: string;
+  /** The PKCS#8 PEM, sealed: a database dump alone cannot sign mail. */
+  private_key: string;
+}
+
+export interface DomainRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  status: DomainStatus;
+  return_path_domain: string;
+  dkim_keys: StoredDkimKey[];
+  records: DomainRecord[];
+  created_at: number;
+  verified_at: number | null;
+  last_checked_at: number | null;
+}
+
+export interface DomainCheck {
+  status: DomainStatus;
+  records: DomainRecord[];
+  verified_at: number | null;
+  last_checked_at: number;
+}
+
+export const UQ_DOMAIN_NAME = "uq_domains__workspace_name";
+
+/** Domains belong to a workspace and serve both its environments: every query is scoped by workspace. */
+export class DomainsRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** Throws UniqueViolation(UQ_DOMAIN_NAME) when the workspace already has the name. */
+  async insert(row: DomainRow): Promise<void> {
+    try {
+      await this.knex("domains").insert({ ...row, dkim_keys: JSON.stringify(row.dkim_keys), records: JSON.stringify(row.records) });
+    } catch (error) {
+      // The id is fresh; (workspace_id, name) is the table's only other unique key.
+      if (isUniqueViolation(error)) throw new UniqueViolation(UQ_DOMAIN_NAME);
+      throw error;
+    }
+  }
+
+  async find(workspaceId: string, id: string): Promise<DomainRow | undefined> {
+    return normalise(await this.knex("domains").where({ workspace_id: workspaceId, id }).first());
+  }
+
+  /** `name` as stored: lower-case ASCII. */
+  async findByName(workspaceId: string, name: string): Promise<DomainRow | undefined> {
+    return normalise(await this.knex("domains").where({ workspace_id: workspaceId, name }).first());
+  }
+
+  async list(workspaceId: string, page: PageRequest): Promise<Page<Domain>> {
+    const query = this.knex("domains").where({ workspace_id: workspaceId });
+    return paginate<DomainRow, Domain>(query, "id", (row) => row.id, page, "desc", (row) => DomainsRepository.toWire(normalise(row)!));
+  }
+
+  /** Whether a row was deleted (false: not this workspace's, or already gone). */
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    return (await this.knex("domains").where({ workspace_id: workspaceId, id }).delete()) === 1;
+  }
+
+  async saveCheck(workspaceId: string, id: string, check: DomainCheck): Promise<void> {
+    await this.knex("domains")
+      .where({ workspace_id: workspaceId, id })
+      .update({ status: check.status, records: JSON.stringify(check.records), verified_at: check.verified_at, last_checked_at: check.last_checked_at });
+  }
+
+  static toWire(row: DomainRow): Domain {
+    return {
+      id: row.id,
+      object: "domain",
+      name: row.name,
+      status: row.status,
+      return_path_domain: row.return_path_domain,
+      dkim: row.dkim_keys.map(({ selector, algorithm }) => ({ selector, algorithm })),
+      records: row.records,
+      created_at: toIso(row.created_at),
+      verified_at: toIsoOrNull(row.verified_at),
+      last_checked_at: toIsoOrNull(row.last_checked_at),
+    };
+  }
+}
+
+/** A row as the driver returns it: JSON in TEXT columns, BIGINT possibly as strings. */
+function normalise(raw: unknown): DomainRow | undefined {
+  if (!raw) return undefined;
+  const row = raw as Record<string, unknown>;
+  return {
+    ...(row as unknown as DomainRow),
+    dkim_keys: parseJson<StoredDkimKey[]>(row.dkim_keys),
+    records: parseJson<DomainRecord[]>(row.records),
+    created_at: toNumber(row.created_at),
+    verified_at: toNumberOrNull(row.verified_at),
+    last_checked_at: toNumberOrNull(row.last_checked_at),
+  };
+}

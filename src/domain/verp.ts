@@ -1,0 +1,44 @@
+import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+
+/**
+ * VERP return paths (DESIGN.md §9): each recipient's envelope sender is
+ * `bounces+<token>@<return-path domain>`, so a bounce that comes back names the message and the
+ * recipient it is about even when its body is unparseable. The token is
+ * `<message id>-<recipient position>-<tag>`, all lower-case (ids are; some MTAs fold local parts), where the
+ * tag is an HMAC: a forged bounce cannot suppress an address it did not send to.
+ */
+export interface VerpTarget {
+  messageId: string;
+  position: number;
+}
+
+const TAG_LENGTH = 10; // hex characters: 40 bits, far beyond what guessing by mail can reach
+
+export class Verp {
+  private readonly key: Buffer;
+
+  constructor(secretKeyHex: string) {
+    this.key = Buffer.from(hkdfSync("sha256", Buffer.from(secretKeyHex, "hex"), Buffer.alloc(0), "mailroom:verp", 32));
+  }
+
+  returnPath(target: VerpTarget, returnPathDomain: string): string {
+    const id = target.messageId;
+    return `bounces+${id}-${target.position}-${this.tag(id, target.position)}@${returnPathDomain}`;
+  }
+
+  /** The message and recipient a bounce address names, or null when it is not one of ours. */
+  parse(address: string): VerpTarget | null {
+    const match = /^bounces\+([a-z]+_[0-9a-z]{26})-(\d{1,3})-([0-9a-f]+)@/i.exec(address);
+    if (!match) return null;
+    const id = match[1]!.toLowerCase();
+    const position = Number(match[2]);
+    const expected = Buffer.from(this.tag(id, position));
+    const given = Buffer.from(match[3]!.toLowerCase());
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    return { messageId: id, position };
+  }
+
+  private tag(id: string, position: number): string {
+    return createHmac("sha256", this.key).update(`${id}:${position}`).digest("hex").slice(0, TAG_LENGTH);
+  }
+}

@@ -1,0 +1,48 @@
+import type { Services } from "../runtime.js";
+import type { HandlerMap } from "./handler-types.js";
+import { pageOf, principalOf } from "./request-parts.js";
+
+type DeliveryOperation =
+  | "createDomain"
+  | "listDomains"
+  | "getDomain"
+  | "deleteDomain"
+  | "verifyDomain"
+  | "listSuppressions"
+  | "createSuppression"
+  | "getSuppression"
+  | "deleteSuppression"
+  | "getUsage";
+
+/** Domains, suppressions and usage: thin translations to their services, like createHandlers. */
+export function createDeliveryHandlers(services: Pick<Services, "domains" | "suppressions" | "usage">): Pick<HandlerMap, DeliveryOperation> {
+  return {
+    createDomain: async (req, reply) => {
+      const domain = await services.domains.create(principalOf(req), req.body);
+      reply.code(201).header("location", `/v1/domains/${domain.id}`);
+      return domain;
+    },
+
+    listDomains: async (req) => services.domains.list(principalOf(req), pageOf(req.query)),
+
+    getDomain: async (req) => services.domains.get(principalOf(req), req.params.domain_id),
+
+    deleteDomain: async (req) => services.domains.delete(principalOf(req), req.params.domain_id),
+
+    verifyDomain: async (req) => services.domains.verify(principalOf(req), req.params.domain_id),
+
+    listSuppressions: async (req) => services.suppressions.list(principalOf(req), { reason: req.query.reason, email: req.query.email }, pageOf(req.query)),
+
+    createSuppression: async (req, reply) => {
+      const { suppression, created } = await services.suppressions.create(principalOf(req), req.body);
+      if (created) reply.code(201).header("location", `/v1/suppressions/${suppression.id}`);
+      return suppression;
+    },
+
+    getSuppression: async (req) => services.suppressions.get(principalOf(req), req.params.suppression_id),
+
+    deleteSuppression: async (req) => services.suppressions.delete(principalOf(req), req.params.suppression_id),
+
+    getUsage: async (req) => services.usage.get(principalOf(req), req.query.from, req.query.to),
+  };
+}

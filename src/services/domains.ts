@@ -1,0 +1,347 @@
+import { randomBytes } from "node:crypto";
+import { domainToASCII } from "node:url";
+import type { Clock } from "../domain/clock.js";
+import { generateDkimKeyAsync } from "../domain/dkim-keys.js";
+import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
+import type { Principal } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import { DomainsRepository, type DkimAlgorithm, type DomainRecord, type DomainRow, type StoredDkimKey } from "../db/repositories/domains.js";
+import type { SealedBox } from "./sealed-box.js";
+import type { components } from "../../generated/v1.js";
+
+type Domain = components["schemas"]["Domain"];
+type CreateDomainRequest = components["schemas"]["CreateDomainRequest"];
+type DeletedObject = components["schemas"]["DeletedObject"];
+
+/**
+ * DNS as domain verification needs it. `null` means the name has no such records (NXDOMAIN or
+ * NODATA: an authoritative "nothing here"); a thrown error means the answer did not come
+ * (SERVFAIL, timeout, refused): a temporary failure that says nothing about the records.
+ */
+export interface DnsLookup {
+  /** Every TXT record at the name, each record's character-strings joined into one string. */
+  resolveTxt(name: string): Promise<string[] | null>;
+  resolveMx(name: string): Promise<Array<{ priority: number; exchange: string }> | null>;
+}
+
+/** What the delivery pipeline needs to send from a domain: whether it may, and how to sign. */
+export interface SendingIdentity {
+  domainId: string;
+  name: string;
+  verified: boolean;
+  returnPathDomain: string;
+  signers: Array<{ domain: string; selector: string; algorithm: DkimAlgorithm; privateKeyPem: string }>;
+}
+
+/**
+ * How long sendingIdentity() answers from memory. It runs for every message, so the row is not
+ * read and the keys not decrypted each time; the price is staleness towards changes made through
+ * another process (this one drops its entries at once): a deleted or unverified domain keeps
+ * signing and sending for at most VERIFIED_TTL_MS there, and a newly verified one is refused for
+ * at most UNVERIFIED_TTL_MS.
+ */
+export const IDENTITY_CACHE = { VERIFIED_TTL_MS: 60_000, UNVERIFIED_TTL_MS: 5_000, MAX_ENTRIES: 10_000 } as const;
+
+const DKIM_ALGORITHMS: ReadonlyArray<{ algorithm: DkimAlgorithm; suffix: string }> = [
+  { algorithm: "rsa-sha256", suffix: "rsa" },
+  { algorithm: "ed25519-sha256", suffix: "ed" },
+];
+const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz";
+const DMARC_VALUE = "v=DMARC1; p=none;";
+
+/**
+ * Sending domains: their DKIM keys, the DNS records to publish and their verification. Domains
+ * belong to the workspace and serve both environments, so the environment plays no part here.
+ */
+export class DomainsService {
+  private readonly identities = new Map<string, { expiresAt: number; identity: Promise<SendingIdentity | null> }>();
+
+  constructor(
+    private readonly domains: DomainsRepository,
+    /** SealedBox(SECRET_KEY, "dkim-keys"): private keys are sealed at rest. */
+    private readonly keyBox: SealedBox,
+    private readonly dns: DnsLookup,
+    /** This MTA's public host name (config.delivery.hostname): SPF `a:` and return-path MX target. */
+    private readonly sendingHostname: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, input: CreateDomainRequest): Promise<Domain> {
+    const name = normaliseDomainName(input.name);
+    if (name === null) throw ValidationError.field("/name", `${JSON.stringify(input.name)} is not a domain name such as acme.example`);
+    const returnPathDomain = `${(input.return_path_subdomain ?? "bounces").toLowerCase()}.${name}`;
+    const now = this.clock.now();
+    const selectorBase = `mr${new Date(now).toISOString().slice(2, 4)}${new Date(now).toISOString().slice(5, 7)}${randomLabel(3)}`;
+    // The longest name published is a DKIM selector's; it and the return-path must fit in DNS.
+    const longest = Math.max(returnPathDomain.length, `${selectorBase}-rsa._domainkey.${name}`.length);
+    if (longest > 253) throw ValidationError.field("/name", `is too long: its DNS records would be named with more than 253 characters`);
+    if (await this.domains.findByName(principal.workspaceId, name)) throw domainExists(name);
+
+    // Generated on the thread pool: RSA-2048 costs ~300 ms of CPU, too long to block the event loop.
+    const keys: StoredDkimKey[] = await Promise.all(
+      DKIM_ALGORITHMS.map(async ({ algorithm, suffix }) => {
+        const key = await generateDkimKeyAsync(algorithm);
+        return { selector: `${selectorBase}-${suffix}`, algorithm, dns_value: key.dnsValue, private_key: this.keyBox.seal(key.privateKeyPem) };
+      }),
+    );
+    const row: DomainRow = {
+      id: newId("domain", now),
+      workspace_id: principal.workspaceId,
+      name,
+      status: "pending",
+      return_path_domain: returnPathDomain,
+      dkim_keys: keys,
+      records: recordsFor(name, returnPathDomain, keys, this.hostname()),
+      created_at: now,
+      verified_at: null,
+      last_checked_at: null,
+    };
+    try {
+      await this.domains.insert(row);
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw domainExists(name); // added meanwhile by a concurrent request
+      throw error;
+    }
+    this.forget(principal.workspaceId, name);
+    return DomainsRepository.toWire(row);
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<Page<Domain>> {
+    return this.domains.list(principal.workspaceId, page);
+  }
+
+  async get(principal: Principal, id: string): Promise<Domain> {
+    return DomainsRepository.toWire(await this.find(principal, id));
+  }
+
+  async delete(principal: Principal, id: string): Promise<DeletedObject> {
+    const row = await this.find(principal, id);
+    if (!(await this.domains.delete(principal.workspaceId, id))) throw new NotFoundError("domain", id);
+    this.forget(principal.workspaceId, row.name);
+    return { id, object: "domain", deleted: true };
+  }
+
+  /**
+   * Looks every record up now. A record whose lookup fails temporarily (SERVFAIL, timeout) keeps
+   * its previous status and `found`: a DNS hiccup must not take a verified domain out of service,
+   * nor verify one. When no lookup answers at all, nothing is saved and the call answers 503.
+   * `verified_at` moves only when every required record was found verified by this check itself.
+   */
+  async verify(principal: Principal, id: string): Promise<Domain> {
+    const row = await this.find(principal, id);
+    const hostname = this.hostname();
+    const answers = await Promise.all(row.records.map((record) => this.lookUp(record)));
+    if (answers.every((answer) => answer === undefined)) {
+      throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
+    }
+    const records = row.records.map((record, i): DomainRecord => {
+      const answer = answers[i];
+      if (answer === undefined) return record; // temporary failure: keep what the last check found
+      return { ...record, ...checkRecord(record, answer, hostname) };
+    });
+    const required = records.filter((record) => record.required);
+    const verified = required.every((record) => record.status === "verified");
+    const freshlyVerified = verified && records.every((record, i) => !record.required || answers[i] !== undefined);
+    const now = this.clock.now();
+    const check = { status: verified ? ("verified" as const) : ("pending" as const), records, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now };
+    await this.domains.saveCheck(principal.workspaceId, id, check);
+    this.forget(principal.workspaceId, row.name);
+    return DomainsRepository.toWire({ ...row, ...check });
+  }
+
+  /**
+   * The workspace's domain of that name with its decrypted DKIM keys, or null when the workspace
+   * has no such domain. For the delivery pipeline and the accept path: answered from memory for
+   * up to IDENTITY_CACHE's TTLs.
+   */
+  async sendingIdentity(workspaceId: string, domainName: string): Promise<SendingIdentity | null> {
+    const name = normaliseDomainName(domainName);
+    if (name === null) return null;
+    const key = cacheKey(workspaceId, name);
+    const now = this.clock.now();
+    const cached = this.identities.get(key);
+    if (cached && cached.expiresAt > now) return cached.identity;
+    const identity = this.loadIdentity(workspaceId, name);
+    const entry = { expiresAt: now + IDENTITY_CACHE.UNVERIFIED_TTL_MS, identity };
+    this.identities.delete(key);
+    this.evict(now);
+    this.identities.set(key, entry); // concurrent callers share this lookup
+    try {
+      const found = await identity;
+      if (found?.verified) entry.expiresAt = now + IDENTITY_CACHE.VERIFIED_TTL_MS;
+      return found;
+    } catch (error) {
+      if (this.identities.get(key) === entry) this.identities.delete(key);
+      throw error;
+    }
+  }
+
+  private async loadIdentity(workspaceId: string, name: string): Promise<SendingIdentity | null> {
+    const row = await this.domains.findByName(workspaceId, name);
+    if (!row) return null;
+    return {
+      domainId: row.id,
+      name: row.name,
+      verified: row.status === "verified",
+      returnPathDomain: row.return_path_domain,
+      signers: row.dkim_keys.map((key) => ({ domain: row.name, selector: key.selector, algorithm: key.algorithm, privateKeyPem: this.keyBox.open(key.private_key) })),
+    };
+  }
+
+  /** Drops expired entries from the oldest end (decrypted keys do not linger) and keeps the cache bounded. */
+  private evict(now: number): void {
+    for (const [key, entry] of this.identities) {
+      if (entry.expiresAt > now && this.identities.size < IDENTITY_CACHE.MAX_ENTRIES) break;
+      this.identities.delete(key);
+    }
+  }
+
+  private forget(workspaceId: string, name: string): void {
+    this.identities.delete(cacheKey(workspaceId, name));
+  }
+
+  private async find(principal: Principal, id: string): Promise<DomainRow> {
+    const row = await this.domains.find(principal.workspaceId, id);
+    if (!row) throw new NotFoundError("domain", id);
+    return row;
+  }
+
+  /** The record's DNS answer; undefined when the lookup failed temporarily. */
+  private async lookUp(record: DomainRecord): Promise<DnsAnswer | undefined> {
+    try {
+      return record.type === "MX" ? { type: "MX", mx: (await this.dns.resolveMx(record.name)) ?? [] } : { type: "TXT", txt: (await this.dns.resolveTxt(record.name)) ?? [] };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private hostname(): string {
+    return hostKey(this.sendingHostname);
+  }
+}
+
+const cacheKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
+
+const domainExists = (name: string) =>
+  new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; get it with listDomains, or delete it first to start over with new keys.`);
+
+function randomLabel(length: number): string {
+  // 256 is a multiple of 32: every character is equally likely.
+  return [...randomBytes(length)].map((byte) => BASE32[byte % 32]).join("");
+}
+
+/**
+ * A domain name as Domains store it: lower-case, IDNs in their ASCII (A-label) form, one
+ * trailing dot dropped; at least two LDH labels and a non-numeric top label. Null when invalid.
+ */
+export function normaliseDomainName(input: string): string | null {
+  const lower = input.trim().toLowerCase().replace(/\.$/, "");
+  // domainToASCII quietly drops what follows a "/" or "?": refuse URL-ish input before it does.
+  for (const char of lower) if (char < "\x80" && !/[a-z0-9.-]/.test(char)) return null;
+  const name = domainToASCII(lower);
+  if (!name || name.length > 253) return null;
+  const labels = name.split(".");
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
+  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null;
+  return name;
+}
+
+/** The records a domain must (and should) publish, in the order the dashboard lists them. */
+export function recordsFor(name: string, returnPathDomain: string, keys: readonly StoredDkimKey[], hostname: string): DomainRecord[] {
+  const record = (purpose: DomainRecord["purpose"], type: DomainRecord["type"], at: string, value: string, required: boolean, priority: number | null = null): DomainRecord => ({
+    purpose,
+    type,
+    name: at,
+    value,
+    priority,
+    required,
+    status: "pending",
+    found: [],
+  });
+  return [
+    record("return_path", "MX", returnPathDomain, hostname, true, 10),
+    record("spf", "TXT", returnPathDomain, `v=spf1 a:${hostname} ~all`, true),
+    ...keys.map((key) => record("dkim", "TXT", `${key.selector}._domainkey.${name}`, key.dns_value, true)),
+    record("dmarc", "TXT", `_dmarc.${name}`, DMARC_VALUE, false),
+  ];
+}
+
+export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: string }> } | { type: "TXT"; txt: string[] };
+
+/**
+ * A record's status given what DNS answered at its name (an empty answer: nothing there).
+ * - MX (return path): verified when any exchange is this server's host name.
+ * - SPF: verified when the name has exactly one `v=spf1` record (RFC 7208 §4.5: two are an error)
+ *   and it holds the mechanism `a:<hostname>` (with no qualifier or `+`). An `include:` of some
+ *   other record is not followed: the return-path domain is ours alone, publish what we give.
+ * - DKIM: verified when a TXT record at the selector carries the same public key (`p=`),
+ *   compared without whitespace (long keys are often split or wrapped by DNS providers).
+ * - DMARC: verified when a `v=DMARC1` record exists, whatever its policy.
+ * Otherwise `missing` when nothing of the type is published at the name, `mismatch` if
+ * something else is; `found` shows what was there.
+ */
+export function checkRecord(record: DomainRecord, answer: DnsAnswer, hostname: string): Pick<DomainRecord, "status" | "found"> {
+  if (answer.type === "MX") {
+    const found = keepable(answer.mx.map((mx) => `${mx.priority} ${mx.exchange.replace(/\.$/, "")}`));
+    if (found.length === 0) return { status: "missing", found };
+    return { status: answer.mx.some((mx) => hostKey(mx.exchange) === hostKey(hostname)) ? "verified" : "mismatch", found };
+  }
+  const txt = answer.txt;
+  if (txt.length === 0) return { status: "missing", found: [] };
+  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dkim" ? dkimKeyPublished(txt, record.value) : dmarcPublished(txt);
+  return { status: matches ? "verified" : "mismatch", found: keepable(txt) };
+}
+
+/** Bytes of `found` kept per record: the domain owner controls these answers, and they are stored. */
+const FOUND_MAX_BYTES = 4096;
+const FOUND_ENTRY_MAX_CHARS = 1024;
+
+/** What DNS answered, bounded so that an enormous answer cannot overflow the stored row. */
+function keepable(found: readonly string[]): string[] {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const value of found) {
+    const entry = value.length > FOUND_ENTRY_MAX_CHARS ? `${value.slice(0, FOUND_ENTRY_MAX_CHARS)}…` : value;
+    bytes += Buffer.byteLength(JSON.stringify(entry));
+    if (bytes > FOUND_MAX_BYTES) break;
+    kept.push(entry);
+  }
+  return kept;
+}
+
+const hostKey = (host: string) => host.trim().toLowerCase().replace(/\.$/, "");
+
+function spfAuthorises(txt: readonly string[], hostname: string): boolean {
+  const spf = txt.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
+  if (spf.length !== 1) return false;
+  return spf[0]!
+    .trim()
+    .split(/\s+/)
+    .some((term) => {
+      const match = /^\+?a:(.+)$/i.exec(term);
+      return match !== null && hostKey(match[1]!) === hostKey(hostname);
+    });
+}
+
+/** DKIM tag=value pairs (RFC 6376 §3.2); values without whitespace. */
+function dkimTags(value: string): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    tags.set(part.slice(0, eq).trim(), part.slice(eq + 1).replace(/\s+/g, ""));
+  }
+  return tags;
+}
+
+function dkimKeyPublished(txt: readonly string[], expected: string): boolean {
+  const key = dkimTags(expected).get("p");
+  if (!key) return false;
+  return txt.some((value) => dkimTags(value).get("p") === key);
+}
+
+function dmarcPublished(txt: readonly string[]): boolean {
+  return txt.some((value) => /^v\s*=\s*DMARC1\s*(;|$)/i.test(value.trim()));
+}

@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+describe.each(databases)("createMessageBatch ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const batch = (messages: unknown[], options: { key?: string; idempotencyKey?: string } = {}) =>
+    t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages }, ...(options.key ? { key: options.key } : {}), headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {} });
+  const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+  type Item = { index: number; status: number; message: { id: string; idempotency_key: string | null } | null; error: { code: string; errors?: Array<{ pointer: string }> } | null };
+
+  it("answers each message on its own: the valid ones are accepted, each invalid one gets its own problem with pointers inside it", async () => {
+    const res = await batch([aMessage({ to: "ada@example.com" }), aMessage({ to: "not-an-address" }), { to: 7, subject: "x" }, aMessage({ to: "grace@example.com" })]);
+    expect(res.statusCode).toBe(200);
+    const items = res.json().data as Item[];
+    expect(items.map((i) => [i.index, i.status])).toEqual([
+      [0, 202],
+      [1, 422],
+      [2, 422],
+      [3, 202],
+    ]);
+    expect(items[1]!.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/to" }] });
+    expect(items[2]!.error!.errors!.map((e) => e.pointer)).toContain("/to");
+    expect(await count("messages")).toBe(2);
+    await t.drain();
+    for (const item of [items[0]!, items[3]!]) expect((await t.call({ method: "GET", url: `/v1/messages/${item.message!.id}` })).json().status).toBe("delivered");
+  });
+
+  it("refuses a malformed batch as a whole, storing nothing", async () => {
+    for (const payload of [{}, { messages: [] }, { messages: Array.from({ length: 101 }, () => aMessage()) }, { messages: [aMessage()], extra: true }, { messages: "no" }]) {
+      const res = await t.call({ method: "POST", url: "/v1/messages/batch", payload });
+      expect(res.statusCode, JSON.stringify(payload).slice(0, 80)).toBe(422);
+    }
+    expect(await count("messages")).toBe(0);
+  });
+
+  it("accepts 100 messages, and a sending_access key may send them", async () => {
+    const key = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "sender", permission: "sending_access" } })).json().secret as string;
+    const res = await batch(Array.from({ length: 100 }, (_, i) => aMessage({ to: `user${i}@example.com` })), { key });
+    expect((res.json().data as Item[]).every((i) => i.status === 202)).toBe(true);
+    expect(await count("messages")).toBe(100);
+  });
+
+  it("replays the whole answer under the same Idempotency-Key and sends nothing twice; each message records <key>#<index>", async () => {
+    const messages = [aMessage({ to: "ada@example.com" }), aMessage({ to: "bad" }), aMessage({ to: "grace@example.com" })];
+    const first = await batch(messages, { idempotencyKey: "nightly-42" });
+    const again = await batch(messages, { idempotencyKey: "nightly-42" });
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.body).toBe(first.body);
+    const items = first.json().data as Item[];
+    expect(items.map((i) => i.message?.idempotency_key ?? null)).toEqual(["nightly-42#0", null, "nightly-42#2"]);
+    expect(await count("messages")).toBe(2);
+  });
+
+  it("finds the messages a crashed first attempt stored instead of sending them again", async () => {
+    const messages = [aMessage({ to: "ada@example.com" }), aMessage({ to: "grace@example.com" })];
+    const first = (await batch(messages, { idempotencyKey: "crashy" })).json().data as Item[];
+    // The stored answer is lost (the process died before it was kept): only the messages remain.
+    await t.runtime.db.knex("idempotency_keys").delete();
+    const retry = (await batch(messages, { idempotencyKey: "crashy" })).json().data as Item[];
+    expect(retry.map((i) => i.message!.id)).toEqual(first.map((i) => i.message!.id));
+    expect(await count("messages")).toBe(2);
+  });
+
+  it("checks each live message's sender domain and the monthly quota, message by message, and counts live usage only", async () => {
+    await t.verifiedDomain("acme.example");
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 2 } });
+    const res = await batch([aMessage({ to: ["a@example.com", "b@example.com"] }), aMessage({ from: "x@unverified.example" }), aMessage(), aMessage()], { key: t.workspace.liveKey });
+    const items = res.json().data as Item[];
+    expect(items.map((i) => [i.status, i.error?.code ?? null])).toEqual([
+      [202, null],
+      [422, "sender_domain_not_verified"],
+      [202, null],
+      [429, "monthly_quota_exceeded"],
+    ]);
+    await batch([aMessage(), aMessage()]); // sandbox: never counted, never limited
+    const usage = (await t.call({ method: "GET", url: "/v1/usage", key: t.workspace.liveKey })).json();
+    expect(usage.totals).toEqual({ messages: 2, recipients: 3 });
+    expect(usage.quota).toMatchObject({ monthly_messages: 2, used: 2, remaining: 0 });
+
+    const single = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage(), key: t.workspace.liveKey });
+    expect(single.statusCode).toBe(429);
+    expect(single.json().code).toBe("monthly_quota_exceeded");
+    expect(Number(single.headers["retry-after"])).toBeGreaterThan(0);
+  });
+
+  it("keeps another workspace's messages out of reach", async () => {
+    const items = (await batch([aMessage()])).json().data as Item[];
+    const res = await t.call({ method: "GET", url: `/v1/messages/${items[0]!.message!.id}`, key: t.other.sandboxKey });
+    expect(res.statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,400 @@
+import { createPrivateKey, createPublicKey } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
+import { createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const HOSTNAME = "mail.mailroom.test";
+
+interface DomainRecord {
+  purpose: "spf" | "dkim" | "dmarc" | "return_path";
+  type: "TXT" | "MX";
+  name: string;
+  value: string;
+  priority: number | null;
+  required: boolean;
+  status: "pending" | "verified" | "missing" | "mismatch";
+  found: string[];
+}
+interface Domain {
+  id: string;
+  name: string;
+  status: "pending" | "verified";
+  return_path_domain: string;
+  dkim: Array<{ selector: string; algorithm: string }>;
+  records: DomainRecord[];
+  created_at: string;
+  verified_at: string | null;
+  last_checked_at: string | null;
+}
+
+describe.each(databases)("Domains ($name)", (database) => {
+  let t: TestApp;
+  let dns: DnsServer;
+  beforeEach(async () => {
+    dns = await startDnsServer();
+    t = await createTestApp(database, { DNS_SERVERS: dns.address, SENDING_HOSTNAME: HOSTNAME });
+  });
+  afterEach(async () => {
+    await t.close();
+    await dns.close();
+  });
+
+  const addDomain = async (payload: Record<string, unknown> = { name: "acme.example" }, key?: string) => {
+    const res = await t.call({ method: "POST", url: "/v1/domains", payload, ...(key ? { key } : {}) });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as Domain;
+  };
+  const verify = async (id: string) => {
+    const res = await t.call({ method: "POST", url: `/v1/domains/${id}/verify` });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as Domain;
+  };
+  const names = async (key?: string) => {
+    const res = await t.call({ method: "GET", url: "/v1/domains?limit=100", ...(key ? { key } : {}) });
+    expect(res.statusCode).toBe(200);
+    return (res.json().data as Domain[]).map((d) => d.name);
+  };
+  const record = (domain: Domain, purpose: DomainRecord["purpose"], nth = 0) => domain.records.filter((r) => r.purpose === purpose)[nth]!;
+  const statuses = (domain: Domain) => domain.records.map((r) => `${r.purpose}:${r.status}`);
+  /** Publishes a record as the API asked for it. */
+  const publish = (r: DomainRecord) => dns.add(r.name, r.type === "MX" ? { type: "MX", priority: r.priority!, exchange: `${r.value}.` } : { type: "TXT", value: r.value });
+
+  describe("createDomain", () => {
+    it("answers 201 with a Location, two DKIM keys and every record to publish, all pending", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "Acme.Example" } });
+      expect(res.statusCode).toBe(201);
+      const domain = res.json() as Domain;
+      expect(res.headers.location).toBe(`/v1/domains/${domain.id}`);
+      expect(domain).toMatchObject({
+        id: expect.stringMatching(/^dom_[0-9a-z]{26}$/),
+        object: "domain",
+        name: "acme.example",
+        status: "pending",
+        return_path_domain: "bounces.acme.example",
+        created_at: new Date(t.clock.now()).toISOString(),
+        verified_at: null,
+        last_checked_at: null,
+      });
+      const yymm = new Date(t.clock.now()).toISOString().slice(2, 7).replace("-", "");
+      const [rsa, ed] = domain.dkim;
+      expect(rsa).toEqual({ selector: expect.stringMatching(new RegExp(`^mr${yymm}[0-9a-z]{3}-rsa$`)), algorithm: "rsa-sha256" });
+      expect(ed).toEqual({ selector: rsa!.selector.replace(/-rsa$/, "-ed"), algorithm: "ed25519-sha256" });
+      expect(domain.records).toEqual([
+        { purpose: "return_path", type: "MX", name: "bounces.acme.example", value: HOSTNAME, priority: 10, required: true, status: "pending", found: [] },
+        { purpose: "spf", type: "TXT", name: "bounces.acme.example", value: `v=spf1 a:${HOSTNAME} ~all`, priority: null, required: true, status: "pending", found: [] },
+        { purpose: "dkim", type: "TXT", name: `${rsa!.selector}._domainkey.acme.example`, value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{300,}$/), priority: null, required: true, status: "pending", found: [] },
+        { purpose: "dkim", type: "TXT", name: `${ed!.selector}._domainkey.acme.example`, value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/), priority: null, required: true, status: "pending", found: [] },
+        { purpose: "dmarc", type: "TXT", name: "_dmarc.acme.example", value: "v=DMARC1; p=none;", priority: null, required: false, status: "pending", found: [] },
+      ]);
+    });
+
+    it("keeps the private keys sealed at rest, and hands the pipeline keys that match the published ones", async () => {
+      const domain = await addDomain();
+      const row = await t.runtime.db.knex("domains").where({ id: domain.id }).first();
+      expect(row.dkim_keys).not.toContain("PRIVATE KEY");
+
+      const identity = await t.runtime.services.domains.sendingIdentity(t.workspace.id, "ACME.example.");
+      expect(identity).toMatchObject({ domainId: domain.id, name: "acme.example", verified: false, returnPathDomain: "bounces.acme.example" });
+      expect(identity!.signers.map((s) => [s.domain, s.selector, s.algorithm])).toEqual(domain.dkim.map((k) => ["acme.example", k.selector, k.algorithm]));
+      for (const [i, signer] of identity!.signers.entries()) {
+        const publicKey = createPublicKey(createPrivateKey(signer.privateKeyPem));
+        const p = signer.algorithm === "rsa-sha256" ? publicKey.export({ type: "spki", format: "der" }).toString("base64") : Buffer.from(publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
+        expect(record(domain, "dkim", i).value).toContain(`p=${p}`);
+      }
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "other.example")).toBeNull();
+      expect(await t.runtime.services.domains.sendingIdentity(t.other.id, "acme.example")).toBeNull();
+    });
+
+    it("puts the return path under the subdomain asked for", async () => {
+      const domain = await addDomain({ name: "acme.example", return_path_subdomain: "Mail-Bounces" });
+      expect(domain.return_path_domain).toBe("mail-bounces.acme.example");
+      expect(record(domain, "return_path").name).toBe("mail-bounces.acme.example");
+      expect(record(domain, "spf").name).toBe("mail-bounces.acme.example");
+    });
+
+    it("stores an internationalised name in its ASCII form", async () => {
+      const domain = await addDomain({ name: "Bücher.Example" });
+      expect(domain.name).toBe("xn--bcher-kva.example");
+      expect(record(domain, "dmarc").name).toBe("_dmarc.xn--bcher-kva.example");
+      const again = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "xn--bcher-kva.example" } });
+      expect(again.statusCode).toBe(409);
+    });
+
+    it("answers 409 domain_exists for a name the workspace has, whatever its case or trailing dot; another workspace may add it", async () => {
+      await addDomain();
+      for (const name of ["acme.example", "ACME.example", "acme.example."]) {
+        const res = await t.call({ method: "POST", url: "/v1/domains", payload: { name } });
+        expect(res.statusCode).toBe(409);
+        expect(res.headers["content-type"]).toContain("application/problem+json");
+        expect(res.json()).toMatchObject({ code: "domain_exists", status: 409 });
+      }
+      // The live key sees the same workspace's domains.
+      expect((await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" }, key: t.workspace.liveKey })).statusCode).toBe(409);
+      await addDomain({ name: "acme.example" }, t.other.sandboxKey);
+      expect(await names()).toEqual(["acme.example"]);
+    });
+
+    it("answers 409 to the second of two concurrent adds of the same name", async () => {
+      const answers = await Promise.all([1, 2].map(() => t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" } })));
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 409]);
+      expect(answers.find((res) => res.statusCode === 409)!.json().code).toBe("domain_exists");
+      expect(await names()).toEqual(["acme.example"]);
+    });
+
+    it.each([
+      ["localhost"],
+      ["acme"],
+      ["-acme.example"],
+      ["acme-.example"],
+      ["acme..example"],
+      ["acme.example/path"],
+      ["https://acme.example"],
+      ["hello@acme.example"],
+      ["acme.example:25"],
+      ["acme example.com"],
+      ["a_b.example"],
+      ["10.0.0.1"],
+      [`${"a".repeat(64)}.example`],
+      [`${"abcdefghi.".repeat(23)}example`],
+    ])("refuses %j with 422 and stores nothing", async (name) => {
+      const res = await t.call({ method: "POST", url: "/v1/domains", payload: { name } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/name" }] });
+      expect(await names()).toEqual([]);
+    });
+
+    it("refuses a bad return_path_subdomain and unknown fields with 422", async () => {
+      let res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", return_path_subdomain: "a.b" } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ errors: [{ pointer: "/return_path_subdomain" }] });
+      res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", dkim: "rsa" } });
+      expect(res.statusCode).toBe(422);
+      expect(await names()).toEqual([]);
+    });
+  });
+
+  describe("listDomains", () => {
+    it("pages through the workspace's domains, newest first, the same for both environments", async () => {
+      for (const name of ["one.example", "two.example", "three.example"]) {
+        await addDomain({ name });
+        t.clock.advance(1000);
+      }
+      await addDomain({ name: "globex.example" }, t.other.sandboxKey);
+      expect(await names()).toEqual(["three.example", "two.example", "one.example"]);
+      expect(await names(t.workspace.liveKey)).toEqual(["three.example", "two.example", "one.example"]);
+
+      const first = (await t.call({ method: "GET", url: "/v1/domains?limit=2" })).json();
+      expect(first).toMatchObject({ has_more: true });
+      expect(first.data.map((d: Domain) => d.name)).toEqual(["three.example", "two.example"]);
+      const second = (await t.call({ method: "GET", url: `/v1/domains?limit=2&after=${first.next_cursor}` })).json();
+      expect(second).toMatchObject({ has_more: false, next_cursor: null });
+      expect(second.data.map((d: Domain) => d.name)).toEqual(["one.example"]);
+    });
+  });
+
+  describe("getDomain", () => {
+    it("answers the domain as created", async () => {
+      const domain = await addDomain();
+      const res = await t.call({ method: "GET", url: `/v1/domains/${domain.id}`, key: t.workspace.liveKey });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(domain);
+    });
+
+    it("answers 404 for an unknown id", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/domains/dom_01jd3k8m2q5v7w9x1y3z5a7b9c" });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe("not_found");
+    });
+  });
+
+  describe("deleteDomain", () => {
+    it("removes the domain and its keys", async () => {
+      const domain = await addDomain();
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).not.toBeNull();
+      const res = await t.call({ method: "DELETE", url: `/v1/domains/${domain.id}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ id: domain.id, object: "domain", deleted: true });
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).statusCode).toBe(404);
+      expect((await t.call({ method: "DELETE", url: `/v1/domains/${domain.id}` })).statusCode).toBe(404);
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toBeNull();
+      // It can be added again, with new keys.
+      const again = await addDomain();
+      expect(record(again, "dkim").value).not.toBe(record(domain, "dkim").value);
+    });
+  });
+
+  describe("verifyDomain", () => {
+    it("verifies the records one by one as they are published", async () => {
+      const domain = await addDomain();
+      t.clock.advance(60_000);
+      let checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:missing", "spf:missing", "dkim:missing", "dkim:missing", "dmarc:missing"]);
+      expect(checked).toMatchObject({ status: "pending", verified_at: null, last_checked_at: new Date(t.clock.now()).toISOString() });
+
+      publish(record(domain, "return_path"));
+      checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:missing", "dkim:missing", "dkim:missing", "dmarc:missing"]);
+      expect(record(checked, "return_path").found).toEqual([`10 ${HOSTNAME}`]);
+
+      publish(record(domain, "spf"));
+      publish(record(domain, "dkim", 0));
+      checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:missing", "dmarc:missing"]);
+      expect(record(checked, "spf").found).toEqual([`v=spf1 a:${HOSTNAME} ~all`]);
+      // The RSA record is longer than one 255-byte string: what was found is the joined value.
+      expect(record(checked, "dkim").found).toEqual([record(domain, "dkim").value]);
+      expect(checked.status).toBe("pending");
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: false });
+
+      publish(record(domain, "dkim", 1));
+      t.clock.advance(60_000);
+      checked = await verify(domain.id);
+      // DMARC is recommended, not required.
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:missing"]);
+      expect(checked).toMatchObject({ status: "verified", verified_at: new Date(t.clock.now()).toISOString(), last_checked_at: new Date(t.clock.now()).toISOString() });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: true });
+
+      publish(record(domain, "dmarc"));
+      checked = await verify(domain.id);
+      expect(record(checked, "dmarc")).toMatchObject({ status: "verified", found: ["v=DMARC1; p=none;"] });
+      // What verify answered is what get answers.
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(checked);
+    });
+
+    it("reports a mismatch with what was found", async () => {
+      const domain = await addDomain();
+      dns.add("bounces.acme.example", { type: "MX", priority: 5, exchange: "mx.elsewhere.example." });
+      dns.add("bounces.acme.example", { type: "TXT", value: "v=spf1 include:_spf.elsewhere.example ~all" });
+      dns.add(record(domain, "dkim", 0).name, { type: "TXT", value: record(domain, "dkim", 1).value.replace("k=ed25519", "k=rsa") });
+      dns.add(record(domain, "dkim", 1).name, { type: "TXT", value: "v=DKIM1; k=ed25519; p=" });
+      dns.add("_dmarc.acme.example", { type: "TXT", value: "google-site-verification=abc" });
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:mismatch", "spf:mismatch", "dkim:mismatch", "dkim:mismatch", "dmarc:mismatch"]);
+      expect(record(checked, "return_path").found).toEqual(["5 mx.elsewhere.example"]);
+      expect(record(checked, "spf").found).toEqual(["v=spf1 include:_spf.elsewhere.example ~all"]);
+      expect(record(checked, "dkim", 1).found).toEqual(["v=DKIM1; k=ed25519; p="]);
+      expect(record(checked, "dmarc").found).toEqual(["google-site-verification=abc"]);
+      expect(checked.status).toBe("pending");
+    });
+
+    it("accepts an MX among others, any capitalisation; a DKIM key wrapped with spaces; any DMARC policy", async () => {
+      const domain = await addDomain();
+      dns.add("bounces.acme.example", { type: "MX", priority: 20, exchange: "backup.elsewhere.example." });
+      dns.add("bounces.acme.example", { type: "MX", priority: 10, exchange: HOSTNAME.toUpperCase() });
+      dns.add("bounces.acme.example", { type: "TXT", value: `v=spf1 +a:${HOSTNAME.toUpperCase()} -all` });
+      dns.add("bounces.acme.example", { type: "TXT", value: "some-other-verification=1" });
+      const rsa = record(domain, "dkim", 0).value;
+      const p = rsa.slice(rsa.indexOf("p=") + 2);
+      dns.add(record(domain, "dkim", 0).name, { type: "TXT", value: `v=DKIM1;k=rsa;  p=${p.slice(0, 100)} ${p.slice(100, 250)}\t${p.slice(250)}` });
+      publish(record(domain, "dkim", 1));
+      dns.add("_dmarc.acme.example", { type: "TXT", value: "v=DMARC1; p=reject; rua=mailto:dmarc@acme.example" });
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:verified"]);
+      expect(checked.status).toBe("verified");
+    });
+
+    it("does not verify two SPF records at the return-path domain (RFC 7208 §4.5)", async () => {
+      const domain = await addDomain();
+      publish(record(domain, "spf"));
+      dns.add("bounces.acme.example", { type: "TXT", value: "v=spf1 -all" });
+      expect(record(await verify(domain.id), "spf").status).toBe("mismatch");
+    });
+
+    it("goes back to pending when a required record disappears, keeping when it was last verified", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      const verified = await verify(domain.id);
+      expect(verified.status).toBe("verified");
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: true });
+
+      dns.remove(record(domain, "dkim", 1).name);
+      t.clock.advance(3_600_000);
+      const checked = await verify(domain.id);
+      expect(checked).toMatchObject({ status: "pending", verified_at: verified.verified_at, last_checked_at: new Date(t.clock.now()).toISOString() });
+      expect(record(checked, "dkim", 1)).toMatchObject({ status: "missing", found: [] });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: false });
+    });
+
+    it("keeps a record's last status through a temporary DNS failure (SERVFAIL): a verified domain stays verified", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      const verified = await verify(domain.id);
+      expect(verified.status).toBe("verified");
+
+      dns.fail(record(domain, "dkim", 0).name, "SERVFAIL");
+      dns.fail("_dmarc.acme.example", "SERVFAIL");
+      dns.remove(record(domain, "dkim", 1).name); // a real change is still seen
+      t.clock.advance(60_000);
+      let checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:missing", "dmarc:verified"]);
+      expect(checked.status).toBe("pending");
+
+      publish(record(domain, "dkim", 1));
+      t.clock.advance(60_000);
+      checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:verified"]);
+      // Verified, but not freshly: one required record could not be looked up.
+      expect(checked).toMatchObject({ status: "verified", verified_at: verified.verified_at, last_checked_at: new Date(t.clock.now()).toISOString() });
+      expect(record(checked, "dkim", 0).found).toEqual([record(domain, "dkim", 0).value]);
+    });
+
+    it("does not verify a record it could not look up", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      dns.fail("bounces.acme.example", "SERVFAIL");
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:pending", "spf:pending", "dkim:verified", "dkim:verified", "dmarc:verified"]);
+      expect(checked.status).toBe("pending");
+    });
+
+    it("answers 503 and changes nothing when DNS does not answer at all", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) dns.fail(r.name, "SERVFAIL");
+      const res = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/verify` });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers["retry-after"]).toBeDefined();
+      expect(res.json()).toMatchObject({ code: "service_unavailable" });
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(domain);
+    });
+  });
+
+  describe("permissions and tenancy", () => {
+    it("refuses a sending_access key with 403 on every domain operation", async () => {
+      const domain = await addDomain();
+      const sender = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Sender", permission: "sending_access" } })).json().secret as string;
+      const calls = [
+        { method: "POST" as const, url: "/v1/domains", payload: { name: "new.example" } },
+        { method: "GET" as const, url: "/v1/domains" },
+        { method: "GET" as const, url: `/v1/domains/${domain.id}` },
+        { method: "POST" as const, url: `/v1/domains/${domain.id}/verify` },
+        { method: "DELETE" as const, url: `/v1/domains/${domain.id}` },
+      ];
+      for (const call of calls) {
+        const res = await t.call({ ...call, key: sender });
+        expect(res.statusCode, `${call.method} ${call.url}`).toBe(403);
+        expect(res.json().code).toBe("insufficient_permission");
+      }
+      expect(await names()).toEqual(["acme.example"]);
+    });
+
+    it("answers 404 for another workspace's domain on every operation, and leaves it alone", async () => {
+      const theirs = await addDomain({ name: "globex.example" }, t.other.sandboxKey);
+      for (const r of theirs.records) publish(r);
+      for (const key of [t.workspace.sandboxKey, t.workspace.liveKey]) {
+        for (const call of [
+          { method: "GET" as const, url: `/v1/domains/${theirs.id}` },
+          { method: "POST" as const, url: `/v1/domains/${theirs.id}/verify` },
+          { method: "DELETE" as const, url: `/v1/domains/${theirs.id}` },
+        ]) {
+          const res = await t.call({ ...call, key });
+          expect(res.statusCode, `${call.method} ${call.url}`).toBe(404);
+          expect(res.json().code).toBe("not_found");
+        }
+      }
+      expect(await names()).toEqual([]);
+      const still = (await t.call({ method: "GET", url: `/v1/domains/${theirs.id}`, key: t.other.sandboxKey })).json();
+      expect(still).toEqual(theirs);
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import type { DomainRecord } from "../../src/db/repositories/domains.js";
+import { checkRecord, normaliseDomainName, recordsFor } from "../../src/services/domains.js";
+
+const HOST = "mail.mailroom.test";
+const RSA_P = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxyz+/abc=";
+const records = recordsFor(
+  "acme.example",
+  "bounces.acme.example",
+  [
+    { selector: "mr2611abc-rsa", algorithm: "rsa-sha256", dns_value: `v=DKIM1; k=rsa; p=${RSA_P}`, private_key: "sealed" },
+    { selector: "mr2611abc-ed", algorithm: "ed25519-sha256", dns_value: "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=", private_key: "sealed" },
+  ],
+  HOST,
+);
+const byPurpose = (purpose: DomainRecord["purpose"]) => records.find((r) => r.purpose === purpose)!;
+const txt = (purpose: DomainRecord["purpose"], ...values: string[]) => checkRecord(byPurpose(purpose), { type: "TXT", txt: values }, HOST).status;
+
+describe("normaliseDomainName", () => {
+  it.each([
+    ["acme.example", "acme.example"],
+    ["  ACME.Example. ", "acme.example"],
+    ["Bücher.example", "xn--bcher-kva.example"],
+    ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+    ["mail.eu.acme.example", "mail.eu.acme.example"],
+  ])("%j is %j", (input, expected) => {
+    expect(normaliseDomainName(input)).toBe(expected);
+  });
+
+  it.each([["acme"], ["acme..example"], ["-acme.example"], ["acme.example/x"], ["acme.example?x"], ["a@acme.example"], ["_dmarc.acme.example"], ["1.2.3.4"], [""], ["."]])("refuses %j", (input) => {
+    expect(normaliseDomainName(input)).toBeNull();
+  });
+});
+
+describe("checkRecord", () => {
+  it("MX: any exchange that is this host, case and trailing dot aside", () => {
+    const mx = byPurpose("return_path");
+    expect(checkRecord(mx, { type: "MX", mx: [] }, HOST)).toEqual({ status: "missing", found: [] });
+    expect(checkRecord(mx, { type: "MX", mx: [{ priority: 5, exchange: "other.example." }] }, HOST)).toEqual({ status: "mismatch", found: ["5 other.example"] });
+    expect(checkRecord(mx, { type: "MX", mx: [{ priority: 5, exchange: "other.example" }, { priority: 10, exchange: "MAIL.mailroom.test." }] }, HOST).status).toBe("verified");
+  });
+
+  it("SPF: exactly one v=spf1 record holding a:<host>", () => {
+    expect(txt("spf")).toBe("missing");
+    expect(txt("spf", `v=spf1 a:${HOST} ~all`)).toBe("verified");
+    expect(txt("spf", `v=spf1 ip4:192.0.2.1 +a:${HOST.toUpperCase()}. -all`, "other=1")).toBe("verified");
+    expect(txt("spf", `v=spf1 -a:${HOST} ~all`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 a:${HOST}.evil.example ~all`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 include:${HOST} ~all`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 a:${HOST} ~all`, "v=spf1 -all")).toBe("mismatch");
+    expect(txt("spf", "other=1")).toBe("mismatch");
+  });
+
+  it("DKIM: a record with the same p=, whitespace aside", () => {
+    expect(txt("dkim", `v=DKIM1; k=rsa; p=${RSA_P}`)).toBe("verified");
+    expect(txt("dkim", `v=DKIM1;k=rsa;p=${RSA_P.slice(0, 10)} ${RSA_P.slice(10)}`)).toBe("verified");
+    expect(txt("dkim", "unrelated", `p=${RSA_P}`)).toBe("verified");
+    expect(txt("dkim", `v=DKIM1; k=rsa; p=${RSA_P}x`)).toBe("mismatch");
+    expect(txt("dkim", "v=DKIM1; k=rsa; p=")).toBe("mismatch");
+  });
+
+  it("keeps a bounded part of an enormous answer in found", () => {
+    const answer = Array.from({ length: 50 }, (_, i) => `v=DMARC1; p=none; x=${String(i).repeat(3000)}`);
+    const { status, found } = checkRecord(byPurpose("dmarc"), { type: "TXT", txt: answer }, HOST);
+    expect(status).toBe("verified");
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.length).toBeLessThan(10);
+    expect(found[0]!.length).toBeLessThanOrEqual(1025);
+  });
+
+  it("DMARC: any v=DMARC1 record", () => {
+    expect(txt("dmarc", "v=DMARC1; p=reject")).toBe("verified");
+    expect(txt("dmarc", "v=DMARC1")).toBe("verified");
+    expect(txt("dmarc", "v=DMARC2; p=none")).toBe("mismatch");
+    expect(txt("dmarc")).toBe("missing");
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { Verp } from "../../src/domain/verp.js";
+
+const verp = new Verp("ab".repeat(32));
+const messageId = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
+
+describe("Verp", () => {
+  it("names the message and the recipient in the return path, and reads them back", () => {
+    const address = verp.returnPath({ messageId, position: 3 }, "bounces.acme.example");
+    expect(address).toMatch(/^bounces\+msg_01jd3k8m2q5v7w9x1y3z5a7b9c-3-[0-9a-f]{10}@bounces\.acme\.example$/);
+    expect(verp.parse(address)).toEqual({ messageId, position: 3 });
+  });
+
+  it("reads an address whose local part a remote MTA upper-cased", () => {
+    expect(verp.parse(verp.returnPath({ messageId, position: 0 }, "b.example").toUpperCase())).toEqual({ messageId, position: 0 });
+  });
+
+  it("refuses a forged or altered tag, another recipient's position, and other keys' addresses", () => {
+    const address = verp.returnPath({ messageId, position: 1 }, "b.example");
+    expect(verp.parse(address.replace("-1-", "-2-"))).toBeNull();
+    expect(verp.parse(address.replace(/-[0-9a-f]{10}@/, "-0000000000@"))).toBeNull();
+    expect(verp.parse(new Verp("cd".repeat(32)).returnPath({ messageId, position: 1 }, "b.example"))).toBeNull();
+    expect(verp.parse("ada@example.com")).toBeNull();
+  });
+});
