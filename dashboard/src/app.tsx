@@ -4,6 +4,8 @@ import { nextPath, signInPath } from "./auth/next-path";
 import { SessionProvider, useSession } from "./auth/session";
 import { AppShell } from "./components/app-shell";
 import { ApiKeysPage } from "./pages/api-keys";
+import { DomainsPage } from "./pages/domains";
+import { DomainPage } from "./pages/domains/domain";
 import { InboxPage } from "./pages/inbox";
 import { InvitationPage } from "./pages/invitation";
 import { MessagePage } from "./pages/message";
@@ -14,6 +16,7 @@ import { OverviewPage } from "./pages/overview";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/sign-in";
 import { SignUpPage } from "./pages/sign-up";
+import { SuppressionsPage } from "./pages/suppressions";
 
 /** Pages that need no session; every other path sends a signed-out visitor to sign in. */
 function SignedOutRoutes() {
@@ -62,6 +65,9 @@ function SignedInRoutes() {
                 <Route path="/messages/:id">{(params) => <MessagePage id={params.id} />}</Route>
                 <Route path="/inbox">{() => <InboxPage />}</Route>
                 <Route path="/inbox/:id">{(params) => <InboxPage id={params.id} />}</Route>
+                <Route path="/suppressions" component={SuppressionsPage} />
+                <Route path="/domains" component={DomainsPage} />
+                <Route path="/domains/:id">{(params) => <DomainPage id={params.id} />}</Route>
                 <Route path="/developers/api-keys" component={ApiKeysPage} />
                 <Route path="/developers">
                   <Redirect to="/developers/api-keys" replace />

@@ -14,10 +14,17 @@ const NAVIGATION = [
       { href: "/", label: "Overview" },
       { href: "/messages", label: "Messages" },
       { href: "/inbox", label: "Sandbox inbox" },
+      { href: "/suppressions", label: "Suppressions" },
     ],
   },
   { section: "Developers", links: [{ href: "/developers/api-keys", label: "API keys" }] },
-  { section: null, links: [{ href: "/settings", label: "Settings" }] },
+  {
+    section: null,
+    links: [
+      { href: "/domains", label: "Domains" },
+      { href: "/settings", label: "Settings" },
+    ],
+  },
 ] as const;
 
 function isCurrent(location: string, href: string): boolean {

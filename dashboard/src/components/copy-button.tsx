@@ -1,7 +1,14 @@
 import { useState } from "react";
 
+interface CopyButtonProps {
+  text: string;
+  label?: string;
+  /** A fuller name for screen readers and tests when several buttons share a label ("Copy name"). */
+  accessibleName?: string;
+}
+
 /** Copies `text` to the clipboard and says so; if the browser refuses, says to copy by hand. */
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+export function CopyButton({ text, label = "Copy", accessibleName }: CopyButtonProps) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const copy = async () => {
     try {
@@ -14,7 +21,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
   };
   return (
     <>
-      <button type="button" className="button button--small" onClick={() => void copy()}>
+      <button type="button" className="button button--small" aria-label={accessibleName} onClick={() => void copy()}>
         {label}
       </button>
       <span role="status" className="copy-status">

@@ -3,6 +3,7 @@ const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeS
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
 const precise = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+const utcDate = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 const integer = new Intl.NumberFormat();
 const percent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
 
@@ -17,6 +18,11 @@ export function formatPreciseTime(iso: string): string {
 
 export function formatDate(iso: string | null | undefined, empty = "—"): string {
   return iso ? dateOnly.format(new Date(iso)) : empty;
+}
+
+/** The calendar day of an instant in UTC: for UTC boundaries such as a monthly quota's reset. */
+export function formatUtcDate(iso: string): string {
+  return utcDate.format(new Date(iso));
 }
 
 export function formatDay(date: Date): string {
@@ -53,3 +59,14 @@ export function dateInputValue(daysAhead = 0, now = new Date()): string {
 
 /** An API key's permission in words (the wire value is snake_case). */
 export const PERMISSION_LABELS: Record<"full_access" | "sending_access", string> = { full_access: "Full access", sending_access: "Sending access" };
+
+/** The UTC calendar day `daysAgo` days before today's, as YYYY-MM-DD (the usage API counts UTC days). */
+export function utcDay(daysAgo = 0, now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - daysAgo)).toISOString().slice(0, 10);
+}
+
+/** A YYYY-MM-DD day as a local Date of that calendar day, for labels (formatDay) that name the day itself. */
+export function calendarDay(value: string): Date {
+  const [year = 1970, month = 1, day = 1] = value.split("-").map(Number);
+  return new Date(year, month - 1, day);
+}

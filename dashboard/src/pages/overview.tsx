@@ -1,6 +1,7 @@
 import { useState } from "react";
+import type { Usage as UsageReport } from "mailroom";
 import { Link } from "wouter";
-import { useApi } from "../api/api-context";
+import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
 import { Card } from "../components/card";
@@ -10,13 +11,16 @@ import { GettingStarted } from "../components/getting-started";
 import { Loaded } from "../components/loaded";
 import { PageHeader } from "../components/page-header";
 import { StatusChart } from "../components/status-chart";
-import { formatCount, formatRate, startOfDay } from "../lib/format";
+import { UsageChart } from "../components/usage-chart";
+import { formatCount, formatRate, formatUtcDate, startOfDay, utcDay } from "../lib/format";
+import { hasRole } from "../lib/roles";
 import { dailyStats } from "../lib/stats";
 
 const DAYS = 7;
 // The chart is computed in the browser from the message list; past this many messages in the
 // period it stops paging (20 requests) and says so, rather than keep a busy workspace waiting.
 const MESSAGE_CAP = 2000;
+const USAGE_DAYS = 30;
 
 function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
@@ -96,11 +100,86 @@ function RecentEvents() {
   );
 }
 
+/** This month's live messages against the workspace's quota, in words and as a meter. */
+function QuotaSummary({ quota }: { quota: UsageReport["quota"] }) {
+  const { workspace } = useWorkspace();
+  const limit = quota.monthly_messages;
+  const resets = formatUtcDate(quota.resets_at);
+  const settingsLink = hasRole(workspace.role, "admin") ? <Link href="/settings">Change it in Settings</Link> : "Admins change it in Settings";
+  if (limit === null) {
+    return (
+      <div className="usage__quota">
+        <p className="usage__headline" data-testid="usage-quota">
+          <strong>{formatCount(quota.used)}</strong> live {quota.used === 1 ? "message" : "messages"} this month · no limit
+        </p>
+        <p className="muted">
+          The month's count starts again on {resets} (UTC). A monthly quota caps runaway sending: {settingsLink}.
+        </p>
+      </div>
+    );
+  }
+  const spent = quota.remaining === 0;
+  return (
+    <div className="usage__quota">
+      <p className="usage__headline" data-testid="usage-quota">
+        <strong>{formatCount(quota.used)}</strong> of {formatCount(limit)} live messages this month
+      </p>
+      <meter
+        className="usage__meter"
+        min={0}
+        max={limit}
+        low={limit * 0.8}
+        high={limit * 0.95}
+        optimum={0}
+        value={Math.min(quota.used, limit)}
+        aria-label="Monthly quota used"
+      />
+      <p className="muted">
+        {formatCount(quota.remaining ?? 0)} left; the quota resets on {resets} (UTC). {settingsLink}.
+      </p>
+      {spent && (
+        <p className="notice notice--warning" role="note">
+          The quota is spent: live messages are refused with <code>429 monthly_quota_exceeded</code> until {resets}. The sandbox keeps working.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Live usage, whichever environment is shown: the quota counts live messages only (getUsage
+ * answers the same to a sandbox token), so the card says so rather than follow the switch.
+ */
+function Usage() {
+  const api = useApi();
+  const usage = useRequest(
+    (signal) => api.call((mr) => mr.usage.get({ from: utcDay(USAGE_DAYS - 1), to: utcDay(0) }, { signal })),
+    [api],
+  );
+  return (
+    <Card title="Live usage" className="usage">
+      <Loaded state={usage} what="usage" compact>
+        {(data) => (
+          <>
+            <QuotaSummary quota={data.quota} />
+            <h3 className="usage__chart-title">Live messages per day, last {USAGE_DAYS} days (UTC)</h3>
+            <UsageChart days={data.days} />
+            <p className="muted usage__note">
+              Only live messages count, on the day they are accepted (delivered, bounced or canceled alike). Sandbox messages never count.
+            </p>
+          </>
+        )}
+      </Loaded>
+    </Card>
+  );
+}
+
 export function OverviewPage() {
   return (
     <>
       <PageHeader title="Overview" description="How your email is doing." />
       <MessageStats />
+      <Usage />
       <RecentEvents />
     </>
   );

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useApi } from "../../api/api-context";
+import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, useRequest } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { ActionButton } from "../../components/action-button";
@@ -8,16 +8,35 @@ import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
 import { readForm } from "../../lib/forms";
+import { hasRole } from "../../lib/roles";
 
-/** The workspace's name and default sender (getWorkspace, updateWorkspace). */
+interface WorkspaceChanges {
+  name: string;
+  defaultFrom: string;
+  /** As typed: empty for no limit. */
+  monthlyQuota: string;
+}
+
+/** The workspace's name, default sender and monthly quota (getWorkspace, updateWorkspace). */
 export function WorkspaceSection() {
   const api = useApi();
+  const { workspace: membership } = useWorkspace();
   const { refresh } = useSession();
+  // updateWorkspace needs an admin; below that the form is shown read-only rather than refused.
+  const canEdit = hasRole(membership.role, "admin");
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
   const [saved, setSaved] = useState(false);
-  const save = useAction(async (name: string, defaultFrom: string) => {
+  const save = useAction(async ({ name, defaultFrom, monthlyQuota }: WorkspaceChanges) => {
     setSaved(false);
-    const updated = await api.call((mr) => mr.workspace.update({ name, default_from: defaultFrom === "" ? null : defaultFrom }));
+    const updated = await api.call((mr) =>
+      mr.workspace.update({
+        name,
+        default_from: defaultFrom === "" ? null : defaultFrom,
+        // A number input's value is "" unless it holds a number, and the browser checks min and
+        // step before submitting; the server still validates (a problem with /monthly_quota).
+        monthly_quota: monthlyQuota === "" ? null : Number(monthlyQuota),
+      }),
+    );
     workspace.update(() => updated);
     setSaved(true);
     // The name is also in the session's list of workspaces, which the top bar shows.
@@ -32,22 +51,54 @@ export function WorkspaceSection() {
             className="form form--narrow"
             onSubmit={(event) => {
               const form = readForm(event);
-              void save.run(form.text("name"), form.text("default_from"));
+              void save.run({ name: form.text("name"), defaultFrom: form.text("default_from"), monthlyQuota: form.text("monthly_quota") });
             }}
           >
-            <Field label="Workspace name">
-              <input name="name" required maxLength={100} defaultValue={data.name} />
-            </Field>
-            <Field label="Default sender" hint="Used when a message has no “from”. Leave empty to require one on every message.">
-              <input name="default_from" maxLength={512} defaultValue={data.default_from ?? ""} placeholder="Acme <hello@acme.example>" />
-            </Field>
+            {!canEdit && (
+              <p className="notice" role="note">
+                Only admins and owners change the workspace&apos;s settings.
+              </p>
+            )}
+            <fieldset className="fieldset-plain" disabled={!canEdit}>
+              <Field label="Workspace name">
+                <input name="name" required maxLength={100} defaultValue={data.name} />
+              </Field>
+              <Field
+                label="Default sender"
+                hint="Used when a message has no “from”. Leave empty to require one on every message. Live mail needs it on a verified domain."
+              >
+                <input name="default_from" maxLength={512} defaultValue={data.default_from ?? ""} placeholder="Acme <hello@acme.example>" />
+              </Field>
+              <Field
+                label="Monthly quota"
+                hint={
+                  <>
+                    Live messages the workspace may send per calendar month (UTC), a safety cap against runaway sending: past it, sending is refused
+                    with <code>429 monthly_quota_exceeded</code>. Leave empty for no limit. Sandbox messages never count.
+                  </>
+                }
+              >
+                <input
+                  name="monthly_quota"
+                  type="number"
+                  min={1}
+                  max={1_000_000_000}
+                  step={1}
+                  inputMode="numeric"
+                  defaultValue={data.monthly_quota ?? ""}
+                  placeholder="No limit"
+                />
+              </Field>
+            </fieldset>
             {save.error !== undefined && <ErrorState error={save.error} title="Could not save the workspace" compact />}
-            <div className="form__actions">
-              <ActionButton label="Save changes" pendingLabel="Saving…" pending={save.pending} />
-              <span role="status" className="form__status">
-                {saved && !save.pending ? "Saved." : ""}
-              </span>
-            </div>
+            {canEdit && (
+              <div className="form__actions">
+                <ActionButton label="Save changes" pendingLabel="Saving…" pending={save.pending} />
+                <span role="status" className="form__status">
+                  {saved && !save.pending ? "Saved." : ""}
+                </span>
+              </div>
+            )}
           </form>
         )}
       </Loaded>

@@ -1,0 +1,169 @@
+import { useState, type ReactNode } from "react";
+import type { Domain } from "mailroom";
+import { Link, useLocation } from "wouter";
+import { useApi, useWorkspace } from "../../api/api-context";
+import { useAction, useRequest } from "../../api/use-request";
+import { ActionButton } from "../../components/action-button";
+import { Card } from "../../components/card";
+import { ConfirmDialog } from "../../components/confirm-dialog";
+import { ErrorState } from "../../components/error-state";
+import { Loaded } from "../../components/loaded";
+import { PageHeader } from "../../components/page-header";
+import { DOMAINS_SCOPE_NOTE, requiredProgress } from "../../lib/domains";
+import { formatDateTime } from "../../lib/format";
+import { hasRole } from "../../lib/roles";
+import { DomainStatusBadge } from "./domain-badges";
+import { RecordsTable } from "./records-table";
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="summary__row">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function Summary({ domain }: { domain: Domain }) {
+  const progress = requiredProgress(domain);
+  return (
+    <dl className="summary card">
+      <Row label="Status">
+        <span data-testid="domain-status">
+          <DomainStatusBadge status={domain.status} />
+        </span>
+      </Row>
+      <Row label="Required records">
+        {progress.verified} of {progress.required} verified
+      </Row>
+      <Row label="Return-path domain">
+        <code>{domain.return_path_domain}</code>
+      </Row>
+      <Row label="DKIM selectors">
+        <ul className="plain-list">
+          {domain.dkim.map((key) => (
+            <li key={key.selector}>
+              <code>{key.selector}</code> <span className="muted">({key.algorithm})</span>
+            </li>
+          ))}
+        </ul>
+      </Row>
+      <Row label="Last checked">{formatDateTime(domain.last_checked_at, "Never")}</Row>
+      <Row label="Verified">{formatDateTime(domain.verified_at, "Not yet")}</Row>
+    </dl>
+  );
+}
+
+/** What the last verification concluded, in words, after the user pressed Verify. */
+function VerifyResult({ domain }: { domain: Domain }) {
+  const progress = requiredProgress(domain);
+  const left = progress.required - progress.verified;
+  return domain.status === "verified" ? (
+    <p className="notice notice--success" role="status" data-testid="verify-result">
+      <strong>{domain.name} is verified.</strong> Every required record was found: live mail may now be sent from it.
+      {domain.records.some((record) => !record.required && record.status !== "verified") && " Publish the recommended records too."}
+    </p>
+  ) : (
+    <p className="notice notice--warning" role="status" data-testid="verify-result">
+      <strong>Not verified yet:</strong> {left} required {left === 1 ? "record was" : "records were"} not found as expected (see each record's
+      status below). DNS changes can take a while to reach every server; verifying again is harmless.
+    </p>
+  );
+}
+
+function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: Domain) => void }) {
+  const api = useApi();
+  const { workspace } = useWorkspace();
+  const [, navigate] = useLocation();
+  const canManage = hasRole(workspace.role, "admin");
+  const [deleting, setDeleting] = useState<Domain | null>(null);
+  const [verified, setVerified] = useState(false);
+  const verify = useAction(async () => {
+    setVerified(false);
+    onChange(await api.call((mr) => mr.domains.verify(domain.id)));
+    setVerified(true);
+  });
+
+  return (
+    <>
+      <PageHeader
+        title={domain.name}
+        description={DOMAINS_SCOPE_NOTE}
+        actions={
+          canManage && (
+            <>
+              <ActionButton label="Verify" pendingLabel="Verifying…" pending={verify.pending} onClick={() => void verify.run()} />
+              <button type="button" className="button button--danger" onClick={() => setDeleting(domain)}>
+                Delete domain
+              </button>
+            </>
+          )
+        }
+      />
+      {!canManage && (
+        <p className="notice" role="note" data-testid="read-only-note">
+          You can see this domain and its DNS records. Admins and owners verify and delete domains.
+        </p>
+      )}
+      {verify.pending && (
+        <p className="notice notice--progress" role="status" data-testid="verify-progress">
+          <span className="spinner" aria-hidden="true" />
+          Looking up {domain.records.length} records in DNS…
+        </p>
+      )}
+      {verify.error !== undefined && <ErrorState error={verify.error} title="Could not verify the domain" onRetry={() => void verify.run()} />}
+      {verified && !verify.pending && <VerifyResult domain={domain} />}
+      <Summary domain={domain} />
+      <Card title="DNS records" flush>
+        <div className="card__padded records__intro">
+          <p>
+            Publish these records at your DNS provider, then press Verify. Some providers add <code>{domain.name}</code> to every name themselves:
+            there, enter only the part before it. DKIM values are long; if your provider limits a TXT value to 255 characters, split it into several
+            quoted strings, which receivers join again.
+          </p>
+          {domain.status === "pending" && domain.last_checked_at === null && (
+            <p className="muted">Nothing has been checked yet. Until the domain is verified, live mail from it is refused; the sandbox accepts it.</p>
+          )}
+        </div>
+        <RecordsTable records={domain.records} checking={verify.pending} />
+      </Card>
+      <ConfirmDialog
+        target={deleting}
+        title="Delete domain?"
+        confirmLabel="Delete domain"
+        onClose={() => setDeleting(null)}
+        onConfirm={async (target) => {
+          await api.call((mr) => mr.domains.delete(target.id));
+          navigate("/domains");
+        }}
+      >
+        {(target) => (
+          <>
+            <p>
+              Live mail from <strong>{target.name}</strong> is refused from now on, and its DKIM keys are deleted. This cannot be undone: adding the
+              domain again generates new keys and records.
+            </p>
+            <p>Messages already signed keep their signatures: remove the DNS records only once they are delivered.</p>
+          </>
+        )}
+      </ConfirmDialog>
+    </>
+  );
+}
+
+/** `/domains/:id`: one domain's DNS records, their status, Verify and Delete. */
+export function DomainPage({ id }: { id: string }) {
+  const api = useApi();
+  const domain = useRequest((signal) => api.call((mr) => mr.domains.get(id, { signal })), [api, id]);
+  return (
+    <>
+      <Link href="/domains" className="back-link">
+        ← Domains
+      </Link>
+      {domain.data === undefined && <PageHeader title="Domain" />}
+      <Loaded state={domain} what="this domain">
+        {(data) => <DomainView key={data.id} domain={data} onChange={(next) => domain.update(() => next)} />}
+      </Loaded>
+    </>
+  );
+}
