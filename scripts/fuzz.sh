@@ -42,8 +42,10 @@ TMP="$(mktemp -d -t mailroom-fuzz.XXXXXX)"
 mkdir -p "$TMP/data" "$REPORT_DIR"
 PORT="${FUZZ_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}"
 BASE="http://127.0.0.1:$PORT"
+# DNS_SERVERS: a loopback port that refuses at once, so domain verification and live mail never
+# wait on (or reach) a real resolver; verifyDomain then answers its documented 503.
 export HOST=127.0.0.1 PORT DATABASE_URL="sqlite:$TMP/mailroom.db" DATA_DIR="$TMP/data" \
-  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}"
+  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}" DNS_SERVERS=127.0.0.1:1
 unset SECRET_KEY
 # When the inbound SMTP role lands (DESIGN.md §4: port 2525 by default), give it a free port here
 # too, or a developer's `make run` will make the fuzz server fail to start.

@@ -27,7 +27,15 @@ const VALID_BODIES: Record<string, () => object> = {
   createWorkspace: () => ({ name: "From the auth tests" }),
   updateMember: () => ({ role: "developer" }),
   createInvitation: () => ({ email: "invitee@acme.example" }),
+  createMessageBatch: () => ({ messages: [aMessage()] }),
+  createDomain: () => ({ name: "from-the-auth-tests.example" }),
+  createSuppression: () => ({ email: "suppressed@example.com" }),
 };
+
+/** Domains belong to the workspace and serve both environments (DESIGN.md §6): the live key sees them. */
+const workspaceWide = (op: OperationInfo) => op.path.startsWith("/v1/domains");
+/** GET operations without a path parameter that answer one object, not a list. */
+const NOT_LISTS = new Set(["/v1/workspace", "/v1/usage"]);
 
 /** Account operations (scope `user`) take user access tokens only; their tenancy is in members.test.ts. */
 const forPeopleOnly = (op: OperationInfo) => neededPermission(op) === "user";
@@ -38,6 +46,9 @@ interface Fixtures {
   api_key_id: string;
   user_id: string;
   invitation_id: string;
+  suppression_id: string;
+  /** Created only for the domain operations (a domain costs an RSA key). */
+  domain_id?: string;
 }
 
 interface Request {
@@ -77,7 +88,15 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
     const key = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Fixture" } });
     expect(key.statusCode).toBe(201);
     // Account operations refuse every API key before looking at their path: any id shape will do.
-    ids = { message_id: message.json().id, api_key_id: key.json().id, user_id: "usr_00000000000000000000000000", invitation_id: "inv_00000000000000000000000000" };
+    const suppression = await t.call({ method: "POST", url: "/v1/suppressions", payload: { email: "fixture@example.com" } });
+    expect(suppression.statusCode).toBe(201);
+    ids = {
+      message_id: message.json().id,
+      api_key_id: key.json().id,
+      user_id: "usr_00000000000000000000000000",
+      invitation_id: "inv_00000000000000000000000000",
+      suppression_id: suppression.json().id,
+    };
   });
   afterEach(async () => t.close());
 
@@ -121,6 +140,13 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
   };
 
   describe.each(secured)("$operationId", (op) => {
+    beforeEach(async () => {
+      if (!workspaceWide(op)) return;
+      const domain = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "fixture.example" } });
+      expect(domain.statusCode).toBe(201);
+      ids.domain_id = domain.json().id;
+    });
+
     it("answers every missing, malformed, unknown, revoked or expired key with the same 401", async () => {
       const request = requestFor(op, ids);
       const answers = [];
@@ -217,13 +243,14 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
         const request = requestFor(op, ids);
         const before = await snapshot();
-        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
+        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
         expect(missing.statusCode).toBe(404);
-        for (const [label, key] of [
+        const others = [
           ["another workspace", t.other.sandboxKey],
           ["another workspace, live", t.other.liveKey],
-          ["the live environment", t.workspace.liveKey],
-        ] as const) {
+          ...(workspaceWide(op) ? [] : [["the live environment", t.workspace.liveKey]]),
+        ] as const;
+        for (const [label, key] of others) {
           const res = await t.call({ ...request, key });
           expect(res.statusCode, `${label}: ${res.body}`).toBe(404);
           expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
@@ -237,17 +264,18 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       });
     }
 
-    if (op.method === "get" && !/\{\w+\}/.test(op.path) && op.path !== "/v1/workspace" && !forPeopleOnly(op)) {
+    if (op.method === "get" && !/\{\w+\}/.test(op.path) && !NOT_LISTS.has(op.path) && !forPeopleOnly(op)) {
       it("never lists another tenant's data", async () => {
         const ours = await t.call({ method: "GET", url: `${op.path}?limit=100` });
         expect(ours.statusCode).toBe(200);
         const ourIds = new Set((ours.json().data as Array<{ id: string }>).map((item) => item.id));
         expect(ourIds.size).toBeGreaterThan(0);
-        for (const [label, key] of [
+        const others = [
           ["another workspace", t.other.sandboxKey],
           ["another workspace, live", t.other.liveKey],
-          ["the live environment", t.workspace.liveKey],
-        ] as const) {
+          ...(workspaceWide(op) ? [] : [["the live environment", t.workspace.liveKey]]),
+        ] as const;
+        for (const [label, key] of others) {
           const res = await t.call({ method: "GET", url: `${op.path}?limit=100`, key });
           expect(res.statusCode, label).toBe(200);
           const data = res.json().data as Array<{ id: string; message_id?: string; environment?: string }>;

@@ -21,6 +21,7 @@ describe.each(databases)("workspace ($name)", (database) => {
         name: "Acme",
         environment: "sandbox",
         default_from: null,
+        monthly_quota: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.stringMatching(/Z$/),
       });
