@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { headersOf } from "../helpers/live-delivery.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const HOUR = 3600 * 1000;
@@ -275,6 +276,31 @@ describe.each(databases)("messages ($name)", (database) => {
       expectValidationFailure(await send(aMessage({ scheduled_at: tooFar })), ["/scheduled_at"]);
       expectValidationFailure(await send(aMessage({ scheduled_at: "next tuesday" })), ["/scheduled_at"]);
       await expectNothingStored();
+    });
+
+    it("refuses an expires_at that is not after the message is due, or beyond the delivery lifetime", async () => {
+      const scheduled = t.clock.now() + 2 * HOUR;
+      expectValidationFailure(await send(aMessage({ expires_at: new Date(t.clock.now() - HOUR).toISOString() })), ["/expires_at"]);
+      expectValidationFailure(await send(aMessage({ scheduled_at: new Date(scheduled).toISOString(), expires_at: new Date(scheduled - HOUR).toISOString() })), ["/expires_at"]);
+      expectValidationFailure(await send(aMessage({ expires_at: new Date(t.clock.now() + 6 * DAY).toISOString() })), ["/expires_at"]);
+      expectValidationFailure(await send(aMessage({ expires_at: "tomorrow" })), ["/expires_at"]);
+      await expectNothingStored();
+      const ok = await send(aMessage({ expires_at: new Date(t.clock.now() + HOUR).toISOString() }));
+      expect(ok.json().expires_at).toBe(new Date(t.clock.now() + HOUR).toISOString());
+    });
+
+    it("takes a List-Unsubscribe of mailto/https URIs only, and adds the RFC 8058 one-click field for https", async () => {
+      for (const value of ["https://acme.example/u/1", "<javascript:alert(1)>", "<http://acme.example/u/1>", "<mailto:u@acme.example>, <https://a.example/u>, <https://b.example/u>"]) {
+        expectValidationFailure(await send(aMessage({ headers: { "List-Unsubscribe": value } })), ["/headers/List-Unsubscribe"]);
+      }
+      expectValidationFailure(await send(aMessage({ headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } })), ["/headers/List-Unsubscribe-Post"]);
+      await expectNothingStored();
+      const id = (await sendOk(aMessage({ headers: { "List-Unsubscribe": "<mailto:unsubscribe@acme.example>, <https://acme.example/u/1>" } }))).id;
+      await t.drain();
+      const mime = (await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().mime as string;
+      const headers = headersOf(mime);
+      expect(headers).toContainEqual(["List-Unsubscribe", "<mailto:unsubscribe@acme.example>, <https://acme.example/u/1>"]);
+      expect(headers).toContainEqual(["List-Unsubscribe-Post", "List-Unsubscribe=One-Click"]);
     });
 
     it("lists every failing field of the contract's checks at once, each with a JSON pointer", async () => {
