@@ -93,7 +93,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       metrics,
       log: logger,
     },
-    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000 },
+    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000, maxInFlight: Math.max(config.worker.batchSize, config.delivery.concurrency) },
   );
   const apiKeys = new ApiKeysService(repositories.apiKeys, clock);
   const members = new MembersService(repositories, clock);

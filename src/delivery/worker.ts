@@ -18,6 +18,8 @@ export interface WorkerSettings {
   leaseSeconds: number;
   /** The longest a message is retried after it is due (DELIVERY_LIFETIME_SECONDS). */
   lifetimeMs: number;
+  /** Messages a running worker works on at once; it claims more as they finish. */
+  maxInFlight: number;
 }
 
 /** How one environment's mail leaves: the hand-off and the wait before a deferred retry. */
@@ -45,13 +47,17 @@ export interface WorkerDependencies {
  * Claims due delivery jobs, runs each message through the pipeline and commits each outcome as
  * soon as it is known. Jobs are leased: a worker that dies mid-batch leaves its jobs to be
  * reclaimed when the lease ends, so delivery is at-least-once (and the stable Message-ID lets
- * receivers deduplicate).
+ * receivers deduplicate). A running worker renews the leases of what it holds, so a slow SMTP
+ * server cannot make a live worker's message look abandoned, and it claims more work as
+ * messages finish rather than batch by batch, so one slow destination does not hold up the rest.
  */
 export class DeliveryWorker {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** Ids of the jobs this worker holds and has not finished. */
+  private readonly held = new Set<number>();
 
   constructor(
     private readonly deps: WorkerDependencies,
@@ -64,7 +70,7 @@ export class DeliveryWorker {
     this.loop = this.run();
   }
 
-  /** Finishes the batch in hand, then stops. */
+  /** Finishes the messages in hand, then stops. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
@@ -78,20 +84,46 @@ export class DeliveryWorker {
 
   /** Claims and processes one batch; returns how many jobs it claimed. */
   async tick(): Promise<number> {
-    const { jobs, clock } = this.deps;
-    const now = clock.now();
-    const environments = Object.keys(this.deps.routes) as Environment[];
-    const claimed = await jobs.claim({ now, limit: this.settings.batchSize, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
-    await Promise.all(groupByScope(claimed).map((group) => this.processGroup(group)));
+    const claimed = await this.claim(this.settings.batchSize);
+    await this.work(claimed);
     return claimed.length;
   }
 
+  private async claim(limit: number): Promise<JobRow[]> {
+    const now = this.deps.clock.now();
+    const environments = Object.keys(this.deps.routes) as Environment[];
+    const claimed = await this.deps.jobs.claim({ now, limit, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
+    for (const job of claimed) this.held.add(job.id);
+    return claimed;
+  }
+
+  private async work(jobs: JobRow[]): Promise<void> {
+    await Promise.all(groupByScope(jobs).map((group) => this.processGroup(group)));
+  }
+
   private async processGroup(jobs: JobRow[]): Promise<void> {
-    const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
-    const route = this.deps.routes[scope.environment]!;
-    const records = await this.deps.messages.findMany(scope, jobs.map((j) => j.message_id));
-    const suppressions = await this.deps.suppressions.findByEmails(scope, [...new Set(records.flatMap((r) => r.recipients.map((p) => p.email)))]);
-    await Promise.all(records.map((record) => this.process(record, route, suppressions)));
+    try {
+      const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
+      const route = this.deps.routes[scope.environment]!;
+      const jobIds = new Map(jobs.map((j) => [j.message_id, j.id]));
+      const records = await this.deps.messages.findMany(scope, jobs.map((j) => j.message_id));
+      const suppressions = await this.deps.suppressions.findByEmails(scope, [...new Set(records.flatMap((r) => r.recipients.map((p) => p.email)))]);
+      await Promise.all(records.map((record) => this.process(record, route, suppressions).finally(() => this.held.delete(jobIds.get(record.id)!))));
+    } catch (error) {
+      this.deps.log.error({ err: error }, "could not load claimed messages");
+    } finally {
+      for (const job of jobs) this.held.delete(job.id);
+    }
+  }
+
+  /** Pushes out the leases of the jobs in hand (a third of the lease, every third of the lease). */
+  private async renewLeases(): Promise<void> {
+    if (this.held.size === 0) return;
+    try {
+      await this.deps.jobs.renewLeases(this.id, [...this.held], this.deps.clock.now() + this.settings.leaseSeconds * 1000);
+    } catch (error) {
+      this.deps.log.error({ err: error }, "could not renew job leases");
+    }
   }
 
   private async process(record: MessageRecord, route: Route, suppressions: Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>): Promise<void> {
@@ -120,15 +152,31 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
+    const renewal = setInterval(() => void this.renewLeases(), (this.settings.leaseSeconds * 1000) / 3);
+    renewal.unref();
+    const working = new Set<Promise<void>>();
     while (this.running) {
-      let claimed = 0;
-      try {
-        claimed = await this.tick();
-      } catch (error) {
-        this.deps.log.error({ err: error }, "worker tick failed");
+      const room = this.settings.maxInFlight - this.held.size;
+      let claimed: JobRow[] = [];
+      if (room > 0) {
+        try {
+          claimed = await this.claim(Math.min(room, this.settings.batchSize));
+        } catch (error) {
+          this.deps.log.error({ err: error }, "worker claim failed");
+        }
       }
-      if (claimed === 0 && this.running) await this.sleep(this.settings.pollMs);
+      if (claimed.length > 0) {
+        const batch: Promise<void> = this.work(claimed).finally(() => {
+          working.delete(batch);
+          this.wake?.(); // room for more
+        });
+        working.add(batch);
+        if (claimed.length === Math.min(room, this.settings.batchSize)) continue; // more may be due
+      }
+      if (this.running) await this.sleep(this.settings.pollMs);
     }
+    await Promise.all(working);
+    clearInterval(renewal);
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type AddressInfo, type Socket } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { verifyDkim } from "../helpers/dkim-verify.js";
 import { headersOf, RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
@@ -161,6 +162,37 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     const attempts = events.filter((e) => e.type === "message.deferred").length;
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(events.at(-1)!.type).toBe("message.failed");
+  });
+
+  it("renews the lease of a message whose SMTP server is slow, so no other worker takes it over meanwhile", async () => {
+    // An MX that accepts the connection and never greets: the hand-off hangs until the timeout.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      h = await startLiveHarness(database, { env: () => ({ SMTP_MX_PORT: String((silent.address() as AddressInfo).port), SMTP_CONNECT_TIMEOUT_MS: "30000", SMTP_COMMAND_TIMEOUT_MS: "30000", JOB_LEASE_SECONDS: "6" }) });
+      const id = await h.send({ to: ada });
+      h.t.runtime.worker.start();
+      await vi.waitFor(() => expect(sockets.size).toBe(1), { timeout: 5000 });
+      const steal = async () => {
+        const now = h.t.clock.now();
+        return h.t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + 60_000, workerId: "thief", environments: ["live"] });
+      };
+      // Twice past the original lease, in steps shorter than a lease: renewals keep it.
+      const leased = await h.t.runtime.db.knex("jobs").first("locked_by");
+      expect(leased.locked_by).toBe(h.t.runtime.worker.id);
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 2100));
+        h.t.clock.advance(4000);
+        expect(await steal(), `after ${(i + 1) * 4} s`).toEqual([]);
+      }
+      for (const socket of sockets) socket.destroy(); // the connection drops: a deferral
+      await h.t.runtime.worker.stop();
+      expect((await h.message(id)).status).toBe("deferred");
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("never lets an injection attempt reach the MX as a header or a recipient", async () => {

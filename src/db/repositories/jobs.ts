@@ -15,6 +15,13 @@ export class JobsRepository {
     return rows.map((row) => ({ ...row, run_at: toNumber(row.run_at), attempts: Number(row.attempts), locked_until: toNumberOrNull(row.locked_until) }));
   }
 
+  /** Extends the leases a worker still holds (a job taken over by another worker is left alone). */
+  async renewLeases(workerId: string, ids: readonly number[], leaseUntil: number): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.knex("jobs").whereIn("id", ids.slice(i, i + 500)).andWhere({ locked_by: workerId }).update({ locked_until: leaseUntil });
+    }
+  }
+
   /** Gives leased jobs back (a worker stopping before it processed them). */
   async release(workerId: string, ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
