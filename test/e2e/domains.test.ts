@@ -1,10 +1,9 @@
-import { Mailroom, UnprocessableEntityError } from "mailroom";
-import type { Browser, Locator, Page } from "playwright-core";
+import { UnprocessableEntityError } from "mailroom";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedUp, type DashboardSession } from "../helpers/dashboard-session.js";
-import { launchBrowser, openPage, screenshot, signInThroughPage, type OpenedPage } from "../helpers/browser.js";
-import { startDnsServer, type DnsRecord, type DnsServer } from "../helpers/dns-server.js";
-import { startTestServer, type TestServer } from "../helpers/http-server.js";
+import { openPage, screenshot } from "../helpers/browser.js";
+import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
+import type { DnsRecord } from "../helpers/dns-server.js";
 
 /**
  * A sending domain from "Add domain" to "verified", in real Chromium against the real server,
@@ -15,7 +14,7 @@ import { startTestServer, type TestServer } from "../helpers/http-server.js";
  * has no records on this DNS server, so the live message stays queued and nothing leaves the
  * machine. Each `it` runs on from where the previous one left the page.
  */
-const OWNER = { email: "ada@acme.example", password: "correct horse battery", workspace: "Acme Mail" };
+const OWNER = { email: "ada@acme.example", password: "correct horse battery", workspace_name: "Acme Mail" };
 const VIEWER = { name: "Grace Hopper", email: "grace@acme.example", password: "another fine passphrase" };
 const DOMAIN = "acme.example";
 const RETURN_PATH = "bounce";
@@ -31,13 +30,8 @@ interface PublishedRecord {
 }
 
 describe("sending domains in the dashboard, verified on a real DNS server", () => {
-  let dns: DnsServer;
-  let server: TestServer;
-  let browser: Browser;
-  let opened: OpenedPage;
+  let harness: DashboardHarness;
   let page: Page;
-  let session: DashboardSession;
-  let workspaceId = "";
   let domainPath = "";
   const records: PublishedRecord[] = [];
 
@@ -47,7 +41,6 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   const rowOf = (purpose: string, nth = 0) => recordRows().filter({ hasText: purpose }).nth(nth);
   const statuses = async () => (await page.getByTestId("record-status").locator(".badge").allTextContents()).map((text) => text.trim());
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
-  const liveSdk = async () => new Mailroom({ apiKey: await session.token(workspaceId, "live"), baseUrl: server.baseUrl, maxRetries: 0 });
   const verify = async () => {
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await page.getByTestId("verify-result").waitFor();
@@ -73,19 +66,12 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     record.type === "MX" ? { type: "MX", priority: record.priority ?? 10, exchange: record.value } : { type: "TXT", value: record.value };
 
   beforeAll(async () => {
-    dns = await startDnsServer();
-    server = await startTestServer({ DNS_SERVERS: dns.address, SENDING_HOSTNAME });
-    ({ session, workspaceId } = await signedUp(server.testApp, { email: OWNER.email, password: OWNER.password, workspace_name: OWNER.workspace }));
-    browser = await launchBrowser();
-    opened = await openPage(browser, server.baseUrl);
-    page = opened.page;
-    await signInThroughPage(page, OWNER.email, OWNER.password);
+    harness = await startDashboardHarness({ owner: OWNER, env: { SENDING_HOSTNAME } });
+    page = harness.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await dns?.close();
+    await harness?.close();
   });
 
   it("has Domains in the navigation, and an empty list that explains what a domain is for and that it serves both environments", async () => {
@@ -162,7 +148,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     // Every required record as copied, but SPF with a value of someone else's; DMARC left out
     // (recommended, not required).
     for (const record of records.filter((record) => record.purpose !== "DMARC")) {
-      dns.add(record.name, record.purpose === "SPF" ? { type: "TXT", value: "v=spf1 include:other.example -all" } : asDns(record));
+      harness.dns.add(record.name, record.purpose === "SPF" ? { type: "TXT", value: "v=spf1 include:other.example -all" } : asDns(record));
     }
 
     await verify();
@@ -181,7 +167,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     // The SPF record shares its name with the return path's MX: replace the name's records.
     const spf = records.find((record) => record.purpose === "SPF")!;
     const sameName = records.filter((record) => record.name === spf.name && record.purpose !== "SPF");
-    dns.set(spf.name, [...sameName.map(asDns), asDns(spf)]);
+    harness.dns.set(spf.name, [...sameName.map(asDns), asDns(spf)]);
 
     await verify();
     expect(await page.getByTestId("verify-result").textContent()).toContain(`${DOMAIN} is verified`);
@@ -198,11 +184,11 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   });
 
   it("shows the domain to a viewer read-only: the records and their Copy buttons, no Add, Verify or Delete", async () => {
-    const owner = new Mailroom({ apiKey: await session.token(workspaceId, "sandbox"), baseUrl: server.baseUrl, maxRetries: 0 });
+    const owner = await harness.sdk("sandbox");
     const invitation = await owner.accounts.createInvitation({ email: VIEWER.email, role: "viewer" });
     const token = invitation.accept_url.split("/invitations/")[1];
 
-    const viewer = await openPage(browser, server.baseUrl);
+    const viewer = await openPage(harness.browser, harness.server.baseUrl);
     try {
       await viewer.page.goto(`/invitations/${token}`);
       await viewer.page.getByLabel("Your name").fill(VIEWER.name);
@@ -239,17 +225,17 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     await screenshot(page, "settings-quota");
-    const live = await liveSdk();
+    const live = await harness.sdk("live");
     expect((await live.workspace.get()).monthly_quota).toBe(QUOTA);
   });
 
   it("counts a live message from the verified domain on the overview, against the quota; sandbox mail does not count", async () => {
-    const live = await liveSdk();
+    const live = await harness.sdk("live");
     // The recipient's domain has no records on this DNS server, and the worker is not running:
     // the message is accepted (and counted) but never leaves the machine.
     const message = await live.messages.create({ from: `Acme <hello@${DOMAIN}>`, to: "someone@nowhere.test", subject: "Your receipt", html: "<p>Thanks</p>" });
     expect(message.environment).toBe("live");
-    const sandbox = new Mailroom({ apiKey: await session.token(workspaceId, "sandbox"), baseUrl: server.baseUrl, maxRetries: 0 });
+    const sandbox = await harness.sdk("sandbox");
     await sandbox.messages.create({ from: `Acme <hello@${DOMAIN}>`, to: "delivered@simulator.test", subject: "Not counted", html: "<p>Sandbox</p>" });
 
     await nav("Overview").click();
@@ -278,7 +264,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await page.waitForURL((url) => url.pathname === "/domains");
     await page.locator(".empty--teach").waitFor();
 
-    const refused = await (await liveSdk()).messages
+    const refused = await (await harness.sdk("live")).messages
       .create({ from: `Acme <hello@${DOMAIN}>`, to: "someone@nowhere.test", subject: "Refused", html: "<p>No</p>" })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UnprocessableEntityError);
@@ -287,7 +273,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
 
   it("raised no script error along the way", () => {
     // The one expected failure: the browser logs the 422 of the refused domain name.
-    const unexpected = opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of 422/.test(error));
+    const unexpected = harness.opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of 422/.test(error));
     expect(unexpected).toEqual([]);
   });
 });

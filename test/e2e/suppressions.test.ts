@@ -1,11 +1,9 @@
-import { Mailroom } from "mailroom";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedUp, type DashboardSession } from "../helpers/dashboard-session.js";
-import { launchBrowser, openPage, screenshot, signInThroughPage, type OpenedPage } from "../helpers/browser.js";
-import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
-import { startTestServer, type TestServer } from "../helpers/http-server.js";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
+import { screenshot } from "../helpers/browser.js";
+import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
+import { RECIPIENT_DOMAIN } from "../helpers/live-delivery.js";
+import type { SmtpSink } from "../helpers/smtp-sink.js";
 
 /**
  * The suppression list in real Chromium against the real server: add addresses by hand, filter,
@@ -16,25 +14,16 @@ import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const SENDING_DOMAIN = "acme.example";
-const RECIPIENT_DOMAIN = "example.net";
 const GONE = `gone@${RECIPIENT_DOMAIN}`;
 const PAGE_SIZE = 25;
 
 describe("the suppression list in the dashboard", () => {
-  let dns: DnsServer;
-  let sink: SmtpSink;
-  let server: TestServer;
-  let browser: Browser;
-  let opened: OpenedPage;
+  let harness: DashboardHarness & { sink: SmtpSink };
   let page: Page;
-  let session: DashboardSession;
-  let workspaceId = "";
 
   const nav = (name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
   const heading = () => page.getByRole("heading", { level: 1 });
   const rows = () => page.getByTestId("suppression-row");
-  const sdk = async (environment: "live" | "sandbox") =>
-    new Mailroom({ apiKey: await session.token(workspaceId, environment), baseUrl: server.baseUrl, maxRetries: 0 });
   const filter = async (values: { reason?: string; email?: string }) => {
     const form = page.getByRole("form", { name: "Filters" });
     await form.getByLabel("Reason").selectOption(values.reason ?? "");
@@ -52,29 +41,12 @@ describe("the suppression list in the dashboard", () => {
   };
 
   beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-    server = await startTestServer({
-      DNS_SERVERS: dns.address,
-      SMTP_MX_PORT: String(sink.port),
-      SENDING_HOSTNAME: "mta.mailroom.test",
-      SMTP_CONNECT_TIMEOUT_MS: "2000",
-      SMTP_COMMAND_TIMEOUT_MS: "5000",
-    });
-    dns.add(`mx1.${RECIPIENT_DOMAIN}`, { type: "A", address: "127.0.0.1" });
-    dns.add(RECIPIENT_DOMAIN, { type: "MX", priority: 10, exchange: `mx1.${RECIPIENT_DOMAIN}` });
-    ({ session, workspaceId } = await signedUp(server.testApp, { email: OWNER.email, password: OWNER.password }));
-    browser = await launchBrowser();
-    opened = await openPage(browser, server.baseUrl);
-    page = opened.page;
-    await signInThroughPage(page, OWNER.email, OWNER.password);
+    harness = await startDashboardHarness({ owner: OWNER, sink: true, env: { SENDING_HOSTNAME: "mta.mailroom.test" } });
+    page = harness.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await sink?.close();
-    await dns?.close();
+    await harness?.close();
   });
 
   it("explains an empty list: where suppressions come from, and that each environment has its own", async () => {
@@ -98,9 +70,9 @@ describe("the suppression list in the dashboard", () => {
     expect(await ada.textContent()).toContain("Asked by phone");
     expect(await rows().filter({ hasText: "grace@example.com" }).textContent()).toContain("Manual");
     // Suppressed in the API too, for this environment only.
-    const sandbox = await sdk("sandbox");
+    const sandbox = await harness.sdk("sandbox");
     expect((await sandbox.suppressions.list()).data.map((suppression) => suppression.email).sort()).toEqual(["ada@example.com", "grace@example.com", "linus@example.com"]);
-    expect((await (await sdk("live")).suppressions.list()).data).toEqual([]);
+    expect((await (await harness.sdk("live")).suppressions.list()).data).toEqual([]);
     await screenshot(page, "suppressions");
   });
 
@@ -135,7 +107,7 @@ describe("the suppression list in the dashboard", () => {
   });
 
   it("pages through a long list with Next and Previous", async () => {
-    const sandbox = await sdk("sandbox");
+    const sandbox = await harness.sdk("sandbox");
     for (let i = 0; i < PAGE_SIZE - 1; i++) await sandbox.suppressions.create({ email: `reader${String(i).padStart(2, "0")}@example.org` });
     await page.reload();
     await expect.poll(() => rows().count()).toBe(PAGE_SIZE);
@@ -149,15 +121,15 @@ describe("the suppression list in the dashboard", () => {
 
   it("shows a live hard bounce in live only, linked to the message it came from, and warns before removing it", async () => {
     // A verified sending domain, its records published on the loopback DNS server as the API gives them.
-    const live = await sdk("live");
+    const live = await harness.sdk("live");
     const domain = await live.domains.create({ name: SENDING_DOMAIN });
     for (const record of domain.records) {
-      dns.add(record.name, record.type === "MX" ? { type: "MX", priority: record.priority ?? 10, exchange: record.value } : { type: "TXT", value: record.value });
+      harness.dns.add(record.name, record.type === "MX" ? { type: "MX", priority: record.priority ?? 10, exchange: record.value } : { type: "TXT", value: record.value });
     }
     expect((await live.domains.verify(domain.id)).status).toBe("verified");
-    sink.onRcpt((address) => (address === GONE ? { code: 550, message: `5.1.1 <${GONE}>: Recipient address rejected: User unknown` } : undefined));
+    harness.sink.onRcpt((address) => (address === GONE ? { code: 550, message: `5.1.1 <${GONE}>: Recipient address rejected: User unknown` } : undefined));
     const message = await live.messages.create({ from: `Acme <hello@${SENDING_DOMAIN}>`, to: GONE, subject: "Your receipt", html: "<p>Thanks</p>" });
-    await server.testApp.drain();
+    await harness.server.testApp.drain();
     expect((await live.messages.get(message.id)).status).toBe("bounced");
 
     await page.getByRole("switch", { name: "Live mode" }).click();
@@ -185,10 +157,10 @@ describe("the suppression list in the dashboard", () => {
     await page.locator(".empty--teach").filter({ hasText: "No suppressed addresses in live" }).waitFor();
     expect((await live.suppressions.list()).data).toEqual([]);
     // The sandbox list was not touched.
-    expect((await (await sdk("sandbox")).suppressions.list({ email: "ada@example.com" })).data).toHaveLength(1);
+    expect((await (await harness.sdk("sandbox")).suppressions.list({ email: "ada@example.com" })).data).toHaveLength(1);
   });
 
   it("raised no script error along the way", () => {
-    expect(opened.errors).toEqual([]);
+    expect(harness.opened.errors).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
-import { useEffect, useRef } from "react";
-import uPlot from "uplot";
-import "uplot/dist/uPlot.min.css";
+import { useMemo } from "react";
 import { formatCount, formatDay } from "../lib/format";
 import { Table } from "./table";
+import { useDayBars, type DayBars } from "./use-day-bars";
 import { STATUS_GROUPS, type DailyStats, type StatusGroupId } from "../lib/stats";
 
 const COLORS: Record<StatusGroupId, string> = {
@@ -22,60 +21,18 @@ const HEIGHT = 240;
  * it carries the same numbers.
  */
 export function StatusChart({ stats }: { stats: DailyStats }) {
-  const container = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    const element = container.current;
-    if (!element) return;
+  const chart = useMemo<DayBars>(() => {
     const running = STATUS_GROUPS.map((_, groupIndex) =>
       stats.days.map((_, day) => STATUS_GROUPS.slice(0, groupIndex + 1).reduce((sum, group) => sum + (stats.counts[group.id][day] ?? 0), 0)),
     );
-    const highest = Math.max(1, ...(running.at(-1) ?? []));
-    const x = stats.days.map((_, index) => index);
-    const bars = uPlot.paths.bars?.({ size: [0.6, 48], align: 0 });
-    const order = STATUS_GROUPS.map((group, index) => ({ group, values: running[index] ?? [] })).reverse();
-    const plot = new uPlot(
-      {
-        width: element.clientWidth,
-        height: HEIGHT,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: { x: { time: false, range: [-0.5, stats.days.length - 0.5] }, y: { range: [0, Math.ceil(highest * 1.1)] } },
-        axes: [
-          {
-            splits: () => x,
-            values: (_, splits) => splits.map((split) => (stats.days[split] ? formatDay(stats.days[split]) : "")),
-            grid: { show: false },
-            stroke: "#697386",
-          },
-          {
-            values: (_, splits) => splits.map((split) => (Number.isInteger(split) ? formatCount(split) : "")),
-            stroke: "#697386",
-            grid: { stroke: "#e3e8ee" },
-          },
-        ],
-        series: [
-          {},
-          ...order.map(({ group }) => ({
-            label: group.label,
-            fill: COLORS[group.id],
-            stroke: COLORS[group.id],
-            width: 0,
-            paths: bars,
-            points: { show: false },
-          })),
-        ],
-      },
-      [x, ...order.map(({ values }) => values)],
-      element,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
+    return {
+      height: HEIGHT,
+      labels: stats.days.map((day) => formatDay(day)),
+      barSize: [0.6, 48],
+      series: STATUS_GROUPS.map((group, index) => ({ label: group.label, color: COLORS[group.id], values: running[index] ?? [] })).reverse(),
     };
   }, [stats]);
+  const container = useDayBars(chart);
 
   return (
     <figure className="status-chart">

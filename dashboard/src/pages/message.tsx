@@ -1,6 +1,5 @@
-import { useState, type ReactNode } from "react";
+import { useState } from "react";
 import type { Message } from "mailroom";
-import { Link } from "wouter";
 import { useApi } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
@@ -11,7 +10,9 @@ import { EmailPreview } from "../components/email-preview";
 import { EventTable } from "../components/event-table";
 import { Loaded } from "../components/loaded";
 import { PageHeader } from "../components/page-header";
+import { ResourcePage } from "../components/resource-page";
 import { StatusBadge } from "../components/status-badge";
+import { SummaryList, SummaryRow } from "../components/summary-list";
 import { Table } from "../components/table";
 import { formatCount, formatDateTime } from "../lib/format";
 import { isCancelable } from "../lib/message-status";
@@ -19,37 +20,28 @@ import { isCancelable } from "../lib/message-status";
 // A message rarely has more than a few events per recipient; past this the timeline says so.
 const EVENT_CAP = 1000;
 
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="summary__row">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
-
 function Summary({ message }: { message: Message }) {
   const list = (values: string[]) => (values.length > 0 ? values.join(", ") : "—");
   const metadata = Object.entries(message.metadata);
   return (
-    <dl className="summary card">
-      <Row label="ID">
+    <SummaryList>
+      <SummaryRow label="ID">
         <code>{message.id}</code> <CopyButton text={message.id} label="Copy ID" />
-      </Row>
-      <Row label="Status">
+      </SummaryRow>
+      <SummaryRow label="Status">
         <StatusBadge status={message.status} />
-      </Row>
-      <Row label="From">{message.from}</Row>
-      <Row label="To">{list(message.to)}</Row>
-      {message.cc.length > 0 && <Row label="Cc">{list(message.cc)}</Row>}
-      {message.bcc.length > 0 && <Row label="Bcc">{list(message.bcc)}</Row>}
-      {message.reply_to.length > 0 && <Row label="Reply-To">{list(message.reply_to)}</Row>}
-      <Row label="Created">{formatDateTime(message.created_at)}</Row>
-      {message.scheduled_at && <Row label="Scheduled for">{formatDateTime(message.scheduled_at)}</Row>}
-      <Row label="Environment">{message.environment}</Row>
-      <Row label="Tags">{list(message.tags)}</Row>
+      </SummaryRow>
+      <SummaryRow label="From">{message.from}</SummaryRow>
+      <SummaryRow label="To">{list(message.to)}</SummaryRow>
+      {message.cc.length > 0 && <SummaryRow label="Cc">{list(message.cc)}</SummaryRow>}
+      {message.bcc.length > 0 && <SummaryRow label="Bcc">{list(message.bcc)}</SummaryRow>}
+      {message.reply_to.length > 0 && <SummaryRow label="Reply-To">{list(message.reply_to)}</SummaryRow>}
+      <SummaryRow label="Created">{formatDateTime(message.created_at)}</SummaryRow>
+      {message.scheduled_at && <SummaryRow label="Scheduled for">{formatDateTime(message.scheduled_at)}</SummaryRow>}
+      <SummaryRow label="Environment">{message.environment}</SummaryRow>
+      <SummaryRow label="Tags">{list(message.tags)}</SummaryRow>
       {message.attachments.length > 0 && (
-        <Row label="Attachments">
+        <SummaryRow label="Attachments">
           <ul className="plain-list">
             {message.attachments.map((attachment) => (
               <li key={`${attachment.filename}:${attachment.content_id ?? ""}`}>
@@ -60,10 +52,10 @@ function Summary({ message }: { message: Message }) {
               </li>
             ))}
           </ul>
-        </Row>
+        </SummaryRow>
       )}
       {metadata.length > 0 && (
-        <Row label="Metadata">
+        <SummaryRow label="Metadata">
           <ul className="plain-list">
             {metadata.map(([key, value]) => (
               <li key={key}>
@@ -71,14 +63,14 @@ function Summary({ message }: { message: Message }) {
               </li>
             ))}
           </ul>
-        </Row>
+        </SummaryRow>
       )}
       {message.idempotency_key && (
-        <Row label="Idempotency key">
+        <SummaryRow label="Idempotency key">
           <code>{message.idempotency_key}</code>
-        </Row>
+        </SummaryRow>
       )}
-    </dl>
+    </SummaryList>
   );
 }
 
@@ -190,14 +182,8 @@ export function MessagePage({ id }: { id: string }) {
   const api = useApi();
   const message = useRequest((signal) => api.call((mr) => mr.messages.get(id, { signal })), [api, id]);
   return (
-    <>
-      <Link href="/messages" className="back-link">
-        ← Messages
-      </Link>
-      {message.data === undefined && <PageHeader title="Message" />}
-      <Loaded state={message} what="this message">
-        {(data) => <MessageView message={data} onChange={(next) => message.update(() => next)} />}
-      </Loaded>
-    </>
+    <ResourcePage back={{ href: "/messages", label: "Messages" }} title="Message" state={message} what="this message">
+      {(data) => <MessageView message={data} onChange={(next) => message.update(() => next)} />}
+    </ResourcePage>
   );
 }

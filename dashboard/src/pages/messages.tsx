@@ -10,6 +10,7 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
+import { UrlFilters } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
 import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
@@ -60,19 +61,8 @@ function SearchBox() {
 }
 
 function Filters({ params }: { params: URLSearchParams }) {
-  const [, setParams] = useSearchParams();
-  const active = FILTER_NAMES.some((name) => params.has(name));
   return (
-    // Keyed by the query string: the fields show what the URL says after Back or a search.
-    <form
-      key={params.toString()}
-      className="filters"
-      aria-label="Filters"
-      onSubmit={(event) => {
-        const form = readForm(event);
-        setParams(Object.fromEntries(FILTER_NAMES.map((name) => [name, form.text(name)]).filter(([, value]) => value !== "")));
-      }}
-    >
+    <UrlFilters params={params} names={FILTER_NAMES}>
       <Field label="Status">
         <select name="status" defaultValue={params.get("status") ?? ""}>
           <option value="">All statuses</option>
@@ -95,17 +85,7 @@ function Filters({ params }: { params: URLSearchParams }) {
       <Field label="Created to">
         <input name="to" type="date" defaultValue={params.get("to") ?? ""} />
       </Field>
-      <div className="filters__actions">
-        <button type="submit" className="button button--primary">
-          Apply filters
-        </button>
-        {active && (
-          <button type="button" className="button" onClick={() => setParams({})}>
-            Clear filters
-          </button>
-        )}
-      </div>
-    </form>
+    </UrlFilters>
   );
 }
 

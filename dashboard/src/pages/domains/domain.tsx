@@ -1,45 +1,37 @@
-import { useState, type ReactNode } from "react";
+import { useState } from "react";
 import type { Domain } from "mailroom";
-import { Link, useLocation } from "wouter";
+import { useLocation } from "wouter";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, useRequest } from "../../api/use-request";
 import { ActionButton } from "../../components/action-button";
 import { Card } from "../../components/card";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { ErrorState } from "../../components/error-state";
-import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
+import { ResourcePage } from "../../components/resource-page";
+import { SummaryList, SummaryRow } from "../../components/summary-list";
 import { DOMAINS_SCOPE_NOTE, requiredProgress } from "../../lib/domains";
 import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { DomainStatusBadge } from "./domain-badges";
 import { RecordsTable } from "./records-table";
 
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="summary__row">
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
-
 function Summary({ domain }: { domain: Domain }) {
   const progress = requiredProgress(domain);
   return (
-    <dl className="summary card">
-      <Row label="Status">
+    <SummaryList>
+      <SummaryRow label="Status">
         <span data-testid="domain-status">
           <DomainStatusBadge status={domain.status} />
         </span>
-      </Row>
-      <Row label="Required records">
+      </SummaryRow>
+      <SummaryRow label="Required records">
         {progress.verified} of {progress.required} verified
-      </Row>
-      <Row label="Return-path domain">
+      </SummaryRow>
+      <SummaryRow label="Return-path domain">
         <code>{domain.return_path_domain}</code>
-      </Row>
-      <Row label="DKIM selectors">
+      </SummaryRow>
+      <SummaryRow label="DKIM selectors">
         <ul className="plain-list">
           {domain.dkim.map((key) => (
             <li key={key.selector}>
@@ -47,10 +39,10 @@ function Summary({ domain }: { domain: Domain }) {
             </li>
           ))}
         </ul>
-      </Row>
-      <Row label="Last checked">{formatDateTime(domain.last_checked_at, "Never")}</Row>
-      <Row label="Verified">{formatDateTime(domain.verified_at, "Not yet")}</Row>
-    </dl>
+      </SummaryRow>
+      <SummaryRow label="Last checked">{formatDateTime(domain.last_checked_at, "Never")}</SummaryRow>
+      <SummaryRow label="Verified">{formatDateTime(domain.verified_at, "Not yet")}</SummaryRow>
+    </SummaryList>
   );
 }
 
@@ -156,14 +148,8 @@ export function DomainPage({ id }: { id: string }) {
   const api = useApi();
   const domain = useRequest((signal) => api.call((mr) => mr.domains.get(id, { signal })), [api, id]);
   return (
-    <>
-      <Link href="/domains" className="back-link">
-        ← Domains
-      </Link>
-      {domain.data === undefined && <PageHeader title="Domain" />}
-      <Loaded state={domain} what="this domain">
-        {(data) => <DomainView key={data.id} domain={data} onChange={(next) => domain.update(() => next)} />}
-      </Loaded>
-    </>
+    <ResourcePage back={{ href: "/domains", label: "Domains" }} title="Domain" state={domain} what="this domain">
+      {(data) => <DomainView key={data.id} domain={data} onChange={(next) => domain.update(() => next)} />}
+    </ResourcePage>
   );
 }

@@ -10,9 +10,9 @@ import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
+import { UrlFilters } from "../../components/url-filters";
 import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
-import { readForm } from "../../lib/forms";
 import { hasRole } from "../../lib/roles";
 import { SUPPRESSION_REASONS, isSuppressionReason, reasonLabel } from "../../lib/suppressions";
 import { AddSuppressionForm } from "./add-suppression-form";
@@ -33,19 +33,8 @@ function toQuery(params: URLSearchParams): Filters {
 }
 
 function FilterForm({ params }: { params: URLSearchParams }) {
-  const [, setParams] = useSearchParams();
-  const active = FILTER_NAMES.some((name) => params.has(name));
   return (
-    // Keyed by the query string: the fields show what the URL says after Back.
-    <form
-      key={params.toString()}
-      className="filters"
-      aria-label="Filters"
-      onSubmit={(event) => {
-        const form = readForm(event);
-        setParams(Object.fromEntries(FILTER_NAMES.map((name) => [name, form.text(name)]).filter(([, value]) => value !== "")));
-      }}
-    >
+    <UrlFilters params={params} names={FILTER_NAMES}>
       <Field label="Reason">
         <select name="reason" defaultValue={params.get("reason") ?? ""}>
           <option value="">All reasons</option>
@@ -60,17 +49,7 @@ function FilterForm({ params }: { params: URLSearchParams }) {
       <Field label="Email address">
         <input name="email" type="search" defaultValue={params.get("email") ?? ""} placeholder="The whole address" />
       </Field>
-      <div className="filters__actions">
-        <button type="submit" className="button button--primary">
-          Apply filters
-        </button>
-        {active && (
-          <button type="button" className="button" onClick={() => setParams({})}>
-            Clear filters
-          </button>
-        )}
-      </div>
-    </form>
+    </UrlFilters>
   );
 }
 
