@@ -95,8 +95,9 @@ fuzz: $(STAMP) ## Schemathesis against a throwaway server (installs .venv)
 	scripts/fuzz.sh $(FUZZ_ARGS)
 
 # --- operations -------------------------------------------------------------------------------
-bench: $(STAMP) ## Benchmarks (bench/accept.ts)
+bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), then delivery rate (bench/delivery.ts)
 	$(BIN)/tsx bench/accept.ts
+	$(BIN)/tsx bench/delivery.ts
 
 bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
 	@$(BIN)/tsx src/main.ts bootstrap $(ARGS)

@@ -1,0 +1,30 @@
+/**
+ * The DNS of bench/delivery.ts: the tests' authoritative server on loopback
+ * (test/helpers/dns-server.ts, UDP and TCP), in its own process so that answering the workers'
+ * MX/A/AAAA queries does not share an event loop with what is measured. The benchmark points
+ * DNS_SERVERS at it and publishes records over IPC.
+ *
+ *   node --import tsx bench/loopback-dns.ts     (prints nothing; talks over process.send)
+ *
+ * IPC: the child sends { type: "listening", address } once. { type: "set", name, records }
+ * replaces the name's records (answered { type: "set" }); { type: "stats" } is answered with the number of queries
+ * received since the last one, { type: "stats", queries }.
+ */
+import { startDnsServer, type DnsRecord } from "../test/helpers/dns-server.js";
+
+const dns = await startDnsServer();
+let counted = 0;
+
+process.on("message", (message: { type: "set"; name: string; records: DnsRecord[] } | { type: "stats" }) => {
+  if (message.type === "set") {
+    dns.set(message.name, message.records);
+    process.send!({ type: "set" });
+  } else {
+    // The helper keeps every question for the tests to read; here only their number matters.
+    counted += dns.queries.splice(0).length;
+    process.send!({ type: "stats", queries: counted });
+    counted = 0;
+  }
+});
+process.on("disconnect", () => void dns.close().then(() => process.exit(0)));
+process.send!({ type: "listening", address: dns.address });
