@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, sign, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
+import { promisify } from "node:util";
 import type { DkimAlgorithm } from "../domain/dkim-keys.js";
 
 /**
@@ -44,15 +45,38 @@ const SIGNED_HEADERS = [
 ].join(":");
 const OVERSIGNED = "From";
 
+/**
+ * Signs off the event loop: with a callback, crypto.sign runs on libuv's thread pool, so an
+ * RSA-2048 signature (~0.3 ms) no longer stalls the worker's other deliveries and both cores
+ * can sign at once.
+ */
 export async function signMessage(mime: Buffer | string, signers: readonly DkimSigner[], options: SignOptions = {}): Promise<Buffer> {
-  return signMessageSync(mime, signers, options);
+  const { message, unsigned } = prepareSignatures(mime, signers, options);
+  const signatures = await Promise.all(unsigned.map(({ algorithm, data, key }) => signOnThreadPool(algorithm, data, key)));
+  return assemble(message, unsigned, signatures);
 }
 
 /** The same, synchronously (it does no I/O); for benchmarks and callers that batch. */
 export function signMessageSync(mime: Buffer | string, signers: readonly DkimSigner[], options: SignOptions = {}): Buffer {
+  const { message, unsigned } = prepareSignatures(mime, signers, options);
+  return assemble(message, unsigned, unsigned.map(({ algorithm, data, key }) => sign(algorithm, data, key)));
+}
+
+const signOnThreadPool = promisify(sign) as (algorithm: string | null, data: Buffer, key: KeyObject) => Promise<Buffer>;
+
+/** A signature to compute: what to sign, with which key, and the header fields around it. */
+interface UnsignedSignature {
+  algorithm: "sha256" | null;
+  data: Buffer;
+  key: KeyObject;
+  headerOptions: Record<string, unknown>;
+}
+
+/** Everything but the signing itself: wire form, one body hash, each signer's canonical header. */
+function prepareSignatures(mime: Buffer | string, signers: readonly DkimSigner[], options: SignOptions): { message: Buffer; unsigned: UnsignedSignature[] } {
   // What is signed must be what goes on the wire.
   const message = wireForm(typeof mime === "string" ? Buffer.from(mime, "utf8") : mime);
-  if (signers.length === 0) return message;
+  if (signers.length === 0) return { message, unsigned: [] };
 
   const end = message.indexOf("\r\n\r\n");
   const head = end === -1 ? message : message.subarray(0, end + 2);
@@ -71,7 +95,7 @@ export function signMessageSync(mime: Buffer | string, signers: readonly DkimSig
   // for the signed header and again for the emitted one, which differ across a second boundary.
   const signTime = new Date(options.now ?? Date.now());
 
-  const lines = signers.map((signer) => {
+  const unsigned = signers.map((signer): UnsignedSignature => {
     const key = privateKey(signer);
     const { canonicalizedHeader, dkimHeaderOpts } = mailauth.generateCanonicalizedHeader("DKIM", oversigned, {
       signingDomain: signer.domain,
@@ -82,10 +106,17 @@ export function signMessageSync(mime: Buffer | string, signers: readonly DkimSig
       signTime,
     });
     // RFC 8463 §3: Ed25519 signs the SHA-256 hash of the canonicalized headers (PureEdDSA over it).
-    const signature =
-      signer.algorithm === "rsa-sha256" ? sign("sha256", canonicalizedHeader, key) : sign(null, createHash("sha256").update(canonicalizedHeader).digest(), key);
-    return mailauth.tools.formatSignatureHeaderLine("DKIM", { ...dkimHeaderOpts, b: signature.toString("base64") }, true);
+    return signer.algorithm === "rsa-sha256"
+      ? { algorithm: "sha256", data: canonicalizedHeader, key, headerOptions: dkimHeaderOpts }
+      : { algorithm: null, data: createHash("sha256").update(canonicalizedHeader).digest(), key, headerOptions: dkimHeaderOpts };
   });
+  return { message, unsigned };
+}
+
+/** The DKIM-Signature fields, in signer order, in front of the message. */
+function assemble(message: Buffer, unsigned: readonly UnsignedSignature[], signatures: readonly Buffer[]): Buffer {
+  if (unsigned.length === 0) return message;
+  const lines = unsigned.map(({ headerOptions }, i) => mailauth.tools.formatSignatureHeaderLine("DKIM", { ...headerOptions, b: signatures[i]!.toString("base64") }, true));
   return Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n", "latin1"), message]);
 }
 
