@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
@@ -58,12 +59,12 @@ function parseRoles(values: string[] | undefined): Set<Role> {
 async function serve(config: Config, roles: Set<Role>): Promise<number> {
   const lifecycle: Lifecycle = { ready: false };
   const runtime = await createRuntime(config);
-  const app = await buildApp({ runtime, lifecycle });
-  const log = app.log;
+  // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
+  const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
+  const log = app?.log ?? pino({ level: config.logLevel });
   const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
   if (roles.has("worker")) runtime.worker.start();
-  if (roles.has("api")) await app.listen({ host: config.host, port: config.port });
-  else await app.ready();
+  if (app) await app.listen({ host: config.host, port: config.port });
   lifecycle.ready = true;
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
   const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -88,7 +89,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
     }, config.shutdownGraceMs);
     force.unref();
     if (maintenance) clearInterval(maintenance);
-    await app.close(); // stops accepting; waits for in-flight requests
+    await app?.close(); // stops accepting; waits for in-flight requests
     await runtime.close(); // worker finishes its batch; group commit drains; database closes
     log.info({}, "stopped");
     process.exit(0);
