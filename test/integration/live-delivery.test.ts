@@ -178,11 +178,12 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
         const now = h.t.clock.now();
         return h.t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + 60_000, workerId: "thief", environments: ["live"] });
       };
-      // Twice past the original lease, in steps shorter than a lease: renewals keep it.
       const leased = await h.t.runtime.db.knex("jobs").first("locked_by");
       expect(leased.locked_by).toBe(h.t.runtime.worker.id);
-      for (let i = 0; i < 3; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 2100));
+      // Past the original lease, in steps shorter than a lease; each step waits two renewal
+      // periods (a third of the lease, 2 s), so a renewal lands after every move of the clock.
+      for (let i = 0; i < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 4500));
         h.t.clock.advance(4000);
         expect(await steal(), `after ${(i + 1) * 4} s`).toEqual([]);
       }
