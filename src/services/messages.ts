@@ -75,25 +75,36 @@ export class MessagesService {
   async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null): Promise<BatchOutcome[]> {
     const now = this.clock.now();
     const defaultFrom = await this.defaultFrom(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
-    const outcomes: BatchOutcome[] = [];
-    const accepted: Array<Promise<Message>> = [];
+    const prepared: Array<{ index: number; message: NewMessage | null; error: DomainError | null }> = [];
     for (const [index, input] of inputs.entries()) {
       try {
         if (input instanceof DomainError) throw input;
-        const message = await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaultFrom);
-        // Counted as the batch goes, so the quota stops exactly at its limit.
-        if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, accepted.length + 1, now);
-        accepted.push(this.accept(principal, message));
-        outcomes.push({ index, message: null, error: null });
+        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaultFrom), error: null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        outcomes.push({ index, message: null, error });
+        prepared.push({ index, message: null, error });
+      }
+    }
+    // The quota is checked for the whole batch before any of it is stored, counting in order,
+    // so it stops exactly at the limit (the batch's own commits cannot be counted twice).
+    if (principal.environment === "live") {
+      let counted = 0;
+      for (const item of prepared) {
+        if (item.message === null) continue;
+        try {
+          await this.policy.assertWithinQuota(principal.workspaceId, counted + 1, now);
+          counted++;
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          item.message = null;
+          item.error = error;
+        }
       }
     }
     // The accepted messages share group commits; every one is durable before the answer.
-    const messages = await Promise.all(accepted);
-    let next = 0;
-    return outcomes.map((outcome) => (outcome.error === null ? { ...outcome, message: messages[next++]! } : outcome));
+    return Promise.all(
+      prepared.map(async ({ index, message, error }) => ({ index, message: message === null ? null : await this.accept(principal, message), error })),
+    );
   }
 
   private async defaultFrom(principal: Principal, inputs: readonly CreateMessageRequest[]): Promise<string | null> {
