@@ -23,18 +23,17 @@
  * Exit status 0 whether or not the targets are met (this is a report); 1 if the baseline
  * itself could not be measured.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon, { type Result } from "autocannon";
 import knexFactory from "knex";
 import mysql from "mysql2/promise";
+import { CLK_TCK, sleep, intEnv, startProcess, killChildren, onCleanup, cleanups, machineBusy, processTicks, databasePids, waitForQuiet } from "./machine.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 50);
 const WARMUP_S = intEnv("BENCH_WARMUP_S", 3);
 const DURATION_S = intEnv("BENCH_DURATION_S", 10);
@@ -46,14 +45,8 @@ const STOP_SIGNAL: NodeJS.Signals = SERVER_NODE_ARGS.some((a) => a.startsWith("-
 /** The whole run must stay under 3 minutes; a variant that would not fit is skipped. */
 const BUDGET_MS = 170_000;
 const TARGET = { ratio: 0.5, p99Ms: 30 };
-const CLK_TCK = 100;
 const started = Date.now();
 
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-}
 
 // --- the request --------------------------------------------------------------------------------
 
@@ -81,24 +74,7 @@ const BODY = messageBody();
 
 // --- child processes ----------------------------------------------------------------------------
 
-const children = new Set<ChildProcess>();
 
-function killChildren(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
-  children.clear();
-}
-process.on("exit", killChildren);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping servers`);
-    killChildren();
-    void cleanups().finally(() => process.exit(130));
-  });
-}
-const cleanupTasks: Array<() => Promise<void>> = [];
-async function cleanups(): Promise<void> {
-  for (const task of cleanupTasks.splice(0).reverse()) await task().catch(() => {});
-}
 
 interface Server {
   child: ChildProcess;
@@ -118,18 +94,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startProcess(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output(): string } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  let tail = "";
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  return { child, output: () => tail };
-}
 
 async function waitForHttp(server: Server, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -154,36 +118,9 @@ async function stop(server: Server, signal: NodeJS.Signals): Promise<void> {
   await exited;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // --- CPU accounting -----------------------------------------------------------------------------
 
-/** Busy jiffies of the whole machine (all cores). */
-function machineBusy(): number {
-  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
-  return user + nice + system + irq + softirq + steal;
-}
-
-/** utime + stime of a process, in jiffies (0 when it is gone). */
-function processTicks(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-function databasePids(): number[] {
-  try {
-    return execFileSync("pidof", ["mariadbd", "mysqld"], { encoding: "utf8" }).trim().split(/\s+/).map(Number).filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 interface CpuSample {
   at: number;
@@ -213,22 +150,6 @@ function cpuBetween(a: CpuSample, b: CpuSample) {
   const loadgen = cores(b.self - a.self);
   const machine = cores(b.busy - a.busy);
   return { server, db, loadgen, machine, foreign: Math.max(0, machine - server - db - loadgen) };
-}
-
-/** Waits (at most QUIET_WAIT_S) until the machine has been under 20 % of one core busy for 2 s. */
-async function waitForQuiet(): Promise<string> {
-  if (QUIET_WAIT_S === 0) return "not checked (BENCH_QUIET_WAIT_S=0)";
-  const deadline = Date.now() + QUIET_WAIT_S * 1000;
-  let quietFor = 0;
-  let last = NaN;
-  while (Date.now() < deadline && Date.now() - started < BUDGET_MS - 60_000) {
-    const a = machineBusy();
-    await sleep(500);
-    last = (machineBusy() - a) / CLK_TCK / 0.5;
-    quietFor = last < 0.2 ? quietFor + 500 : 0;
-    if (quietFor >= 2000) return "quiet";
-  }
-  return Number.isNaN(last) ? "not checked (time budget)" : `busy (${last.toFixed(2)} cores in use by others when starting)`;
 }
 
 // --- one load run -------------------------------------------------------------------------------
@@ -300,7 +221,7 @@ interface Row {
 
 async function benchBare(): Promise<Row> {
   const row: Row = { name: "bare Fastify route (parse JSON, 202)", kind: "baseline", notes: [] };
-  row.notes.push(`machine before start: ${await waitForQuiet()}`);
+  row.notes.push(`machine before start: ${await waitForQuiet(QUIET_WAIT_S, () => Date.now() - started < BUDGET_MS - 60_000)}`);
   const port = await freePort();
   const proc = startProcess(["--import", "tsx", "bench/bare-server.ts", String(port)], { ...process.env, NODE_ENV: "production" });
   const server: Server = { ...proc, port };
@@ -325,7 +246,7 @@ interface RealOptions {
 
 async function benchReal(options: RealOptions): Promise<Row> {
   const row: Row = { name: options.name, kind: options.kind, notes: [] };
-  row.notes.push(`machine before start: ${await waitForQuiet()}`);
+  row.notes.push(`machine before start: ${await waitForQuiet(QUIET_WAIT_S, () => Date.now() - started < BUDGET_MS - 60_000)}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
@@ -376,7 +297,7 @@ async function benchReal(options: RealOptions): Promise<Row> {
 
 function sqliteVariant(roles: "api" | "api+worker"): RealOptions & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "mailroom-bench-"));
-  cleanupTasks.push(async () => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, "mailroom.db");
   return {
     dir,
@@ -405,14 +326,14 @@ async function mysqlVariant(roles: "api" | "api+worker"): Promise<RealOptions> {
   const name = `${baseDb}_bench_${randomBytes(4).toString("hex")}`;
   const admin = await mysql.createConnection({ uri: MYSQL_URL! });
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  cleanupTasks.push(async () => {
+  onCleanup(async () => {
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await admin.end();
   });
   const url = new URL(MYSQL_URL!);
   url.pathname = `/${name}`;
   const dataDir = mkdtempSync(join(tmpdir(), "mailroom-bench-"));
-  cleanupTasks.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  onCleanup(async () => rmSync(dataDir, { recursive: true, force: true }));
   return {
     name: `MariaDB, POST /v1/messages, ${roles === "api" ? "--role api" : "default roles (api+worker)"}`,
     kind: "mysql",

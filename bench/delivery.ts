@@ -41,12 +41,11 @@
  * Exit status 0 whether or not the targets are met (this is a report); 1 if the baseline
  * itself could not be measured.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import knexFactory, { type Knex } from "knex";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import mysql from "mysql2/promise";
@@ -57,10 +56,10 @@ import { createRuntime } from "../src/runtime.js";
 import type { DnsRecord } from "../test/helpers/dns-server.js";
 import type { SinkStats } from "./smtp-sink.js";
 import type { components } from "../generated/v1.js";
+import { CLK_TCK, sleep, intEnv, startProcess, killChildren, onCleanup, cleanups, machineBusy, processTicks, databasePids, waitForQuiet, type Proc } from "./machine.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BACKLOG = intEnv("BENCH_BACKLOG", 100_000);
 const BASELINE_MESSAGES = intEnv("BENCH_BASELINE_MESSAGES", 20_000);
 const BASELINE_WARMUP = 1_000;
@@ -72,7 +71,6 @@ const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 8);
 const TARGET = { ratio: 0.9, rate: 1000, rssMb: 300 };
 /** Mailroom's default SMTP_MAX_CONNECTIONS_PER_DESTINATION, and so the baseline's maxConnections. */
 const MAX_CONNECTIONS = 10;
-const CLK_TCK = 100;
 const SENDING_HOSTNAME = "mta.mailroom.test";
 const RECIPIENT_DOMAIN = "example.net";
 const SENDING_DOMAIN = "acme.example";
@@ -97,13 +95,7 @@ const SWEEP: Array<Record<string, string>> = process.env.BENCH_SWEEP
       { NODE_OPTIONS: "--max-old-space-size=128" },
     ];
 
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-}
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const since = (t: number) => ((Date.now() - t) / 1000).toFixed(0);
 
 // --- the message --------------------------------------------------------------------------------
@@ -158,42 +150,9 @@ async function baselineRaw(): Promise<Buffer> {
 
 // --- child processes ----------------------------------------------------------------------------
 
-const children = new Set<ChildProcess>();
 
-function killChildren(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
-  children.clear();
-}
-process.on("exit", killChildren);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping child processes`);
-    killChildren();
-    void cleanups().finally(() => process.exit(130));
-  });
-}
-const cleanupTasks: Array<() => Promise<void>> = [];
-async function cleanups(): Promise<void> {
-  for (const task of cleanupTasks.splice(0).reverse()) await task().catch(() => {});
-}
 
-interface Proc {
-  child: ChildProcess;
-  output(): string;
-}
 
-function startProcess(args: string[], env: NodeJS.ProcessEnv, ipc = false): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe", ...(ipc ? (["ipc"] as const) : [])] });
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  let tail = "";
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  return { child, output: () => tail };
-}
 
 /** A helper child that answers requests over IPC, one reply type per request type. */
 class IpcChild {
@@ -241,25 +200,6 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Pr
 
 // --- /proc: CPU and memory ----------------------------------------------------------------------
 
-/** Busy jiffies of the whole machine (all cores). */
-function machineBusy(): number {
-  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
-  return user + nice + system + irq + softirq + steal;
-}
-
-/** utime + stime of a process, in jiffies (0 when it is gone). */
-function processTicks(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
 /** A field of /proc/<pid>/status in MB (VmRSS: resident now; VmHWM: the peak so far), or NaN. */
 function memoryMb(pid: number | undefined, field: "VmRSS" | "VmHWM"): number {
   if (!pid) return NaN;
@@ -271,13 +211,6 @@ function memoryMb(pid: number | undefined, field: "VmRSS" | "VmHWM"): number {
   }
 }
 
-function databasePids(): number[] {
-  try {
-    return execFileSync("pidof", ["mariadbd", "mysqld"], { encoding: "utf8" }).trim().split(/\s+/).map(Number).filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 type Roles = "measured" | "sink" | "dns" | "db";
 
@@ -310,22 +243,6 @@ class CpuMeter {
     const machine = cores(machineBusy() - this.busy);
     return { measured, sink, dns, db, bench, machine, other: Math.max(0, machine - measured - sink - dns - db - bench) };
   }
-}
-
-/** Waits (at most QUIET_WAIT_S) until the machine has been under 20 % of one core busy for 2 s. */
-async function waitForQuiet(): Promise<string> {
-  if (QUIET_WAIT_S === 0) return "not checked (BENCH_QUIET_WAIT_S=0)";
-  const deadline = Date.now() + QUIET_WAIT_S * 1000;
-  let quietFor = 0;
-  let last = NaN;
-  while (Date.now() < deadline) {
-    const a = machineBusy();
-    await sleep(500);
-    last = (machineBusy() - a) / CLK_TCK / 0.5;
-    quietFor = last < 0.2 ? quietFor + 500 : 0;
-    if (quietFor >= 2000) return "quiet";
-  }
-  return `busy (${last.toFixed(2)} cores in use by others when starting)`;
 }
 
 // --- the sink and the DNS -----------------------------------------------------------------------
@@ -375,7 +292,7 @@ interface BaselineRun {
  * the same prebuilt message BASELINE_MESSAGES times after a warm-up that opens its connections.
  */
 async function runBaseline(peers: Peers, raw: Buffer, name: string, keepConnections: boolean): Promise<BaselineRun> {
-  const quiet = await waitForQuiet();
+  const quiet = await waitForQuiet(QUIET_WAIT_S);
   const sender = new IpcChild(startProcess(["--import", "tsx", "bench/nodemailer-baseline.ts"], { ...process.env, NODE_ENV: "production" }, true));
   try {
     await sender.ask(
@@ -439,7 +356,7 @@ function freshSqlite(): BenchDatabase {
     reader = null;
     rmSync(dir, { recursive: true, force: true }); // idempotent: also run by cleanups() at exit
   };
-  cleanupTasks.push(drop);
+  onCleanup(drop);
   return {
     url: `sqlite:${file}`,
     dataDir: dir,
@@ -474,7 +391,7 @@ async function freshMysql(): Promise<BenchDatabase> {
     await admin.end();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  cleanupTasks.push(drop);
+  onCleanup(drop);
   const url = new URL(MYSQL_URL!);
   url.pathname = `/${name}`;
   return {
@@ -582,7 +499,7 @@ async function drain(options: { name: string; db: BenchDatabase; peers: Peers; w
   const queued = await db.jobsLeft();
   if (queued !== backlog) throw new Error(`${queued} jobs queued, expected ${backlog}`);
 
-  const quiet = await waitForQuiet();
+  const quiet = await waitForQuiet(QUIET_WAIT_S);
   await sinkReset(peers);
   await dnsQueries(peers); // zeroes the count
   const env: NodeJS.ProcessEnv = {
@@ -790,7 +707,7 @@ async function main(): Promise<number> {
       `${MAX_CONNECTIONS} connections per destination, sink and DNS in their own processes, node ${process.version}, ${cpus().length} CPUs`,
   );
   const peers = await startPeers();
-  cleanupTasks.push(async () => {
+  onCleanup(async () => {
     peers.sink.proc.child.disconnect();
     peers.dns.proc.child.disconnect();
   });

@@ -1,0 +1,117 @@
+/**
+ * What every benchmark under bench/ needs from the machine: settings from the environment, child
+ * processes that die with the benchmark, cleanups that run whatever happens, and the CPU
+ * accounting (/proc) that lets each figure say how busy the machine was while it was taken.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Jiffies per second in /proc (USER_HZ, 100 on Linux). */
+export const CLK_TCK = 100;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
+  return value;
+}
+
+// --- child processes and cleanups ---------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+const cleanupTasks: Array<() => Promise<void>> = [];
+
+export interface Proc {
+  child: ChildProcess;
+  /** The last 4,000 characters it wrote, for error messages. */
+  output(): string;
+}
+
+/** `node <args>` from the repository root; killed with the benchmark, whatever ends it. */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, ipc = false): Proc {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe", ...(ipc ? (["ipc"] as const) : [])] });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  let tail = "";
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  return { child, output: () => tail };
+}
+
+export function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
+  children.clear();
+}
+
+/** Runs at the end, last registered first (a database dropped after what used it stopped). */
+export function onCleanup(task: () => Promise<void>): void {
+  cleanupTasks.push(task);
+}
+
+export async function cleanups(): Promise<void> {
+  for (const task of cleanupTasks.splice(0).reverse()) await task().catch(() => {});
+}
+
+process.on("exit", killChildren);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping child processes`);
+    killChildren();
+    void cleanups().finally(() => process.exit(130));
+  });
+}
+
+// --- /proc: CPU ---------------------------------------------------------------------------------
+
+/** Busy jiffies of the whole machine (all cores). */
+export function machineBusy(): number {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return user + nice + system + irq + softirq + steal;
+}
+
+/** utime + stime of a process, in jiffies (0 when it is gone). */
+export function processTicks(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The MariaDB/MySQL server processes on this machine, whose CPU counts as the database's. */
+export function databasePids(): number[] {
+  try {
+    return execFileSync("pidof", ["mariadbd", "mysqld"], { encoding: "utf8" }).trim().split(/\s+/).map(Number).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Waits up to `seconds` for 2 s in a row with other processes using under 0.2 core (on 2 cores,
+ * another job's CPU skews a figure badly); says what it found. `keepWaiting` may cut it short.
+ */
+export async function waitForQuiet(seconds: number, keepWaiting: () => boolean = () => true): Promise<string> {
+  if (seconds === 0) return "not checked (BENCH_QUIET_WAIT_S=0)";
+  const deadline = Date.now() + seconds * 1000;
+  let quietFor = 0;
+  let last = NaN;
+  while (Date.now() < deadline && keepWaiting()) {
+    const before = machineBusy();
+    await sleep(500);
+    last = (machineBusy() - before) / CLK_TCK / 0.5;
+    quietFor = last < 0.2 ? quietFor + 500 : 0;
+    if (quietFor >= 2000) return "quiet";
+  }
+  return Number.isNaN(last) ? "not checked (time budget)" : `busy (${last.toFixed(2)} cores in use by others when starting)`;
+}
