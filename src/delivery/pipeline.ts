@@ -6,9 +6,10 @@ import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Verp } from "../domain/verp.js";
 import type { BounceSuppression, MessageChange, MessageRecord, NewEvent, RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionRow } from "../db/repositories/suppressions.js";
-import { signMessage, type DkimSigner } from "./dkim.js";
+import type { SendingIdentity as DomainIdentity } from "../services/domains.js";
+import { signMessage } from "./dkim.js";
 import { renderMessage } from "./render.js";
-import type { Envelope } from "./transports/transport.js";
+import type { Envelope, SendResult } from "./transports/transport.js";
 
 const IN_FLIGHT: readonly MessageStatus[] = ["scheduled", "queued", "deferred", "sending"];
 
@@ -19,22 +20,14 @@ export interface FollowUp {
 }
 
 /** What the remote side (or the simulator) said about one recipient's hand-off. */
-export interface Delivery {
-  outcome: "delivered" | "deferred" | "bounced";
-  bounceType: "hard" | "soft" | null;
-  smtpCode: number | null;
-  enhancedStatus: string;
-  response: string;
-  remoteHost: string | null;
+export type Delivery = SendResult & {
+  /** Engagement the sandbox simulator makes follow a delivery. */
   followUps?: FollowUp[];
   simulated?: boolean;
-}
+};
 
-/** The sending domain's return path and DKIM keys (DomainsService.sendingIdentity). */
-export interface SendingIdentity {
-  returnPathDomain: string;
-  signers: DkimSigner[];
-}
+/** What the pipeline uses of the sending domain: its return path and DKIM keys. */
+export type SendingIdentity = Pick<DomainIdentity, "returnPathDomain" | "signers">;
 
 export interface PipelineContext {
   now: number;

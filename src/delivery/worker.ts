@@ -137,8 +137,8 @@ export class DeliveryWorker {
         identity: await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from))),
         suppressions,
         verp: this.deps.verp,
-        deliver: (recipient, envelope, mime) => route.deliver(recipient, envelope, mime),
-        retryDelayMs: (attempt) => route.retryDelayMs(attempt),
+        deliver: route.deliver,
+        retryDelayMs: route.retryDelayMs,
         expiresAt: record.expires_at ?? due + this.settings.lifetimeMs,
       });
       await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);

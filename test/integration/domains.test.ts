@@ -3,30 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
+import type { components } from "../../generated/v1.js";
 
 const HOSTNAME = "mail.mailroom.test";
 
-interface DomainRecord {
-  purpose: "spf" | "dkim" | "dmarc" | "return_path";
-  type: "TXT" | "MX";
-  name: string;
-  value: string;
-  priority: number | null;
-  required: boolean;
-  status: "pending" | "verified" | "missing" | "mismatch";
-  found: string[];
-}
-interface Domain {
-  id: string;
-  name: string;
-  status: "pending" | "verified";
-  return_path_domain: string;
-  dkim: Array<{ selector: string; algorithm: string }>;
-  records: DomainRecord[];
-  created_at: string;
-  verified_at: string | null;
-  last_checked_at: string | null;
-}
+type Domain = components["schemas"]["Domain"];
+type DomainRecord = components["schemas"]["DomainRecord"];
 
 describe.each(databases)("Domains ($name)", (database) => {
   let t: TestApp;
