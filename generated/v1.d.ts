@@ -609,6 +609,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description The workspace's templates, newest first, each with the content of its latest version.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Adds a template to the workspace (both environments use it) as version 1. Version 1 is a
+         *     draft unless `publish` is true; only a published version sends by its slug. The subject,
+         *     html and text are Liquid templates: output in `html` is HTML-escaped unless piped through
+         *     `raw`, and a syntax error is refused with `422 validation_failed` naming the field and the
+         *     line. Declaring the variables the template expects is optional: sending and rendering
+         *     check the given variables against the declarations (type, required, default), take the
+         *     variables the template uses but does not declare as they come, and refuse any other. The
+         *     slug is permanent and unique in the workspace (`409 template_exists`).
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{template}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description The template by slug or id, with the content and variables of its latest version (the
+         *     draft, when there is one; `published_version` says which version sends).
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description Removes the template and all its versions; sending by its slug fails from now on, and the
+         *     slug is free again. Messages already sent keep their content and their `template`
+         *     reference. Refused with `409 template_in_use` while a scheduled message (of either
+         *     environment) still waits to be sent with it: cancel those first.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a template's draft
+         * @description Changes the draft: the fields given replace the draft's, the others keep their value.
+         *     When there is no draft, a new draft version is made from the published one plus the
+         *     changes. Nothing sends differently until `publishTemplate`. `name` is not versioned and
+         *     changes at once. The slug is permanent: a body with `slug` is refused with
+         *     `422 validation_failed` (create a new template instead), so a slug in your code never
+         *     starts pointing at something else.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/v1/templates/{template}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a template version
+         * @description Makes the draft the version that sends by slug; the previously published version is
+         *     archived and stays addressable (`welcome@2`). With `version`, re-publishes that earlier
+         *     version instead (a rollback); the draft, if any, is kept. Without a draft and without
+         *     `version` the answer is `409 nothing_to_publish`. Publishing the published version
+         *     answers the template unchanged.
+         */
+        post: operations["publishTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{template}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a template's versions
+         * @description Every version of the template, newest first: at most one `draft`, at most one
+         *     `published`, and the `archived` ones that were published or drafted before.
+         */
+        get: operations["listTemplateVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{template}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+                /**
+                 * @description A version number of the template (1, 2, …).
+                 * @example 3
+                 */
+                version: components["parameters"]["TemplateVersionNumber"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a template version
+         * @description One version of the template, exactly as it sends when addressed as `welcome@3`.
+         */
+        get: operations["getTemplateVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{template}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template without sending
+         * @description Renders a version with the given variables exactly as sending would, and returns the
+         *     subject, html and text, so an editor or a CI job can check a template without sending
+         *     anything. By default the published version, else the draft; `version` picks a number or
+         *     `"draft"`. Variables are checked against the version's declarations first: every missing
+         *     required variable, every one of the wrong type and every one neither declared nor used by
+         *     the template is listed in one `422 validation_failed` (pointers `/variables/<name>`). A template that fails while
+         *     rendering (an unknown filter, or past the limits on time, loop iterations or output
+         *     size) is `422 template_render_failed` with the field and line. Nothing is stored.
+         */
+        post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -631,10 +826,715 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The environment's webhook endpoints, newest first.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Adds an endpoint that receives this environment's events as signed HTTP POSTs (Standard
+         *     Webhooks): every event type, or only those in `event_types`. The answer carries the endpoint's
+         *     signing `secret` (`whsec_…`); `getWebhookSecret` shows it again to full-access keys.
+         *
+         *     The URL must be `http` or `https`. A host that is, or resolves to, a private, loopback,
+         *     link-local, unique-local, unspecified or IPv4-mapped address is refused with
+         *     `422 webhook_target_not_allowed` unless the operator allows such targets
+         *     (`WEBHOOK_ALLOW_PRIVATE_TARGETS`); a host that does not resolve yet is accepted, and every
+         *     delivery checks the address again when it connects.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description The endpoint, without its secret. A `status` of `disabled` with `disabled_reason: failing`
+         *     is the `webhook_endpoint.disabled` notice: every delivery failed for 5 days, so Mailroom
+         *     stopped sending; fix the receiver and re-enable the endpoint.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint, its pending deliveries and its recorded attempts. Nothing more is sent to it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the fields given and leaves the others. `event_types: null` subscribes to every
+         *     event type. Disabling keeps the endpoint's pending deliveries without attempting them;
+         *     enabling it again (also after Mailroom disabled it) resumes them and clears
+         *     `disabled_reason` and `failing_since`. A new `url` is checked like `createWebhook`'s.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint's signing secret
+         * @description The endpoint's current signing secret and, while a rotation's overlap lasts, the previous
+         *     one. Needs a full-access key, or a member who is at least an admin.
+         */
+        get: operations["getWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description Issues a new signing secret. For `overlap_seconds` (default 24 hours; 0 ends it now) every
+         *     delivery carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either
+         *     secret accepts it while you deploy the new one.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample event to a webhook endpoint
+         * @description Queues a sample event of `type` for this endpoint, whether or not it subscribes to that type.
+         *     It is signed and retried like any other delivery; its `data` carries `test: true` and it
+         *     belongs to no message of yours. Its attempts appear in `listWebhookAttempts`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event to a webhook endpoint
+         * @description Queues one event of this environment for this endpoint again, now, with a fresh retry
+         *     schedule and the same `webhook-id` (the event id), so a receiver that already has it can
+         *     drop the copy. Works for any event, delivered or not, subscribed or not.
+         */
+        post: operations["redeliverWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay failed events to a webhook endpoint
+         * @description Queues again, now and in the events' order, every delivery to this endpoint that failed
+         *     (used up its retries, or is still being retried) for an event created at or after `since`.
+         *     Deliveries that succeeded are left alone; use `redeliverWebhookEvent` for one of those.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's delivery attempts
+         * @description Every HTTP attempt made to this endpoint, newest first: its outcome, the response status,
+         *     the first 2 KB of the response body, the error when there was no answer, and how long it took.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "message.queued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.queued
+         * @description The message was accepted and queued for delivery (or a deferred recipient was queued again). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.queued`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageQueuedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.scheduled
+         * @description The message was accepted with a `scheduled_at` in the future. Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.scheduled`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageScheduledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.delivered
+         * @description The receiving server accepted the message for a recipient (`data` has `smtp_code`, `enhanced_status`, `response`). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.delivered`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageDeliveredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.deferred
+         * @description Delivery to a recipient failed temporarily and will be retried. Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.deferred`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageDeferredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.bounced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.bounced
+         * @description A recipient's server refused the message permanently, or a bounce came back later. Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.bounced`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageBouncedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.failed
+         * @description Mailroom gave up on a recipient (retries used up, or the message could not be sent). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.failed`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.suppressed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.suppressed
+         * @description A recipient was skipped because the address is on the suppression list. Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.suppressed`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageSuppressedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.canceled
+         * @description The message was canceled before it was sent. Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.canceled`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.opened
+         * @description A recipient opened the message (open tracking). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.opened`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.clicked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.clicked
+         * @description A recipient clicked a tracked link (`data.url`). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.clicked`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageClickedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.complained": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.complained
+         * @description A recipient marked the message as spam (a feedback-loop report). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.complained`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageComplainedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.unsubscribed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.unsubscribed
+         * @description A recipient unsubscribed (one-click List-Unsubscribe). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.unsubscribed`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageUnsubscribedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.replied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.replied
+         * @description A recipient replied to the message (inbound reply). Sent to every enabled endpoint of the environment that subscribes to
+         *     `message.replied`. Answer with any 2xx within 15 seconds; anything else is retried.
+         */
+        post: operations["messageRepliedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description The template's permanent name in the workspace: lowercase letters, digits and single hyphens (`order-receipt`). */
+        TemplateSlug: string;
+        /** @description A variable the template expects; sending and rendering check the given variables against these. */
+        TemplateVariable: {
+            /** @description The name used in the template (`{{ first_name }}`). */
+            name: string;
+            /**
+             * @description The JSON type a value must have.
+             * @enum {string}
+             */
+            type: "string" | "number" | "boolean" | "object" | "array";
+            /**
+             * @description Whether every send must give it (a required variable has no default).
+             * @default false
+             */
+            required?: boolean;
+            /** @description The value used when a send leaves it out; must have the declared type. Null for none. */
+            default?: unknown;
+            /** @description What it is for, shown to editors. */
+            description?: string | null;
+        };
+        /** @description The declared variables, names unique. */
+        TemplateVariables: components["schemas"]["TemplateVariable"][];
+        /** @description The variables the version's subject, html and text use (`first_name` for `{{ first_name }}`, `order` for `{{ order.id }}`), each once, found by the server when the version is saved; not the names the template assigns itself. Sending and rendering accept these even when they are not declared (untyped and optional); any other undeclared variable is refused. Names used here but absent from `variables` are the ones to declare. */
+        ReferencedVariables: string[];
+        Template: {
+            /** @description The template id, `tpl_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "template";
+            slug: components["schemas"]["TemplateSlug"];
+            /** @description A name for people. */
+            name: string;
+            /** @description The version that sends by slug; null until one is published. */
+            published_version: number | null;
+            /** @description The newest version's number (the draft's, when there is one). */
+            latest_version: number;
+            /** @description Whether unpublished edits exist (the latest version is a draft). */
+            has_draft: boolean;
+            /** @description The latest version's subject (Liquid). */
+            subject: string;
+            /** @description The latest version's HTML (Liquid; output escaped). */
+            html: string;
+            /** @description The latest version's text (Liquid); null when derived from the html. */
+            text: string | null;
+            /** @description The latest version's declared variables. */
+            variables: components["schemas"]["TemplateVariable"][];
+            referenced_variables: components["schemas"]["ReferencedVariables"];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it or a version last changed.
+             */
+            updated_at: string;
+        };
+        /**
+         * @description `draft` is being edited, `published` sends by slug, `archived` was either and stays addressable as `slug@N`.
+         * @enum {string}
+         */
+        TemplateVersionState: "draft" | "published" | "archived";
+        TemplateVersion: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "template_version";
+            /** @description The template's id. */
+            template_id: string;
+            slug: components["schemas"]["TemplateSlug"];
+            /** @description The version number. */
+            version: number;
+            state: components["schemas"]["TemplateVersionState"];
+            /** @description The subject (Liquid). */
+            subject: string;
+            /** @description The HTML (Liquid; output escaped). */
+            html: string;
+            /** @description The text (Liquid); null when derived from the html. */
+            text: string | null;
+            /** @description The declared variables. */
+            variables: components["schemas"]["TemplateVariable"][];
+            referenced_variables: components["schemas"]["ReferencedVariables"];
+            /**
+             * Format: date-time
+             * @description When the version was made.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last published, if ever.
+             */
+            published_at: string | null;
+        };
+        TemplateList: {
+            /** @description The page. */
+            data: components["schemas"]["Template"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        TemplateVersionList: {
+            /** @description The page. */
+            data: components["schemas"]["TemplateVersion"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        CreateTemplateRequest: {
+            slug: components["schemas"]["TemplateSlug"];
+            /** @description A name for people. */
+            name: string;
+            /** @description The subject line (Liquid, not escaped). */
+            subject: string;
+            /** @description The HTML body (Liquid; output is HTML-escaped unless piped through `raw`). */
+            html: string;
+            /** @description The text body (Liquid, not escaped); derived from the rendered html when absent. */
+            text?: string;
+            variables?: components["schemas"]["TemplateVariables"];
+            /**
+             * @description Publish version 1 at once instead of leaving it a draft.
+             * @default false
+             */
+            publish?: boolean;
+        };
+        /** @description Content fields change the draft; `name` changes at once. The slug cannot change. */
+        UpdateTemplateRequest: {
+            /** @description Never accepted: slugs are permanent, so a body with `slug` is refused with `422 validation_failed` (create a new template instead). */
+            slug?: string;
+            /** @description A name for people (not versioned). */
+            name?: string;
+            /** @description The subject line (Liquid, not escaped). */
+            subject?: string;
+            /** @description The HTML body (Liquid; output escaped). */
+            html?: string;
+            /** @description The text body (Liquid); null to derive it from the html again. */
+            text?: string | null;
+            variables?: components["schemas"]["TemplateVariables"];
+        };
+        PublishTemplateRequest: {
+            /** @description Publish this earlier version (a rollback) instead of the draft. */
+            version?: number;
+        };
+        RenderTemplateRequest: {
+            /** @description The version to render: a number, or `draft`. Default: the published version, else the draft. */
+            version?: number | "draft";
+            variables?: components["schemas"]["TemplateVariableValues"];
+        };
+        /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. */
+        TemplateVariableValues: {
+            [key: string]: unknown;
+        };
+        RenderedTemplate: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "rendered_template";
+            /** @description The template's id. */
+            template_id: string;
+            slug: components["schemas"]["TemplateSlug"];
+            /** @description The version rendered. */
+            version: number;
+            /** @description The rendered subject. */
+            subject: string;
+            /** @description The rendered HTML. */
+            html: string;
+            /** @description The rendered text, or the text derived from the rendered HTML. */
+            text: string;
+        };
+        /** @description Send a template instead of `subject`/`html`/`text`. */
+        MessageTemplateInput: {
+            /** @description The template's slug (its published version), or `slug@N` for version N. */
+            slug: string;
+            /** @description Send this version instead of the published one (same as `slug@N`). */
+            version?: number;
+            variables?: components["schemas"]["TemplateVariableValues"];
+        };
+        /** @description The template and version a message was rendered from. */
+        MessageTemplate: {
+            /** @description The template's id. */
+            id: string;
+            /** @description The template's slug. */
+            slug: string;
+            /** @description The version sent. */
+            version: number;
+        };
         HealthStatus: {
             /**
              * @description The probe's verdict.
@@ -662,7 +1562,9 @@ export interface components {
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
              *     `last_owner`, `already_a_member`, `domain_exists`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
-             *     `monthly_quota_exceeded`, `internal_error`, `service_unavailable`. New codes may be added.
+             *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
+             *     `template_render_failed`, `webhook_target_not_allowed`, `internal_error`,
+             *     `service_unavailable`. New codes may be added.
              */
             code: string;
             /** @description The id of the request. */
@@ -682,6 +1584,8 @@ export interface components {
             pointer: string;
             /** @description What is wrong with it. */
             message: string;
+            /** @description For a template syntax or render error, the line of the field (`pointer`) where it is. */
+            line?: number;
         };
         /**
          * @description `live` sends real mail; `sandbox` simulates every outcome and delivers nothing.
@@ -722,7 +1626,7 @@ export interface components {
             /** @description The inline content id, if any. */
             content_id: string | null;
         };
-        /** @description `to` and content are required: `subject` with `html` and/or `text`. */
+        /** @description `to` and content are required: `subject` with `html` and/or `text`, or a `template` instead of all three. */
         CreateMessageRequest: {
             /** @description The sender; defaults to the workspace's `default_from`. */
             from?: components["schemas"]["Mailbox"];
@@ -755,6 +1659,12 @@ export interface components {
              *     `DELIVERY_LIFETIME_SECONDS`). For mail that is worthless late, such as sign-in codes.
              */
             expires_at?: string;
+            /**
+             * @description Render a template instead of giving `subject`, `html` and `text` (which must then be
+             *     left out). The variables are checked and the template rendered before the message is
+             *     accepted: a problem is `422` and nothing is stored.
+             */
+            template?: components["schemas"]["MessageTemplateInput"];
         };
         /**
          * @description The aggregate of the recipients' statuses: `scheduled -> queued -> sending -> delivered |
@@ -801,6 +1711,8 @@ export interface components {
             bcc: string[];
             /** @description The subject line. */
             subject: string;
+            /** @description The template and version the message was rendered from, or null. */
+            template: components["schemas"]["MessageTemplate"] | null;
             /** @description The message's tags. */
             tags: string[];
             /** @description The message's metadata. */
@@ -1392,6 +2304,226 @@ export interface components {
                 resets_at: string;
             };
         };
+        /**
+         * @description Whether events are being sent to the endpoint.
+         * @enum {string}
+         */
+        WebhookStatus: "enabled" | "disabled";
+        /**
+         * @description Why the endpoint is disabled: `manual` (through `updateWebhook`), `gone` (it answered
+         *     `410 Gone`), `failing` (every attempt failed for 5 days: the `webhook_endpoint.disabled`
+         *     notice).
+         * @enum {string}
+         */
+        WebhookDisabledReason: "manual" | "gone" | "failing";
+        Webhook: {
+            /** @description The endpoint id, `whk_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "webhook";
+            environment: components["schemas"]["Environment"];
+            /**
+             * Format: uri
+             * @description Where events are POSTed.
+             */
+            url: string;
+            /** @description A note of your own. */
+            description: string | null;
+            /** @description The event types sent to it; null for every type, including types added later. */
+            event_types: components["schemas"]["EventType"][] | null;
+            /** @description Whether events are sent to it. */
+            enabled: boolean;
+            status: components["schemas"]["WebhookStatus"];
+            /** @description Why it is disabled; null while enabled. */
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null while enabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its current run of failures began; null when its last attempt succeeded.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            updated_at: string;
+            /** @description The signing secret (`whsec_` and base64). Present only in the answers of `createWebhook` and `rotateWebhookSecret`; `getWebhookSecret` shows it again. */
+            secret?: string;
+        };
+        WebhookList: {
+            /** @description The page. */
+            data: components["schemas"]["Webhook"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
+        /**
+         * Format: uri
+         * @description An `http` or `https` URL to POST events to.
+         */
+        WebhookUrl: string;
+        CreateWebhookRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description A note of your own. */
+            description?: string | null;
+            /** @description The event types to send; absent or null for every type. */
+            event_types?: components["schemas"]["EventType"][] | null;
+            /**
+             * @description Whether to send events to it from now on.
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        UpdateWebhookRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            /** @description A note of your own. */
+            description?: string | null;
+            /** @description The event types to send; null for every type. */
+            event_types?: components["schemas"]["EventType"][] | null;
+            /** @description Whether to send events to it; true also re-enables an endpoint Mailroom disabled. */
+            enabled?: boolean;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long deliveries also carry the previous secret's signature (0 ends it now; at most 7 days).
+             * @default 86400
+             */
+            overlap_seconds?: number;
+        };
+        WebhookSecret: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "webhook_secret";
+            /** @description The current signing secret, `whsec_…`. */
+            secret: string;
+            /** @description The secret before the last rotation, while its overlap lasts. */
+            previous_secret: string | null;
+            /**
+             * Format: date-time
+             * @description When deliveries stop carrying the previous secret's signature.
+             */
+            previous_secret_expires_at: string | null;
+        };
+        TestWebhookRequest: {
+            type: components["schemas"]["EventType"];
+        };
+        RedeliverWebhookEventRequest: {
+            /** @description The event to send again, `evt_…`. */
+            event_id: string;
+        };
+        ReplayWebhookEventsRequest: {
+            /**
+             * Format: date-time
+             * @description Replay failed deliveries of events created at or after this instant.
+             */
+            since: string;
+        };
+        /**
+         * @description `pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retries are used up or the endpoint answered 410.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        WebhookDelivery: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "webhook_delivery";
+            /** @description The endpoint. */
+            webhook_id: string;
+            /** @description The event, also the `webhook-id` header of every attempt. */
+            event_id: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is.
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made.
+             */
+            last_attempt_at: string | null;
+        };
+        WebhookReplay: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "webhook_replay";
+            /** @description The endpoint. */
+            webhook_id: string;
+            /**
+             * Format: date-time
+             * @description The `since` asked for.
+             */
+            since: string;
+            /** @description How many deliveries were queued again. */
+            count: number;
+        };
+        /**
+         * @description `succeeded` for a 2xx answer; anything else failed.
+         * @enum {string}
+         */
+        WebhookAttemptStatus: "succeeded" | "failed";
+        WebhookAttempt: {
+            /** @description The attempt id, `wha_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "webhook_attempt";
+            /** @description The endpoint. */
+            webhook_id: string;
+            /** @description The event sent. */
+            event_id: string;
+            /** @description Which attempt of the delivery (1 for the first). */
+            attempt: number;
+            status: components["schemas"]["WebhookAttemptStatus"];
+            /** @description The HTTP status answered; null when there was no answer. */
+            response_status: number | null;
+            /** @description The first 2 KB of the answer's body; null when there was none. */
+            response_body: string | null;
+            /**
+             * @description Why there was no usable answer: `timeout`, `connection_refused`, `connection_reset`,
+             *     `dns`, `tls`, `target_not_allowed`, `redirect_not_followed` (a 3xx answer) or
+             *     `network`; null when the endpoint answered (see `response_status`).
+             */
+            error: string | null;
+            /** @description How long the attempt took. */
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+        };
+        WebhookAttemptList: {
+            /** @description The page. */
+            data: components["schemas"]["WebhookAttempt"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
     };
     responses: {
         /** @description The request could not be read (malformed JSON, bad header). */
@@ -1482,7 +2614,8 @@ export interface components {
         };
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
-         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`), or a request with the same Idempotency-Key is still running
+         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `template_exists`,
+         *     `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
@@ -1529,7 +2662,10 @@ export interface components {
          * @description The request was read but is not acceptable: `validation_failed` (with `errors`, one
          *     JSON pointer per failing field), `sender_domain_not_verified` (live mail from a domain
          *     that is not a verified domain of the workspace; the problem names the domain and the
-         *     fix) or `idempotency_key_reused`.
+         *     fix), `template_render_failed` (a template ran past its limits on time, loop iterations
+         *     or output size; `errors` name the field and line), `webhook_target_not_allowed` (a
+         *     webhook URL that resolves to a private, loopback or link-local address) or
+         *     `idempotency_key_reused`.
          */
         UnprocessableEntity: {
             headers: {
@@ -1628,6 +2764,21 @@ export interface components {
          */
         SuppressionId: string;
         /**
+         * @description The template's slug (`welcome`) or id (`tpl_…`).
+         * @example welcome
+         */
+        TemplateRef: string;
+        /**
+         * @description A version number of the template (1, 2, …).
+         * @example 3
+         */
+        TemplateVersionNumber: number;
+        /**
+         * @description The webhook endpoint's id.
+         * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        WebhookId: string;
+        /**
          * @description The member's user id.
          * @example usr_01jd3k8m2q5v7w9x1y3z5a7b9c
          */
@@ -1645,6 +2796,22 @@ export interface components {
         CreatedAfter: string;
         /** @description Only items created before this instant (RFC 3339). */
         CreatedBefore: string;
+        /**
+         * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+         * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+         * @example 1795338001
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+         *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignatureHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -1738,6 +2905,8 @@ export interface operations {
                 recipient?: string;
                 /** @description Only messages carrying this tag. */
                 tag?: components["schemas"]["Tag"];
+                /** @description Only messages rendered from the template with this slug (any version). */
+                template?: components["schemas"]["TemplateSlug"];
                 /** @description Only items created at or after this instant (RFC 3339). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */
@@ -3052,6 +4221,435 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slug": "welcome",
+                 *       "name": "Welcome",
+                 *       "subject": "Welcome, {{ first_name }}",
+                 *       "html": "<p>Hello {{ first_name }}, thanks for joining {{ plan }}.</p>",
+                 *       "variables": [
+                 *         {
+                 *           "name": "first_name",
+                 *           "type": "string",
+                 *           "required": true,
+                 *           "description": "The recipient's first name"
+                 *         },
+                 *         {
+                 *           "name": "plan",
+                 *           "type": "string",
+                 *           "default": "the free plan"
+                 *         }
+                 *       ],
+                 *       "publish": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new template. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted template. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Welcome aboard, {{ first_name }}"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template, with its draft. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    publishTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["PublishTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template, with its new `published_version`. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTemplateVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemplateVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+                /**
+                 * @description A version number of the template (1, 2, …).
+                 * @example 3
+                 */
+                version: components["parameters"]["TemplateVersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The template's slug (`welcome`) or id (`tpl_…`).
+                 * @example welcome
+                 */
+                template: components["parameters"]["TemplateRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "draft",
+                 *       "variables": {
+                 *         "first_name": "Ada"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenderTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered subject, html and text. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderedTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getUsage: {
         parameters: {
             query?: {
@@ -3085,6 +4683,1079 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://acme.example/hooks/mailroom",
+                 *       "event_types": [
+                 *         "message.delivered",
+                 *         "message.bounced"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The new endpoint, with its signing secret (shown here and by `getWebhookSecret`). */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted endpoint. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signing secrets. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.delivered"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The queued delivery. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_01jd3k8m3a5v7w9x1y3z5a7b9d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeliverWebhookEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The queued delivery. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayWebhookEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were queued again. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+                /** @description Only attempts to deliver this event. */
+                event_id?: string;
+                /** @description Only attempts with this outcome. */
+                status?: components["schemas"]["WebhookAttemptStatus"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example whk_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    messageQueuedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.queued";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageScheduledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.scheduled";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageDeliveredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.delivered";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageDeferredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.deferred";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageBouncedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.bounced";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageSuppressedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.suppressed";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.canceled";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.opened";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageClickedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.clicked";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageComplainedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.complained";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageUnsubscribedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.unsubscribed";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageRepliedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "message.replied";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
