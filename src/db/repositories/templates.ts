@@ -1,0 +1,256 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import { UniqueViolation } from "../../domain/errors.js";
+import { isUniqueViolation } from "../driver-errors.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { ReferencedVariables } from "../../templates/liquid.js";
+import type { components } from "../../../generated/v1.js";
+
+type Template = components["schemas"]["Template"];
+type TemplateVersion = components["schemas"]["TemplateVersion"];
+export type TemplateVariable = components["schemas"]["TemplateVariable"];
+export type TemplateVersionState = components["schemas"]["TemplateVersionState"];
+
+export interface TemplateRow {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  published_version: number | null;
+  latest_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VersionContent {
+  subject: string;
+  html: string;
+  text: string | null;
+  variables: TemplateVariable[];
+  /** Derived from the sources when they are saved (TemplatesService). */
+  referenced_variables: ReferencedVariables;
+}
+
+export interface VersionRow extends VersionContent {
+  template_id: string;
+  version: number;
+  state: TemplateVersionState;
+  created_at: number;
+  updated_at: number;
+  published_at: number | null;
+}
+
+/** A template with one of its versions: what sending and rendering need in one read. */
+export interface ResolvedVersion {
+  template: TemplateRow;
+  version: VersionRow;
+}
+
+/** Which version to read: a number, the draft, the published one, or the latest. */
+export type VersionSelector = number | "draft" | "published" | "latest";
+
+export const UQ_TEMPLATE_SLUG = "uq_templates__workspace_slug";
+
+const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.created_at", "t.updated_at"];
+const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "v.html", "v.text", "v.variables", "v.referenced_variables", "v.created_at as v_created_at", "v.updated_at as v_updated_at", "v.published_at"];
+
+/**
+ * Templates belong to a workspace and serve both its environments: every query is scoped by
+ * workspace. A template is addressed by id or slug; its content lives in numbered versions.
+ */
+export class TemplatesRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** Stores a template with its first version. Throws UniqueViolation(UQ_TEMPLATE_SLUG) when the slug is taken. */
+  async insert(template: TemplateRow, version: VersionRow): Promise<void> {
+    try {
+      await this.knex.transaction(async (trx) => {
+        await trx("templates").insert(template);
+        await trx("template_versions").insert(toVersionRow(version));
+      });
+    } catch (error) {
+      // The id is fresh; (workspace_id, slug) is the table's only other unique key.
+      if (isUniqueViolation(error)) throw new UniqueViolation(UQ_TEMPLATE_SLUG);
+      throw error;
+    }
+  }
+
+  /** By `tpl_` id or by slug. */
+  async find(workspaceId: string, ref: string): Promise<TemplateRow | undefined> {
+    const column = ref.startsWith("tpl_") ? "id" : "slug";
+    return normaliseTemplate(await this.knex("templates").where({ workspace_id: workspaceId, [column]: ref }).first());
+  }
+
+  /**
+   * The template and the selected version in one query (the send path runs this per message);
+   * undefined when either does not exist.
+   */
+  async resolve(workspaceId: string, ref: string, selector: VersionSelector): Promise<ResolvedVersion | undefined> {
+    const query = this.knex("templates as t")
+      .join("template_versions as v", "v.template_id", "t.id")
+      .where("t.workspace_id", workspaceId)
+      .andWhere(ref.startsWith("tpl_") ? "t.id" : "t.slug", ref)
+      .first([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
+    if (typeof selector === "number") query.andWhere("v.version", selector);
+    else if (selector === "draft") query.andWhere("v.state", "draft");
+    else if (selector === "published") query.andWhereRaw("v.version = t.published_version");
+    else query.andWhereRaw("v.version = t.latest_version");
+    const row = (await query) as Record<string, unknown> | undefined;
+    return row ? { template: normaliseTemplate(row)!, version: normaliseJoinedVersion(row) } : undefined;
+  }
+
+  /** Templates, newest first, each with its latest version. */
+  async list(workspaceId: string, page: PageRequest): Promise<Page<Template>> {
+    const query = this.knex("templates as t")
+      .join("template_versions as v", (on) => on.on("v.template_id", "=", "t.id").andOn("v.version", "=", "t.latest_version"))
+      .where("t.workspace_id", workspaceId)
+      .select([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
+    return paginate<Record<string, unknown>, Template>(query, "t.id", (row) => String(row.id), page, "desc", (row) =>
+      TemplatesRepository.toWire(normaliseTemplate(row)!, normaliseJoinedVersion(row)),
+    );
+  }
+
+  /** Versions of a template, newest first; the cursor is a version number. */
+  async listVersions(template: TemplateRow, page: PageRequest): Promise<Page<TemplateVersion>> {
+    const query = this.knex("template_versions").where({ template_id: template.id });
+    return paginate<Record<string, unknown>, TemplateVersion>(query, "version", (row) => Number(row.version), page, "desc", (row) =>
+      TemplatesRepository.versionToWire(template, normaliseVersion(row)),
+    );
+  }
+
+  /**
+   * Runs `work` in a transaction holding the template's row lock (MySQL; SQLite has one writer),
+   * so concurrent edits and publishes of one template apply one after the other.
+   */
+  async withLockedTemplate<T>(workspaceId: string, id: string, work: (trx: Knex.Transaction, template: TemplateRow | undefined) => Promise<T>): Promise<T> {
+    return this.knex.transaction(async (trx) => {
+      const row = await trx("templates").where({ workspace_id: workspaceId, id }).forUpdate().first();
+      return work(trx, normaliseTemplate(row));
+    });
+  }
+
+  async findVersion(trx: Knex.Transaction | null, templateId: string, version: number): Promise<VersionRow | undefined> {
+    const row = await (trx ?? this.knex)("template_versions").where({ template_id: templateId, version }).first();
+    return row ? normaliseVersion(row) : undefined;
+  }
+
+  async insertVersion(trx: Knex.Transaction, version: VersionRow): Promise<void> {
+    await trx("template_versions").insert(toVersionRow(version));
+  }
+
+  async updateVersionContent(trx: Knex.Transaction, templateId: string, version: number, content: VersionContent, now: number): Promise<void> {
+    await trx("template_versions")
+      .where({ template_id: templateId, version })
+      .update({
+        subject: content.subject,
+        html: content.html,
+        text: content.text,
+        variables: JSON.stringify(content.variables),
+        referenced_variables: JSON.stringify(content.referenced_variables),
+        updated_at: now,
+      });
+  }
+
+  async setVersionState(trx: Knex.Transaction, templateId: string, version: number, state: TemplateVersionState, publishedAt?: number): Promise<void> {
+    await trx("template_versions")
+      .where({ template_id: templateId, version })
+      .update({ state, ...(publishedAt === undefined ? {} : { published_at: publishedAt }) });
+  }
+
+  async updateTemplate(trx: Knex.Transaction, id: string, changes: Partial<Pick<TemplateRow, "name" | "published_version" | "latest_version" | "updated_at">>): Promise<void> {
+    await trx("templates").where({ id }).update(changes);
+  }
+
+  /** Whether a scheduled message of either environment still waits to be sent with the template. */
+  async hasScheduledMessages(trx: Knex.Transaction, workspaceId: string, templateId: string): Promise<boolean> {
+    const row = await trx("messages").where({ template_id: templateId, status: "scheduled", workspace_id: workspaceId }).first("id");
+    return row !== undefined;
+  }
+
+  async delete(trx: Knex.Transaction, id: string): Promise<void> {
+    await trx("template_versions").where({ template_id: id }).delete();
+    await trx("templates").where({ id }).delete();
+  }
+
+  static toWire(template: TemplateRow, latest: VersionRow): Template {
+    return {
+      id: template.id,
+      object: "template",
+      slug: template.slug,
+      name: template.name,
+      published_version: template.published_version,
+      latest_version: template.latest_version,
+      has_draft: latest.state === "draft",
+      subject: latest.subject,
+      html: latest.html,
+      text: latest.text,
+      variables: latest.variables,
+      referenced_variables: referencedNames(latest),
+      created_at: toIso(template.created_at),
+      updated_at: toIso(template.updated_at),
+    };
+  }
+
+  static versionToWire(template: TemplateRow, version: VersionRow): TemplateVersion {
+    return {
+      object: "template_version",
+      template_id: template.id,
+      slug: template.slug,
+      version: version.version,
+      state: version.state,
+      subject: version.subject,
+      html: version.html,
+      text: version.text,
+      variables: version.variables,
+      referenced_variables: referencedNames(version),
+      created_at: toIso(version.created_at),
+      published_at: toIsoOrNull(version.published_at),
+    };
+  }
+}
+
+/** The names a version's fields use, each once, in field order (subject, html, text). */
+export function referencedNames(version: Pick<VersionContent, "referenced_variables">): string[] {
+  const { subject, html, text } = version.referenced_variables;
+  return [...new Set([...subject, ...html, ...text])];
+}
+
+function toVersionRow(version: VersionRow) {
+  return { ...version, variables: JSON.stringify(version.variables), referenced_variables: JSON.stringify(version.referenced_variables) };
+}
+
+/** A row as the driver returns it: BIGINT possibly as strings. */
+function normaliseTemplate(raw: unknown): TemplateRow | undefined {
+  if (!raw) return undefined;
+  const row = raw as Record<string, unknown>;
+  return {
+    id: String(row.id),
+    workspace_id: String(row.workspace_id),
+    slug: String(row.slug),
+    name: String(row.name),
+    published_version: toNumberOrNull(row.published_version),
+    latest_version: toNumber(row.latest_version),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}
+
+function normaliseVersion(row: Record<string, unknown>): VersionRow {
+  return {
+    template_id: String(row.template_id),
+    version: toNumber(row.version),
+    state: row.state as TemplateVersionState,
+    subject: String(row.subject),
+    html: String(row.html),
+    text: (row.text as string | null) ?? null,
+    variables: parseJson<TemplateVariable[]>(row.variables),
+    referenced_variables: parseJson<ReferencedVariables>(row.referenced_variables),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+    published_at: toNumberOrNull(row.published_at),
+  };
+}
+
+/** A version read joined with its template: its timestamps are aliased apart from the template's. */
+const normaliseJoinedVersion = (row: Record<string, unknown>): VersionRow => normaliseVersion({ ...row, created_at: row.v_created_at, updated_at: row.v_updated_at });

@@ -1,0 +1,335 @@
+import type { Clock } from "../domain/clock.js";
+import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolation, ValidationError, type FieldError } from "../domain/errors.js";
+import type { Principal } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateRow, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
+import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
+import type { RenderOutcome, SourceCheck } from "../templates/render-pool.js";
+import { checkDeclarations, normaliseDeclarations, resolveValues } from "../templates/variables.js";
+import type { components } from "../../generated/v1.js";
+
+type Template = components["schemas"]["Template"];
+type TemplateVersion = components["schemas"]["TemplateVersion"];
+type CreateTemplateRequest = components["schemas"]["CreateTemplateRequest"];
+type UpdateTemplateRequest = components["schemas"]["UpdateTemplateRequest"];
+type PublishTemplateRequest = components["schemas"]["PublishTemplateRequest"];
+type RenderTemplateRequest = components["schemas"]["RenderTemplateRequest"];
+type RenderedTemplate = components["schemas"]["RenderedTemplate"];
+type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
+type MessageTemplate = components["schemas"]["MessageTemplate"];
+type DeletedObject = components["schemas"]["DeletedObject"];
+
+/** Where templates are parsed and rendered: the worker-thread pool (src/templates/render-pool.ts). */
+export interface TemplateRenderer {
+  check(sources: TemplateSources): Promise<SourceCheck>;
+  render(key: string, sources: TemplateSources, variables: Record<string, unknown>, deriveText: boolean): Promise<RenderOutcome>;
+}
+
+/** A message's content rendered from a template, and which version it came from. */
+export interface RenderedForMessage {
+  subject: string;
+  html: string;
+  /** Null when the version has no text: the delivery pipeline derives it, as for any message. */
+  text: string | null;
+  template: MessageTemplate;
+}
+
+export interface TemplatesServiceSettings {
+  /**
+   * How long a send's lookup of a template version is answered from memory (TEMPLATE_CACHE_MS;
+   * 0: never). Sends run it per message, and on SQLite a read waits for the writer's commit. The
+   * price is staleness towards changes made through another process (this one forgets at once):
+   * a publish, edit of a sent draft or delete there reaches sends here within this time.
+   */
+  cacheMs: number;
+}
+
+const SEND_CACHE_MAX_ENTRIES = 10_000;
+
+/** `welcome` or `welcome@3` (MessageTemplateInput.slug). */
+const SLUG_AT_VERSION = /^([a-z0-9]+(?:-[a-z0-9]+)*)(?:@([0-9]+))?$/;
+
+/**
+ * Templates: versioned Liquid content addressed by a permanent slug. Editing changes the draft,
+ * publishing picks the version that sends; rendering goes through the worker pool so a runaway
+ * template never stalls the server. Templates belong to the workspace and serve both
+ * environments, so the environment plays no part here.
+ */
+export class TemplatesService {
+  private readonly sendCache = new Map<string, { expiresAt: number; resolved: Promise<ResolvedVersion | undefined> }>();
+
+  constructor(
+    private readonly templates: TemplatesRepository,
+    private readonly renderer: TemplateRenderer,
+    private readonly clock: Clock,
+    private readonly settings: TemplatesServiceSettings,
+  ) {}
+
+  async create(principal: Principal, input: CreateTemplateRequest): Promise<Template> {
+    const variables = normaliseDeclarations(input.variables ?? []);
+    const referenced = await this.checkContent({ subject: input.subject, html: input.html, text: input.text ?? null }, variables);
+    if (await this.templates.find(principal.workspaceId, input.slug)) throw templateExists(input.slug);
+    const now = this.clock.now();
+    const publish = input.publish === true;
+    const template: TemplateRow = {
+      id: newId("template", now),
+      workspace_id: principal.workspaceId,
+      slug: input.slug,
+      name: input.name,
+      published_version: publish ? 1 : null,
+      latest_version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    const version: VersionRow = {
+      template_id: template.id,
+      version: 1,
+      state: publish ? "published" : "draft",
+      subject: input.subject,
+      html: input.html,
+      text: input.text ?? null,
+      variables,
+      referenced_variables: { subject: [], html: [], text: [], ...referenced },
+      created_at: now,
+      updated_at: now,
+      published_at: publish ? now : null,
+    };
+    try {
+      await this.templates.insert(template, version);
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw templateExists(input.slug); // created meanwhile by a concurrent request
+      throw error;
+    }
+    this.forget(principal.workspaceId, input.slug);
+    return TemplatesRepository.toWire(template, version);
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<Page<Template>> {
+    return this.templates.list(principal.workspaceId, page);
+  }
+
+  async get(principal: Principal, ref: string): Promise<Template> {
+    const resolved = await this.templates.resolve(principal.workspaceId, ref, "latest");
+    if (!resolved) throw new NotFoundError("template", ref);
+    return TemplatesRepository.toWire(resolved.template, resolved.version);
+  }
+
+  /**
+   * Content changes go to the draft: the existing one is changed in place, or a new draft is made
+   * from the published version plus the changes. `name` is not versioned. Slugs are permanent.
+   */
+  async update(principal: Principal, ref: string, input: UpdateTemplateRequest): Promise<Template> {
+    if (input.slug !== undefined) {
+      throw ValidationError.field("/slug", "cannot be changed: slugs are permanent, so code that sends by slug never sends something else (create a new template with the new slug instead)");
+    }
+    const changes: Partial<VersionContent> = {};
+    if (input.subject !== undefined) changes.subject = input.subject;
+    if (input.html !== undefined) changes.html = input.html;
+    if (input.text !== undefined) changes.text = input.text;
+    if (input.variables !== undefined) changes.variables = normaliseDeclarations(input.variables);
+    const referenced = await this.checkContent(changes, changes.variables ?? []);
+    const { id } = await this.find(principal, ref);
+    return this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
+      if (!template) throw new NotFoundError("template", ref);
+      const now = this.clock.now();
+      const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
+      let draft = latest;
+      if (Object.keys(changes).length > 0) {
+        if (latest.state === "draft") {
+          draft = { ...latest, ...changes, referenced_variables: { ...latest.referenced_variables, ...referenced }, updated_at: now };
+          await this.templates.updateVersionContent(trx, template.id, latest.version, draft, now);
+        } else {
+          const base = template.published_version === null ? latest : ((await this.templates.findVersion(trx, template.id, template.published_version)) ?? latest);
+          draft = { ...base, ...changes, referenced_variables: { ...base.referenced_variables, ...referenced }, version: template.latest_version + 1, state: "draft", created_at: now, updated_at: now, published_at: null };
+          await this.templates.insertVersion(trx, draft);
+        }
+      }
+      const updated: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, updated_at: now };
+      await this.templates.updateTemplate(trx, template.id, { name: updated.name, latest_version: updated.latest_version, updated_at: now });
+      this.forget(principal.workspaceId, template.slug);
+      return TemplatesRepository.toWire(updated, draft);
+    });
+  }
+
+  /**
+   * Makes the draft (or, with `version`, an earlier version: a rollback) the one that sends. The
+   * version published before is archived and stays addressable as `slug@N`.
+   */
+  async publish(principal: Principal, ref: string, input: PublishTemplateRequest): Promise<Template> {
+    const { id } = await this.find(principal, ref);
+    return this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
+      if (!template) throw new NotFoundError("template", ref);
+      const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
+      let target: VersionRow;
+      if (input.version !== undefined) {
+        const chosen = await this.templates.findVersion(trx, template.id, input.version);
+        if (!chosen) throw ValidationError.field("/version", `template ${template.slug} has no version ${input.version} (its versions are 1 to ${template.latest_version})`);
+        target = chosen;
+      } else if (latest.state === "draft") {
+        target = latest;
+      } else {
+        throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first (updateTemplate), or give the version to publish again.`);
+      }
+      if (target.version === template.published_version) return TemplatesRepository.toWire(template, latest);
+      const now = this.clock.now();
+      if (template.published_version !== null) await this.templates.setVersionState(trx, template.id, template.published_version, "archived");
+      await this.templates.setVersionState(trx, template.id, target.version, "published", now);
+      const updated: TemplateRow = { ...template, published_version: target.version, updated_at: now };
+      await this.templates.updateTemplate(trx, template.id, { published_version: target.version, updated_at: now });
+      this.forget(principal.workspaceId, template.slug);
+      const latestNow = target.version === latest.version ? { ...latest, state: "published" as const, published_at: now } : latest.version === template.published_version ? { ...latest, state: "archived" as const } : latest;
+      return TemplatesRepository.toWire(updated, latestNow);
+    });
+  }
+
+  async listVersions(principal: Principal, ref: string, page: PageRequest): Promise<Page<TemplateVersion>> {
+    // A template's versions are paged by number: the cursor is a positive integer.
+    if (page.after !== undefined && !/^[1-9][0-9]{0,6}$/.test(page.after)) {
+      throw new ValidationError([{ location: "query", pointer: "/after", message: "must be the next_cursor of a previous page (a version number)" }]);
+    }
+    return this.templates.listVersions(await this.find(principal, ref), page);
+  }
+
+  async getVersion(principal: Principal, ref: string, version: number): Promise<TemplateVersion> {
+    const resolved = await this.templates.resolve(principal.workspaceId, ref, version);
+    if (!resolved) {
+      const template = await this.find(principal, ref);
+      throw new NotFoundError("template version", `${template.slug}@${version}`);
+    }
+    return TemplatesRepository.versionToWire(resolved.template, resolved.version);
+  }
+
+  /** Refused while a scheduled message (of either environment) still needs the template to send. */
+  async delete(principal: Principal, ref: string): Promise<DeletedObject> {
+    const { id } = await this.find(principal, ref);
+    await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
+      if (!template) throw new NotFoundError("template", ref);
+      if (await this.templates.hasScheduledMessages(trx, principal.workspaceId, template.id)) {
+        throw new ConflictError("template_in_use", "Template in use", `Template ${template.slug} is used by scheduled messages that have not been sent yet: cancel them (cancelMessage) or wait until they are sent, then delete it.`);
+      }
+      await this.templates.delete(trx, template.id);
+      this.forget(principal.workspaceId, template.slug);
+    });
+    return { id, object: "template", deleted: true };
+  }
+
+  /** Renders a version exactly as sending would, without storing anything. */
+  async render(principal: Principal, ref: string, input: RenderTemplateRequest): Promise<RenderedTemplate> {
+    let resolved: ResolvedVersion | undefined;
+    if (input.version === undefined) {
+      resolved = (await this.templates.resolve(principal.workspaceId, ref, "published")) ?? (await this.templates.resolve(principal.workspaceId, ref, "latest"));
+      if (!resolved) throw new NotFoundError("template", ref);
+    } else {
+      resolved = await this.templates.resolve(principal.workspaceId, ref, input.version);
+      if (!resolved) {
+        const template = await this.find(principal, ref);
+        throw ValidationError.field("/version", input.version === "draft" ? `template ${template.slug} has no draft` : `template ${template.slug} has no version ${input.version}`);
+      }
+    }
+    const rendered = await this.renderVersion(resolved, input.variables ?? {}, "/variables", true);
+    return {
+      object: "rendered_template",
+      template_id: resolved.template.id,
+      slug: resolved.template.slug,
+      version: resolved.version.version,
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text ?? "",
+    };
+  }
+
+  /**
+   * The content of a message sent with `template`: the published version, or the one named by
+   * `slug@N` or `version`. Problems point into the message request (`/template/...`).
+   */
+  async renderForMessage(workspaceId: string, input: MessageTemplateInput): Promise<RenderedForMessage> {
+    const [, slug = "", atVersion] = SLUG_AT_VERSION.exec(input.slug) ?? [];
+    const fromSlug = atVersion === undefined ? undefined : Number(atVersion);
+    if (fromSlug !== undefined && input.version !== undefined && fromSlug !== input.version) {
+      throw ValidationError.field("/template/version", `is ${input.version} but the slug names version ${fromSlug}: give one of them`);
+    }
+    const version = fromSlug ?? input.version;
+    const resolved = await this.resolveForSend(workspaceId, slug, version ?? "published");
+    if (!resolved) {
+      const template = await this.templates.find(workspaceId, slug);
+      if (!template) throw ValidationError.field("/template/slug", `no template ${slug} in this workspace`);
+      if (version === undefined) throw ValidationError.field("/template/slug", `template ${slug} has no published version yet: publish it (publishTemplate), or send a version (${slug}@1)`);
+      throw ValidationError.field(fromSlug === undefined ? "/template/version" : "/template/slug", `template ${slug} has no version ${version}`);
+    }
+    const rendered = await this.renderVersion(resolved, input.variables ?? {}, "/template/variables", false);
+    return {
+      // A header line: line breaks a variable brought in become spaces, never a second header.
+      subject: rendered.subject.replace(/[\r\n\0]+/g, " ").trim(),
+      html: rendered.html,
+      text: rendered.text,
+      template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version },
+    };
+  }
+
+  /** The version a send uses, from memory for up to `cacheMs` (see TemplatesServiceSettings). */
+  private async resolveForSend(workspaceId: string, slug: string, selector: number | "published"): Promise<ResolvedVersion | undefined> {
+    if (this.settings.cacheMs === 0) return this.templates.resolve(workspaceId, slug, selector);
+    const key = `${workspaceId}\u0000${slug}\u0000${selector}`;
+    const now = this.clock.now();
+    const cached = this.sendCache.get(key);
+    if (cached && cached.expiresAt > now) return cached.resolved;
+    const entry = { expiresAt: now + this.settings.cacheMs, resolved: this.templates.resolve(workspaceId, slug, selector) };
+    this.sendCache.delete(key);
+    for (const [oldest, old] of this.sendCache) {
+      if (old.expiresAt > now && this.sendCache.size < SEND_CACHE_MAX_ENTRIES) break;
+      this.sendCache.delete(oldest);
+    }
+    this.sendCache.set(key, entry); // concurrent sends share this lookup
+    try {
+      const resolved = await entry.resolved;
+      // Only what exists is remembered: a template created elsewhere is usable at once.
+      if (!resolved && this.sendCache.get(key) === entry) this.sendCache.delete(key);
+      return resolved;
+    } catch (error) {
+      if (this.sendCache.get(key) === entry) this.sendCache.delete(key);
+      throw error;
+    }
+  }
+
+  /** Drops what sends remember of a template, after this process changed it. */
+  private forget(workspaceId: string, slug: string): void {
+    const prefix = `${workspaceId}\u0000${slug}\u0000`;
+    for (const key of this.sendCache.keys()) if (key.startsWith(prefix)) this.sendCache.delete(key);
+  }
+
+  private async renderVersion(resolved: ResolvedVersion, given: Record<string, unknown>, base: string, deriveText: boolean) {
+    const { values, errors } = resolveValues(resolved.version.variables, referencedNames(resolved.version), given, base);
+    if (errors.length > 0) throw new ValidationError(errors);
+    const { template, version } = resolved;
+    const outcome = await this.renderer.render(`${template.id}@${version.version}`, version, values, deriveText);
+    if (!outcome.ok) throw new TemplateRenderFailedError(outcome.problems.map(toFieldError));
+    return outcome.rendered;
+  }
+
+  /**
+   * Checks the declarations and the Liquid syntax of the fields given, every problem at once (422
+   * validation_failed), and answers the variables each of those fields uses. Fields not given keep
+   * what was found when their version was saved; a text set to null uses none.
+   */
+  private async checkContent(content: Partial<VersionContent>, variables: VersionContent["variables"]): Promise<Partial<ReferencedVariables>> {
+    const errors = checkDeclarations(variables);
+    const fields = (["subject", "html", "text"] as const).filter((field) => content[field] !== undefined);
+    const sources = { subject: content.subject ?? "", html: content.html ?? "", text: content.text ?? null };
+    const check: SourceCheck = fields.some((field) => content[field] !== null) ? await this.renderer.check(sources) : { problems: [], referenced: {} };
+    errors.push(...check.problems.map(toFieldError));
+    if (errors.length > 0) throw new ValidationError(errors);
+    return Object.fromEntries(fields.map((field) => [field, check.referenced[field] ?? []]));
+  }
+
+  private async find(principal: Principal, ref: string): Promise<TemplateRow> {
+    const template = await this.templates.find(principal.workspaceId, ref);
+    if (!template) throw new NotFoundError("template", ref);
+    return template;
+  }
+}
+
+const templateExists = (slug: string) =>
+  new ConflictError("template_exists", "Template exists", `This workspace already has a template ${slug}. Slugs are permanent and unique: edit that template (updateTemplate), or choose another slug.`);
+
+const toFieldError = (problem: FieldProblem): FieldError => ({ location: "body", pointer: `/${problem.field}`, message: problem.message, ...(problem.line === null ? {} : { line: problem.line }) });
