@@ -1,0 +1,308 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import { newId } from "../../domain/ids.js";
+import type { Dialect, WebhookClaim, WebhookDeliveryRow } from "../dialects/dialect.js";
+import type { BatchWriter } from "../group-commit.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { insertChunked, toNumber, toNumberOrNull } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+type WebhookAttempt = components["schemas"]["WebhookAttempt"];
+type WebhookAttemptStatus = components["schemas"]["WebhookAttemptStatus"];
+
+export type { WebhookClaim, WebhookDeliveryRow };
+
+/** A delivery is named by its endpoint and its event (the event id is the `webhook-id`). */
+export interface DeliveryKey {
+  endpointId: string;
+  eventId: string;
+}
+
+/** One HTTP attempt and what follows from it, as the dispatcher decided. */
+export interface WebhookOutcome extends DeliveryKey {
+  /** The dispatcher that held the lease: the delivery row is only changed while it still does. */
+  dispatcherId: string;
+  attempt: number;
+  at: number;
+  status: WebhookAttemptStatus;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+  next: { state: "pending"; dueAt: number } | { state: "succeeded" | "failed" };
+  /** What the attempt says about the endpoint. */
+  endpoint: { health: "healthy" } | { health: "gone" } | { health: "failing"; disableIfFailingSince: number };
+}
+
+export interface AttemptFilters {
+  eventId?: string | undefined;
+  status?: WebhookAttemptStatus | undefined;
+}
+
+const CHUNK = 200;
+
+/**
+ * The durable webhook queue (one row per endpoint and event) and the attempts made. Fan-out runs
+ * inside the transactions that write events; outcomes are written in group-committed batches.
+ */
+export class WebhookDeliveriesRepository {
+  constructor(
+    private readonly knex: Knex,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * Queues these events for every enabled endpoint of their environment that subscribes to their
+   * type: one INSERT … SELECT per chunk, in the caller's transaction, so an event and its
+   * deliveries commit together (the outbox pattern, as for delivery jobs).
+   */
+  async fanOut(trx: Knex.Transaction, eventIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < eventIds.length; i += CHUNK) {
+      const ids = eventIds.slice(i, i + CHUNK);
+      await trx.raw(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, due_at, event_created_at, created_at)
+         SELECT DISTINCT s.endpoint_id, e.id, 'pending', 0, e.created_at, e.created_at, e.created_at
+           FROM events e
+           JOIN webhook_subscriptions s ON s.workspace_id = e.workspace_id AND s.environment = e.environment AND s.event_type IN (e.type, '*')
+           JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.enabled = ?
+          WHERE e.id IN (${ids.map(() => "?").join(", ")})`,
+        [true, ...ids],
+      );
+    }
+  }
+
+  /** Due deliveries leased to the dispatcher, oldest first (events' order). */
+  async claim(claim: WebhookClaim): Promise<WebhookDeliveryRow[]> {
+    const rows = (await this.dialect.claimWebhookDeliveries(this.knex, claim)).map(normalise);
+    return rows.sort((a, b) => a.due_at - b.due_at || (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+  }
+
+  /** Extends the leases the dispatcher still holds (one taken over meanwhile is left alone). */
+  async renewLeases(dispatcherId: string, keys: readonly DeliveryKey[], leaseUntil: number): Promise<void> {
+    for (let i = 0; i < keys.length; i += CHUNK) {
+      await this.knex("webhook_deliveries")
+        .whereIn(["endpoint_id", "event_id"], keys.slice(i, i + CHUNK).map((k) => [k.endpointId, k.eventId]))
+        .andWhere({ locked_by: dispatcherId })
+        .update({ locked_until: leaseUntil });
+    }
+  }
+
+  /** Gives back leased deliveries that were not attempted (a dispatcher stopping). */
+  async release(dispatcherId: string, keys: readonly DeliveryKey[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += CHUNK) {
+      await this.knex("webhook_deliveries")
+        .whereIn(["endpoint_id", "event_id"], keys.slice(i, i + CHUNK).map((k) => [k.endpointId, k.eventId]))
+        .andWhere({ locked_by: dispatcherId })
+        .update({ locked_by: null, locked_until: null });
+    }
+  }
+
+  /**
+   * Records attempts, moves their deliveries on and keeps the endpoints' health, for a whole batch
+   * in a few multi-row statements. Endpoints are written first: the fan-out in a message
+   * transaction reads them too, and taking them first keeps the two from waiting on each other
+   * in opposite orders on MySQL.
+   */
+  readonly outcomeWriter: BatchWriter<WebhookOutcome, void> = {
+    name: "webhook-outcome",
+    write: async (trx, outcomes) => {
+      await this.writeEndpointHealth(trx, outcomes);
+      await insertChunked(
+        trx,
+        "webhook_attempts",
+        outcomes.map((o) => ({
+          id: newId("webhookAttempt", o.at),
+          endpoint_id: o.endpointId,
+          event_id: o.eventId,
+          attempt: o.attempt,
+          status: o.status,
+          response_status: o.responseStatus,
+          response_body: o.responseBody,
+          error: o.error,
+          duration_ms: o.durationMs,
+          created_at: o.at,
+        })),
+        (row) => (row.response_body?.length ?? 0) + 256,
+      );
+      for (let i = 0; i < outcomes.length; i += CHUNK) {
+        const chunk = outcomes.slice(i, i + CHUNK);
+        const held = (await trx("webhook_deliveries")
+          .whereIn(["endpoint_id", "event_id"], chunk.map((o) => [o.endpointId, o.eventId]))
+          .forUpdate()
+          .select("*")) as WebhookDeliveryRow[];
+        const byKey = new Map(held.map((row) => [`${row.endpoint_id} ${row.event_id}`, normalise(row)]));
+        const rows: WebhookDeliveryRow[] = [];
+        for (const o of chunk) {
+          const row = byKey.get(`${o.endpointId} ${o.eventId}`);
+          // Gone (endpoint deleted), or re-queued by a redelivery or replay meanwhile: that one counts now.
+          if (!row || row.locked_by !== o.dispatcherId) continue;
+          rows.push({
+            ...row,
+            state: o.next.state,
+            attempts: o.attempt,
+            due_at: o.next.state === "pending" ? o.next.dueAt : row.due_at,
+            locked_by: null,
+            locked_until: null,
+            last_attempt_at: o.at,
+          });
+        }
+        if (rows.length > 0) {
+          await trx("webhook_deliveries").insert(rows).onConflict(["endpoint_id", "event_id"]).merge(["state", "attempts", "due_at", "locked_by", "locked_until", "last_attempt_at"]);
+        }
+      }
+      return outcomes.map(() => undefined);
+    },
+  };
+
+  /**
+   * An endpoint's health follows its latest attempt in the batch: a success clears
+   * `failing_since`, a failure starts it (and disables the endpoint once it is old enough),
+   * and a 410 disables it at once.
+   */
+  private async writeEndpointHealth(trx: Knex.Transaction, outcomes: readonly WebhookOutcome[]): Promise<void> {
+    const latest = new Map<string, WebhookOutcome>();
+    const gone = new Map<string, number>();
+    for (const o of [...outcomes].sort((a, b) => a.at - b.at)) {
+      latest.set(o.endpointId, o);
+      if (o.endpoint.health === "gone") gone.set(o.endpointId, o.at);
+    }
+    const healthy = [...latest.values()].filter((o) => o.endpoint.health === "healthy").map((o) => o.endpointId);
+    if (healthy.length > 0) await trx("webhook_endpoints").whereIn("id", healthy).whereNotNull("failing_since").update({ failing_since: null });
+    for (const o of latest.values()) {
+      if (o.endpoint.health !== "failing") continue;
+      await trx("webhook_endpoints").where({ id: o.endpointId }).whereNull("failing_since").update({ failing_since: o.at });
+      await trx("webhook_endpoints")
+        .where({ id: o.endpointId, enabled: true })
+        .andWhere("failing_since", "<=", o.endpoint.disableIfFailingSince)
+        .update({ enabled: false, disabled_reason: "failing", disabled_at: o.at, updated_at: o.at });
+    }
+    for (const [endpointId, at] of gone) {
+      await trx("webhook_endpoints").where({ id: endpointId, enabled: true }).update({ enabled: false, disabled_reason: "gone", disabled_at: at, updated_at: at });
+    }
+  }
+
+  async find(key: DeliveryKey): Promise<WebhookDeliveryRow | undefined> {
+    const row = (await this.knex("webhook_deliveries").where({ endpoint_id: key.endpointId, event_id: key.eventId }).first()) as WebhookDeliveryRow | undefined;
+    return row && normalise(row);
+  }
+
+  /**
+   * Queues a delivery now with a fresh retry schedule: a new row, or the existing one of the same
+   * endpoint and event (so its webhook-id stays the event id). A lease in progress is cut: that
+   * attempt is still recorded, but no longer moves the delivery.
+   */
+  async requeue(key: DeliveryKey, now: number, eventCreatedAt: number, payload: string | null = null): Promise<WebhookDeliveryRow> {
+    const row: WebhookDeliveryRow = {
+      endpoint_id: key.endpointId,
+      event_id: key.eventId,
+      state: "pending",
+      attempts: 0,
+      due_at: now,
+      locked_by: null,
+      locked_until: null,
+      last_attempt_at: null,
+      event_created_at: eventCreatedAt,
+      payload,
+      created_at: now,
+    };
+    await this.knex("webhook_deliveries").insert(row).onConflict(["endpoint_id", "event_id"]).merge(["state", "attempts", "due_at", "locked_by", "locked_until"]);
+    return (await this.find(key))!;
+  }
+
+  /**
+   * Re-queues, in the events' order, the endpoint's deliveries that failed or are still failing
+   * for events created at or after `since`. Returns how many.
+   */
+  async replayFailed(endpointId: string, since: number, now: number): Promise<number> {
+    // Everything re-queued is due at the same instant, so the claim's (due_at, event_id) order
+    // is the events' order: event ids sort by creation time.
+    return this.knex("webhook_deliveries")
+      .where({ endpoint_id: endpointId })
+      .andWhere("event_created_at", ">=", since)
+      .andWhere((q) => q.where("state", "failed").orWhere((p) => p.where("state", "pending").andWhere("attempts", ">", 0)))
+      .update({ state: "pending", attempts: 0, due_at: now, locked_by: null, locked_until: null });
+  }
+
+  /**
+   * Removes up to `limit` attempts made before `before`, and settled deliveries last attempted
+   * before it (a redelivery queues a new one). Returns how many rows went.
+   */
+  async pruneBefore(before: number, limit = 1000): Promise<number> {
+    const attempts = (await this.knex("webhook_attempts").where("created_at", "<", before).limit(limit).pluck("id")) as string[];
+    let removed = 0;
+    for (let i = 0; i < attempts.length; i += CHUNK) removed += await this.knex("webhook_attempts").whereIn("id", attempts.slice(i, i + CHUNK)).delete();
+    const settled = (await this.knex("webhook_deliveries")
+      .whereIn("state", ["succeeded", "failed"])
+      .andWhere("last_attempt_at", "<", before)
+      .limit(limit)
+      .select("endpoint_id", "event_id")) as Array<{ endpoint_id: string; event_id: string }>;
+    for (let i = 0; i < settled.length; i += CHUNK) {
+      removed += await this.knex("webhook_deliveries")
+        .whereIn(["endpoint_id", "event_id"], settled.slice(i, i + CHUNK).map((row) => [row.endpoint_id, row.event_id]))
+        .whereIn("state", ["succeeded", "failed"])
+        .delete();
+    }
+    return removed;
+  }
+
+  async listAttempts(endpointId: string, filters: AttemptFilters, page: PageRequest): Promise<Page<WebhookAttempt>> {
+    const query = this.knex("webhook_attempts").where({ endpoint_id: endpointId });
+    if (filters.eventId !== undefined) query.andWhere("event_id", filters.eventId);
+    if (filters.status !== undefined) query.andWhere("status", filters.status);
+    return paginate<AttemptRow, WebhookAttempt>(query, "id", (row) => row.id, page, "desc", attemptToWire);
+  }
+
+  static toWire(row: WebhookDeliveryRow): WebhookDelivery {
+    return {
+      object: "webhook_delivery",
+      webhook_id: row.endpoint_id,
+      event_id: row.event_id,
+      status: row.state,
+      attempts: row.attempts,
+      next_attempt_at: row.state === "pending" ? toIso(row.due_at) : null,
+      last_attempt_at: toIsoOrNull(row.last_attempt_at),
+    };
+  }
+}
+
+interface AttemptRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  status: WebhookAttemptStatus;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number;
+}
+
+function attemptToWire(row: AttemptRow): WebhookAttempt {
+  return {
+    id: row.id,
+    object: "webhook_attempt",
+    webhook_id: row.endpoint_id,
+    event_id: row.event_id,
+    attempt: Number(row.attempt),
+    status: row.status,
+    response_status: row.response_status === null ? null : Number(row.response_status),
+    response_body: row.response_body,
+    error: row.error,
+    duration_ms: Number(row.duration_ms),
+    created_at: toIso(toNumber(row.created_at)),
+  };
+}
+
+function normalise(row: WebhookDeliveryRow): WebhookDeliveryRow {
+  return {
+    ...row,
+    attempts: Number(row.attempts),
+    due_at: toNumber(row.due_at),
+    locked_until: toNumberOrNull(row.locked_until),
+    last_attempt_at: toNumberOrNull(row.last_attempt_at),
+    event_created_at: toNumber(row.event_created_at),
+    created_at: toNumber(row.created_at),
+  };
+}

@@ -1,0 +1,137 @@
+import type { Knex } from "knex";
+import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import type { Environment, Scope } from "../../domain/environments.js";
+import type { EventType } from "../../domain/events.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type Webhook = components["schemas"]["Webhook"];
+export type WebhookDisabledReason = components["schemas"]["WebhookDisabledReason"];
+
+export interface WebhookEndpointRow {
+  id: string;
+  workspace_id: string;
+  environment: Environment;
+  url: string;
+  description: string | null;
+  /** null: every event type, including types added later. */
+  event_types: EventType[] | null;
+  enabled: boolean;
+  disabled_reason: WebhookDisabledReason | null;
+  disabled_at: number | null;
+  failing_since: number | null;
+  /** Sealed with the "webhook-secrets" box; only services and the dispatcher open it. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type WebhookEndpointPatch = Partial<Omit<WebhookEndpointRow, "id" | "workspace_id" | "environment" | "created_at">>;
+
+/** The subscription row that stands for "every event type". */
+const ALL_TYPES = "*";
+
+/** Webhook endpoints belong to one (workspace, environment): every tenant query takes that scope. */
+export class WebhookEndpointsRepository {
+  constructor(private readonly knex: Knex) {}
+
+  async insert(row: WebhookEndpointRow): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx("webhook_endpoints").insert(toDbRow(row));
+      await this.subscribe(trx, row);
+    });
+  }
+
+  async find(scope: Scope, id: string): Promise<WebhookEndpointRow | undefined> {
+    const row = (await this.knex("webhook_endpoints").where({ workspace_id: scope.workspaceId, environment: scope.environment, id }).first()) as DbRow | undefined;
+    return row && fromDbRow(row);
+  }
+
+  /** Endpoints by id, whatever their tenant: for the dispatcher, which works for every tenant. */
+  async findMany(ids: readonly string[]): Promise<Map<string, WebhookEndpointRow>> {
+    const found = new Map<string, WebhookEndpointRow>();
+    for (let i = 0; i < ids.length; i += 200) {
+      const rows = (await this.knex("webhook_endpoints").whereIn("id", ids.slice(i, i + 200))) as DbRow[];
+      for (const row of rows) found.set(row.id, fromDbRow(row));
+    }
+    return found;
+  }
+
+  async list(scope: Scope, page: PageRequest): Promise<Page<Webhook>> {
+    const query = this.knex("webhook_endpoints").where({ workspace_id: scope.workspaceId, environment: scope.environment });
+    return paginate<DbRow, Webhook>(query, "id", (row) => row.id, page, "desc", (row) => WebhookEndpointsRepository.toWire(fromDbRow(row)));
+  }
+
+  /** Applies `patch` and returns the endpoint as it now is (undefined: not this scope's). */
+  async update(scope: Scope, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow | undefined> {
+    return this.knex.transaction(async (trx) => {
+      const where = { workspace_id: scope.workspaceId, environment: scope.environment, id };
+      const values = toDbRow(patch);
+      if (Object.keys(values).length > 0) await trx("webhook_endpoints").where(where).update(values);
+      const row = (await trx("webhook_endpoints").where(where).first()) as DbRow | undefined;
+      if (!row) return undefined;
+      const updated = fromDbRow(row);
+      if ("event_types" in patch) {
+        await trx("webhook_subscriptions").where({ endpoint_id: id }).delete();
+        await this.subscribe(trx, updated);
+      }
+      return updated;
+    });
+  }
+
+  /** Removes the endpoint with its subscriptions, queued deliveries and attempts. */
+  async delete(scope: Scope, id: string): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      const deleted = await trx("webhook_endpoints").where({ workspace_id: scope.workspaceId, environment: scope.environment, id }).delete();
+      if (deleted === 0) return false;
+      for (const table of ["webhook_subscriptions", "webhook_deliveries", "webhook_attempts"]) await trx(table).where({ endpoint_id: id }).delete();
+      return true;
+    });
+  }
+
+  private async subscribe(trx: Knex.Transaction, row: WebhookEndpointRow): Promise<void> {
+    const types = row.event_types ?? [ALL_TYPES];
+    await trx("webhook_subscriptions").insert(types.map((event_type) => ({ endpoint_id: row.id, event_type, workspace_id: row.workspace_id, environment: row.environment })));
+  }
+
+  static toWire(row: WebhookEndpointRow): Webhook {
+    return {
+      id: row.id,
+      object: "webhook",
+      environment: row.environment,
+      url: row.url,
+      description: row.description,
+      event_types: row.event_types,
+      enabled: row.enabled,
+      status: row.enabled ? "enabled" : "disabled",
+      disabled_reason: row.enabled ? null : row.disabled_reason,
+      disabled_at: row.enabled ? null : toIsoOrNull(row.disabled_at),
+      failing_since: toIsoOrNull(row.failing_since),
+      created_at: toIso(row.created_at),
+      updated_at: toIso(row.updated_at),
+    };
+  }
+}
+
+type DbRow = Omit<WebhookEndpointRow, "event_types" | "enabled"> & { event_types: string | null; enabled: boolean | number };
+
+function toDbRow(row: WebhookEndpointPatch): Record<string, unknown> {
+  const { event_types, ...rest } = row;
+  return event_types === undefined ? rest : { ...rest, event_types: event_types === null ? null : JSON.stringify(event_types) };
+}
+
+function fromDbRow(row: DbRow): WebhookEndpointRow {
+  return {
+    ...row,
+    event_types: row.event_types === null ? null : parseJson<EventType[]>(row.event_types),
+    enabled: Boolean(row.enabled),
+    disabled_at: toNumberOrNull(row.disabled_at),
+    failing_since: toNumberOrNull(row.failing_since),
+    previous_secret_expires_at: toNumberOrNull(row.previous_secret_expires_at),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}

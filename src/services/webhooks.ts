@@ -1,0 +1,223 @@
+import { randomBytes } from "node:crypto";
+import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
+import { NotFoundError, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
+import type { Principal, Scope } from "../domain/environments.js";
+import type { EventType } from "../domain/events.js";
+import { newId } from "../domain/ids.js";
+import { sampleEvent } from "../domain/sample-events.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import type { EventsRepository } from "../db/repositories/events.js";
+import { WebhookDeliveriesRepository, type AttemptFilters } from "../db/repositories/webhook-deliveries.js";
+import { WebhookEndpointsRepository, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
+import { scopeOf } from "./api-keys.js";
+import type { SealedBox } from "./sealed-box.js";
+import type { components } from "../../generated/v1.js";
+
+type Webhook = components["schemas"]["Webhook"];
+type WebhookSecret = components["schemas"]["WebhookSecret"];
+type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+type WebhookReplay = components["schemas"]["WebhookReplay"];
+type WebhookAttempt = components["schemas"]["WebhookAttempt"];
+type DeletedObject = components["schemas"]["DeletedObject"];
+type CreateWebhookRequest = components["schemas"]["CreateWebhookRequest"];
+type UpdateWebhookRequest = components["schemas"]["UpdateWebhookRequest"];
+
+/** Where webhooks may be posted (src/webhooks/target-guard.ts); the same check runs at connect time. */
+export interface WebhookTargetPolicy {
+  /** The forbidden address the URL's host is or resolves to, or null. */
+  forbiddenAddressOf(url: URL): Promise<string | null>;
+}
+
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+/** How long attempts, and settled deliveries, are kept (docs/webhooks.md#attempts). */
+export const WEBHOOK_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
+ * for 24 to 64).
+ */
+const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+/** Webhook endpoints of one environment, their secrets, and what is sent to them. */
+export class WebhooksService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly events: EventsRepository,
+    private readonly secrets: SealedBox,
+    private readonly targets: WebhookTargetPolicy,
+    private readonly clock: Clock,
+    /** New deliveries are due: the in-process dispatcher may skip the rest of its poll interval. */
+    private readonly notify: () => void = () => undefined,
+  ) {}
+
+  async create(principal: Principal, input: CreateWebhookRequest): Promise<Webhook> {
+    const scope = scopeOf(principal);
+    const url = await this.checkedUrl(input.url);
+    const now = this.clock.now();
+    const secret = newSecret();
+    const enabled = input.enabled ?? true;
+    const row: WebhookEndpointRow = {
+      id: newId("webhookEndpoint", now),
+      workspace_id: scope.workspaceId,
+      environment: scope.environment,
+      url,
+      description: input.description ?? null,
+      event_types: eventTypes(input.event_types),
+      enabled,
+      disabled_reason: enabled ? null : "manual",
+      disabled_at: enabled ? null : now,
+      failing_since: null,
+      secret: this.secrets.seal(secret),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.endpoints.insert(row);
+    return { ...WebhookEndpointsRepository.toWire(row), secret };
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<Page<Webhook>> {
+    return this.endpoints.list(scopeOf(principal), page);
+  }
+
+  async get(principal: Principal, id: string): Promise<Webhook> {
+    return WebhookEndpointsRepository.toWire(await this.endpoint(scopeOf(principal), id));
+  }
+
+  /**
+   * Changes what is given. Disabling keeps the endpoint's queued deliveries without attempting
+   * them; enabling (also after Mailroom disabled it) resumes them and starts its health afresh.
+   */
+  async update(principal: Principal, id: string, input: UpdateWebhookRequest): Promise<Webhook> {
+    const scope = scopeOf(principal);
+    const current = await this.endpoint(scope, id);
+    const now = this.clock.now();
+    const patch: WebhookEndpointPatch = { updated_at: now };
+    if (input.url !== undefined) patch.url = await this.checkedUrl(input.url);
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.event_types !== undefined) patch.event_types = eventTypes(input.event_types);
+    if (input.enabled === true && !current.enabled) Object.assign(patch, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
+    if (input.enabled === false && current.enabled) Object.assign(patch, { enabled: false, disabled_reason: "manual", disabled_at: now });
+    const updated = await this.endpoints.update(scope, id, patch);
+    if (!updated) throw new NotFoundError("webhook", id);
+    if (patch.enabled === true) this.notify();
+    return WebhookEndpointsRepository.toWire(updated);
+  }
+
+  async delete(principal: Principal, id: string): Promise<DeletedObject> {
+    if (!(await this.endpoints.delete(scopeOf(principal), id))) throw new NotFoundError("webhook", id);
+    return { id, object: "webhook", deleted: true };
+  }
+
+  async getSecret(principal: Principal, id: string): Promise<WebhookSecret> {
+    const row = await this.endpoint(scopeOf(principal), id);
+    const overlapping = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > this.clock.now();
+    return {
+      object: "webhook_secret",
+      secret: this.secrets.open(row.secret),
+      previous_secret: overlapping ? this.secrets.open(row.previous_secret!) : null,
+      previous_secret_expires_at: overlapping ? toIsoOrNull(row.previous_secret_expires_at) : null,
+    };
+  }
+
+  /** A new secret; the current one keeps signing alongside it for `overlap_seconds`. */
+  async rotateSecret(principal: Principal, id: string, input: { overlap_seconds?: number } | undefined): Promise<Webhook> {
+    const scope = scopeOf(principal);
+    const current = await this.endpoint(scope, id);
+    const now = this.clock.now();
+    const overlapMs = (input?.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
+    const secret = newSecret();
+    const updated = await this.endpoints.update(scope, id, {
+      secret: this.secrets.seal(secret),
+      previous_secret: overlapMs > 0 ? current.secret : null,
+      previous_secret_expires_at: overlapMs > 0 ? now + overlapMs : null,
+      updated_at: now,
+    });
+    if (!updated) throw new NotFoundError("webhook", id);
+    return { ...WebhookEndpointsRepository.toWire(updated), secret };
+  }
+
+  /** Queues a sample event of `type` for the endpoint, subscribed or not, signed and retried as any other. */
+  async test(principal: Principal, id: string, type: EventType): Promise<WebhookDelivery> {
+    const scope = scopeOf(principal);
+    const endpoint = await this.endpoint(scope, id);
+    const now = this.clock.now();
+    const eventId = newId("event", now);
+    const payload = JSON.stringify(sampleEvent(type, scope.environment, eventId, toIso(now)));
+    const delivery = await this.deliveries.requeue({ endpointId: endpoint.id, eventId }, now, now, payload);
+    this.notify();
+    return WebhookDeliveriesRepository.toWire(delivery);
+  }
+
+  /** Queues one event again now, with the same webhook-id (its event id) and a fresh schedule. */
+  async redeliver(principal: Principal, id: string, eventId: string): Promise<WebhookDelivery> {
+    const scope = scopeOf(principal);
+    const endpoint = await this.endpoint(scope, id);
+    const now = this.clock.now();
+    const key = { endpointId: endpoint.id, eventId };
+    const event = await this.events.find(scope, eventId);
+    let delivery;
+    if (event) {
+      delivery = await this.deliveries.requeue(key, now, Date.parse(event.created_at));
+    } else {
+      // A test event has no event row: its delivery carries the payload and can be sent again.
+      const sample = await this.deliveries.find(key);
+      if (!sample || sample.payload === null) throw new NotFoundError("event", eventId);
+      delivery = await this.deliveries.requeue(key, now, sample.event_created_at, sample.payload);
+    }
+    this.notify();
+    return WebhookDeliveriesRepository.toWire(delivery);
+  }
+
+  /** Queues again, in the events' order, every delivery to the endpoint that failed since `since`. */
+  async replay(principal: Principal, id: string, since: string): Promise<WebhookReplay> {
+    const endpoint = await this.endpoint(scopeOf(principal), id);
+    const sinceMs = Date.parse(since);
+    if (Number.isNaN(sinceMs)) throw ValidationError.field("/since", "must be an RFC 3339 date-time");
+    const count = await this.deliveries.replayFailed(endpoint.id, sinceMs, this.clock.now());
+    if (count > 0) this.notify();
+    return { object: "webhook_replay", webhook_id: endpoint.id, since: toIso(sinceMs), count };
+  }
+
+  async listAttempts(principal: Principal, id: string, filters: AttemptFilters, page: PageRequest): Promise<Page<WebhookAttempt>> {
+    const endpoint = await this.endpoint(scopeOf(principal), id);
+    return this.deliveries.listAttempts(endpoint.id, filters, page);
+  }
+
+  /** Forgets attempts and settled deliveries past the retention period, a bounded slice per call. */
+  async prune(): Promise<number> {
+    return this.deliveries.pruneBefore(this.clock.now() - WEBHOOK_RETENTION_MS);
+  }
+
+  private async endpoint(scope: Scope, id: string): Promise<WebhookEndpointRow> {
+    const row = await this.endpoints.find(scope, id);
+    if (!row) throw new NotFoundError("webhook", id);
+    return row;
+  }
+
+  /**
+   * The URL as stored: http or https, with a host that is not, and does not resolve to, a
+   * forbidden address. A host that does not resolve yet is accepted; every delivery checks again.
+   */
+  private async checkedUrl(raw: string): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw ValidationError.field("/url", "must be an absolute http or https URL");
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw ValidationError.field("/url", "must be an http or https URL");
+    if (url.hostname === "") throw ValidationError.field("/url", "must name a host");
+    const forbidden = await this.targets.forbiddenAddressOf(url);
+    if (forbidden !== null) throw new WebhookTargetNotAllowedError(url.hostname.replace(/^\[|\]$/g, ""), forbidden);
+    return url.toString();
+  }
+}
+
+/** Absent or null: every type (stored as null so types added later are included). */
+function eventTypes(types: EventType[] | null | undefined): EventType[] | null {
+  return types == null ? null : [...new Set(types)];
+}

@@ -1,0 +1,111 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { performance } from "node:perf_hooks";
+import type { TargetGuard } from "./target-guard.js";
+
+/** What came of one POST: an answer (`status`) or none (`error`). */
+export interface PostResult {
+  status: number | null;
+  /** The first RESPONSE_BODY_LIMIT bytes of the answer's body, as text; null when empty or none. */
+  body: string | null;
+  retryAfter: string | null;
+  error: "timeout" | "connection_refused" | "connection_reset" | "dns" | "tls" | "target_not_allowed" | "network" | null;
+  durationMs: number;
+}
+
+export const RESPONSE_BODY_LIMIT = 2048;
+/** Past this much unread body the socket is dropped rather than drained for reuse. */
+const DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * POSTs webhook deliveries over keep-alive connections. Redirects are never followed (node:http
+ * does not follow them: a 3xx is the answer), every attempt ends within `timeoutMs` whatever the
+ * receiver does (slow headers, a trickling body), and every connection goes through the target
+ * guard's lookup.
+ */
+export class WebhookHttpClient {
+  private readonly http: HttpAgent;
+  private readonly https: HttpsAgent;
+
+  constructor(
+    private readonly guard: TargetGuard,
+    private readonly timeoutMs: number,
+  ) {
+    const options = { keepAlive: true, keepAliveMsecs: 10_000, scheduling: "lifo" as const, lookup: guard.lookup as never };
+    this.http = new HttpAgent(options);
+    this.https = new HttpsAgent(options);
+  }
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return { status: null, body: null, retryAfter: null, error: "network", durationMs: 0 };
+    }
+    const refused = this.guard.literalRefusal(target);
+    if (refused) return { status: null, body: null, retryAfter: null, error: "target_not_allowed", durationMs: elapsed() };
+    const secure = target.protocol === "https:";
+    const payload = Buffer.from(body);
+    return new Promise<PostResult>((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<PostResult, "durationMs">) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      const req = (secure ? httpsRequest : httpRequest)(target, {
+        method: "POST",
+        agent: secure ? this.https : this.http,
+        headers: { ...headers, "content-length": String(payload.length) },
+      });
+      const timer = setTimeout(() => {
+        req.destroy();
+        finish({ status: null, body: null, retryAfter: null, error: "timeout" });
+      }, this.timeoutMs);
+      req.on("error", (error) => finish({ status: null, body: null, retryAfter: null, error: classify(error) }));
+      req.on("response", (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let seen = 0;
+        res.on("data", (chunk: Buffer) => {
+          seen += chunk.length;
+          if (kept < RESPONSE_BODY_LIMIT) {
+            const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
+            chunks.push(part);
+            kept += part.length;
+          }
+          if (seen > DRAIN_LIMIT) res.destroy();
+        });
+        const done = () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const retryAfter = res.headers["retry-after"];
+          finish({ status: res.statusCode ?? null, body: text.length > 0 ? text : null, retryAfter: typeof retryAfter === "string" ? retryAfter : null, error: null });
+        };
+        res.on("end", done);
+        // A body cut short after the status arrived is still an answer.
+        res.on("close", done);
+        res.on("error", () => undefined);
+      });
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+function classify(error: NodeJS.ErrnoException): NonNullable<PostResult["error"]> {
+  const code = error.code ?? "";
+  if (code === "ETARGETNOTALLOWED") return "target_not_allowed";
+  if (code === "ECONNREFUSED") return "connection_refused";
+  if (code === "ECONNRESET" || code === "EPIPE") return "connection_reset";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code.startsWith("ESERV") || code === "ETIMEOUT" || code === "EREFUSED" || code === "ENODATA") return "dns";
+  if (code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL") || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return "tls";
+  return "network";
+}

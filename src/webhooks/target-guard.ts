@@ -1,0 +1,126 @@
+import { lookup as systemLookup, type Resolver } from "node:dns/promises";
+import type { LookupAddress, LookupOptions } from "node:dns";
+import { BlockList, isIP } from "node:net";
+import { createResolver } from "../delivery/dns-resolver.js";
+
+/**
+ * Server-side request forgery: a webhook URL is chosen by the API's caller, so without a check
+ * Mailroom would POST into the network it runs in. Refused unless the operator allows them
+ * (WEBHOOK_ALLOW_PRIVATE_TARGETS): private, loopback, link-local, unique-local, carrier-grade
+ * NAT, multicast, reserved and unspecified addresses, in any IPv4 or IPv6 spelling (IPv4-mapped
+ * addresses are checked as the IPv4 address they carry).
+ *
+ * The check runs when a URL is saved and again inside the HTTP client's DNS lookup, at connect
+ * time, on the addresses the socket will actually use: a name that resolved to a public address
+ * when it was saved and to 127.0.0.1 later (DNS rebinding) is refused then.
+ */
+const FORBIDDEN = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8], // "this network"; 0.0.0.0 reaches the local host on Linux
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16], // link-local, including cloud metadata endpoints (169.254.169.254)
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15], // benchmarking
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, and the broadcast address
+] as const) {
+  FORBIDDEN.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 96], // unspecified, loopback, and the deprecated IPv4-compatible form (::127.0.0.1)
+  ["64:ff9b:1::", 48], // local-use NAT64
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
+  ["ff00::", 8], // multicast
+] as const) {
+  FORBIDDEN.addSubnet(network, prefix, "ipv6");
+}
+
+/** Whether Mailroom refuses to connect to this address (IPv4 or IPv6, brackets allowed). */
+export function isForbiddenAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, "");
+  const family = isIP(bare);
+  if (family === 0) return false;
+  // BlockList checks an IPv4-mapped IPv6 address (::ffff:127.0.0.1) against the IPv4 rules too.
+  return FORBIDDEN.check(bare, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** A connection refused by the policy; the dispatcher records it as `target_not_allowed`. */
+export class TargetNotAllowedError extends Error {
+  override name = "TargetNotAllowedError";
+  readonly code = "ETARGETNOTALLOWED";
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(`${host} resolves to ${address}, a private, loopback or link-local address`);
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+export class TargetGuard {
+  private readonly resolver: Resolver | null;
+
+  constructor(
+    private readonly options: {
+      allowPrivate: boolean;
+      /** The configured resolvers (DNS_SERVERS); empty = the system's (getaddrinfo, /etc/hosts). */
+      dnsServers: readonly string[];
+    },
+  ) {
+    this.resolver = options.dnsServers.length > 0 ? createResolver(options.dnsServers) : null;
+  }
+
+  /**
+   * The forbidden address a URL's host is or resolves to, or null: allowed, or not resolvable
+   * now (it is checked again at every delivery). For the check when a URL is saved.
+   */
+  async forbiddenAddressOf(url: URL): Promise<string | null> {
+    if (this.options.allowPrivate) return null;
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host)) return isForbiddenAddress(host) ? host : null;
+    const addresses = await this.resolve(host).catch(() => []);
+    return addresses.find(isForbiddenAddress) ?? null;
+  }
+
+  /** For an IP-literal host, which the socket connects to without a lookup: the refusal, or null. */
+  literalRefusal(url: URL): TargetNotAllowedError | null {
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    return !this.options.allowPrivate && isIP(host) && isForbiddenAddress(host) ? new TargetNotAllowedError(host, host) : null;
+  }
+
+  /**
+   * The `lookup` of the HTTP agents: resolves as usual and fails the connection when any address
+   * is forbidden, so the address checked is the address connected to.
+   */
+  readonly lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    this.resolve(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? found.filter((address) => isIP(address) === options.family) : found;
+        if (!this.options.allowPrivate) {
+          const refused = found.find(isForbiddenAddress);
+          if (refused !== undefined) return callback(new TargetNotAllowedError(hostname, refused), options.all ? [] : "");
+        }
+        if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), options.all ? [] : "");
+        if (options.all) callback(null, wanted.map((address) => ({ address, family: isIP(address) })));
+        else callback(null, wanted[0]!, isIP(wanted[0]!));
+      },
+      (error: NodeJS.ErrnoException) => callback(error, options.all ? [] : ""),
+    );
+  };
+
+  private async resolve(host: string): Promise<string[]> {
+    if (isIP(host)) return [host];
+    if (this.resolver === null) return (await systemLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host), this.resolver.resolve6(host)]);
+    const addresses = [...(v4.status === "fulfilled" ? v4.value : []), ...(v6.status === "fulfilled" ? v6.value : [])];
+    if (addresses.length > 0) return addresses;
+    throw v4.status === "rejected" ? v4.reason : Object.assign(new Error(`no address for ${host}`), { code: "ENOTFOUND" });
+  }
+}

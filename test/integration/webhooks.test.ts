@@ -1,0 +1,704 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { RETRY_DELAYS_MS } from "../../src/webhooks/retry-schedule.js";
+import { databases } from "../helpers/databases.js";
+import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+import { startCanary, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+
+interface Webhook {
+  id: string;
+  url: string;
+  status: string;
+  enabled: boolean;
+  event_types: string[] | null;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  failing_since: string | null;
+  secret?: string;
+  [field: string]: unknown;
+}
+
+interface Attempt {
+  id: string;
+  event_id: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** docs/sandbox.md: the events each simulator address produces, in order. */
+const SIMULATED: Array<{ address: string; events: string[] }> = [
+  { address: "delivered@simulator.test", events: ["message.queued", "message.delivered"] },
+  { address: "bounced@simulator.test", events: ["message.queued", "message.bounced"] },
+  { address: "deferred@simulator.test", events: ["message.queued", "message.deferred", "message.delivered"] },
+  { address: "complained@simulator.test", events: ["message.queued", "message.delivered", "message.complained"] },
+  { address: "opened@simulator.test", events: ["message.queued", "message.delivered", "message.opened"] },
+  { address: "clicked@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.clicked"] },
+  { address: "replied@simulator.test", events: ["message.queued", "message.delivered", "message.replied"] },
+];
+
+describe.each(databases)("Webhooks ($name)", (database) => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  const opened: Array<{ close(): Promise<void> }> = [];
+
+  async function open(env: Record<string, string> = {}) {
+    t = await createTestApp(database, env);
+    receiver = await startWebhookReceiver();
+    opened.push(receiver);
+  }
+  afterEach(async () => {
+    for (const thing of opened.splice(0)) await thing.close();
+    await t.close();
+  });
+
+  const create = async (payload: Record<string, unknown> = {}, key?: string): Promise<Webhook> => {
+    const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: receiver.url, ...payload }, ...(key ? { key } : {}) });
+    expect(res.statusCode, res.body).toBe(201);
+    const webhook = res.json() as Webhook;
+    receiver.secrets.push(webhook.secret!);
+    return webhook;
+  };
+  const get = async (id: string): Promise<Webhook> => (await t.call({ method: "GET", url: `/v1/webhooks/${id}` })).json();
+  const send = async (to: string | string[] = "ada@example.com", key?: string) => {
+    const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to }), ...(key ? { key } : {}) });
+    expect(res.statusCode, res.body).toBe(202);
+    return res.json().id as string;
+  };
+  const attempts = async (id: string, query = ""): Promise<Attempt[]> => {
+    const res = await t.call({ method: "GET", url: `/v1/webhooks/${id}/attempts?limit=100${query}` });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+  const tick = () => t.runtime.dispatcher.tick();
+  const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+
+  describe("createWebhook", () => {
+    beforeEach(() => open());
+
+    it("answers 201 with a Location, the endpoint and its whsec_ secret, which signs its deliveries", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: receiver.url, description: "Orders" } });
+      expect(res.statusCode).toBe(201);
+      const webhook = res.json() as Webhook;
+      expect(res.headers.location).toBe(`/v1/webhooks/${webhook.id}`);
+      const now = new Date(t.clock.now()).toISOString();
+      expect(webhook).toEqual({
+        id: expect.stringMatching(/^whk_[0-9a-z]{26}$/),
+        object: "webhook",
+        environment: "sandbox",
+        url: receiver.url,
+        description: "Orders",
+        event_types: null,
+        enabled: true,
+        status: "enabled",
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      });
+      expect(Buffer.from(webhook.secret!.slice(6), "base64")).toHaveLength(32);
+      receiver.secrets.push(webhook.secret!);
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.queued"]);
+      expect(receiver.unverified).toEqual([]);
+    });
+
+    it("creates a disabled endpoint with enabled: false, and subscribes to the event types given", async () => {
+      const webhook = await create({ event_types: ["message.delivered", "message.bounced"], enabled: false });
+      expect(webhook).toMatchObject({ enabled: false, status: "disabled", disabled_reason: "manual", event_types: ["message.delivered", "message.bounced"] });
+    });
+
+    it.each([
+      ["no url", {}, "/url"],
+      ["an ftp URL", { url: "ftp://hooks.example/x" }, "/url"],
+      ["a relative URL", { url: "/hooks" }, "/url"],
+      ["a URL over 2048 characters", { url: `https://hooks.example/${"a".repeat(2048)}` }, "/url"],
+      ["an unknown event type", { url: "https://hooks.example/x", event_types: ["message.exploded"] }, "/event_types/0"],
+      ["an empty event type list", { url: "https://hooks.example/x", event_types: [] }, "/event_types"],
+      ["an unknown field", { url: "https://hooks.example/x", secret: "whsec_mine" }, "/secret"],
+    ])("refuses %s with 422 validation_failed and stores nothing", async (_label, payload, pointer) => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().code).toBe("validation_failed");
+      expect((res.json().errors as Array<{ pointer: string }>).map((e) => e.pointer)).toContain(pointer);
+      expect(await count("webhook_endpoints")).toBe(0);
+    });
+  });
+
+  describe("listWebhooks", () => {
+    beforeEach(() => open());
+
+    it("lists the environment's endpoints newest first, a page at a time, without secrets", async () => {
+      const first = await create();
+      t.clock.advance(1000);
+      const second = await create({ description: "second" });
+      await create({}, t.workspace.liveKey);
+      const page1 = (await t.call({ method: "GET", url: "/v1/webhooks?limit=1" })).json();
+      expect(page1.data.map((w: Webhook) => w.id)).toEqual([second.id]);
+      expect(page1.has_more).toBe(true);
+      expect(page1.data[0].secret).toBeUndefined();
+      const page2 = (await t.call({ method: "GET", url: `/v1/webhooks?limit=1&after=${page1.next_cursor}` })).json();
+      expect(page2).toMatchObject({ data: [{ id: first.id }], has_more: false, next_cursor: null });
+    });
+  });
+
+  describe("getWebhook", () => {
+    beforeEach(() => open());
+
+    it("answers the endpoint without its secret", async () => {
+      const { secret: _, ...created } = await create();
+      expect(await get(created.id)).toEqual(created);
+    });
+
+    it("answers 404 for an endpoint of another workspace or of the other environment", async () => {
+      const webhook = await create();
+      for (const key of [t.workspace.liveKey, t.other.sandboxKey, t.other.liveKey]) {
+        const res = await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}`, key });
+        expect(res.statusCode).toBe(404);
+        expect(res.json().code).toBe("not_found");
+      }
+    });
+  });
+
+  describe("updateWebhook", () => {
+    beforeEach(() => open());
+
+    it("changes the fields given and keeps the others; null event_types subscribes to everything", async () => {
+      const webhook = await create({ event_types: ["message.bounced"], description: "Orders" });
+      t.clock.advance(1000);
+      const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { event_types: ["message.delivered"] } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ event_types: ["message.delivered"], description: "Orders", url: receiver.url, updated_at: new Date(t.clock.now()).toISOString() });
+      await send();
+      await t.drain();
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.delivered"]);
+      await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { event_types: null } });
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.delivered", "message.queued"]);
+    });
+
+    it("keeps a disabled endpoint's queued deliveries without sending them, and sends them once it is enabled again", async () => {
+      const webhook = await create();
+      await send();
+      const disabled = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } });
+      expect(disabled.json()).toMatchObject({ enabled: false, status: "disabled", disabled_reason: "manual", disabled_at: new Date(t.clock.now()).toISOString() });
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(0);
+      // Events while disabled are not queued for it.
+      await send();
+      const enabled = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } });
+      expect(enabled.json()).toMatchObject({ enabled: true, status: "enabled", disabled_reason: null, disabled_at: null });
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(1);
+    });
+
+    it("refuses a URL that is not http(s) with 422 and changes nothing", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { url: "mailto:ada@example.com" } });
+      expect(res.statusCode).toBe(422);
+      expect((await get(webhook.id)).url).toBe(receiver.url);
+    });
+  });
+
+  describe("deleteWebhook", () => {
+    beforeEach(() => open());
+
+    it("removes the endpoint with its queued deliveries and attempts; nothing more is sent to it", async () => {
+      const webhook = await create();
+      await send();
+      await t.drainWebhooks();
+      await send();
+      const res = await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ id: webhook.id, object: "webhook", deleted: true });
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(1);
+      expect(await count("webhook_deliveries")).toBe(0);
+      expect(await count("webhook_attempts")).toBe(0);
+      expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` })).statusCode).toBe(404);
+    });
+  });
+
+  describe("getWebhookSecret and rotateWebhookSecret", () => {
+    beforeEach(() => open());
+
+    it("shows the secret again to a full-access key", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` });
+      expect(res.json()).toEqual({ object: "webhook_secret", secret: webhook.secret, previous_secret: null, previous_secret_expires_at: null });
+      const stored = (await t.runtime.db.knex("webhook_endpoints").first("secret")) as { secret: string };
+      expect(stored.secret).not.toContain(webhook.secret!.slice(6, 20));
+    });
+
+    it("signs with both secrets during the overlap, so a receiver with either verifies, then with the new one only", async () => {
+      const webhook = await create();
+      const old = webhook.secret!;
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
+      expect(res.statusCode, res.body).toBe(200);
+      const rotated = res.json().secret as string;
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(old);
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json()).toEqual({
+        object: "webhook_secret",
+        secret: rotated,
+        previous_secret: old,
+        previous_secret_expires_at: new Date(t.clock.now() + 3_600_000).toISOString(),
+      });
+      receiver.secrets = [old, rotated];
+      await send();
+      await t.drainWebhooks();
+      const [during] = receiver.received;
+      expect(during!.signature.split(" ")).toHaveLength(2);
+      expect(during!.verifiedWith).toEqual([0, 1]);
+      // Each secret alone verifies it, with the public library.
+      for (const secret of [old, rotated]) expect(() => new StandardWebhook(secret).verify(during!.body, during!.headers as Record<string, string>)).not.toThrow();
+
+      t.clock.advance(3_600_001);
+      await send();
+      await t.drainWebhooks();
+      const after = receiver.received[1]!;
+      expect(after.signature.split(" ")).toHaveLength(1);
+      expect(after.verifiedWith).toEqual([1]);
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json().previous_secret).toBeNull();
+    });
+
+    it("ends the old secret at once with overlap_seconds 0", async () => {
+      const webhook = await create();
+      const rotated = (await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 0 } })).json().secret as string;
+      receiver.secrets = [webhook.secret!, rotated];
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received[0]!.verifiedWith).toEqual([1]);
+    });
+
+    it("overlaps 24 hours when no body is sent", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret` });
+      expect(res.statusCode, res.body).toBe(200);
+      const secret = (await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json();
+      expect(secret).toMatchObject({ previous_secret: webhook.secret, previous_secret_expires_at: new Date(t.clock.now() + 86_400_000).toISOString() });
+    });
+
+    it("refuses an overlap over 7 days with 422", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 604_801 } });
+      expect(res.statusCode).toBe(422);
+    });
+  });
+
+  describe("testWebhook", () => {
+    beforeEach(() => open());
+
+    it("queues a signed sample of the type asked for, subscribed or not, marked data.test", async () => {
+      const webhook = await create({ event_types: ["message.delivered"] });
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, payload: { type: "message.bounced" } });
+      expect(res.statusCode, res.body).toBe(202);
+      const delivery = res.json();
+      expect(delivery).toEqual({
+        object: "webhook_delivery",
+        webhook_id: webhook.id,
+        event_id: expect.stringMatching(/^evt_/),
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: new Date(t.clock.now()).toISOString(),
+        last_attempt_at: null,
+      });
+      await t.drainWebhooks();
+      const [received] = receiver.received;
+      expect(received!.id).toBe(delivery.event_id);
+      expect(received!.payload).toMatchObject({ id: delivery.event_id, object: "event", type: "message.bounced", environment: "sandbox", to_status: "bounced", data: { test: true } });
+      expect((await attempts(webhook.id)).map((a) => [a.event_id, a.status])).toEqual([[delivery.event_id, "succeeded"]]);
+    });
+
+    it("refuses an unknown event type with 422", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, payload: { type: "message.exploded" } });
+      expect(res.statusCode).toBe(422);
+      expect(await count("webhook_deliveries")).toBe(0);
+    });
+  });
+
+  describe("redeliverWebhookEvent", () => {
+    beforeEach(() => open());
+
+    it("sends a delivered event again with the same webhook-id and a fresh timestamp", async () => {
+      const webhook = await create();
+      await send();
+      await t.drainWebhooks();
+      const first = receiver.received[0]!;
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/redeliver`, payload: { event_id: first.id } });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toMatchObject({ webhook_id: webhook.id, event_id: first.id, status: "pending", attempts: 0 });
+      await t.drainWebhooks();
+      const again = receiver.received[1]!;
+      expect(again.id).toBe(first.id);
+      expect(again.body).toBe(first.body);
+      expect(again.timestamp).toBeGreaterThan(first.timestamp);
+    });
+
+    it("answers 404 for an event of the other environment or another workspace", async () => {
+      const webhook = await create();
+      await t.verifiedDomain("acme.example");
+      const live = await send("ada@example.com", t.workspace.liveKey);
+      const other = await send("ada@example.com", t.other.sandboxKey);
+      for (const [messageId, key] of [[live, t.workspace.liveKey], [other, t.other.sandboxKey]] as const) {
+        const eventId = (await t.call({ method: "GET", url: `/v1/messages/${messageId}/events`, key })).json().data[0].id as string;
+        const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/redeliver`, payload: { event_id: eventId } });
+        expect(res.statusCode, res.body).toBe(404);
+      }
+      expect(await count("webhook_deliveries")).toBe(0);
+    });
+  });
+
+  describe("replayWebhookEvents", () => {
+    beforeEach(() => open());
+
+    it("queues again, in the events' order, only the deliveries that failed since the time given", async () => {
+      const webhook = await create();
+      const before = await send(); // succeeds, and is not replayed
+      await t.drainWebhooks();
+      const since = new Date(t.clock.now() + 1).toISOString();
+      t.clock.advance(1000);
+      receiver.otherwise = { status: 500 };
+      const failing = [await send(), await send(), await send()];
+      // Eight attempts each, on the schedule, then failed.
+      await t.drainWebhooks();
+      for (const delay of RETRY_DELAYS_MS) {
+        t.clock.advance(delay);
+        await t.drainWebhooks();
+      }
+      const deliveries = (await t.runtime.db.knex("webhook_deliveries").where({ state: "failed" })) as unknown[];
+      expect(deliveries).toHaveLength(3);
+      receiver.received.length = 0;
+      receiver.otherwise = { status: 200 };
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/replay`, payload: { since } });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toEqual({ object: "webhook_replay", webhook_id: webhook.id, since, count: 3 });
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.message_id)).toEqual(failing);
+      expect(receiver.received.map((r) => r.payload.message_id)).not.toContain(before);
+    });
+  });
+
+  describe("listWebhookAttempts", () => {
+    beforeEach(() => open());
+
+    it("records each attempt, newest first, with the status, the first 2 KB of the answer and how long it took", async () => {
+      const webhook = await create();
+      receiver.script({ status: 500, body: "é".repeat(3000) }, { status: 200, body: "ok" });
+      await send();
+      await t.drainWebhooks();
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      await t.drainWebhooks();
+      const list = await attempts(webhook.id);
+      expect(list.map((a) => [a.attempt, a.status, a.response_status, a.error])).toEqual([
+        [2, "succeeded", 200, null],
+        [1, "failed", 500, null],
+      ]);
+      expect(list[0]!.response_body).toBe("ok");
+      expect(Buffer.byteLength(list[1]!.response_body!)).toBeLessThanOrEqual(2048);
+      expect(list[1]!.response_body!.startsWith("é".repeat(1000))).toBe(true);
+      for (const attempt of list) expect(attempt.duration_ms).toBeGreaterThanOrEqual(0);
+      expect((await attempts(webhook.id, "&status=failed")).map((a) => a.attempt)).toEqual([1]);
+      expect((await attempts(webhook.id, `&event_id=${list[0]!.event_id}`))).toHaveLength(2);
+      expect(await attempts(webhook.id, "&event_id=evt_00000000000000000000000000")).toEqual([]);
+    });
+
+    it("keeps attempts and settled deliveries 30 days, pending ones until they settle", async () => {
+      const webhook = await create();
+      await send();
+      await t.drainWebhooks();
+      receiver.otherwise = { status: 500 };
+      t.clock.advance(10 * 24 * 3600 * 1000);
+      await send();
+      await t.drainWebhooks();
+      t.clock.advance(20 * 24 * 3600 * 1000 + 1);
+      expect(await t.runtime.services.webhooks.prune()).toBe(2); // the first attempt and its delivery
+      expect((await attempts(webhook.id)).map((a) => a.status)).toEqual(["failed"]);
+      expect((await t.runtime.db.knex("webhook_deliveries").select("state")).map((d: { state: string }) => d.state)).toEqual(["pending"]);
+    });
+
+    it("answers 404 for another workspace's endpoint", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/attempts`, key: t.other.sandboxKey });
+      expect(res.statusCode).toBe(404);
+    });
+  });
+
+  describe("delivery", () => {
+    it("sends exactly the simulator's documented events, each once, in per-message sequence order", async () => {
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1" });
+      await create();
+      const messages = new Map<string, string[]>();
+      for (const { address, events } of SIMULATED) messages.set(await send(address), events);
+      await t.drain();
+      t.clock.advance(t.runtime.config.sandbox.deferSeconds * 1000);
+      await t.drain();
+      await t.drainWebhooks();
+      expect(receiver.unverified).toEqual([]);
+      const ids = receiver.received.map((r) => r.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const [messageId, expected] of messages) {
+        const mine = receiver.received.filter((r) => r.payload.message_id === messageId);
+        // One at a time per endpoint, oldest first: they arrive in sequence order.
+        expect(mine.map((r) => r.payload.sequence)).toEqual(expected.map((_, i) => i + 1));
+        expect(mine.map((r) => r.payload.type)).toEqual(expected);
+        for (const r of mine) expect(r.id).toBe(r.payload.id);
+      }
+      expect(receiver.received).toHaveLength([...messages.values()].flat().length);
+      // The payload is the event as the API shows it.
+      const first = receiver.received[0]!;
+      const listed = (await t.call({ method: "GET", url: `/v1/messages/${first.payload.message_id}/events` })).json().data[0];
+      expect(first.payload).toEqual(listed);
+    });
+
+    it("retries 500 five times on the schedule, then succeeds: six attempts, one webhook-id, fresh timestamps", async () => {
+      await open();
+      const webhook = await create();
+      receiver.script(...Array.from({ length: 5 }, () => ({ status: 500 })));
+      await send();
+      const start = t.clock.now();
+      await t.drainWebhooks();
+      let elapsed = 0;
+      for (const delay of RETRY_DELAYS_MS.slice(0, 5)) {
+        t.clock.set(start + elapsed + delay - 1);
+        expect(await tick(), `not before ${delay} ms`).toBe(0);
+        t.clock.set(start + elapsed + delay);
+        elapsed += delay;
+        expect(await tick()).toBe(1);
+      }
+      expect(receiver.received.map((r) => r.answered)).toEqual([500, 500, 500, 500, 500, 204]);
+      expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+      const timestamps = receiver.received.map((r) => r.timestamp);
+      expect([...timestamps].sort()).toEqual(timestamps);
+      expect((await attempts(webhook.id)).map((a) => a.attempt)).toEqual([6, 5, 4, 3, 2, 1]);
+      expect(await get(webhook.id)).toMatchObject({ failing_since: null, status: "enabled" });
+      t.clock.advance(24 * 3600 * 1000);
+      expect(await tick()).toBe(0);
+    });
+
+    it("waits for Retry-After when it asks for longer than the schedule", async () => {
+      await open();
+      await create();
+      receiver.script({ status: 503, headers: { "retry-after": "600" } });
+      await send();
+      await t.drainWebhooks();
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      expect(await tick()).toBe(0);
+      t.clock.advance(600_000 - RETRY_DELAYS_MS[0]!);
+      expect(await tick()).toBe(1);
+      expect(receiver.received.map((r) => r.answered)).toEqual([503, 204]);
+    });
+
+    it("disables the endpoint on 410 Gone and fails the delivery", async () => {
+      await open();
+      const webhook = await create();
+      receiver.otherwise = { status: 410 };
+      await send();
+      await t.drainWebhooks();
+      expect(await get(webhook.id)).toMatchObject({ enabled: false, status: "disabled", disabled_reason: "gone", disabled_at: new Date(t.clock.now()).toISOString() });
+      t.clock.advance(3600_000);
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(1);
+      expect((await t.runtime.db.knex("webhook_deliveries").select("state")).map((d: { state: string }) => d.state)).toEqual(["failed"]);
+    });
+
+    it("counts a receiver that answers after the timeout as a failed attempt, and retries it", async () => {
+      await open({ WEBHOOK_TIMEOUT_MS: "300" });
+      const webhook = await create();
+      receiver.script({ delayMs: 1000 });
+      await send();
+      await t.drainWebhooks();
+      const [attempt] = await attempts(webhook.id);
+      expect(attempt).toMatchObject({ status: "failed", error: "timeout", response_status: null });
+      expect(attempt!.duration_ms).toBeGreaterThanOrEqual(300);
+      expect(attempt!.duration_ms).toBeLessThan(1000);
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      await t.drainWebhooks();
+      expect((await attempts(webhook.id)).map((a) => a.status)).toEqual(["succeeded", "failed"]);
+    });
+
+    it("does not follow a 302: the attempt fails and the redirect target receives nothing", async () => {
+      await open();
+      const elsewhere = await startWebhookReceiver();
+      opened.push(elsewhere);
+      const webhook = await create();
+      elsewhere.secrets = receiver.secrets;
+      receiver.script({ status: 302, headers: { location: elsewhere.url } });
+      await send();
+      await t.drainWebhooks();
+      expect(elsewhere.received).toHaveLength(0);
+      expect((await attempts(webhook.id))[0]).toMatchObject({ status: "failed", response_status: 302, error: "redirect_not_followed" });
+    });
+
+    it("disables an endpoint that has failed for 5 days, with the webhook_endpoint.disabled notice on it", async () => {
+      await open();
+      const webhook = await create();
+      receiver.otherwise = { status: 500 };
+      const start = t.clock.now();
+      await send();
+      await t.drainWebhooks();
+      expect((await get(webhook.id)).failing_since).toBe(new Date(start).toISOString());
+      t.clock.set(start + 5 * 24 * 3600 * 1000 - 1);
+      await send();
+      await t.drainWebhooks();
+      expect((await get(webhook.id)).status).toBe("enabled");
+      t.clock.set(start + 5 * 24 * 3600 * 1000);
+      await send();
+      await t.drainWebhooks();
+      expect(await get(webhook.id)).toMatchObject({ status: "disabled", enabled: false, disabled_reason: "failing", disabled_at: new Date(t.clock.now()).toISOString(), failing_since: new Date(start).toISOString() });
+      // Re-enabling starts afresh.
+      const enabled = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } });
+      expect(enabled.json()).toMatchObject({ status: "enabled", disabled_reason: null, failing_since: null });
+    });
+
+    it("clears failing_since after a success", async () => {
+      await open();
+      const webhook = await create();
+      receiver.script({ status: 500 });
+      await send();
+      await t.drainWebhooks();
+      expect((await get(webhook.id)).failing_since).not.toBeNull();
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      await t.drainWebhooks();
+      expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
+    it("on shutdown, finishes the request in flight and gives back the deliveries still waiting, unsent", async () => {
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1" });
+      await create();
+      receiver.otherwise = { status: 204, delayMs: 800 };
+      for (let i = 0; i < 3; i++) await send();
+      t.runtime.dispatcher.start();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await t.runtime.dispatcher.stop();
+      expect(receiver.received).toHaveLength(1);
+      const rows = (await t.runtime.db.knex("webhook_deliveries").orderBy("event_id").select("state", "attempts", "locked_by")) as Array<{ state: string; attempts: number; locked_by: string | null }>;
+      expect(rows.map((r) => [r.state, Number(r.attempts), r.locked_by])).toEqual([
+        ["succeeded", 1, null],
+        ["pending", 0, null],
+        ["pending", 0, null],
+      ]);
+      // Claimable again at once, by this worker or another.
+      receiver.otherwise = { status: 204 };
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(3);
+    });
+
+    it("sends an environment's events only to that environment's endpoints", async () => {
+      await open();
+      await create({}, t.workspace.liveKey);
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(0);
+    });
+  });
+
+  describe("refusing private targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)", () => {
+    let dns: DnsServer;
+    beforeEach(async () => {
+      dns = await startDnsServer();
+      opened.push(dns);
+      await open({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false", DNS_SERVERS: dns.address });
+    });
+
+    it.each([
+      "http://127.0.0.1/hooks",
+      "http://127.1.2.3/hooks",
+      "http://2130706433/hooks",
+      "http://10.1.2.3/hooks",
+      "http://172.16.0.1/hooks",
+      "http://172.31.255.254/hooks",
+      "http://192.168.1.1/hooks",
+      "http://169.254.169.254/latest/meta-data",
+      "http://100.64.0.1/hooks",
+      "http://0.0.0.0/hooks",
+      "http://[::1]/hooks",
+      "http://[::]/hooks",
+      "http://[fe80::1]/hooks",
+      "http://[fc00::1]/hooks",
+      "http://[fd12:3456::1]/hooks",
+      "http://[::ffff:127.0.0.1]/hooks",
+      "http://[::ffff:10.0.0.1]/hooks",
+      "http://[::ffff:169.254.169.254]/hooks",
+    ])("refuses %s when saved with 422 webhook_target_not_allowed and stores nothing", async (url) => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "webhook_target_not_allowed", errors: [{ pointer: "/url" }] });
+      expect(await count("webhook_endpoints")).toBe(0);
+    });
+
+    it("refuses a host name that resolves to a loopback address, when saved and when changed", async () => {
+      dns.set("loopback.test", [{ type: "A", address: "127.0.0.1" }]);
+      dns.set("v6.test", [{ type: "AAAA", address: "::1" }]);
+      dns.set("public.test", [{ type: "A", address: "93.184.216.34" }]);
+      for (const url of ["http://loopback.test/hooks", "http://v6.test/hooks"]) {
+        const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
+        expect(res.statusCode, url).toBe(422);
+        expect(res.json().code).toBe("webhook_target_not_allowed");
+      }
+      const ok = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://public.test/hooks" } });
+      expect(ok.statusCode).toBe(201);
+      const patched = await t.call({ method: "PATCH", url: `/v1/webhooks/${ok.json().id}`, payload: { url: "http://loopback.test/x" } });
+      expect(patched.statusCode).toBe(422);
+      // A host that does not resolve yet is accepted: it is checked again at every delivery.
+      expect((await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://not-yet.test/hooks" } })).statusCode).toBe(201);
+    });
+
+    it("refuses at connect time a name re-pointed at loopback after it was saved (DNS rebinding): no connection is made", async () => {
+      const canary = await startCanary("::");
+      opened.push(canary);
+      dns.set("rebind.test", [{ type: "A", address: "93.184.216.34" }]);
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: `http://rebind.test:${canary.port}/hooks` } });
+      expect(res.statusCode, res.body).toBe(201);
+      dns.set("rebind.test", [{ type: "A", address: "127.0.0.1" }]);
+      await send();
+      await t.drainWebhooks();
+      expect(canary.connections).toBe(0);
+      expect((await attempts(res.json().id))[0]).toMatchObject({ status: "failed", error: "target_not_allowed", response_status: null });
+    });
+
+    // The loopback forms reach the canary (listening on every local address) if anything connects.
+    it.each(["127.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "0.0.0.0", "[::]", "[::127.0.0.1]"])(
+      "refuses to connect to %s at delivery time, even when stored before the guard was on",
+      async (host) => {
+        const canary = await startCanary("::");
+        opened.push(canary);
+        const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://public-later.test/hooks" } });
+        expect(res.statusCode).toBe(201);
+        // As if saved while the operator allowed private targets.
+        await t.runtime.db.knex("webhook_endpoints").update({ url: `http://${host}:${canary.port}/hooks` });
+        await send();
+        await t.drainWebhooks();
+        expect(canary.connections).toBe(0);
+        expect((await attempts(res.json().id))[0]).toMatchObject({ status: "failed", error: "target_not_allowed", response_status: null });
+      },
+    );
+
+    // Addresses no test can listen on: refused before connecting (otherwise a timeout or a network error).
+    it.each(["10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "[fe80::1]", "[fc00::1]", "[::ffff:10.0.0.1]"])(
+      "refuses to connect to %s at delivery time",
+      async (host) => {
+        const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://public-later.test/hooks" } });
+        await t.runtime.db.knex("webhook_endpoints").update({ url: `http://${host}/hooks` });
+        await send();
+        await t.drainWebhooks();
+        const [attempt] = await attempts(res.json().id);
+        expect(attempt).toMatchObject({ status: "failed", error: "target_not_allowed", response_status: null });
+        expect(attempt!.duration_ms).toBeLessThan(1000); // not a 15 s timeout
+      },
+    );
+  });
+});
+

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { isForbiddenAddress } from "../../src/webhooks/target-guard.js";
+
+describe("isForbiddenAddress", () => {
+  it.each([
+    "127.0.0.1", "127.255.255.254", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.0.1", "169.254.169.254", "100.64.0.1",
+    "0.0.0.0", "0.1.2.3", "224.0.0.1", "255.255.255.255", "198.18.0.1",
+    "::", "::1", "[::1]", "fe80::1", "febf::1", "fc00::1", "fd00::1", "ff02::1",
+    "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "::127.0.0.1",
+  ])("refuses %s", (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "172.15.255.255", "192.169.0.1", "100.128.0.1", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34", "2001:4860:4860::8888"])(
+    "allows %s",
+    (address) => expect(isForbiddenAddress(address)).toBe(false),
+  );
+
+  it("does not take a host name for an address", () => expect(isForbiddenAddress("localhost")).toBe(false));
+});
