@@ -45,6 +45,17 @@ export interface MxResolverOptions {
   random?: () => number;
 }
 
+/**
+ * A resolver on the configured servers (DNS_SERVERS), or on the system's (/etc/resolv.conf)
+ * when there are none. Short tries, few of them: a delivery (mail or webhook) that cannot
+ * resolve is retried minutes later anyway, and meanwhile it holds a slot.
+ */
+export function createResolver(servers: readonly string[], options: { timeoutMs?: number; tries?: number } = {}): Resolver {
+  const resolver = new Resolver({ timeout: options.timeoutMs ?? 2000, tries: options.tries ?? 2 });
+  if (servers.length > 0) resolver.setServers([...servers]);
+  return resolver;
+}
+
 // NXDOMAIN and NODATA are answers; everything else is a failure to get one.
 const NXDOMAIN = "ENOTFOUND";
 const NODATA = "ENODATA";
@@ -54,10 +65,7 @@ export class MxResolver {
   private readonly random: () => number;
 
   constructor(options: MxResolverOptions) {
-    // Short tries, few of them: a delivery attempt that cannot resolve is deferred and retried
-    // minutes later anyway, and meanwhile it holds a worker slot.
-    this.resolver = new Resolver({ timeout: options.timeoutMs ?? 2000, tries: options.tries ?? 2 });
-    if (options.servers.length > 0) this.resolver.setServers([...options.servers]);
+    this.resolver = createResolver(options.servers, options);
     this.random = options.random ?? Math.random;
   }
 

@@ -9,6 +9,7 @@ import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
 import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
+import { ClaimLoop } from "./claim-loop.js";
 import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
 import type { Envelope } from "./transports/transport.js";
 
@@ -53,33 +54,41 @@ export interface WorkerDependencies {
  */
 export class DeliveryWorker {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
   /** Ids of the jobs this worker holds and has not finished. */
   private readonly held = new Set<number>();
+  private readonly claims: ClaimLoop<JobRow>;
 
   constructor(
     private readonly deps: WorkerDependencies,
     private readonly settings: WorkerSettings,
-  ) {}
+  ) {
+    const leaseMs = settings.leaseSeconds * 1000;
+    this.claims = new ClaimLoop({
+      claim: (limit) => this.claim(limit),
+      work: (jobs) => this.work(jobs),
+      held: () => this.held.size,
+      renewLeases: () => deps.jobs.renewLeases(this.id, [...this.held], deps.clock.now() + leaseMs),
+      capacity: settings.maxInFlight,
+      batchSize: settings.batchSize,
+      pollMs: settings.pollMs,
+      leaseMs,
+      log: deps.log,
+      messages: { claimFailed: "worker claim failed", renewFailed: "could not renew job leases" },
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.claims.start();
   }
 
   /** Finishes the messages in hand, then stops. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.claims.stop();
   }
 
   /** New work may be due (an in-process accept): skip the rest of the poll interval. */
   notify(): void {
-    this.wake?.();
+    this.claims.notify();
   }
 
   /** Claims and processes one batch; returns how many jobs it claimed. */
@@ -116,16 +125,6 @@ export class DeliveryWorker {
     }
   }
 
-  /** Pushes out the leases of the jobs in hand (a third of the lease, every third of the lease). */
-  private async renewLeases(): Promise<void> {
-    if (this.held.size === 0) return;
-    try {
-      await this.deps.jobs.renewLeases(this.id, [...this.held], this.deps.clock.now() + this.settings.leaseSeconds * 1000);
-    } catch (error) {
-      this.deps.log.error({ err: error }, "could not renew job leases");
-    }
-  }
-
   private async process(record: MessageRecord, route: Route, suppressions: Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>): Promise<void> {
     const { metrics, log } = this.deps;
     try {
@@ -149,48 +148,6 @@ export class DeliveryWorker {
       metrics.jobs.inc({ outcome: "error" });
       log.error({ err: error, message_id: record.id }, "delivery pipeline failed");
     }
-  }
-
-  private async run(): Promise<void> {
-    const renewal = setInterval(() => void this.renewLeases(), (this.settings.leaseSeconds * 1000) / 3);
-    renewal.unref();
-    const working = new Set<Promise<void>>();
-    while (this.running) {
-      const room = this.settings.maxInFlight - this.held.size;
-      let claimed: JobRow[] = [];
-      if (room > 0) {
-        try {
-          claimed = await this.claim(Math.min(room, this.settings.batchSize));
-        } catch (error) {
-          this.deps.log.error({ err: error }, "worker claim failed");
-        }
-      }
-      if (claimed.length > 0) {
-        const batch: Promise<void> = this.work(claimed).finally(() => {
-          working.delete(batch);
-          this.wake?.(); // room for more
-        });
-        working.add(batch);
-        if (claimed.length === Math.min(room, this.settings.batchSize)) continue; // more may be due
-      }
-      if (this.running) await this.sleep(this.settings.pollMs);
-    }
-    await Promise.all(working);
-    clearInterval(renewal);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
   }
 }
 
