@@ -23,16 +23,14 @@
  * Exit status 0 whether or not the targets are met (this is a report); 1 if the baseline
  * itself could not be measured.
  */
-import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon, { type Result } from "autocannon";
 import knexFactory from "knex";
 import mysql from "mysql2/promise";
-import { CLK_TCK, sleep, intEnv, startProcess, killChildren, onCleanup, cleanups, machineBusy, processTicks, databasePids, waitForQuiet } from "./machine.js";
+import { CLK_TCK, intEnv, startProcess, onCleanup, runMain, machineBusy, processTicks, databasePids, waitForQuiet, freePort, waitForHttp, stop, bootstrapSandboxKey, startServer, SERVER_ENV, SERVER_NODE_ARGS, type Server } from "./machine.js";
 
 const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 50);
 const WARMUP_S = intEnv("BENCH_WARMUP_S", 3);
@@ -40,7 +38,6 @@ const DURATION_S = intEnv("BENCH_DURATION_S", 10);
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 8);
 const MYSQL_URL = process.env.BENCH_MYSQL_URL || null;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
-const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
 const STOP_SIGNAL: NodeJS.Signals = SERVER_NODE_ARGS.some((a) => a.startsWith("--cpu-prof") || a.startsWith("--heap-prof")) ? "SIGTERM" : "SIGKILL";
 /** The whole run must stay under 3 minutes; a variant that would not fit is skipped. */
 const BUDGET_MS = 170_000;
@@ -71,52 +68,6 @@ function messageBody(): string {
   });
 }
 const BODY = messageBody();
-
-// --- child processes ----------------------------------------------------------------------------
-
-
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  output(): string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-
-async function waitForHttp(server: Server, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`server exited (${server.child.exitCode}):\n${server.output()}`);
-    try {
-      await fetch(`http://127.0.0.1:${server.port}/health`);
-      return; // any answer (the bare server's 404 too) means it is listening
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`server did not listen within ${timeoutMs} ms:\n${server.output()}`);
-}
-
-async function stop(server: Server, signal: NodeJS.Signals): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => server.child.once("exit", () => resolve()));
-  server.child.kill(signal);
-  const timeout = sleep(15_000).then(() => "timeout");
-  if ((await Promise.race([exited, timeout])) === "timeout") server.child.kill("SIGKILL");
-  await exited;
-}
 
 
 // --- CPU accounting -----------------------------------------------------------------------------
@@ -251,20 +202,12 @@ async function benchReal(options: RealOptions): Promise<Row> {
     ...process.env,
     ...options.env,
     DATABASE_URL: options.databaseUrl,
-    LOG_LEVEL: "warn",
-    RATE_LIMIT_REQUESTS: "1000000000",
-    HOST: "127.0.0.1",
-    NODE_ENV: "production",
+    ...SERVER_ENV,
   };
-  const bootstrap = startProcess(["--import", "tsx", "src/main.ts", "bootstrap", "--json"], env);
-  const code = await new Promise<number | null>((resolve) => bootstrap.child.once("exit", resolve));
-  if (code !== 0) throw new Error(`bootstrap failed (${code}):\n${bootstrap.output()}`);
-  const { sandbox_key: key } = JSON.parse(bootstrap.output().trim().split("\n").pop()!) as { sandbox_key: string };
+  const key = await bootstrapSandboxKey(env);
 
-  const port = await freePort();
-  const roleArgs = options.roles === "api" ? ["--role", "api"] : [];
-  const proc = startProcess([...SERVER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", ...roleArgs], { ...env, PORT: String(port) });
-  const server: Server = { ...proc, port };
+  const server = await startServer(env, options.roles === "api" ? ["--role", "api"] : []);
+  const { port } = server;
   const dbPids = options.kind === "mysql" ? databasePids() : [];
   try {
     await waitForHttp(server);
@@ -458,15 +401,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then(async (code) => {
-    killChildren();
-    await cleanups();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(error);
-    killChildren();
-    await cleanups();
-    process.exit(1);
-  });
+runMain(main);

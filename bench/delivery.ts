@@ -56,7 +56,7 @@ import { createRuntime } from "../src/runtime.js";
 import type { DnsRecord } from "../test/helpers/dns-server.js";
 import type { SinkStats } from "./smtp-sink.js";
 import type { components } from "../generated/v1.js";
-import { CLK_TCK, sleep, intEnv, startProcess, killChildren, onCleanup, cleanups, machineBusy, processTicks, databasePids, waitForQuiet, type Proc } from "./machine.js";
+import { CLK_TCK, sleep, intEnv, startProcess, onCleanup, runMain, machineBusy, processTicks, databasePids, waitForQuiet, type Proc } from "./machine.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
@@ -792,15 +792,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then(async (code) => {
-    killChildren();
-    await cleanups();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(error);
-    killChildren();
-    await cleanups();
-    process.exit(1);
-  });
+runMain(main);

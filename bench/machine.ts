@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -65,6 +66,91 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     killChildren();
     void cleanups().finally(() => process.exit(130));
   });
+}
+
+/**
+ * Runs a benchmark's main and exits with its status (0 when it returns none), or 1 when it
+ * throws; either way the child processes are killed and the cleanups run first.
+ */
+export function runMain(main: () => Promise<number | void>): void {
+  main()
+    .then(async (code) => {
+      killChildren();
+      await cleanups();
+      process.exit(code ?? 0);
+    })
+    .catch(async (error: unknown) => {
+      console.error(error);
+      killChildren();
+      await cleanups();
+      process.exit(1);
+    });
+}
+
+// --- HTTP servers under test --------------------------------------------------------------------
+
+/** A server under test: its process and the port it listens on. */
+export interface Server extends Proc {
+  port: number;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForHttp(server: Server, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`server exited (${server.child.exitCode}):\n${server.output()}`);
+    try {
+      await fetch(`http://127.0.0.1:${server.port}/health`);
+      return; // any answer (the bare server's 404 too) means it is listening
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`server did not listen within ${timeoutMs} ms:\n${server.output()}`);
+}
+
+/** Stops a child process with `signal`, escalating to SIGKILL after 15 s. */
+export async function stop(server: Proc, signal: NodeJS.Signals): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.child.once("exit", () => resolve()));
+  server.child.kill(signal);
+  const timeout = sleep(15_000).then(() => "timeout");
+  if ((await Promise.race([exited, timeout])) === "timeout") server.child.kill("SIGKILL");
+  await exited;
+}
+
+// --- the Mailroom server under test -------------------------------------------------------------
+
+/** Node flags for the server under test (BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof"). */
+export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+
+/** Laid over a benchmarked server's settings: production mode on loopback, quiet logs, and no rate limit in the way. */
+export const SERVER_ENV = { LOG_LEVEL: "warn", RATE_LIMIT_REQUESTS: "1000000000", HOST: "127.0.0.1", NODE_ENV: "production" } as const;
+
+/** Runs `bootstrap --json` on the database `env` names; returns the new workspace's sandbox key. */
+export async function bootstrapSandboxKey(env: NodeJS.ProcessEnv): Promise<string> {
+  const bootstrap = startProcess(["--import", "tsx", "src/main.ts", "bootstrap", "--json"], env);
+  const code = await new Promise<number | null>((resolve) => bootstrap.child.once("exit", resolve));
+  if (code !== 0) throw new Error(`bootstrap failed (${code}):\n${bootstrap.output()}`);
+  const { sandbox_key: key } = JSON.parse(bootstrap.output().trim().split("\n").pop()!) as { sandbox_key: string };
+  return key;
+}
+
+/** Starts `serve <args>` (e.g. `--role api`) on a free port; waitForHttp tells when it listens. */
+export async function startServer(env: NodeJS.ProcessEnv, args: string[]): Promise<Server> {
+  const port = await freePort();
+  return { ...startProcess([...SERVER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", ...args], { ...env, PORT: String(port) }), port };
 }
 
 // --- /proc: CPU ---------------------------------------------------------------------------------

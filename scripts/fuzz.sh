@@ -42,8 +42,10 @@ TMP="$(mktemp -d -t mailroom-fuzz.XXXXXX)"
 mkdir -p "$TMP/data" "$REPORT_DIR"
 PORT="${FUZZ_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}"
 BASE="http://127.0.0.1:$PORT"
+# Webhook URLs the fuzzer invents must never be posted to: private targets stay refused (the
+# default, pinned here against a developer's environment), and every name resolves to NXDOMAIN.
 export HOST=127.0.0.1 PORT DATABASE_URL="sqlite:$TMP/mailroom.db" DATA_DIR="$TMP/data" \
-  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}"
+  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}" WEBHOOK_ALLOW_PRIVATE_TARGETS=false
 unset SECRET_KEY
 # When the inbound SMTP role lands (DESIGN.md §4: port 2525 by default), give it a free port here
 # too, or a developer's `make run` will make the fuzz server fail to start.

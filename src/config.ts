@@ -23,6 +23,42 @@ export interface Config {
   /** Who may sign up once the first user exists. */
   signup: "invitation" | "open";
   delivery: DeliveryConfig;
+  templates: TemplatesConfig;
+  webhooks: WebhooksConfig;
+}
+
+/** Webhook delivery (DESIGN.md §10, docs/webhooks.md). */
+export interface WebhooksConfig {
+  /** Each attempt, connection to last byte. */
+  timeoutMs: number;
+  /** Whether endpoints may point at private, loopback and link-local addresses (SSRF guard off). */
+  allowPrivateTargets: boolean;
+  maxInFlightPerEndpoint: number;
+  /** HTTP requests a worker has in flight over every endpoint. */
+  concurrency: number;
+  batchSize: number;
+  pollMs: number;
+  leaseSeconds: number;
+}
+
+/** Template rendering (docs/templates.md#limits): where it runs and how much a template may ask for. */
+export interface TemplatesConfig {
+  /** Worker threads rendering templates; each renders one at a time. */
+  workers: number;
+  /** Hard limit of one render: past it the worker is terminated and replaced (422 template_render_failed). */
+  timeoutMs: number;
+  /** liquidjs' own render-time limit per field, checked between template nodes (stops most runaways early). */
+  renderLimitMs: number;
+  /** liquidjs' allocation budget per field: bounds ranges, loop iterations and string building. */
+  memoryLimit: number;
+  /** Largest template source liquidjs parses, per field, in characters. */
+  parseLimit: number;
+  /** Largest rendered field, in characters. */
+  maxOutputChars: number;
+  /** Heap of each render worker, in MiB: a template that allocates past it kills its worker, not the server. */
+  workerHeapMb: number;
+  /** How long sends reuse a template lookup; changes made through another process reach this one within it. */
+  cacheMs: number;
 }
 
 /** Live delivery (DESIGN.md §9): how mail leaves, how long it keeps trying. */
@@ -88,6 +124,21 @@ export const SETTINGS = {
   retryMinSeconds: { env: "RETRY_MIN_SECONDS", default: "300", meaning: "First retry of a deferred recipient; doubles on each attempt." },
   retryMaxSeconds: { env: "RETRY_MAX_SECONDS", default: "4000", meaning: "Longest wait between retries." },
   deliveryLifetimeSeconds: { env: "DELIVERY_LIFETIME_SECONDS", default: String(5 * 24 * 3600), meaning: "How long a message is retried before it fails with 4.4.7 (a message's expires_at may shorten it)." },
+  templateRenderWorkers: { env: "TEMPLATE_RENDER_WORKERS", default: "2", meaning: "Worker threads that render templates (each renders one at a time), so a runaway template never stalls the server." },
+  templateRenderTimeoutMs: { env: "TEMPLATE_RENDER_TIMEOUT_MS", default: "2000", meaning: "Hard limit of one template render: past it the worker is terminated and replaced, and the request gets 422 template_render_failed." },
+  templateRenderLimitMs: { env: "TEMPLATE_RENDER_LIMIT_MS", default: "500", meaning: "liquidjs' render-time limit per field (renderLimit), checked between template nodes; stops most runaway loops before the hard timeout." },
+  templateMemoryLimit: { env: "TEMPLATE_MEMORY_LIMIT", default: "10000000", meaning: "liquidjs' allocation budget per field (memoryLimit): a range counts its length, strings their characters. Bounds huge ranges and loops." },
+  templateParseLimit: { env: "TEMPLATE_PARSE_LIMIT", default: "1000000", meaning: "Largest template source parsed, per field, in characters (liquidjs parseLimit)." },
+  templateMaxOutputChars: { env: "TEMPLATE_MAX_OUTPUT_CHARS", default: "2000000", meaning: "Largest rendered subject, html or text, in characters; larger fails with 422 template_render_failed." },
+  templateWorkerHeapMb: { env: "TEMPLATE_WORKER_HEAP_MB", default: "128", meaning: "Heap of each template render worker, in MiB; a template that allocates past it fails (its worker is replaced), the server does not." },
+  templateCacheMs: { env: "TEMPLATE_CACHE_MS", default: "1000", meaning: "How long sends reuse a template lookup instead of reading it again (0: never). A publish, draft edit or delete made through another process reaches this one's sends within it; this process's own changes apply at once." },
+  webhookTimeoutMs: { env: "WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "How long a webhook attempt may take, connection to last byte; longer counts as a failed attempt (timeout)." },
+  webhookAllowPrivateTargets: { env: "WEBHOOK_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets webhook endpoints point at private, loopback and link-local addresses (a Mailroom inside a private network). Off, such URLs are refused when saved and at connect time." },
+  webhookMaxInFlightPerEndpoint: { env: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default: "10", meaning: "Webhook requests a worker has in flight to one endpoint at once." },
+  webhookConcurrency: { env: "WEBHOOK_CONCURRENCY", default: "200", meaning: "Webhook requests a worker has in flight over every endpoint at once." },
+  webhookBatchSize: { env: "WEBHOOK_BATCH_SIZE", default: "100", meaning: "Webhook deliveries a worker claims at once." },
+  webhookPollMs: { env: "WEBHOOK_POLL_MS", default: "100", meaning: "How often an idle worker looks for due webhook deliveries." },
+  webhookLeaseSeconds: { env: "WEBHOOK_LEASE_SECONDS", default: "300", meaning: "A claimed webhook delivery whose worker has not finished by then is claimed again (renewed while the worker lives)." },
 } satisfies Record<string, Setting>;
 
 export class ConfigError extends Error {
@@ -142,7 +193,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryMaxSeconds: int("retryMaxSeconds", 0, 7 * 86400),
       lifetimeSeconds: int("deliveryLifetimeSeconds", 1, 30 * 86400),
     },
+    webhooks: {
+      timeoutMs: int("webhookTimeoutMs", 100, 600_000),
+      allowPrivateTargets: read("webhookAllowPrivateTargets") === "true",
+      maxInFlightPerEndpoint: int("webhookMaxInFlightPerEndpoint", 1, 1000),
+      concurrency: int("webhookConcurrency", 1, 10_000),
+      batchSize: int("webhookBatchSize", 1, 1000),
+      pollMs: int("webhookPollMs", 10, 60_000),
+      leaseSeconds: int("webhookLeaseSeconds", 5, 86400),
+    },
+    templates: {
+      workers: int("templateRenderWorkers", 1, 64),
+      timeoutMs: int("templateRenderTimeoutMs", 50, 60_000),
+      renderLimitMs: int("templateRenderLimitMs", 10, 60_000),
+      memoryLimit: int("templateMemoryLimit", 1000),
+      parseLimit: int("templateParseLimit", 1000),
+      maxOutputChars: int("templateMaxOutputChars", 1000),
+      workerHeapMb: int("templateWorkerHeapMb", 16, 16_384),
+      cacheMs: int("templateCacheMs", 0, 60_000),
+    },
   };
+  if (!["true", "false"].includes(read("webhookAllowPrivateTargets"))) problems.push(`${SETTINGS.webhookAllowPrivateTargets.env} must be true or false`);
   if (!["mx", "relay"].includes(read("deliveryTransport"))) problems.push(`${SETTINGS.deliveryTransport.env} must be mx or relay`);
   if (config.delivery.transport === "relay" && config.delivery.relayUrl === null) problems.push(`${SETTINGS.smtpRelayUrl.env} is required with ${SETTINGS.deliveryTransport.env}=relay`);
   if (config.delivery.relayUrl !== null && !/^smtps?:\/\/[^/]+/.test(config.delivery.relayUrl)) problems.push(`${SETTINGS.smtpRelayUrl.env} must look like smtp://user:pass@host:587 or smtps://user:pass@host:465`);

@@ -13,7 +13,7 @@ import { createRuntime } from "./runtime.js";
  * on any number of machines can split them.
  */
 const USAGE = `usage: mailroom-server <command>
-  serve [--role api] [--role worker]   run the HTTP API and/or the delivery worker (default: both)
+  serve [--role api] [--role worker]   run the HTTP API and/or the delivery worker and webhook dispatcher (default: both)
   migrate                              apply database migrations and exit
   bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once`;
 
@@ -63,7 +63,10 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
   const log = app?.log ?? pino({ level: config.logLevel });
   const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
-  if (roles.has("worker")) runtime.worker.start();
+  if (roles.has("worker")) {
+    runtime.worker.start();
+    runtime.dispatcher.start();
+  }
   if (app) await app.listen({ host: config.host, port: config.port });
   lifecycle.ready = true;
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
@@ -99,13 +102,14 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-/** Prunes expired idempotency records, rate-limit windows, sessions and access tokens every few minutes. */
+/** Prunes expired idempotency records, rate-limit windows, sessions, access tokens and old webhook attempts every few minutes. */
 function startMaintenance(runtime: Awaited<ReturnType<typeof createRuntime>>, log: { error(obj: object, msg: string): void }): NodeJS.Timeout {
   const run = async () => {
     try {
       await runtime.services.idempotency.prune();
       await runtime.services.rateLimiter.prune();
       await runtime.services.sessions.prune();
+      await runtime.services.webhooks.prune();
     } catch (err) {
       log.error({ err }, "maintenance failed");
     }

@@ -25,7 +25,13 @@ import { SealedBox } from "./services/sealed-box.js";
 import { SessionsService } from "./services/sessions.js";
 import { SignInThrottle } from "./services/sign-in-throttle.js";
 import { SuppressionsService } from "./services/suppressions.js";
+import { TemplatesService } from "./services/templates.js";
+import { RenderPool } from "./templates/render-pool.js";
 import { UsageService } from "./services/usage.js";
+import { WebhooksService } from "./services/webhooks.js";
+import { WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { WebhookHttpClient } from "./webhooks/http-client.js";
+import { TargetGuard } from "./webhooks/target-guard.js";
 import { WorkspaceService } from "./services/workspace.js";
 
 export interface Services {
@@ -40,6 +46,8 @@ export interface Services {
   domains: DomainsService;
   suppressions: SuppressionsService;
   usage: UsageService;
+  webhooks: WebhooksService;
+  templates: TemplatesService;
 }
 
 export interface Logger {
@@ -55,6 +63,8 @@ export interface Runtime {
   repositories: Repositories;
   services: Services;
   worker: DeliveryWorker;
+  /** Sends webhook deliveries; started with the worker role, like `worker`. */
+  dispatcher: WebhookDispatcher;
   metrics: Metrics;
   close(): Promise<void>;
 }
@@ -95,7 +105,33 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     },
     { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000, maxInFlight: Math.max(config.worker.batchSize, config.delivery.concurrency) },
   );
+  const webhookSecrets = new SealedBox(secret, "webhook-secrets");
+  const targetGuard = new TargetGuard({ allowPrivate: config.webhooks.allowPrivateTargets, dnsServers: config.delivery.dnsServers });
+  const webhookClient = new WebhookHttpClient(targetGuard, config.webhooks.timeoutMs);
+  const dispatcher = new WebhookDispatcher(
+    {
+      deliveries: repositories.webhookDeliveries,
+      endpoints: repositories.webhookEndpoints,
+      events: repositories.events,
+      groupCommit: repositories.groupCommit,
+      secrets: webhookSecrets,
+      post: (url, headers, body) => webhookClient.post(url, headers, body),
+      clock,
+      wallClock: systemClock,
+      log: logger,
+    },
+    {
+      batchSize: config.webhooks.batchSize,
+      pollMs: config.webhooks.pollMs,
+      leaseMs: config.webhooks.leaseSeconds * 1000,
+      concurrency: config.webhooks.concurrency,
+      maxInFlightPerEndpoint: config.webhooks.maxInFlightPerEndpoint,
+    },
+  );
   const apiKeys = new ApiKeysService(repositories.apiKeys, clock);
+  const { workers, timeoutMs, workerHeapMb, cacheMs, ...limits } = config.templates;
+  const renderPool = new RenderPool({ size: workers, timeoutMs, workerHeapMb, limits: { parseLimit: limits.parseLimit, renderLimitMs: limits.renderLimitMs, memoryLimit: limits.memoryLimit, maxOutputChars: limits.maxOutputChars } });
+  const templates = new TemplatesService(repositories.templates, renderPool, clock, { cacheMs });
   const members = new MembersService(repositories, clock);
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
@@ -118,12 +154,15 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       clock,
       () => worker.notify(),
       { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
+      templates,
     ),
     members,
     sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
     domains,
     suppressions: new SuppressionsService(repositories.suppressions, clock),
     usage,
+    templates,
+    webhooks: new WebhooksService(repositories.webhookEndpoints, repositories.webhookDeliveries, repositories.events, webhookSecrets, targetGuard, clock, () => dispatcher.notify()),
   };
   return {
     config,
@@ -132,10 +171,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     repositories,
     services,
     worker,
+    dispatcher,
     metrics,
     async close() {
       await worker.stop();
+      await dispatcher.stop();
+      webhookClient.close();
       await liveTransport.close();
+      await renderPool.close();
       await repositories.groupCommit.drain();
       await db.close();
     },

@@ -1,6 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
-import { compile } from "html-to-text";
 import type { MessageRecord } from "../db/repositories/messages.js";
+import { textFromHtml } from "../domain/text-from-html.js";
 
 export interface RenderedMessage {
   mime: string;
@@ -12,12 +12,8 @@ export interface RenderedMessage {
  * envelope only: the composer leaves them out of the headers. The plain-text part is derived
  * from the HTML when the client gave none, so every message is multipart/alternative.
  */
-// html-to-text's convert() compiles its options on every call, which costs more than converting
-// a typical message; compiled once, the converter is reused.
-const htmlToText = compile({ wordwrap: 78 });
-
 export async function renderMessage(message: MessageRecord, now: number): Promise<RenderedMessage> {
-  const text = message.text ?? (message.html === null ? null : htmlToText(message.html));
+  const text = message.text ?? (message.html === null ? null : textFromHtml(message.html));
   const composer = new MailComposer({
     from: message.from,
     to: message.to,

@@ -16,6 +16,8 @@ export interface FieldError {
   location: "body" | "query" | "path" | "header";
   pointer: string;
   message: string;
+  /** For a template's syntax or render error: the line of the field's source. */
+  line?: number;
 }
 
 export class DomainError extends Error {
@@ -62,6 +64,23 @@ export class SenderDomainNotVerifiedError extends DomainError {
       : `add it with createDomain (POST /v1/domains), publish the DNS records it returns, then call verifyDomain`;
     super("unprocessable", "sender_domain_not_verified", "Sender domain not verified", `Live mail from ${domain} needs ${domain} to be a verified domain of this workspace: ${fix}. Sandbox keys may send from any domain.`, {
       errors: [{ location: "body", pointer: "/from", message: `${domain} is not a verified domain of this workspace` }],
+    });
+  }
+}
+
+/** A template that parsed but failed while rendering: past a limit, or an error at run time. */
+export class TemplateRenderFailedError extends DomainError {
+  constructor(errors: FieldError[]) {
+    super("unprocessable", "template_render_failed", "Template render failed", errors.length === 1 ? `${errors[0]!.pointer}: ${errors[0]!.message}` : `${errors.length} fields failed to render.`, { errors });
+  }
+}
+
+/** A webhook URL whose host is, or resolves to, an address Mailroom refuses to post to (SSRF). */
+export class WebhookTargetNotAllowedError extends DomainError {
+  constructor(host: string, address: string) {
+    const resolved = host === address ? `${host} is` : `${host} resolves to ${address},`;
+    super("unprocessable", "webhook_target_not_allowed", "Webhook target not allowed", `${resolved} a private, loopback or link-local address: Mailroom does not post webhooks into its own network unless the operator allows it (WEBHOOK_ALLOW_PRIVATE_TARGETS).`, {
+      errors: [{ location: "body", pointer: "/url", message: `${address} is a private, loopback or link-local address` }],
     });
   }
 }

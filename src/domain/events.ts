@@ -1,3 +1,4 @@
+import type { components } from "../../generated/v1.js";
 import type { MessageStatus } from "./message-status.js";
 
 /** Event types (DESIGN.md §7). Adding one is an additive change to the contract. */
@@ -18,6 +19,11 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+// Fails to compile when this list and the contract's EventType enum differ, either way: webhook
+// subscriptions and event filters are checked against this list at run time.
+type ContractEventType = components["schemas"]["EventType"];
+export const _sameEventTypesAsContract: [Exclude<ContractEventType, EventType> | Exclude<EventType, ContractEventType>] extends [never] ? true : never = true;
 
 /** The event that announces a move into `status`, if that move is announced at all. */
 export function eventTypeForStatus(status: MessageStatus): EventType | null {

@@ -1,3 +1,5 @@
+import type { components } from "../../generated/v1.js";
+
 /**
  * The message state machine (DESIGN.md §7). Status is kept per recipient; the message's status
  * is their aggregate. Every change, of a recipient or of a message, goes through `transition`,
@@ -16,6 +18,10 @@ export const MESSAGE_STATUSES = [
 ] as const;
 
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+// Fails to compile when this list and the contract's MessageStatus enum differ, either way.
+type ContractStatus = components["schemas"]["MessageStatus"];
+export const _sameStatusesAsContract: [Exclude<ContractStatus, MessageStatus> | Exclude<MessageStatus, ContractStatus>] extends [never] ? true : never = true;
 
 const ALLOWED: Record<MessageStatus, readonly MessageStatus[]> = {
   scheduled: ["queued", "canceled"],

@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { operations } from "../../generated/v1.js";
+import type { operations, webhooks } from "../../generated/v1.js";
+
+/** The operations of the contract's `webhooks:` section: Mailroom sends them, it serves none. */
+type WebhookOperation = webhooks[keyof webhooks]["post"];
 
 /** Handler types derived from the contract: a contract change the code ignores fails to compile. */
-export type OperationId = keyof operations;
+export type OperationId = { [O in keyof operations]: operations[O] extends WebhookOperation ? never : O }[keyof operations];
 
 type JsonContent<T> = T extends { content: { "application/json": infer B } } ? B : never;
 type Body<O extends OperationId> = operations[O] extends { requestBody?: infer R }

@@ -2,9 +2,11 @@ import { UnavailableError, type ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
+import { createTemplateHandlers } from "./template-handlers.js";
 import { publicOrigin } from "./origin.js";
 import { pageOf, principalOf } from "./request-parts.js";
 import { toProblem } from "./problems.js";
+import { createWebhookHandlers } from "./webhook-handlers.js";
 
 /** Readiness: false while starting and from the moment shutdown begins. */
 export interface Lifecycle {
@@ -56,7 +58,7 @@ export function createHandlers(
     listMessages: async (req) =>
       services.messages.list(
         principalOf(req),
-        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
+        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, template: req.query.template, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
         pageOf(req.query),
       ),
 
@@ -110,5 +112,8 @@ export function createHandlers(
     revokeInvitation: async (req) => services.members.revokeInvitation(principalOf(req), req.params.invitation_id),
 
     ...createDeliveryHandlers(services),
+
+    ...createTemplateHandlers(services),
+    ...createWebhookHandlers(services),
   };
 }

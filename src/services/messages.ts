@@ -1,22 +1,24 @@
 import type { Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
-import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError } from "../domain/errors.js";
+import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventFilters, EventsRepository } from "../db/repositories/events.js";
-import { MessagesRepository, type MessageFilters, type MessageRecord, type NewMessage } from "../db/repositories/messages.js";
+import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { messageIdHeader, prepareMessage } from "./message-input.js";
+import { messageIdHeader, prepareMessage, type PreparedContent } from "./message-input.js";
+import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
 type Message = components["schemas"]["Message"];
 type MessageSummary = components["schemas"]["MessageSummary"];
 type Event = components["schemas"]["Event"];
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
+type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
 
 /** What the accept path needs to know about a workspace's sending domains and quota. */
 export interface SendingPolicy {
@@ -24,6 +26,11 @@ export interface SendingPolicy {
   domainStatus(workspaceId: string, domain: string): Promise<"verified" | "unverified" | "unknown">;
   /** Throws (429 monthly_quota_exceeded) when `messages` more live messages would pass the quota. */
   assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<void>;
+}
+
+/** Renders a message's `template` (TemplatesService): problems point into the message request. */
+export interface MessageTemplates {
+  renderForMessage(workspaceId: string, input: MessageTemplateInput): Promise<RenderedForMessage>;
 }
 
 export interface MessagesServiceSettings {
@@ -53,6 +60,7 @@ export class MessagesService {
     /** Called after a message is durably accepted (wakes an in-process worker). */
     private readonly onAccepted: () => void,
     private readonly settings: MessagesServiceSettings,
+    private readonly templates: MessageTemplates,
   ) {}
 
   /**
@@ -114,7 +122,7 @@ export class MessagesService {
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
   private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaultFrom: string | null): Promise<NewMessage> {
-    const content = prepareMessage(input, defaultFrom, now, { deliveryLifetimeMs: this.settings.deliveryLifetimeMs });
+    const { content, template } = await this.contentOf(principal, input, defaultFrom, now);
     if (principal.environment === "live") {
       const domain = domainOf(content.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
@@ -133,6 +141,7 @@ export class MessagesService {
       subject: content.subject,
       html: content.html,
       text: content.text,
+      template,
       headers: content.headers,
       attachments: content.attachments,
       tags: content.tags,
@@ -148,6 +157,37 @@ export class MessagesService {
       first_event_id: newId("event", now),
       run_at: content.scheduledAt ?? now,
     };
+  }
+
+  /**
+   * The message's checked content. With `template`, the template is resolved, its variables
+   * checked and it is rendered (on the render pool) before anything is stored, and the
+   * template's problems and the rest of the message's are reported together.
+   */
+  private async contentOf(principal: Principal, input: CreateMessageRequest, defaultFrom: string | null, now: number): Promise<{ content: PreparedContent; template: MessageTemplateRef | null }> {
+    const rules = { deliveryLifetimeMs: this.settings.deliveryLifetimeMs };
+    if (input.template === undefined) return { content: prepareMessage(input, defaultFrom, now, rules), template: null };
+    const { template: templateInput, ...rest } = input;
+    const errors: FieldError[] = [];
+    const given = (["subject", "html", "text"] as const).filter((field) => rest[field] !== undefined);
+    if (given.length > 0) errors.push({ location: "body", pointer: "/template", message: `cannot be combined with ${given.join(", ")}: the template gives the content` });
+    let rendered: RenderedForMessage | null = null;
+    try {
+      rendered = await this.templates.renderForMessage(principal.workspaceId, templateInput);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      errors.push(...(error.extra.errors ?? []));
+    }
+    let content: PreparedContent | null = null;
+    try {
+      // Until the template renders, placeholders stand in for its content so the rest is still checked.
+      content = prepareMessage({ ...rest, subject: rendered?.subject ?? "", html: rendered?.html ?? "", text: rendered?.text ?? undefined }, defaultFrom, now, rules);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      errors.push(...(error.extra.errors ?? []));
+    }
+    if (errors.length > 0 || content === null || rendered === null) throw new ValidationError(errors);
+    return { content, template: rendered.template };
   }
 
   private async accept(principal: Principal, message: NewMessage): Promise<Message> {

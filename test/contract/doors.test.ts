@@ -54,7 +54,7 @@ describe("the SDK and CLI", () => {
     const ids = new Set(operations.map((operation) => operation.operationId));
     for (const noun of nouns) for (const command of noun.commands) if (command.operationId) expect(ids, `${noun.name} ${command.command}`).toContain(command.operationId);
     const resources = new Set(operations.map((operation) => resourceOf(operation.tag)));
-    const sdkResources = Object.keys(client).filter((key) => typeof (client as unknown as Record<string, unknown>)[key] === "object" && key !== "http" && key !== "options" && key !== "webhooks");
+    const sdkResources = Object.keys(client).filter((key) => typeof (client as unknown as Record<string, unknown>)[key] === "object" && key !== "http" && key !== "options");
     expect(new Set(sdkResources)).toEqual(resources);
   });
 });

@@ -80,6 +80,56 @@ describe("every response honours the contract", () => {
     await expectConforming("getUsage", "GET", "/v1/usage", "/v1/usage?from=2026-11-02&to=2026-11-01");
   });
 
+  it("for webhooks", async () => {
+    const created = await expectConforming("createWebhook", "POST", "/v1/webhooks", "/v1/webhooks", { payload: { url: "https://hooks.example/mailroom", event_types: ["message.delivered"] } });
+    await expectConforming("createWebhook", "POST", "/v1/webhooks", "/v1/webhooks", { payload: { url: "ftp://hooks.example/mailroom" } });
+    const id = created.json().id as string;
+    await expectConforming("listWebhooks", "GET", "/v1/webhooks", "/v1/webhooks?limit=1");
+    await expectConforming("getWebhook", "GET", "/v1/webhooks/{webhook_id}", `/v1/webhooks/${id}`);
+    await expectConforming("getWebhook", "GET", "/v1/webhooks/{webhook_id}", "/v1/webhooks/whk_unknown");
+    await expectConforming("updateWebhook", "PATCH", "/v1/webhooks/{webhook_id}", `/v1/webhooks/${id}`, { payload: { enabled: false, description: null } });
+    await expectConforming("getWebhookSecret", "GET", "/v1/webhooks/{webhook_id}/secret", `/v1/webhooks/${id}/secret`);
+    await expectConforming("rotateWebhookSecret", "POST", "/v1/webhooks/{webhook_id}/rotate-secret", `/v1/webhooks/${id}/rotate-secret`, { payload: { overlap_seconds: 60 } });
+    await expectConforming("getWebhookSecret", "GET", "/v1/webhooks/{webhook_id}/secret", `/v1/webhooks/${id}/secret`);
+    const delivery = await expectConforming("testWebhook", "POST", "/v1/webhooks/{webhook_id}/test", `/v1/webhooks/${id}/test`, { payload: { type: "message.opened" } });
+    await expectConforming("redeliverWebhookEvent", "POST", "/v1/webhooks/{webhook_id}/redeliver", `/v1/webhooks/${id}/redeliver`, { payload: { event_id: delivery.json().event_id } });
+    await expectConforming("redeliverWebhookEvent", "POST", "/v1/webhooks/{webhook_id}/redeliver", `/v1/webhooks/${id}/redeliver`, { payload: { event_id: "evt_unknown" } });
+    await expectConforming("replayWebhookEvents", "POST", "/v1/webhooks/{webhook_id}/replay", `/v1/webhooks/${id}/replay`, { payload: { since: "2026-11-21T00:00:00Z" } });
+    await expectConforming("listWebhookAttempts", "GET", "/v1/webhooks/{webhook_id}/attempts", `/v1/webhooks/${id}/attempts?status=failed`);
+    await expectConforming("deleteWebhook", "DELETE", "/v1/webhooks/{webhook_id}", `/v1/webhooks/${id}`);
+    await expectConforming("deleteWebhook", "DELETE", "/v1/webhooks/{webhook_id}", `/v1/webhooks/${id}`);
+  });
+
+  it("for templates, and messages sent with one", async () => {
+    const body = { slug: "welcome", name: "Welcome", subject: "Hi {{ name }}", html: "<p>Hi {{ name }}</p>", variables: [{ name: "name", type: "string", required: true }] };
+    const created = await expectConforming("createTemplate", "POST", "/v1/templates", "/v1/templates", { payload: body });
+    await expectConforming("createTemplate", "POST", "/v1/templates", "/v1/templates", { payload: body });
+    await expectConforming("createTemplate", "POST", "/v1/templates", "/v1/templates", { payload: { ...body, slug: "broken", html: "{% if %}" } });
+    const id = created.json().id as string;
+    await expectConforming("listTemplates", "GET", "/v1/templates", "/v1/templates?limit=1");
+    await expectConforming("getTemplate", "GET", "/v1/templates/{template}", "/v1/templates/welcome");
+    await expectConforming("getTemplate", "GET", "/v1/templates/{template}", "/v1/templates/nope");
+    await expectConforming("publishTemplate", "POST", "/v1/templates/{template}/publish", "/v1/templates/welcome/publish");
+    await expectConforming("publishTemplate", "POST", "/v1/templates/{template}/publish", "/v1/templates/welcome/publish");
+    await expectConforming("updateTemplate", "PATCH", "/v1/templates/{template}", `/v1/templates/${id}`, { payload: { subject: "Hello {{ name }}", text: null } });
+    await expectConforming("updateTemplate", "PATCH", "/v1/templates/{template}", `/v1/templates/${id}`, { payload: { slug: "hello" } });
+    await expectConforming("listTemplateVersions", "GET", "/v1/templates/{template}/versions", "/v1/templates/welcome/versions?limit=1");
+    await expectConforming("getTemplateVersion", "GET", "/v1/templates/{template}/versions/{version}", "/v1/templates/welcome/versions/2");
+    await expectConforming("getTemplateVersion", "GET", "/v1/templates/{template}/versions/{version}", "/v1/templates/welcome/versions/9");
+    await expectConforming("renderTemplate", "POST", "/v1/templates/{template}/render", "/v1/templates/welcome/render", { payload: { version: "draft", variables: { name: "Ada" } } });
+    await expectConforming("renderTemplate", "POST", "/v1/templates/{template}/render", "/v1/templates/welcome/render", { payload: { variables: { name: 7, extra: true } } });
+    const sent = await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { payload: { ...aMessage({ subject: undefined, html: undefined }), template: { slug: "welcome", variables: { name: "Ada" } } } });
+    await expectConforming("getMessage", "GET", "/v1/messages/{message_id}", `/v1/messages/${sent.json().id}`);
+    await expectConforming("listMessages", "GET", "/v1/messages", "/v1/messages?template=welcome");
+    await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", {
+      payload: { ...aMessage({ subject: undefined, html: undefined }), template: { slug: "welcome", variables: { name: "Ada" } }, scheduled_at: new Date(t.clock.now() + 3_600_000).toISOString() },
+    });
+    await expectConforming("deleteTemplate", "DELETE", "/v1/templates/{template}", "/v1/templates/welcome");
+    await expectConforming("createTemplate", "POST", "/v1/templates", "/v1/templates", { payload: { ...body, slug: "bye" } });
+    await expectConforming("deleteTemplate", "DELETE", "/v1/templates/{template}", "/v1/templates/bye");
+    await expectConforming("deleteTemplate", "DELETE", "/v1/templates/{template}", "/v1/templates/nope");
+  });
+
   it("for API keys and the workspace", async () => {
     const created = await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });
     await expectConforming("createApiKey", "POST", "/v1/api-keys", "/v1/api-keys", { payload: { name: "CI", permission: "sending_access" }, headers: { "idempotency-key": "contract-1" } });

@@ -24,6 +24,8 @@ export interface TestApp {
   verifiedDomain(name: string): Promise<void>;
   /** Runs the delivery worker until no job is due. */
   drain(): Promise<void>;
+  /** Runs the webhook dispatcher until no delivery is due (at the test clock's now). */
+  drainWebhooks(): Promise<void>;
   /**
    * Closes the app and runtime as a process exit would, then opens a new runtime and app on the
    * same database (same clock, workspaces and keys). `app` and `runtime` point at the new ones.
@@ -49,6 +51,8 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
       // No test reaches a real resolver: port 1 on loopback refuses at once, so live mail a test
       // did not point at its own DNS server is deferred (4.4.3) instead of leaving the machine.
       DNS_SERVERS: "127.0.0.1:1",
+      // Webhook receivers in tests listen on loopback; the SSRF tests turn the guard back on.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       ...(database.name === "mysql" ? { SECRET_KEY: TEST_SECRET_KEY } : {}),
       ...env,
     });
@@ -91,6 +95,10 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
       async drain() {
         for (let i = 0; i < 100; i++) if ((await runtime.worker.tick()) === 0) return;
         throw new Error("the worker did not drain in 100 ticks");
+      },
+      async drainWebhooks() {
+        for (let i = 0; i < 100; i++) if ((await runtime.dispatcher.tick()) === 0) return;
+        throw new Error("the webhook dispatcher did not drain in 100 ticks");
       },
       async restart() {
         await shutdown();

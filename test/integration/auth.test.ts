@@ -30,10 +30,20 @@ const VALID_BODIES: Record<string, () => object> = {
   createMessageBatch: () => ({ messages: [aMessage()] }),
   createDomain: () => ({ name: "from-the-auth-tests.example" }),
   createSuppression: () => ({ email: "suppressed@example.com" }),
+  createTemplate: () => ({ slug: "from-the-auth-tests", name: "From the auth tests", subject: "Hi", html: "<p>Hi</p>" }),
+  updateTemplate: () => ({ subject: "Changed" }),
+  publishTemplate: () => ({ version: 1 }),
+  renderTemplate: () => ({ variables: {} }),
+  createWebhook: () => ({ url: "https://hooks.example/from-the-auth-tests" }),
+  updateWebhook: () => ({ description: "Renamed" }),
+  rotateWebhookSecret: () => ({ overlap_seconds: 60 }),
+  testWebhook: () => ({ type: "message.delivered" }),
+  redeliverWebhookEvent: () => ({ event_id: "evt_00000000000000000000000000" }),
+  replayWebhookEvents: () => ({ since: "2026-01-01T00:00:00Z" }),
 };
 
-/** Domains belong to the workspace and serve both environments (DESIGN.md §6): the live key sees them. */
-const workspaceWide = (op: OperationInfo) => op.path.startsWith("/v1/domains");
+/** Domains and templates belong to the workspace and serve both environments (DESIGN.md §6): the live key sees them. */
+const workspaceWide = (op: OperationInfo) => op.path.startsWith("/v1/domains") || op.path.startsWith("/v1/templates");
 /** GET operations without a path parameter that answer one object, not a list. */
 const NOT_LISTS = new Set(["/v1/workspace", "/v1/usage"]);
 
@@ -47,8 +57,12 @@ interface Fixtures {
   user_id: string;
   invitation_id: string;
   suppression_id: string;
+  webhook_id: string;
   /** Created only for the domain operations (a domain costs an RSA key). */
   domain_id?: string;
+  /** Created only for the template operations (a template starts a render worker): its id and version 1. */
+  template?: string;
+  version?: string;
 }
 
 interface Request {
@@ -90,12 +104,15 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
     // Account operations refuse every API key before looking at their path: any id shape will do.
     const suppression = await t.call({ method: "POST", url: "/v1/suppressions", payload: { email: "fixture@example.com" } });
     expect(suppression.statusCode).toBe(201);
+    const webhook = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example/fixture" } });
+    expect(webhook.statusCode).toBe(201);
     ids = {
       message_id: message.json().id,
       api_key_id: key.json().id,
       user_id: "usr_00000000000000000000000000",
       invitation_id: "inv_00000000000000000000000000",
       suppression_id: suppression.json().id,
+      webhook_id: webhook.json().id,
     };
   });
   afterEach(async () => t.close());
@@ -131,17 +148,24 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
   /** What a tenant can observe, minus the last-use stamps that any call moves. */
   const snapshot = async () => {
     const strip = (keys: Array<Record<string, unknown>>) => keys.map(({ last_used_at: _, ...k }) => k);
-    const [workspace, keys, message] = await Promise.all([
+    const [workspace, keys, message, webhooks] = await Promise.all([
       t.call({ method: "GET", url: "/v1/workspace" }),
       t.call({ method: "GET", url: "/v1/api-keys?limit=100" }),
       t.call({ method: "GET", url: `/v1/messages/${ids.message_id}` }),
+      t.call({ method: "GET", url: "/v1/webhooks?limit=100" }),
     ]);
-    return { workspace: workspace.json(), keys: strip(keys.json().data), message: message.json() };
+    return { workspace: workspace.json(), keys: strip(keys.json().data), message: message.json(), webhooks: webhooks.json() };
   };
 
   describe.each(secured)("$operationId", (op) => {
     beforeEach(async () => {
-      if (!workspaceWide(op)) return;
+      if (op.path.startsWith("/v1/templates")) {
+        const template = await t.call({ method: "POST", url: "/v1/templates", payload: { slug: "fixture", name: "Fixture", subject: "Hi", html: "<p>Hi</p>", publish: true } });
+        expect(template.statusCode, template.body).toBe(201);
+        ids.template = template.json().id;
+        ids.version = "1";
+      }
+      if (!op.path.startsWith("/v1/domains")) return;
       const domain = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "fixture.example" } });
       expect(domain.statusCode).toBe(201);
       ids.domain_id = domain.json().id;
@@ -243,7 +267,7 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
         const request = requestFor(op, ids);
         const before = await snapshot();
-        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
+        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom|whk|tpl)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
         expect(missing.statusCode).toBe(404);
         const others = [
           ["another workspace", t.other.sandboxKey],

@@ -21,6 +21,29 @@ export interface JobClaim {
   environments: readonly string[];
 }
 
+export interface WebhookDeliveryRow {
+  endpoint_id: string;
+  event_id: string;
+  state: "pending" | "succeeded" | "failed";
+  attempts: number;
+  due_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_attempt_at: number | null;
+  event_created_at: number;
+  payload: string | null;
+  created_at: number;
+}
+
+export interface WebhookClaim {
+  now: number;
+  limit: number;
+  leaseUntil: number;
+  dispatcherId: string;
+  /** Endpoints this dispatcher already holds enough of (its per-endpoint cap): claim none of theirs. */
+  excludeEndpoints: readonly string[];
+}
+
 /**
  * The few things SQLite and MySQL/MariaDB do differently (DESIGN.md §2 traps). Nothing outside
  * src/db/dialects branches on the database.
@@ -29,6 +52,8 @@ export interface Dialect {
   name: "sqlite" | "mysql";
   /** Takes up to `limit` due jobs, leasing them to `workerId` until `leaseUntil`. */
   claimJobs(knex: Knex, claim: JobClaim): Promise<JobRow[]>;
+  /** Takes up to `limit` due webhook deliveries of enabled endpoints, leasing them to `dispatcherId`. */
+  claimWebhookDeliveries(knex: Knex, claim: WebhookClaim): Promise<WebhookDeliveryRow[]>;
   /** Adds `by` to a counter row, creating it, and returns the new value. */
   incrementCounter(trx: Knex.Transaction, bucket: string, by: number, expiresAt: number): Promise<number>;
   /** Whether an error means the transaction was chosen as a deadlock victim and may be retried. */

@@ -1,4 +1,4 @@
-import type { Dialect, JobRow } from "./dialect.js";
+import type { Dialect, JobRow, WebhookDeliveryRow } from "./dialect.js";
 
 const DEADLOCK = 1213;
 const LOCK_WAIT_TIMEOUT = 1205;
@@ -26,6 +26,25 @@ export const mysqlDialect: Dialect = {
         .whereIn("id", rows.map((row) => row.id))
         .update({ locked_by: workerId, locked_until: leaseUntil, attempts: trx.raw("attempts + 1") });
       return rows.map((row) => ({ ...row, locked_by: workerId, locked_until: leaseUntil, attempts: row.attempts + 1 }));
+    });
+  },
+
+  // As for jobs. The enabled check is a subquery, not a join: a locking read locks the rows of a
+  // joined table (every claimer would queue behind one endpoint row), not those of a subquery.
+  async claimWebhookDeliveries(knex, { now, limit, leaseUntil, dispatcherId, excludeEndpoints }) {
+    return knex.transaction(async (trx) => {
+      const query = trx("webhook_deliveries as d")
+        .where("d.state", "pending")
+        .andWhere("d.due_at", "<=", now)
+        .andWhere((q) => q.whereNull("d.locked_until").orWhere("d.locked_until", "<", now))
+        .whereExists((q) => q.select(trx.raw("1")).from("webhook_endpoints as w").whereRaw("w.id = d.endpoint_id").andWhere("w.enabled", true));
+      if (excludeEndpoints.length > 0) query.whereNotIn("d.endpoint_id", excludeEndpoints);
+      const rows = (await query.select("d.*").orderBy([{ column: "d.due_at" }, { column: "d.event_id" }]).limit(limit).forUpdate().skipLocked()) as WebhookDeliveryRow[];
+      if (rows.length === 0) return [];
+      await trx("webhook_deliveries")
+        .whereIn(["endpoint_id", "event_id"], rows.map((row) => [row.endpoint_id, row.event_id]))
+        .update({ locked_by: dispatcherId, locked_until: leaseUntil });
+      return rows.map((row) => ({ ...row, locked_by: dispatcherId, locked_until: leaseUntil }));
     });
   },
 

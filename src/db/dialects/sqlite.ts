@@ -1,4 +1,4 @@
-import type { Dialect, JobRow } from "./dialect.js";
+import type { Dialect, JobRow, WebhookDeliveryRow } from "./dialect.js";
 
 export const sqliteDialect: Dialect = {
   name: "sqlite",
@@ -16,6 +16,22 @@ export const sqliteDialect: Dialect = {
       [workerId, leaseUntil, now, now, ...environments, limit],
     );
     return rows as JobRow[];
+  },
+
+  // The same single-statement claim; RETURNING gives no order, the caller sorts.
+  async claimWebhookDeliveries(knex, { now, limit, leaseUntil, dispatcherId, excludeEndpoints }) {
+    const excluded = excludeEndpoints.length === 0 ? "" : `AND d.endpoint_id NOT IN (${excludeEndpoints.map(() => "?").join(", ")})`;
+    const rows = await knex.raw(
+      `UPDATE webhook_deliveries SET locked_by = ?, locked_until = ?
+        WHERE (endpoint_id, event_id) IN (
+          SELECT d.endpoint_id, d.event_id FROM webhook_deliveries d
+           WHERE d.state = 'pending' AND d.due_at <= ? AND (d.locked_until IS NULL OR d.locked_until < ?) ${excluded}
+             AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.enabled = 1)
+           ORDER BY d.due_at, d.event_id LIMIT ?)
+        RETURNING *`,
+      [dispatcherId, leaseUntil, now, now, ...excludeEndpoints, limit],
+    );
+    return rows as WebhookDeliveryRow[];
   },
 
   async incrementCounter(trx, bucket, by, expiresAt) {

@@ -2,6 +2,8 @@ import type { Knex } from "knex";
 import * as initial from "./001-initial.js";
 import * as accounts from "./002-accounts.js";
 import * as delivery from "./003-delivery.js";
+import * as templates from "./004-templates.js";
+import * as webhooks from "./005-webhooks.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "001-initial": initial,
   "002-accounts": accounts,
   "003-delivery": delivery,
+  "004-templates": templates,
+  "005-webhooks": webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -52,6 +52,22 @@ export class EventsRepository {
     return paginate<EventRow, Event>(query, "e.sequence", (row) => row.sequence, { limit: page.limit, after: Number.isFinite(after) ? String(after) : undefined }, "asc", toWire);
   }
 
+  /** One event of the scope (redelivering it to a webhook endpoint). */
+  async find(scope: Scope, id: string): Promise<Event | undefined> {
+    const row = (await this.base(scope).andWhere("e.id", id).first()) as EventRow | undefined;
+    return row && toWire(row);
+  }
+
+  /** Events by id, whatever their tenant: the webhook dispatcher sends them as the API shows them. */
+  async findMany(ids: readonly string[]): Promise<Map<string, Event>> {
+    const found = new Map<string, Event>();
+    for (let i = 0; i < ids.length; i += 200) {
+      const rows = (await this.knex("events as e").join("messages as m", "m.id", "e.message_id").select(COLUMNS).whereIn("e.id", ids.slice(i, i + 200))) as EventRow[];
+      for (const row of rows) found.set(row.id, toWire(row));
+    }
+    return found;
+  }
+
   private base(scope: Scope): Knex.QueryBuilder {
     return this.knex("events as e")
       .join("messages as m", "m.id", "e.message_id")

@@ -12,8 +12,11 @@ import { MessagesRepository } from "./messages.js";
 import { RateLimitsRepository } from "./rate-limits.js";
 import { SessionsRepository } from "./sessions.js";
 import { SuppressionsRepository } from "./suppressions.js";
+import { TemplatesRepository } from "./templates.js";
 import { UsageRepository } from "./usage.js";
 import { UsersRepository } from "./users.js";
+import { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
+import { WebhookEndpointsRepository } from "./webhook-endpoints.js";
 import { WorkspacesRepository } from "./workspaces.js";
 
 /** A transaction handle services pass back to repositories; only repositories use it. */
@@ -34,6 +37,9 @@ export interface Repositories {
   domains: DomainsRepository;
   suppressions: SuppressionsRepository;
   usage: UsageRepository;
+  templates: TemplatesRepository;
+  webhookEndpoints: WebhookEndpointsRepository;
+  webhookDeliveries: WebhookDeliveriesRepository;
   groupCommit: GroupCommit;
   /** Runs work in one transaction (services that write several repositories at once). */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
@@ -44,10 +50,11 @@ export interface Repositories {
 export function createRepositories(db: Database): Repositories {
   const suppressions = new SuppressionsRepository(db.knex);
   const usage = new UsageRepository(db.knex);
+  const webhookDeliveries = new WebhookDeliveriesRepository(db.knex, db.dialect);
   return {
     workspaces: new WorkspacesRepository(db.knex),
     apiKeys: new ApiKeysRepository(db.knex),
-    messages: new MessagesRepository(db.knex, suppressions, usage),
+    messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries),
     events: new EventsRepository(db.knex),
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
@@ -59,6 +66,9 @@ export function createRepositories(db: Database): Repositories {
     domains: new DomainsRepository(db.knex),
     suppressions,
     usage,
+    templates: new TemplatesRepository(db.knex),
+    webhookEndpoints: new WebhookEndpointsRepository(db.knex),
+    webhookDeliveries,
     groupCommit: new GroupCommit(db.knex, db.dialect),
     transaction: (work) => db.knex.transaction(work),
     ping: async () => {

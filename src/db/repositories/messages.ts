@@ -6,12 +6,15 @@ import type { MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
 import type { UsageRepository } from "./usage.js";
+import type { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { insertChunked, parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type Message = components["schemas"]["Message"];
 type MessageSummary = components["schemas"]["MessageSummary"];
+/** The template and version a message was rendered from (null: sent with its own content). */
+export type MessageTemplateRef = components["schemas"]["MessageTemplate"];
 
 export interface StoredAttachment {
   filename: string;
@@ -48,6 +51,7 @@ export interface NewMessage extends MessageContent {
   scope: Scope;
   id: string;
   status: "queued" | "scheduled";
+  template: MessageTemplateRef | null;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -87,6 +91,7 @@ export interface MessageRecord extends MessageContent {
   id: string;
   scope: Scope;
   status: MessageStatus;
+  template: MessageTemplateRef | null;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -136,6 +141,8 @@ export interface MessageFilters {
   status?: MessageStatus | undefined;
   recipient?: string | undefined;
   tag?: string | undefined;
+  /** A template slug: messages rendered from any version of it. */
+  template?: string | undefined;
   createdAfter?: number | undefined;
   createdBefore?: number | undefined;
 }
@@ -157,6 +164,9 @@ interface MessageRow {
   attachments: string;
   tags: string;
   metadata: string;
+  template_id: string | null;
+  template_slug: string | null;
+  template_version: number | null;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -167,14 +177,15 @@ interface MessageRow {
   updated_at: number;
 }
 
-const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "tags", "metadata", "scheduled_at", "created_at", "updated_at"];
+const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "template_id", "template_slug", "template_version", "tags", "metadata", "scheduled_at", "created_at", "updated_at"];
 
 export class MessagesRepository {
   constructor(
     private readonly knex: Knex,
-    /** Written in the same transactions: a hard bounce's suppression, a live message's usage. */
+    /** Written in the same transactions: a hard bounce's suppression, a live message's usage, events' webhook deliveries. */
     private readonly suppressions: SuppressionsRepository,
     private readonly usage: UsageRepository,
+    private readonly webhooks: WebhookDeliveriesRepository,
   ) {}
 
   /**
@@ -190,7 +201,9 @@ export class MessagesRepository {
       await insertChunked(trx, "messages", fresh.map(toMessageRow), (row) => (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachments.length + 1024);
       await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
       await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
-      await insertChunked(trx, "events", fresh.map(toFirstEventRow));
+      const firstEvents = fresh.map(toFirstEventRow);
+      await insertChunked(trx, "events", firstEvents);
+      await this.webhooks.fanOut(trx, firstEvents.map((row) => row.id));
       await insertChunked(trx, "jobs", fresh.map((m) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at })));
       for (const count of liveUsage(fresh)) await this.usage.increment(trx, count.workspaceId, count.day, count.messages, count.recipients);
       return items.map((m) => {
@@ -236,6 +249,7 @@ export class MessagesRepository {
         }
       }
       await insertChunked(trx, "events", eventRows);
+      await this.webhooks.fanOut(trx, eventRows.map((row) => row.id as string));
       if (suppressions.length > 0) await this.suppressions.insertMissing(trx, suppressions);
       return changes.map(() => undefined);
     },
@@ -266,6 +280,7 @@ export class MessagesRepository {
       .select(SUMMARY_COLUMNS.map((c) => `m.${c}`))
       .where({ "m.workspace_id": scope.workspaceId, "m.environment": scope.environment });
     if (filters.status) query.andWhere("m.status", filters.status);
+    if (filters.template) query.andWhere("m.template_slug", filters.template);
     if (filters.createdAfter !== undefined) query.andWhere("m.created_at", ">=", filters.createdAfter);
     if (filters.createdBefore !== undefined) query.andWhere("m.created_at", "<", filters.createdBefore);
     if (filters.recipient) {
@@ -347,6 +362,7 @@ export class MessagesRepository {
       bcc: record.bcc,
       reply_to: record.reply_to,
       subject: record.subject,
+      template: record.template,
       html: record.html,
       text: record.text,
       headers: record.headers,
@@ -401,6 +417,9 @@ function toMessageRow(m: NewMessage) {
     attachments: JSON.stringify(m.attachments),
     tags: JSON.stringify(m.tags),
     metadata: JSON.stringify(m.metadata),
+    template_id: m.template?.id ?? null,
+    template_slug: m.template?.slug ?? null,
+    template_version: m.template?.version ?? null,
     scheduled_at: m.scheduled_at,
     expires_at: m.expires_at,
     idempotency_key: m.idempotency_key,
@@ -467,6 +486,7 @@ function toRecord(row: MessageRow, recipients: RecipientRecord[]): MessageRecord
     attachments: parseJson(row.attachments),
     tags: parseJson(row.tags),
     metadata: parseJson(row.metadata),
+    template: templateOf(row),
     scheduled_at: toNumberOrNull(row.scheduled_at),
     expires_at: toNumberOrNull(row.expires_at),
     idempotency_key: row.idempotency_key,
@@ -490,10 +510,15 @@ function toSummary(row: MessageRow): MessageSummary {
     cc: parseJson(row.cc_list),
     bcc: parseJson(row.bcc_list),
     subject: row.subject,
+    template: templateOf(row),
     tags: parseJson(row.tags),
     metadata: parseJson(row.metadata),
     scheduled_at: toIsoOrNull(toNumberOrNull(row.scheduled_at)),
     created_at: toIso(toNumber(row.created_at)),
     updated_at: toIso(toNumber(row.updated_at)),
   };
+}
+
+function templateOf(row: MessageRow): MessageTemplateRef | null {
+  return row.template_id === null || row.template_slug === null ? null : { id: row.template_id, slug: row.template_slug, version: Number(row.template_version) };
 }
