@@ -1,3 +1,3 @@
 export { run, EXIT } from "./run.js";
-export { nouns, shortcuts, commandsByOperation } from "./commands/index.js";
+export { nouns, shortcuts, tools, commandsByOperation } from "./commands/index.js";
 export type { Io } from "./io.js";

@@ -1,3 +1,5 @@
+import { UsageError } from "./command.js";
+
 /** Where the CLI reads and writes: the real process, or buffers in tests. */
 export interface Io {
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
@@ -11,4 +13,13 @@ export interface Io {
   interrupted: Promise<void>;
   /** The Mailroom client's fetch; tests may inject one. Default: the global fetch. */
   fetch?: (input: Request) => Promise<Response>;
+}
+
+/** A file the user named, or a usage error naming the flag and why it cannot be read. */
+export async function readUserFile(io: Io, path: string, flag: string): Promise<Buffer> {
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    throw new UsageError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
 }

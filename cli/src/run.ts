@@ -2,7 +2,7 @@ import yargs, { type Argv } from "yargs";
 import { APIConnectionError, APIError, DEFAULT_BASE_URL, Mailroom, MailroomConfigurationError } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
 import { RefusedError, UsageError } from "./command.js";
-import { commandsByOperation, nouns, shortcuts } from "./commands/index.js";
+import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
 import { VERSION } from "./version.js";
@@ -60,6 +60,9 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
       handler: handle(command),
     });
   }
+  for (const [name, command] of Object.entries(tools)) {
+    parser.command({ command: name, describe: command.describe, builder: (yargs) => withExamples(command.builder?.(yargs) ?? yargs, command), handler: handle(command) });
+  }
   for (const noun of nouns) {
     parser.command(noun.name, noun.describe, (group) => {
       for (const command of noun.commands) {
@@ -81,6 +84,7 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
     .example("$0 send --to ada@example.com --subject Hi --html '<p>Hi</p>'", "Send a message")
     .example("$0 messages list --status bounced", "List bounced messages")
     .example("$0 events tail", "Follow events live")
+    .example("$0 listen --forward-to http://localhost:4242/webhooks", "Forward events to a local webhook receiver")
     .demandCommand(1, "Give a command.")
     .recommendCommands()
     .strict()

@@ -1,10 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Io } from "../src/io.js";
 import { run } from "../src/run.js";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll } from "vitest";
 import { parse } from "yaml";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
@@ -201,6 +204,52 @@ export function interruption(): { interrupted: Promise<void>; interrupt(): void 
   let interrupt!: () => void;
   const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
   return { interrupted, interrupt };
+}
+
+/** One webhook delivery as a receiver got it, and what the `standardwebhooks` library made of it. */
+export interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The verified payload, or the verification error's message. */
+  verified: unknown;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  deliveries: Delivery[];
+  close(): Promise<void>;
+}
+
+/**
+ * A webhook receiver on a loopback port, as a user writes one: it verifies each delivery with
+ * the public `standardwebhooks` library and `secret` (or the secret known by the time a delivery
+ * comes), and answers what `answer` says, 204 by default.
+ */
+export async function startWebhookReceiver(secret: string | (() => string), answer: (delivery: Delivery, index: number) => number = () => 204): Promise<WebhookReceiver> {
+  const deliveries: Delivery[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let verified: unknown;
+      try {
+        verified = new Webhook(typeof secret === "string" ? secret : secret()).verify(body, request.headers as Record<string, string>);
+      } catch (error) {
+        verified = (error as Error).message;
+      }
+      const delivery = { headers: request.headers, body, verified };
+      deliveries.push(delivery);
+      response.statusCode = answer(delivery, deliveries.length - 1);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    deliveries,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 // --- the built binary ---------------------------------------------------------------------------

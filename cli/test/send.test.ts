@@ -252,3 +252,41 @@ describe("the same message three ways", () => {
     expect(storedCli?.attachments).toEqual([expect.objectContaining({ filename: "note.txt", size: 6 })]);
   });
 });
+
+describe("mailroom send --template", () => {
+  const templates = () => new Mailroom({ apiKey: server.sandboxKey, baseUrl: server.baseUrl }).templates;
+
+  it("sends the published version rendered with --var and --var-json, and the message records which", async () => {
+    const template = await templates().create({
+      slug: "cli-welcome",
+      name: "Welcome",
+      subject: "Welcome, {{ first_name }}",
+      html: "<p>Order {{ order.id }}: {{ order.items | size }} items</p>",
+      variables: [
+        { name: "first_name", type: "string", required: true },
+        { name: "order", type: "object", required: true },
+      ],
+      publish: true,
+    });
+
+    const result = await send("--to", "ada@example.com", "--template", "cli-welcome", "--var", "first_name=Ada", "--var-json", '{"order": {"id": 7, "items": [1, 2]}}');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(await getMessage(result.json<Message>().id)).toMatchObject({
+      subject: "Welcome, Ada",
+      html: "<p>Order 7: 2 items</p>",
+      template: { id: template.id, slug: "cli-welcome", version: 1 },
+    });
+  });
+
+  it("exits 1 naming each bad variable, and stores nothing", async () => {
+    await templates().create({ slug: "cli-strict", name: "Strict", subject: "Hi {{ n }}", html: "<p>{{ n }}</p>", variables: [{ name: "n", type: "number", required: true }], publish: true });
+    const before = await storedMessageCount();
+
+    const result = await send("--to", "ada@example.com", "--template", "cli-strict", "--var", "n=3");
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 422, errors: [expect.objectContaining({ pointer: "/template/variables/n" })] });
+    expect(await storedMessageCount()).toBe(before);
+  });
+});

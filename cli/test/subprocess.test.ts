@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, Message } from "mailroom";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { FROM, api, cliEnv, ensureBuilt, eventually, spawnCli } from "./helpers.js";
+import { FROM, api, cliEnv, ensureBuilt, eventually, spawnCli, startWebhookReceiver } from "./helpers.js";
 
 // The built binary as a user runs it: a real process, real signals, stdout a pipe (so JSON).
 let server: TestServer;
@@ -51,5 +51,29 @@ describe("the mailroom binary", () => {
     expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: "" });
     const events = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Event);
     expect(events.filter((event) => event.tags.includes("tail-process")).map((event) => [event.type, event.message_id])).toEqual([["message.queued", id]]);
+  });
+
+  it("forwards events with listen, signed with the secret it prints, and stops cleanly, exit 0, on SIGINT", async () => {
+    let secret = "";
+    // Until the test has read the secret, deliveries fail to verify and are refused: listen retries them.
+    const receiver = await startWebhookReceiver(() => secret, (delivery) => (typeof delivery.verified === "string" ? 400 : 204));
+    try {
+      const { id } = await api(server).send({ to: "delivered@simulator.test", tags: ["listen-process"] });
+      const listen = spawnCli(["listen", "--forward-to", receiver.url, "--since", "1h", "--interval", "0.1"], env);
+      await eventually(() => expect(listen.stderr()).toMatch(/^Signing secret: whsec_/m));
+      secret = /^Signing secret: (\S+)$/m.exec(listen.stderr())?.[1] ?? "";
+
+      await eventually(() => expect(receiver.deliveries.map((delivery) => (delivery.verified as Event).message_id)).toContain(id));
+      listen.child.kill("SIGINT");
+      const { code, signal, stdout, stderr } = await listen.exited;
+
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+      expect(stderr).toMatch(/\nStopped: \d+ events? forwarded, 0 not accepted by the receiver\.\n$/);
+      const forwarded = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { id: string; status: number; ok: boolean });
+      const delivered = receiver.deliveries.find((delivery) => (delivery.verified as Event).message_id === id);
+      expect(forwarded).toContainEqual(expect.objectContaining({ id: delivered?.headers["webhook-id"], status: 204, ok: true }));
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -10,9 +10,10 @@ import { Events } from "./resources/events.js";
 import { Messages } from "./resources/messages.js";
 import { Suppressions } from "./resources/suppressions.js";
 import { System } from "./resources/system.js";
+import { Templates } from "./resources/templates.js";
 import { UsageResource } from "./resources/usage.js";
 import { WorkspaceResource } from "./resources/workspace.js";
-import { Webhooks } from "./webhooks.js";
+import { Webhooks } from "./resources/webhooks.js";
 
 export interface ClientOptions {
   /**
@@ -73,10 +74,11 @@ export class Mailroom {
   readonly workspace: WorkspaceResource;
   readonly domains: Domains;
   readonly suppressions: Suppressions;
+  readonly templates: Templates;
   readonly usage: UsageResource;
   readonly accounts: Accounts;
   readonly system: System;
-  /** Verification of incoming webhook deliveries (needs no API key). */
+  /** Webhook endpoints, and the verification of their deliveries (which needs no API key). */
   readonly webhooks: Webhooks;
 
   readonly baseUrl: string;
@@ -113,10 +115,11 @@ export class Mailroom {
     this.workspace = new WorkspaceResource(this);
     this.domains = new Domains(this);
     this.suppressions = new Suppressions(this);
+    this.templates = new Templates(this);
     this.usage = new UsageResource(this);
     this.accounts = new Accounts(this);
     this.system = new System(this);
-    this.webhooks = new Webhooks();
+    this.webhooks = new Webhooks(this);
   }
 
   /** A client like this one with some options changed: `mr.withOptions({ maxRetries: 0 })`. */

@@ -18,7 +18,7 @@ export {
 export type { Problem, FieldError } from "./errors.js";
 export { Page, PagePromise } from "./pagination.js";
 export type { PageBody } from "./pagination.js";
-export { Webhooks, WebhookVerificationError } from "./webhooks.js";
+export { WebhookVerificationError } from "./webhooks.js";
 export type { WebhookHeaders, VerifyOptions, SignOptions } from "./webhooks.js";
 export type * from "./types.js";
 export { Messages } from "./resources/messages.js";
@@ -27,6 +27,8 @@ export { ApiKeys } from "./resources/api-keys.js";
 export { WorkspaceResource } from "./resources/workspace.js";
 export { Domains } from "./resources/domains.js";
 export { Suppressions } from "./resources/suppressions.js";
+export { Templates } from "./resources/templates.js";
+export { Webhooks } from "./resources/webhooks.js";
 export { UsageResource } from "./resources/usage.js";
 export { System } from "./resources/system.js";
 export { Accounts } from "./resources/accounts.js";

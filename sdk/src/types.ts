@@ -1,7 +1,7 @@
 // Request and response types of every operation, taken from the contract's generated types so
 // that a contract change the SDK ignores fails to compile. Nothing here is written by hand but
 // the mapping.
-import type { components, operations } from "./generated/v1.js";
+import type { components, operations, webhooks } from "./generated/v1.js";
 
 export type OperationId = keyof operations;
 type Operation<Id extends OperationId> = operations[Id];
@@ -55,6 +55,22 @@ export type UsageCount = Schemas["UsageCount"];
 export type UsageDay = Schemas["UsageDay"];
 export type UsageMonth = Schemas["UsageMonth"];
 export type DeletedObject = Schemas["DeletedObject"];
+export type Template = Schemas["Template"];
+export type TemplateVariable = Schemas["TemplateVariable"];
+export type TemplateVersion = Schemas["TemplateVersion"];
+export type TemplateVersionState = Schemas["TemplateVersionState"];
+export type RenderedTemplate = Schemas["RenderedTemplate"];
+export type MessageTemplate = Schemas["MessageTemplate"];
+export type MessageTemplateInput = Schemas["MessageTemplateInput"];
+export type Webhook = Schemas["Webhook"];
+export type WebhookStatus = Schemas["WebhookStatus"];
+export type WebhookDisabledReason = Schemas["WebhookDisabledReason"];
+export type WebhookSecret = Schemas["WebhookSecret"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type WebhookDeliveryStatus = Schemas["WebhookDeliveryStatus"];
+export type WebhookReplay = Schemas["WebhookReplay"];
+export type WebhookAttempt = Schemas["WebhookAttempt"];
+export type WebhookAttemptStatus = Schemas["WebhookAttemptStatus"];
 export type CreateMessageParams = RequestBody<"createMessage">;
 export type ListMessagesParams = QueryParams<"listMessages">;
 export type ListEventsParams = QueryParams<"listEvents">;
@@ -72,4 +88,27 @@ export type ListDomainsParams = QueryParams<"listDomains">;
 export type ListSuppressionsParams = QueryParams<"listSuppressions">;
 export type CreateSuppressionParams = RequestBody<"createSuppression">;
 export type GetUsageParams = QueryParams<"getUsage">;
-export type { components, operations, paths } from "./generated/v1.js";
+export type CreateTemplateParams = RequestBody<"createTemplate">;
+export type ListTemplatesParams = QueryParams<"listTemplates">;
+export type UpdateTemplateParams = RequestBody<"updateTemplate">;
+export type PublishTemplateParams = RequestBody<"publishTemplate">;
+export type ListTemplateVersionsParams = QueryParams<"listTemplateVersions">;
+export type RenderTemplateParams = RequestBody<"renderTemplate">;
+export type CreateWebhookParams = RequestBody<"createWebhook">;
+export type ListWebhooksParams = QueryParams<"listWebhooks">;
+export type UpdateWebhookParams = RequestBody<"updateWebhook">;
+export type RotateWebhookSecretParams = RequestBody<"rotateWebhookSecret">;
+export type TestWebhookParams = RequestBody<"testWebhook">;
+export type RedeliverWebhookEventParams = RequestBody<"redeliverWebhookEvent">;
+export type ReplayWebhookEventsParams = RequestBody<"replayWebhookEvents">;
+export type ListWebhookAttemptsParams = QueryParams<"listWebhookAttempts">;
+
+/**
+ * What a webhook delivery of event `Type` carries: the contract's top-level `webhooks:` payload
+ * for it (an Event whose `type` is `Type`).
+ */
+export type WebhookPayload<Type extends keyof webhooks> = webhooks[Type]["post"] extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
+
+/** Every webhook payload, told apart by `type`: what `mr.webhooks.verify` returns. */
+export type WebhookEvent = { [Type in keyof webhooks]: WebhookPayload<Type> }[keyof webhooks];
+export type { components, operations, paths, webhooks } from "./generated/v1.js";

@@ -2,7 +2,6 @@
 // "<webhook-id>.<webhook-timestamp>.<raw body>" with the endpoint's `whsec_` secret. Web Crypto
 // only, so receivers can verify in Node, in browsers and at the edge.
 import { MailroomError } from "./errors.js";
-import type { Event } from "./types.js";
 
 /** A delivery that must not be trusted: bad or missing signature, stale timestamp, bad secret. */
 export class WebhookVerificationError extends MailroomError {
@@ -28,50 +27,42 @@ export interface SignOptions {
 const SECRET_PREFIX = "whsec_";
 const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
-export class Webhooks {
-  /**
-   * Checks a delivery's signature and returns its parsed payload. Pass the body exactly as
-   * received (before any JSON parsing) and the request's headers.
-   *
-   * ```ts
-   * const event = await mr.webhooks.verify(rawBody, req.headers, process.env.MAILROOM_WEBHOOK_SECRET);
-   * ```
-   */
-  async verify<Payload = Event>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Promise<Payload> {
-    const id = header(headers, "webhook-id");
-    const timestamp = header(headers, "webhook-timestamp");
-    const signatures = header(headers, "webhook-signature");
-    if (!id || !timestamp || !signatures) {
-      throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header.");
-    }
-    if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError("Invalid webhook-timestamp header.");
-    const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-    const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
-    if (Math.abs(nowSeconds - Number(timestamp)) > tolerance) {
-      throw new WebhookVerificationError("The webhook-timestamp is too far from now: a replay, or a clock out of sync.");
-    }
-    const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
-    const expected = base64Decode(await hmac(secret, `${id}.${timestamp}.${body}`));
-    const matches = signatures
-      .split(" ")
-      .map((entry) => entry.split(","))
-      .some(([version, signature]) => version === "v1" && signature !== undefined && constantTimeEqual(safeBase64Decode(signature), expected));
-    if (!matches) throw new WebhookVerificationError("No matching signature: check the endpoint's signing secret.");
-    try {
-      return JSON.parse(body) as Payload;
-    } catch {
-      throw new WebhookVerificationError("The signed body is not JSON.");
-    }
+/**
+ * Checks a delivery's signature and returns its parsed payload (what `mr.webhooks.verify` and
+ * `new Webhooks().verify` do).
+ */
+export async function verifyWebhook<Payload>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Promise<Payload> {
+  const id = header(headers, "webhook-id");
+  const timestamp = header(headers, "webhook-timestamp");
+  const signatures = header(headers, "webhook-signature");
+  if (!id || !timestamp || !signatures) {
+    throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header.");
   }
+  if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError("Invalid webhook-timestamp header.");
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
+  if (Math.abs(nowSeconds - Number(timestamp)) > tolerance) {
+    throw new WebhookVerificationError("The webhook-timestamp is too far from now: a replay, or a clock out of sync.");
+  }
+  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
+  const expected = base64Decode(await hmac(secret, `${id}.${timestamp}.${body}`));
+  const matches = signatures
+    .split(" ")
+    .map((entry) => entry.split(","))
+    .some(([version, signature]) => version === "v1" && signature !== undefined && constantTimeEqual(safeBase64Decode(signature), expected));
+  if (!matches) throw new WebhookVerificationError("No matching signature: check the endpoint's signing secret.");
+  try {
+    return JSON.parse(body) as Payload;
+  } catch {
+    throw new WebhookVerificationError("The signed body is not JSON.");
+  }
+}
 
-  /**
-   * The headers Mailroom would send with `payload`: for testing a receiver without a server.
-   */
-  async sign(payload: string, secret: string, options: SignOptions): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
-    const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-    const signature = await hmac(secret, `${options.id}.${timestamp}.${payload}`);
-    return { "webhook-id": options.id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
-  }
+/** The headers Mailroom would send with `payload` (what `mr.webhooks.sign` does). */
+export async function signWebhook(payload: string, secret: string, options: SignOptions): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = await hmac(secret, `${options.id}.${timestamp}.${payload}`);
+  return { "webhook-id": options.id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
 }
 
 async function hmac(secret: string, content: string): Promise<string> {

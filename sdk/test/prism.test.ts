@@ -15,6 +15,7 @@ describe("the SDK against the contract's mock", () => {
   const API_KEY_ID = "key_01jd3k8m2q5v7w9x1y3z5a7b9c";
   const DOMAIN_ID = "dom_01jd3k8m2q5v7w9x1y3z5a7b9c";
   const SUPPRESSION_ID = "sup_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const TEMPLATE_ID = "tpl_01jd3k8m2q5v7w9x1y3z5a7b9c";
 
   beforeAll(async () => {
     prism = await startPrism();
@@ -171,6 +172,95 @@ describe("the SDK against the contract's mock", () => {
     it("get returns the suppression and delete the deleted object", async () => {
       await expect(mr.suppressions.get(SUPPRESSION_ID)).resolves.toMatchObject({ object: "suppression" });
       await expect(mr.suppressions.delete(SUPPRESSION_ID)).resolves.toMatchObject({ deleted: true });
+    });
+  });
+
+  describe("Templates", () => {
+    it("create returns the template, with declared variables and publish", async () => {
+      const template = await mr.templates.create({
+        slug: "welcome",
+        name: "Welcome",
+        subject: "Welcome, {{ first_name }}",
+        html: "<p>Hello {{ first_name }}</p>",
+        text: "Hello {{ first_name }}",
+        variables: [{ name: "first_name", type: "string", required: true, description: "The first name" }],
+        publish: true,
+      });
+      expect(template).toMatchObject({ object: "template", slug: expect.any(String) });
+    });
+
+    it("list returns a page of templates", async () => {
+      const page = await mr.templates.list({ limit: 5 });
+      expect(page.data).toEqual(expect.any(Array));
+      expect(page.has_more).toEqual(expect.any(Boolean));
+    });
+
+    it("get and update return the template, by slug or id", async () => {
+      await expect(mr.templates.get("welcome")).resolves.toMatchObject({ object: "template" });
+      await expect(mr.templates.get(TEMPLATE_ID)).resolves.toMatchObject({ object: "template" });
+      await expect(mr.templates.update("welcome", { subject: "Hi {{ first_name }}", text: null })).resolves.toMatchObject({ object: "template" });
+    });
+
+    it("publish returns the template, for the draft or a rollback", async () => {
+      await expect(mr.templates.publish("welcome")).resolves.toMatchObject({ object: "template" });
+      await expect(mr.templates.publish("welcome", { version: 2 })).resolves.toMatchObject({ object: "template" });
+    });
+
+    it("listVersions returns a page of versions and getVersion one version", async () => {
+      expectPageOf(await mr.templates.listVersions("welcome", { limit: 5 }), "template_version");
+      await expect(mr.templates.getVersion("welcome", 1)).resolves.toMatchObject({ object: "template_version" });
+    });
+
+    it("render returns the rendered content, for a number, the draft or the default", async () => {
+      await expect(mr.templates.render("welcome", { version: "draft", variables: { first_name: "Ada", order: { id: 7 } } })).resolves.toMatchObject({ object: "rendered_template" });
+      await expect(mr.templates.render("welcome", { version: 1 })).resolves.toMatchObject({ object: "rendered_template" });
+      await expect(mr.templates.render("welcome")).resolves.toMatchObject({ object: "rendered_template" });
+    });
+
+    it("delete returns the deleted object", async () => {
+      await expect(mr.templates.delete("welcome")).resolves.toMatchObject({ deleted: true });
+    });
+
+    it("messages.create sends a template in the shape the contract declares", async () => {
+      await expect(mr.messages.create({ to: "ada@example.com", template: { slug: "welcome", version: 3, variables: { first_name: "Ada" } } })).resolves.toMatchObject({ object: "message" });
+      await expect(mr.messages.create({ to: "ada@example.com", template: { slug: "welcome@3" } })).resolves.toMatchObject({ object: "message" });
+    });
+  });
+
+  describe("Webhooks", () => {
+    const WEBHOOK_ID = "whk_01jd3k8m2q5v7w9x1y3z5a7b9c";
+    const EVENT_ID = "evt_01jd3k8m3a5v7w9x1y3z5a7b9d";
+
+    it("create returns the endpoint with its secret", async () => {
+      const webhook = await mr.webhooks.create({ url: "https://acme.example/hooks/mailroom", event_types: ["message.delivered"], description: "Orders", enabled: true });
+      expect(webhook).toMatchObject({ object: "webhook", secret: expect.stringMatching(/^whsec_/) });
+    });
+
+    it("list returns a page of endpoints", async () => {
+      const page = await mr.webhooks.list({ limit: 5 });
+      expect(page.data).toEqual(expect.any(Array));
+    });
+
+    it("get, update and delete", async () => {
+      await expect(mr.webhooks.get(WEBHOOK_ID)).resolves.toMatchObject({ object: "webhook" });
+      await expect(mr.webhooks.update(WEBHOOK_ID, { enabled: false, event_types: null, description: null })).resolves.toMatchObject({ object: "webhook" });
+      await expect(mr.webhooks.delete(WEBHOOK_ID)).resolves.toMatchObject({ deleted: true });
+    });
+
+    it("getSecret and rotateSecret return the secrets", async () => {
+      await expect(mr.webhooks.getSecret(WEBHOOK_ID)).resolves.toMatchObject({ object: "webhook_secret" });
+      await expect(mr.webhooks.rotateSecret(WEBHOOK_ID, { overlap_seconds: 3600 })).resolves.toMatchObject({ object: "webhook" });
+      await expect(mr.webhooks.rotateSecret(WEBHOOK_ID)).resolves.toMatchObject({ object: "webhook" });
+    });
+
+    it("test, redeliverEvent and replayEvents queue deliveries", async () => {
+      await expect(mr.webhooks.test(WEBHOOK_ID, { type: "message.bounced" })).resolves.toMatchObject({ object: "webhook_delivery" });
+      await expect(mr.webhooks.redeliverEvent(WEBHOOK_ID, { event_id: EVENT_ID })).resolves.toMatchObject({ object: "webhook_delivery" });
+      await expect(mr.webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" })).resolves.toMatchObject({ object: "webhook_replay" });
+    });
+
+    it("listAttempts returns a page of attempts, with its filters", async () => {
+      expectPageOf(await mr.webhooks.listAttempts(WEBHOOK_ID, { status: "failed", event_id: EVENT_ID, limit: 5 }), "webhook_attempt");
     });
   });
 

@@ -218,6 +218,84 @@ describe("the SDK against the real server", () => {
     });
   });
 
+  describe("templates", () => {
+    it("creates, edits, renders and publishes a template, and sends a message from it", async () => {
+      const created = await mr.templates.create({
+        slug: "sdk-welcome",
+        name: "Welcome",
+        subject: "Welcome, {{ first_name }}",
+        html: "<p>Order {{ order.id }} for {{ first_name }}</p>",
+        variables: [
+          { name: "first_name", type: "string", required: true },
+          { name: "order", type: "object", required: true },
+        ],
+        publish: true,
+      });
+      expect(created).toMatchObject({ object: "template", slug: "sdk-welcome", published_version: 1, has_draft: false });
+
+      const edited = await mr.templates.update("sdk-welcome", { subject: "Welcome aboard, {{ first_name }}" });
+      expect(edited).toMatchObject({ published_version: 1, latest_version: 2, has_draft: true });
+      const preview = await mr.templates.render("sdk-welcome", { version: "draft", variables: { first_name: "Ada", order: { id: 7 } } });
+      expect(preview).toMatchObject({ object: "rendered_template", version: 2, subject: "Welcome aboard, Ada", html: "<p>Order 7 for Ada</p>" });
+
+      const sentBefore = await mr.messages.create({ ...aMessage({ tags: ["sdk-template"] }), subject: undefined, html: undefined, template: { slug: "sdk-welcome", variables: { first_name: "Ada", order: { id: 7 } } } });
+      expect(sentBefore).toMatchObject({ subject: "Welcome, Ada", template: { id: created.id, slug: "sdk-welcome", version: 1 } });
+
+      await expect(mr.templates.publish("sdk-welcome")).resolves.toMatchObject({ published_version: 2, has_draft: false });
+      const sentAfter = await mr.messages.create({ ...aMessage(), subject: undefined, html: undefined, template: { slug: "sdk-welcome@1", variables: { first_name: "Grace", order: { id: 8 } } } });
+      expect(sentAfter).toMatchObject({ subject: "Welcome, Grace", template: { version: 1 } });
+
+      const versions: number[] = [];
+      for await (const version of mr.templates.listVersions("sdk-welcome", { limit: 1 })) versions.push(version.version);
+      expect(versions).toEqual([2, 1]);
+      await expect(mr.templates.getVersion("sdk-welcome", 1)).resolves.toMatchObject({ version: 1, state: "archived", subject: "Welcome, {{ first_name }}" });
+      const fromTemplate: string[] = [];
+      for await (const message of mr.messages.list({ template: "sdk-welcome" })) fromTemplate.push(message.id);
+      expect(fromTemplate.sort()).toEqual([sentBefore.id, sentAfter.id].sort());
+    });
+
+    it("throws UnprocessableEntityError naming each bad variable, and stores nothing", async () => {
+      await mr.templates.create({ slug: "sdk-strict", name: "Strict", subject: "Hi {{ name }}", html: "<p>Hi</p>", variables: [{ name: "name", type: "string", required: true }], publish: true });
+      const error = (await mr.messages.create({ to: "ada@example.com", from: aMessage().from, template: { slug: "sdk-strict", variables: { nickname: 1 } } }).catch((e: unknown) => e)) as UnprocessableEntityError;
+      expect(error).toBeInstanceOf(UnprocessableEntityError);
+      expect(error.errors.map((field) => field.pointer).sort()).toEqual(["/template/variables/name", "/template/variables/nickname"]);
+    });
+
+    it("deletes a template; sending by its slug then fails", async () => {
+      await mr.templates.create({ slug: "sdk-gone", name: "Gone", subject: "S", html: "<p>H</p>", publish: true });
+      await expect(mr.templates.delete("sdk-gone")).resolves.toMatchObject({ object: "template", deleted: true });
+      await expect(mr.templates.get("sdk-gone")).rejects.toBeInstanceOf(NotFoundError);
+      await expect(mr.messages.create({ ...aMessage(), subject: undefined, html: undefined, template: { slug: "sdk-gone" } })).rejects.toMatchObject({ status: expect.any(Number) });
+    });
+  });
+
+  describe("webhooks", () => {
+    it("creates an endpoint whose secret getSecret shows again, rotates it, and deletes it", async () => {
+      const webhook = await mr.webhooks.create({ url: "https://hooks.acme.invalid/mailroom", event_types: ["message.delivered"] });
+      expect(webhook).toMatchObject({ object: "webhook", environment: "sandbox", event_types: ["message.delivered"], status: "enabled", secret: expect.stringMatching(/^whsec_/) });
+      await expect(mr.webhooks.getSecret(webhook.id)).resolves.toMatchObject({ secret: webhook.secret, previous_secret: null });
+
+      const rotated = await mr.webhooks.rotateSecret(webhook.id, { overlap_seconds: 3600 });
+      expect(rotated.secret).not.toBe(webhook.secret);
+      await expect(mr.webhooks.getSecret(webhook.id)).resolves.toMatchObject({ secret: rotated.secret, previous_secret: webhook.secret });
+
+      await expect(mr.webhooks.update(webhook.id, { event_types: null, enabled: false })).resolves.toMatchObject({ event_types: null, enabled: false, status: "disabled" });
+      const listed: string[] = [];
+      for await (const each of mr.webhooks.list()) listed.push(each.id);
+      expect(listed).toContain(webhook.id);
+      await expect(mr.webhooks.delete(webhook.id)).resolves.toMatchObject({ id: webhook.id, deleted: true });
+      await expect(mr.webhooks.get(webhook.id)).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it("queues a test delivery, whose attempts are listed once made", async () => {
+      const webhook = await mr.webhooks.create({ url: "https://hooks.acme.invalid/test" });
+      const delivery = await mr.webhooks.test(webhook.id, { type: "message.bounced" });
+      expect(delivery).toMatchObject({ object: "webhook_delivery", webhook_id: webhook.id, status: "pending", event_id: expect.any(String) });
+      const page = await mr.webhooks.listAttempts(webhook.id, { event_id: delivery.event_id });
+      expect(page.data).toEqual(expect.any(Array));
+    });
+  });
+
   describe("system", () => {
     it("reports the server alive and ready", async () => {
       await expect(mr.system.getHealth()).resolves.toEqual({ status: "ok" });

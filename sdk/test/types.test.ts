@@ -9,6 +9,7 @@ import {
   type Domain,
   type DomainRecord,
   type Event,
+  type EventType,
   type FieldError,
   type Invitation,
   type InvitationWithUrl,
@@ -22,9 +23,19 @@ import {
   type RequestBody,
   type ResponseBody,
   type Role,
+  type RenderedTemplate,
   type Suppression,
   type SuppressionReason,
+  type Template,
+  type TemplateVersion,
   type Usage,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEvent,
+  type WebhookPayload,
+  type WebhookReplay,
+  type WebhookSecret,
   type Workspace,
   type components,
 } from "../src/index.js";
@@ -248,10 +259,69 @@ describe("errors", () => {
 });
 
 describe("webhooks.verify", () => {
-  it("returns an Event unless told the payload's type", () => {
+  it("returns one of the contract's webhook payloads, each an Event, unless told the payload's type", () => {
     const verifyEvent = () => mr.webhooks.verify("{}", {}, "whsec_c2VjcmV0");
     const verifyCustom = () => mr.webhooks.verify<{ custom: true }>("{}", {}, "whsec_c2VjcmV0");
-    expectTypeOf(verifyEvent).returns.resolves.toEqualTypeOf<Event>();
+    expectTypeOf(verifyEvent).returns.resolves.toEqualTypeOf<WebhookEvent>();
+    expectTypeOf<WebhookEvent>().toExtend<Event>();
     expectTypeOf(verifyCustom).returns.resolves.toEqualTypeOf<{ custom: true }>();
+  });
+
+  it("tells the payloads apart by type", () => {
+    expectTypeOf<WebhookEvent["type"]>().toEqualTypeOf<EventType>();
+    expectTypeOf<WebhookPayload<"message.bounced">["type"]>().toEqualTypeOf<"message.bounced">();
+    expectTypeOf<Extract<WebhookEvent, { type: "message.delivered" }>>().toEqualTypeOf<WebhookPayload<"message.delivered">>();
+    // @ts-expect-error "message.sent" is not an event type
+    expectTypeOf<WebhookPayload<"message.sent">>();
+  });
+});
+
+describe("templates", () => {
+  it("creates from slug, name, subject and html, with declared variables of the contract's types", () => {
+    expectTypeOf(mr.templates.create).toBeCallableWith({ slug: "welcome", name: "Welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>", variables: [{ name: "name", type: "string", required: true }] });
+    // @ts-expect-error `html` is required
+    expectTypeOf(mr.templates.create).toBeCallableWith({ slug: "welcome", name: "Welcome", subject: "Hi" });
+    // @ts-expect-error "date" is not a variable type
+    expectTypeOf(mr.templates.create).toBeCallableWith({ slug: "w", name: "W", subject: "S", html: "H", variables: [{ name: "at", type: "date" }] });
+    expectTypeOf(mr.templates.create).returns.resolves.toEqualTypeOf<Template>();
+  });
+
+  it("renders a version number or the draft, and lists versions as pages", () => {
+    expectTypeOf(mr.templates.render).toBeCallableWith("welcome", { version: "draft", variables: { order: { id: 7 } } });
+    expectTypeOf(mr.templates.render).toBeCallableWith("welcome", { version: 3 });
+    // @ts-expect-error a version is a number or "draft"
+    expectTypeOf(mr.templates.render).toBeCallableWith("welcome", { version: "latest" });
+    expectTypeOf(mr.templates.render).returns.resolves.toEqualTypeOf<RenderedTemplate>();
+    expectTypeOf(mr.templates.listVersions).returns.toEqualTypeOf<PagePromise<TemplateVersion>>();
+    expectTypeOf(mr.templates.getVersion).parameter(1).toEqualTypeOf<number>();
+  });
+
+  it("sends a message from a template instead of subject and html", () => {
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", template: { slug: "welcome", variables: { first_name: "Ada" } } });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", template: { slug: "welcome@3" } });
+    compileOnly(() =>
+      // @ts-expect-error the template is addressed by `slug`
+      mr.messages.create({ to: "ada@example.com", template: { name: "welcome" } }),
+    );
+    expectTypeOf(mr.messages.list).toBeCallableWith({ template: "welcome" });
+  });
+});
+
+describe("webhook endpoints", () => {
+  it("subscribe to event types of the EventType union, or to all with null", () => {
+    expectTypeOf(mr.webhooks.create).toBeCallableWith({ url: "https://acme.example/hooks", event_types: ["message.delivered"] });
+    expectTypeOf(mr.webhooks.update).toBeCallableWith("whk_1", { event_types: null, enabled: false });
+    // @ts-expect-error "message.sent" is not an event type
+    expectTypeOf(mr.webhooks.create).toBeCallableWith({ url: "https://acme.example/hooks", event_types: ["message.sent"] });
+    expectTypeOf(mr.webhooks.create).returns.resolves.toEqualTypeOf<Webhook>();
+  });
+
+  it("answer the secret, deliveries, replays and attempts as the contract's objects", () => {
+    expectTypeOf(mr.webhooks.getSecret).returns.resolves.toEqualTypeOf<WebhookSecret>();
+    expectTypeOf(mr.webhooks.test).returns.resolves.toEqualTypeOf<WebhookDelivery>();
+    expectTypeOf(mr.webhooks.redeliverEvent).returns.resolves.toEqualTypeOf<WebhookDelivery>();
+    expectTypeOf(mr.webhooks.replayEvents).returns.resolves.toEqualTypeOf<WebhookReplay>();
+    expectTypeOf(mr.webhooks.listAttempts).returns.toEqualTypeOf<PagePromise<WebhookAttempt>>();
+    expectTypeOf(mr.webhooks.listAttempts).toBeCallableWith("whk_1", { status: "failed" });
   });
 });

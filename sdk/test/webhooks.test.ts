@@ -1,7 +1,24 @@
 import { randomBytes } from "node:crypto";
-import { Webhook } from "standardwebhooks";
+import { Webhook as StandardWebhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { Mailroom, MailroomError, WebhookVerificationError } from "../src/index.js";
+import {
+  ConflictError,
+  Mailroom,
+  MailroomConfigurationError,
+  MailroomError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnprocessableEntityError,
+  WebhookVerificationError,
+  Webhooks,
+  type DeletedObject,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookReplay,
+  type WebhookSecret,
+} from "../src/index.js";
+import { ANY_KEY, contractExample, fakeClient, fakeFetch, json, page, problem, theRequest, twoPages } from "./helpers.js";
 
 // The receiving side needs no API key; any client's `webhooks` verifies.
 const { webhooks } = new Mailroom("svc_test_webhooks");
@@ -15,7 +32,7 @@ function signedByStandardWebhooks(secret: string, body = payload, at = new Date(
   return {
     "webhook-id": "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
     "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-    "webhook-signature": new Webhook(secret).sign("msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", at, body),
+    "webhook-signature": new StandardWebhook(secret).sign("msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", at, body),
   };
 }
 
@@ -163,7 +180,7 @@ describe("webhooks.sign", () => {
   it("produces headers that the standardwebhooks library verifies", async () => {
     const secret = newSecret();
     const headers = await webhooks.sign(payload, secret, { id: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W" });
-    expect(new Webhook(secret).verify(payload, headers)).toEqual(JSON.parse(payload));
+    expect(new StandardWebhook(secret).verify(payload, headers)).toEqual(JSON.parse(payload));
   });
 
   it("timestamps with now unless told otherwise", async () => {
@@ -177,12 +194,179 @@ describe("webhooks.sign", () => {
     const secret = newSecret();
     const at = new Date("2026-11-21T10:00:00Z");
     const ours = await webhooks.sign(payload, secret, { id: "msg_1", timestamp: at.getTime() / 1000 });
-    expect(ours).toEqual({ "webhook-id": "msg_1", "webhook-timestamp": String(at.getTime() / 1000), "webhook-signature": new Webhook(secret).sign("msg_1", at, payload) });
+    expect(ours).toEqual({ "webhook-id": "msg_1", "webhook-timestamp": String(at.getTime() / 1000), "webhook-signature": new StandardWebhook(secret).sign("msg_1", at, payload) });
   });
 
   it("round-trips through verify", async () => {
     const secret = newSecret();
     const headers = await webhooks.sign(payload, secret, { id: "msg_1" });
     await expect(webhooks.verify(payload, headers, secret)).resolves.toEqual(JSON.parse(payload));
+  });
+});
+
+describe("new Webhooks(), without a client", () => {
+  it("verifies and signs, as a receiver needs no API key", async () => {
+    const standalone = new Webhooks();
+    const secret = newSecret();
+    const headers = await standalone.sign(payload, secret, { id: "msg_1" });
+    await expect(standalone.verify(payload, headers, secret)).resolves.toEqual(JSON.parse(payload));
+  });
+
+  it("refuses the API methods with a MailroomConfigurationError that names the fix", () => {
+    expect(() => new Webhooks().list()).toThrow(MailroomConfigurationError);
+    expect(() => new Webhooks().get("whk_1")).toThrow(/new Mailroom\(apiKey\)\.webhooks/);
+  });
+});
+
+/**
+ * `mr.webhooks`' endpoint methods (tag `Webhooks`) over a fake fetch: each method's request
+ * (method, path, query, body, Idempotency-Key) and how its answer comes back, the answers being
+ * the contract's examples.
+ */
+describe("the webhook endpoint methods", () => {
+  const WEBHOOK_ID = "whk_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const EVENT_ID = "evt_01jd3k8m3a5v7w9x1y3z5a7b9d";
+  const created = contractExample<Webhook>("NewWebhook");
+  const enabled = contractExample<Webhook>("EnabledWebhook");
+  const failing = contractExample<Webhook>("FailingWebhook");
+  const deleted = contractExample<DeletedObject>("DeletedWebhook");
+  const secrets = contractExample<WebhookSecret>("WebhookSecret");
+  const queued = contractExample<WebhookDelivery>("QueuedWebhookDelivery");
+  const replay = contractExample<WebhookReplay>("WebhookReplay");
+  const attempts = contractExample<{ data: WebhookAttempt[] }>("WebhookAttemptListPage").data;
+
+  describe("webhooks.create", () => {
+    it("POSTs the endpoint to /v1/webhooks with an Idempotency-Key and resolves to it with its secret", async () => {
+      const fake = fakeFetch([json(201, created)]);
+      const webhook = await fakeClient(fake).webhooks.create({ url: "https://acme.example/hooks/mailroom", event_types: ["message.delivered", "message.bounced"] });
+      expect(webhook.secret).toMatch(/^whsec_/);
+      expect(theRequest(fake)).toEqual({
+        method: "POST",
+        target: "/v1/webhooks",
+        body: { url: "https://acme.example/hooks/mailroom", event_types: ["message.delivered", "message.bounced"] },
+        idempotencyKey: ANY_KEY,
+      });
+    });
+
+    it("throws UnprocessableEntityError webhook_target_not_allowed for a private address", async () => {
+      const fake = fakeFetch([problem(422, "webhook_target_not_allowed")]);
+      const error = await fakeClient(fake).webhooks.create({ url: "http://10.0.0.1/hooks" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnprocessableEntityError);
+      expect(error).toMatchObject({ code: "webhook_target_not_allowed" });
+    });
+  });
+
+  describe("webhooks.list", () => {
+    it("GETs /v1/webhooks and walks every page with for await", async () => {
+      const fake = twoPages(enabled, { ...failing, id: "whk_2" });
+      const ids: string[] = [];
+      for await (const webhook of fakeClient(fake).webhooks.list({ limit: 1 })) ids.push(webhook.id);
+      expect(ids).toEqual([WEBHOOK_ID, "whk_2"]);
+      expect(fake.requests.map((request) => `${request.method} ${request.url.pathname}${request.url.search}`)).toEqual(["GET /v1/webhooks?limit=1", "GET /v1/webhooks?limit=1&after=cur_2"]);
+    });
+  });
+
+  describe("webhooks.get", () => {
+    it("GETs /v1/webhooks/{webhook_id}, escaped, and resolves to the endpoint", async () => {
+      const fake = fakeFetch([json(200, failing), json(200, failing)]);
+      const mr = fakeClient(fake);
+      await expect(mr.webhooks.get(WEBHOOK_ID)).resolves.toEqual(failing);
+      await mr.webhooks.get("whk/../1");
+      expect(fake.requests.map((request) => request.url.pathname)).toEqual([`/v1/webhooks/${WEBHOOK_ID}`, "/v1/webhooks/whk%2F..%2F1"]);
+    });
+
+    it("throws NotFoundError for an endpoint of another environment", async () => {
+      await expect(fakeClient(fakeFetch([problem(404, "not_found")])).webhooks.get(WEBHOOK_ID)).rejects.toBeInstanceOf(NotFoundError);
+    });
+  });
+
+  describe("webhooks.update", () => {
+    it("PATCHes the fields given, without an Idempotency-Key", async () => {
+      const fake = fakeFetch([json(200, enabled)]);
+      await expect(fakeClient(fake).webhooks.update(WEBHOOK_ID, { enabled: true, event_types: null })).resolves.toEqual(enabled);
+      expect(theRequest(fake)).toEqual({ method: "PATCH", target: `/v1/webhooks/${WEBHOOK_ID}`, body: { enabled: true, event_types: null }, idempotencyKey: null });
+    });
+  });
+
+  describe("webhooks.delete", () => {
+    it("DELETEs /v1/webhooks/{webhook_id} and resolves to the deleted object", async () => {
+      const fake = fakeFetch([json(200, deleted)]);
+      await expect(fakeClient(fake).webhooks.delete(WEBHOOK_ID)).resolves.toEqual({ id: WEBHOOK_ID, object: "webhook", deleted: true });
+      expect(theRequest(fake)).toEqual({ method: "DELETE", target: `/v1/webhooks/${WEBHOOK_ID}`, body: undefined, idempotencyKey: null });
+    });
+  });
+
+  describe("webhooks.getSecret", () => {
+    it("GETs /v1/webhooks/{webhook_id}/secret and resolves to the current and previous secrets", async () => {
+      const fake = fakeFetch([json(200, secrets)]);
+      await expect(fakeClient(fake).webhooks.getSecret(WEBHOOK_ID)).resolves.toEqual(secrets);
+      expect(theRequest(fake)).toEqual({ method: "GET", target: `/v1/webhooks/${WEBHOOK_ID}/secret`, body: undefined, idempotencyKey: null });
+    });
+
+    it("throws PermissionDeniedError for a sending-access key", async () => {
+      await expect(fakeClient(fakeFetch([problem(403, "insufficient_permission")])).webhooks.getSecret(WEBHOOK_ID)).rejects.toBeInstanceOf(PermissionDeniedError);
+    });
+  });
+
+  describe("webhooks.rotateSecret", () => {
+    it("POSTs the overlap to /v1/webhooks/{webhook_id}/rotate-secret with an Idempotency-Key", async () => {
+      const fake = fakeFetch([json(200, created)]);
+      await expect(fakeClient(fake).webhooks.rotateSecret(WEBHOOK_ID, { overlap_seconds: 3600 })).resolves.toEqual(created);
+      expect(theRequest(fake)).toEqual({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/rotate-secret`, body: { overlap_seconds: 3600 }, idempotencyKey: ANY_KEY });
+    });
+
+    it("sends an empty body by default: the server's overlap", async () => {
+      const fake = fakeFetch([json(200, created)]);
+      await fakeClient(fake).webhooks.rotateSecret(WEBHOOK_ID);
+      expect(theRequest(fake).body).toEqual({});
+    });
+  });
+
+  describe("webhooks.test", () => {
+    it("POSTs the event type to /v1/webhooks/{webhook_id}/test and resolves to the queued delivery", async () => {
+      const fake = fakeFetch([json(202, queued)]);
+      await expect(fakeClient(fake).webhooks.test(WEBHOOK_ID, { type: "message.delivered" })).resolves.toEqual(queued);
+      expect(theRequest(fake)).toEqual({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/test`, body: { type: "message.delivered" }, idempotencyKey: ANY_KEY });
+    });
+  });
+
+  describe("webhooks.redeliverEvent", () => {
+    it("POSTs the event id to /v1/webhooks/{webhook_id}/redeliver", async () => {
+      const fake = fakeFetch([json(202, queued)]);
+      await expect(fakeClient(fake).webhooks.redeliverEvent(WEBHOOK_ID, { event_id: EVENT_ID }, { idempotencyKey: "redeliver-1" })).resolves.toEqual(queued);
+      expect(theRequest(fake)).toEqual({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/redeliver`, body: { event_id: EVENT_ID }, idempotencyKey: "redeliver-1" });
+    });
+
+    it("throws NotFoundError for an event the environment does not have", async () => {
+      await expect(fakeClient(fakeFetch([problem(404, "not_found")])).webhooks.redeliverEvent(WEBHOOK_ID, { event_id: "evt_nope" })).rejects.toBeInstanceOf(NotFoundError);
+    });
+  });
+
+  describe("webhooks.replayEvents", () => {
+    it("POSTs since to /v1/webhooks/{webhook_id}/replay and resolves to the count queued again", async () => {
+      const fake = fakeFetch([json(202, replay)]);
+      const answer = await fakeClient(fake).webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" });
+      expect(answer.count).toBe(12);
+      expect(theRequest(fake)).toEqual({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/replay`, body: { since: "2026-11-21T00:00:00Z" }, idempotencyKey: ANY_KEY });
+    });
+
+    it("throws ConflictError idempotency_key_in_use only after its retries", async () => {
+      const busy = () => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "0" } });
+      const fake = fakeFetch([busy(), busy(), busy()]);
+      await expect(fakeClient(fake).webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" })).rejects.toBeInstanceOf(ConflictError);
+      expect(new Set(fake.requests.map((request) => request.headers.get("idempotency-key"))).size).toBe(1);
+    });
+  });
+
+  describe("webhooks.listAttempts", () => {
+    it("GETs /v1/webhooks/{webhook_id}/attempts with the filters and resolves to a page of attempts", async () => {
+      const fake = fakeFetch([page(attempts)]);
+      const first = await fakeClient(fake).webhooks.listAttempts(WEBHOOK_ID, { status: "failed", event_id: EVENT_ID, limit: 5 });
+      expect(first.data.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
+        [2, "succeeded", 204],
+        [1, "failed", 503],
+      ]);
+      expect(theRequest(fake)).toEqual({ method: "GET", target: `/v1/webhooks/${WEBHOOK_ID}/attempts?status=failed&event_id=${EVENT_ID}&limit=5`, body: undefined, idempotencyKey: null });
+    });
   });
 });

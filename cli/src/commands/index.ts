@@ -3,17 +3,23 @@ import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
 import { events } from "./events.js";
 import { domains } from "./domains.js";
+import { listen } from "./listen.js";
 import { createMessage, messages } from "./messages.js";
 import { suppressions } from "./suppressions.js";
 import { system } from "./system.js";
+import { templates } from "./templates.js";
 import { usage } from "./usage.js";
+import { webhooks } from "./webhooks.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, events, apiKeys, workspace, domains, suppressions, usage, accounts, system];
+export const nouns: Noun[] = [messages, templates, events, webhooks, apiKeys, workspace, domains, suppressions, usage, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };
+
+/** Top-level commands that are not an operation but a client-side tool built on several. */
+export const tools: Record<string, Command> = { listen };
 
 /** operationId -> the command that calls it (`createMessage` -> `messages create`). */
 export function commandsByOperation(): Map<string, string> {

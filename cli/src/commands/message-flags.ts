@@ -3,13 +3,15 @@ import type { Argv } from "yargs";
 import type { CreateMessageParams } from "mailroom";
 import type { Args } from "../command.js";
 import { UsageError, optionalString, pairs, stringList } from "../command.js";
-import type { Io } from "../io.js";
+import { readUserFile, type Io } from "../io.js";
 import { parseInstant } from "../time.js";
+import { hasVariableFlags, variableFlags, variableValues } from "./variable-flags.js";
 
 /** The flags of `mailroom send` / `mailroom messages create`: one per createMessage field. */
 export function messageFlags(yargs: Argv): Argv {
-  return yargs
+  return variableFlags(yargs)
     .option("to", { type: "string", array: true, describe: "Recipient (repeatable, or comma-separated)", demandOption: "Give at least one --to." })
+    .option("template", { type: "string", describe: "Send this template (slug, or slug@version) instead of --subject and a body" })
     .option("subject", { type: "string", describe: "Subject line" })
     .option("html", { type: "string", describe: "HTML body" })
     .option("html-file", { type: "string", describe: "Read the HTML body from a file", conflicts: "html" })
@@ -25,15 +27,13 @@ export function messageFlags(yargs: Argv): Argv {
     .option("metadata", { type: "string", array: true, describe: "Metadata key=value (repeatable)" })
     .option("schedule", { type: "string", describe: "Send later: RFC 3339 time or a delay (10m, 2h, 1d)" })
     .option("expires-at", { type: "string", describe: "Stop retrying a deferred delivery then: RFC 3339 time or a delay (10m); for mail worthless late" })
-    .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" });
+    .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" })
+    .group(["var", "var-json", "variables-file"], "Template variables (with --template):");
 }
 
 /** The createMessage body the flags describe; files are read here, so a typo fails before sending. */
 export async function messageBody(args: Args, io: Io): Promise<CreateMessageParams> {
-  const html = await textOrFile(args, "html", io);
-  const text = await textOrFile(args, "text", io);
-  const subject = optionalString(args, "subject");
-  if (html === undefined && text === undefined) throw new UsageError("Give a body: --html, --html-file, --text or --text-file.");
+  const content = await messageContent(args, io);
   const schedule = optionalString(args, "schedule");
   const expiresAt = optionalString(args, "expires-at");
   const attachments = await Promise.all((stringList(args, "attach") ?? []).map(async (path) => ({ filename: basename(path), content: (await readUserFile(io, path, "attach")).toString("base64") })));
@@ -43,9 +43,7 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
     ...defined("cc", addresses(args, "cc")),
     ...defined("bcc", addresses(args, "bcc")),
     ...defined("reply_to", addresses(args, "reply-to")),
-    ...defined("subject", subject),
-    ...defined("html", html),
-    ...defined("text", text),
+    ...content,
     ...defined("headers", pairs(args, "header", ":")),
     ...defined("metadata", pairs(args, "metadata", "=")),
     ...defined("tags", stringList(args, "tag", { splitCommas: true })),
@@ -54,6 +52,30 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
     ...(attachments.length > 0 ? { attachments } : {}),
   };
   return body;
+}
+
+/** The content flags given, excluded by --template (which brings its own subject and body). */
+const CONTENT_FLAGS = ["subject", "html", "html-file", "text", "text-file"] as const;
+
+/**
+ * The message's content: a template with its variables, or the subject and body given. The API
+ * refuses both at once too; refused here, the mistake is named in terms of flags.
+ */
+async function messageContent(args: Args, io: Io): Promise<Pick<CreateMessageParams, "subject" | "html" | "text" | "template">> {
+  const template = optionalString(args, "template");
+  if (template !== undefined) {
+    const given = CONTENT_FLAGS.filter((flag) => args[flag] !== undefined);
+    if (given.length > 0) {
+      throw new UsageError(`--template brings its own subject and body: leave out ${given.map((flag) => `--${flag}`).join(" and ")} (or drop --template).`);
+    }
+    const variables = await variableValues(args, io);
+    return { template: { slug: template, ...defined("variables", variables) } };
+  }
+  if (hasVariableFlags(args)) throw new UsageError("--var, --var-json and --variables-file give a template's variables: add --template <slug>.");
+  const html = await textOrFile(args, "html", io);
+  const text = await textOrFile(args, "text", io);
+  if (html === undefined && text === undefined) throw new UsageError("Give a body (--html, --html-file, --text or --text-file), or a --template.");
+  return { ...defined("subject", optionalString(args, "subject")), ...defined("html", html), ...defined("text", text) };
 }
 
 /**
@@ -83,18 +105,10 @@ export function splitAddressList(list: string): string[] {
   return parts;
 }
 
-async function textOrFile(args: Args, key: "html" | "text", io: Io): Promise<string | undefined> {
+/** `--html` or the contents of `--html-file` (likewise text); yargs keeps the two from being combined. */
+export async function textOrFile(args: Args, key: "html" | "text", io: Io): Promise<string | undefined> {
   const path = optionalString(args, `${key}-file`);
   return path === undefined ? optionalString(args, key) : (await readUserFile(io, path, `${key}-file`)).toString("utf8");
-}
-
-/** A file the user named, or a usage error naming the flag and why it cannot be read. */
-export async function readUserFile(io: Io, path: string, flag: string): Promise<Buffer> {
-  try {
-    return await io.readFile(path);
-  } catch (error) {
-    throw new UsageError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-  }
 }
 
 function defined<Key extends string, Value>(key: Key, value: Value | undefined): { [K in Key]?: Value } {

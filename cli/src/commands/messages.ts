@@ -1,9 +1,9 @@
 import type { CreateMessageBatchParams, MessageStatus } from "mailroom";
 import type { Command, Noun } from "../command.js";
 import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
-import type { Io } from "../io.js";
+import { readUserFile, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
-import { messageBody, messageFlags, readUserFile } from "./message-flags.js";
+import { messageBody, messageFlags } from "./message-flags.js";
 import { eventColumns, messageColumns, renderBatch, renderMessage } from "./render.js";
 
 const STATUSES: MessageStatus[] = ["scheduled", "queued", "sending", "delivered", "deferred", "bounced", "failed", "suppressed", "canceled"];
@@ -17,6 +17,8 @@ export const createMessage: Command = {
     ["$0 send --to ada@example.com --subject Report --html-file report.html --attach report.pdf", "HTML from a file, with an attachment"],
     ['$0 send --to bounced@simulator.test --subject Test --text "Hi" --schedule 10m', "Rehearse a bounce in sandbox, ten minutes from now"],
     ['$0 send --to ada@example.com --subject "Your sign-in code" --text 481516 --expires-at 10m', "Give up on a deferred delivery after ten minutes"],
+    ["$0 send --to ada@example.com --template welcome --var first_name=Ada --var-json '{\"order\":{\"id\":7}}'", "Send the published version of a template, with its variables"],
+    ["$0 send --to ada@example.com --template welcome@3 --variables-file vars.json", "Send version 3 of a template, the variables from a file"],
   ],
   builder: messageFlags,
   async run({ client, output, io }, args) {
@@ -96,17 +98,20 @@ export const messages: Noun = {
       examples: [
         ["$0 messages list --status bounced --created-after 1d", "Bounces of the last day"],
         ["$0 messages list --recipient ada@example.com --all --json", "Every message to Ada, as JSON"],
+        ["$0 messages list --template welcome", "Messages sent from the welcome template"],
       ],
       builder: (yargs) =>
         listFlags(yargs)
           .option("status", { type: "string", choices: STATUSES, describe: "Only this aggregate status" })
           .option("recipient", { type: "string", describe: "Only messages to this address (to, cc or bcc)" })
-          .option("tag", { type: "string", describe: "Only messages with this tag" }),
+          .option("tag", { type: "string", describe: "Only messages with this tag" })
+          .option("template", { type: "string", describe: "Only messages sent from the template with this slug (any version)" }),
       async run(context, args) {
         const filters = definedOnly({
           status: optionalString(args, "status") as MessageStatus | undefined,
           recipient: optionalString(args, "recipient"),
           tag: optionalString(args, "tag"),
+          template: optionalString(args, "template"),
         });
         await printList(context, args, context.client().messages.list({ ...listQuery(args), ...filters }), messageColumns);
       },

@@ -26,6 +26,7 @@ export function renderMessage(message: Message): string {
     ["to", message.to.join(", ")],
     ["cc", message.cc.join(", ")],
     ["subject", message.subject],
+    ["template", message.template ? `${message.template.slug}@${message.template.version}` : undefined],
     ["tags", message.tags.join(", ")],
     ["scheduled_at", message.scheduled_at],
     ["created_at", message.created_at],

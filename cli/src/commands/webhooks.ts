@@ -1,0 +1,249 @@
+import type { Argv } from "yargs";
+import type { EventType, UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookSecret } from "mailroom";
+import type { Noun } from "../command.js";
+import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
+import { EVENT_TYPES, eventTypeList } from "../event-types.js";
+import { listFlags, listQuery, printList } from "../list.js";
+import { cell, fields } from "../output.js";
+import { parsePastInstant } from "../time.js";
+
+const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
+const ATTEMPT_STATUSES = ["succeeded", "failed"] as const satisfies readonly WebhookAttemptStatus[];
+
+const webhookColumns = {
+  headers: ["ID", "URL", "STATUS", "EVENTS"],
+  row: (webhook: Webhook) => [webhook.id, cell(webhook.url, 50), statusOf(webhook), eventsOf(webhook, 40)],
+};
+
+const attemptColumns = {
+  headers: ["CREATED", "EVENT", "ATTEMPT", "STATUS", "ANSWER", "DURATION"],
+  row: (attempt: WebhookAttempt) => [attempt.created_at, attempt.event_id, String(attempt.attempt), attempt.status, answerOf(attempt), `${attempt.duration_ms} ms`],
+};
+
+const statusOf = (webhook: Webhook) => (webhook.disabled_reason ? `${webhook.status} (${webhook.disabled_reason})` : webhook.status);
+const eventsOf = (webhook: Webhook, max?: number) => (webhook.event_types === null ? "all" : cell(webhook.event_types, max));
+const answerOf = (attempt: WebhookAttempt) => (attempt.response_status === null ? (attempt.error ?? "") : String(attempt.response_status));
+
+/** The flags create and update share: one per field of the endpoint. */
+function endpointFlags(yargs: Argv, { update }: { update: boolean }): Argv {
+  return yargs
+    .option("url", { type: "string", describe: "Where events are POSTed (http or https)", ...(update ? {} : { demandOption: "Give the endpoint's --url." }) })
+    .option("event-type", { type: "string", array: true, describe: "Only this event type (repeatable, or comma-separated); default every type" })
+    .option("description", { type: "string", describe: update ? "A note of your own; --no-description clears it" : "A note of your own" })
+    .option("enabled", { type: "boolean", describe: update ? "true sends events to it (and re-enables one Mailroom disabled); false stops" : "false adds it disabled" });
+}
+
+function renderWebhook(webhook: Webhook): string {
+  const details = fields([
+    ["id", webhook.id],
+    ["url", webhook.url],
+    ["environment", webhook.environment],
+    ["description", webhook.description],
+    ["event_types", eventsOf(webhook)],
+    ["status", statusOf(webhook)],
+    ["disabled_at", webhook.disabled_at],
+    ["failing_since", webhook.failing_since],
+    ["created_at", webhook.created_at],
+    ["updated_at", webhook.updated_at],
+  ]);
+  return webhook.secret
+    ? `${details}\n\nsecret  ${webhook.secret}\n\nVerify each delivery's signature with this secret (mr.webhooks.verify, or any Standard Webhooks library). mailroom webhooks get-secret shows it again.`
+    : details;
+}
+
+function renderSecret(secret: WebhookSecret): string {
+  return fields([
+    ["secret", secret.secret],
+    ["previous_secret", secret.previous_secret],
+    ["previous_secret_expires_at", secret.previous_secret_expires_at],
+  ]);
+}
+
+function renderDelivery(delivery: WebhookDelivery): string {
+  const summary = fields([
+    ["webhook_id", delivery.webhook_id],
+    ["event_id", delivery.event_id],
+    ["status", delivery.status],
+    ["attempts", delivery.attempts],
+    ["next_attempt_at", delivery.next_attempt_at],
+  ]);
+  return `${summary}\n\nQueued. Follow it with: mailroom webhooks list-attempts ${delivery.webhook_id} --event-id ${delivery.event_id}`;
+}
+
+export const webhooks: Noun = {
+  name: "webhooks",
+  describe: "Endpoints that receive this environment's events as signed POSTs",
+  commands: [
+    {
+      command: "create",
+      describe: "Add an endpoint; prints its signing secret",
+      operationId: "createWebhook",
+      examples: [
+        ["$0 webhooks create --url https://acme.example/hooks/mailroom --event-type message.delivered --event-type message.bounced", "An endpoint for two event types"],
+        ["$0 webhooks create --url https://acme.example/hooks/mailroom --json | jq -r .secret", "Every event type; keep the secret"],
+      ],
+      builder: (yargs) => endpointFlags(yargs, { update: false }).option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const body = {
+          url: requiredString(args, "url"),
+          ...definedOnly({ event_types: eventTypeList(args, "event-type"), description: optionalString(args, "description"), enabled: args.enabled as boolean | undefined }),
+        };
+        const webhook = await client().webhooks.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(webhook, () => renderWebhook(webhook));
+      },
+    },
+    {
+      command: "list",
+      describe: "List the environment's endpoints, newest first",
+      operationId: "listWebhooks",
+      examples: [["$0 webhooks list", "Every endpoint and whether it is enabled"]],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      async run(context, args) {
+        await printList(context, args, context.client().webhooks.list(listQuery(args, { createdRange: false })), webhookColumns);
+      },
+    },
+    {
+      command: "get <webhook_id>",
+      describe: "Show an endpoint (without its secret) and, when Mailroom disabled it, why",
+      operationId: "getWebhook",
+      examples: [["$0 webhooks get whk_01jd3k8m2q5v7w9x1y3z5a7b9c", "One endpoint"]],
+      async run({ client, output }, args) {
+        const webhook = await client().webhooks.get(requiredString(args, "webhook_id"));
+        output.result(webhook, () => renderWebhook(webhook));
+      },
+    },
+    {
+      command: "update <webhook_id>",
+      describe: "Change an endpoint's URL, event types, description, or enable or disable it",
+      operationId: "updateWebhook",
+      examples: [
+        ["$0 webhooks update whk_01jd3k8m2q5v7w9x1y3z5a7b9c --enabled true", "Re-enable it once the receiver is fixed"],
+        ["$0 webhooks update whk_01jd3k8m2q5v7w9x1y3z5a7b9c --all-events", "Subscribe to every event type"],
+      ],
+      builder: (yargs) =>
+        endpointFlags(yargs, { update: true }).option("all-events", { type: "boolean", describe: "Send every event type, including types added later", conflicts: "event-type" }),
+      async run({ client, output }, args) {
+        const body: UpdateWebhookParams = definedOnly({
+          url: optionalString(args, "url"),
+          event_types: args["all-events"] === true ? null : eventTypeList(args, "event-type"),
+          description: args.description === false ? null : optionalString(args, "description"),
+          enabled: args.enabled as boolean | undefined,
+        });
+        if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --url, --event-type (or --all-events), --description (or --no-description) or --enabled.");
+        const webhook = await client().webhooks.update(requiredString(args, "webhook_id"), body);
+        output.result(webhook, () => renderWebhook(webhook));
+      },
+    },
+    {
+      command: "delete <webhook_id>",
+      describe: "Remove an endpoint, its pending deliveries and its recorded attempts",
+      operationId: "deleteWebhook",
+      examples: [["$0 webhooks delete whk_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending to an endpoint"]],
+      async run({ client, output }, args) {
+        const deleted = await client().webhooks.delete(requiredString(args, "webhook_id"));
+        output.result(deleted, () => `Deleted ${deleted.id}: nothing more is sent to it.`);
+      },
+    },
+    {
+      command: "get-secret <webhook_id>",
+      aliases: ["secret"],
+      describe: "Show an endpoint's signing secret (and the previous one during a rotation's overlap)",
+      operationId: "getWebhookSecret",
+      examples: [["$0 webhooks secret whk_01jd3k8m2q5v7w9x1y3z5a7b9c --json | jq -r .secret", "The secret, for the receiver's configuration"]],
+      async run({ client, output }, args) {
+        const secret = await client().webhooks.getSecret(requiredString(args, "webhook_id"));
+        output.result(secret, () => renderSecret(secret));
+      },
+    },
+    {
+      command: "rotate-secret <webhook_id>",
+      describe: "Issue a new signing secret; deliveries carry both signatures for the overlap",
+      operationId: "rotateWebhookSecret",
+      examples: [
+        ["$0 webhooks rotate-secret whk_01jd3k8m2q5v7w9x1y3z5a7b9c --overlap-seconds 3600", "New secret; the old one also for 1 h"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("overlap-seconds", { type: "number", describe: "How long deliveries also carry the old secret's signature (default 86400; 0 ends it now)" })
+          .option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const webhook = await client().webhooks.rotateSecret(
+          requiredString(args, "webhook_id"),
+          definedOnly({ overlap_seconds: args["overlap-seconds"] as number | undefined }),
+          definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
+        );
+        output.result(webhook, () => renderWebhook(webhook));
+      },
+    },
+    {
+      command: "test <webhook_id>",
+      describe: "Queue a sample event of a type for the endpoint, signed and retried like any other",
+      operationId: "testWebhook",
+      examples: [["$0 webhooks test whk_01jd3k8m2q5v7w9x1y3z5a7b9c --type message.delivered", "Check that the receiver answers 2xx"]],
+      builder: (yargs) =>
+        yargs
+          .option("type", { type: "string", choices: EVENT_TYPES, describe: "The event type to send", demandOption: "Give the event --type to send." })
+          .option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const delivery = await client().webhooks.test(
+          requiredString(args, "webhook_id"),
+          { type: requiredString(args, "type") as EventType },
+          definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
+        );
+        output.result(delivery, () => renderDelivery(delivery));
+      },
+    },
+    {
+      command: "redeliver-event <webhook_id>",
+      aliases: ["redeliver"],
+      describe: "Queue one event for the endpoint again, with the same webhook-id",
+      operationId: "redeliverWebhookEvent",
+      examples: [["$0 webhooks redeliver whk_01jd3k8m2q5v7w9x1y3z5a7b9c --event-id evt_01jd3k8m3a5v7w9x1y3z5a7b9d", "Send one event again"]],
+      builder: (yargs) =>
+        yargs.option("event-id", { type: "string", describe: "The event to send again (evt_…)", demandOption: "Give the event with --event-id." }).option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const delivery = await client().webhooks.redeliverEvent(
+          requiredString(args, "webhook_id"),
+          { event_id: requiredString(args, "event-id") },
+          definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
+        );
+        output.result(delivery, () => renderDelivery(delivery));
+      },
+    },
+    {
+      command: "replay-events <webhook_id>",
+      aliases: ["replay"],
+      describe: "Queue again every failed delivery of the events since a time, in order",
+      operationId: "replayWebhookEvents",
+      examples: [["$0 webhooks replay whk_01jd3k8m2q5v7w9x1y3z5a7b9c --since 1d", "What failed in the last day, again"]],
+      builder: (yargs) =>
+        yargs
+          .option("since", { type: "string", describe: "Events created at or after then (RFC 3339, or a duration ago: 2h, 1d)", demandOption: "Give --since (e.g. 1d or 2026-11-21T00:00:00Z)." })
+          .option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const since = parsePastInstant(requiredString(args, "since"), "since");
+        const replay = await client().webhooks.replayEvents(requiredString(args, "webhook_id"), { since }, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(replay, () => `Queued ${replay.count} failed deliver${replay.count === 1 ? "y" : "ies"} since ${replay.since} again.`);
+      },
+    },
+    {
+      command: "list-attempts <webhook_id>",
+      aliases: ["attempts"],
+      describe: "List the HTTP attempts made to an endpoint, newest first",
+      operationId: "listWebhookAttempts",
+      examples: [
+        ["$0 webhooks attempts whk_01jd3k8m2q5v7w9x1y3z5a7b9c --status failed", "What the receiver answered when it failed"],
+        ["$0 webhooks attempts whk_01jd3k8m2q5v7w9x1y3z5a7b9c --event-id evt_01jd3k8m3a5v7w9x1y3z5a7b9d", "Every attempt to deliver one event"],
+      ],
+      builder: (yargs) =>
+        listFlags(yargs, { createdRange: false })
+          .option("status", { type: "string", choices: ATTEMPT_STATUSES, describe: "Only attempts with this outcome" })
+          .option("event-id", { type: "string", describe: "Only attempts to deliver this event" }),
+      async run(context, args) {
+        const filters = definedOnly({ status: optionalString(args, "status") as WebhookAttemptStatus | undefined, event_id: optionalString(args, "event-id") });
+        const list = context.client().webhooks.listAttempts(requiredString(args, "webhook_id"), { ...listQuery(args, { createdRange: false }), ...filters });
+        await printList(context, args, list, attemptColumns);
+      },
+    },
+  ],
+};

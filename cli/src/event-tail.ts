@@ -1,0 +1,93 @@
+import { APIConnectionError, APIError, type Event, type EventType, type Mailroom } from "mailroom";
+import { definedOnly } from "./command.js";
+
+/**
+ * Events are listed by `created_at`, but a transaction that started earlier can commit a little
+ * later than one that started after it. Each poll therefore looks back this far behind the newest
+ * event seen, and the ids already seen keep the overlap from coming back twice.
+ */
+export const LOOKBACK_MS = 10_000;
+
+/**
+ * The events not yet seen, found by polling the event list with a look-back window: what
+ * `events tail` prints and `listen` forwards, each event once, oldest first.
+ */
+export class EventTail {
+  private readonly seen = new Map<string, number>();
+  private readonly start: number | undefined;
+  private newest: number | undefined;
+
+  /**
+   * `types`: only events of these types (all when undefined). One type is filtered by the API;
+   * several are filtered here, since the API takes one `type` per call.
+   */
+  constructor(
+    private readonly mailroom: Mailroom,
+    private readonly types: readonly EventType[] | undefined,
+    startAt: string | undefined,
+  ) {
+    this.start = startAt === undefined ? undefined : Date.parse(startAt);
+  }
+
+  /**
+   * Marks the events already there as seen, without answering them, so that only new ones are.
+   * Starting just after the newest event instead would miss one committed later in the same
+   * millisecond, or a late commit from a little earlier (see LOOKBACK_MS): the start needs the same
+   * look-back as every poll.
+   */
+  async skipExisting(): Promise<void> {
+    const [newest] = (await this.mailroom.events.list(definedOnly({ limit: 1, type: this.apiType() }))).data;
+    if (!newest) return;
+    this.newest = Date.parse(newest.created_at);
+    await this.poll();
+  }
+
+  /** The events that appeared since the last poll, oldest first. */
+  async poll(): Promise<Event[]> {
+    const from = this.newest === undefined ? this.start : Math.max(this.start ?? 0, this.newest - LOOKBACK_MS);
+    const fresh: Event[] = [];
+    const query = definedOnly({ limit: 100, type: this.apiType(), created_after: from === undefined ? undefined : new Date(from).toISOString() });
+    for await (const event of this.mailroom.events.list(query)) {
+      if (!this.seen.has(event.id)) fresh.push(event);
+    }
+    fresh.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    for (const event of fresh) {
+      const at = Date.parse(event.created_at);
+      this.seen.set(event.id, at);
+      this.newest = Math.max(this.newest ?? at, at);
+    }
+    this.forgetOutsideWindow();
+    // Filtered after the window moved: an event of another type still counts as seen.
+    return this.types === undefined || this.types.length <= 1 ? fresh : fresh.filter((event) => this.types?.includes(event.type));
+  }
+
+  private apiType(): EventType | undefined {
+    return this.types?.length === 1 ? this.types[0] : undefined;
+  }
+
+  /** Keeps memory flat on a long tail: ids older than the look-back can no longer come back. */
+  private forgetOutsideWindow(): void {
+    if (this.newest === undefined) return;
+    const horizon = this.newest - 2 * LOOKBACK_MS;
+    for (const [id, at] of this.seen) if (at < horizon) this.seen.delete(id);
+  }
+}
+
+/**
+ * Whether a failed poll is worth trying again: a tail is meant to outlive a server restart or a
+ * busy minute, but a refused key or a bad filter will not fix itself.
+ */
+export function isTransient(error: unknown): boolean {
+  return error instanceof APIConnectionError || (error instanceof APIError && (error.status === 429 || error.status >= 500));
+}
+
+/** Waits `ms`, or less when the user interrupts (Ctrl-C) meanwhile. */
+export function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void interrupted.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import type { Webhooks } from "mailroom";
+
+/** What became of one forwarded event. */
+export interface ForwardResult {
+  /** The receiver's last HTTP status, or null when it never answered. */
+  status: number | null;
+  ok: boolean;
+  attempts: number;
+  /** From the first attempt to the last answer, waits between retries included. */
+  duration_ms: number;
+  /** Why the last attempt got no answer (connection refused, timeout). */
+  error?: string;
+}
+
+export interface ForwarderOptions {
+  /** The local receiver, e.g. http://localhost:4242/webhooks. */
+  url: string;
+  /** The `whsec_` secret deliveries are signed with. */
+  secret: string;
+  /** Signs as Mailroom does (Standard Webhooks); the SDK's own implementation. */
+  signer: Pick<Webhooks, "sign">;
+  /** Retries after a failed attempt. */
+  retries: number;
+  /** The wait before the first retry; it doubles for each further one. */
+  backoffMs: number;
+  /** How long one attempt may take to be answered. */
+  timeoutMs: number;
+}
+
+/** A fresh signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+/**
+ * Delivers payloads to a local receiver the way Mailroom delivers webhooks: a JSON POST signed per
+ * Standard Webhooks, the same `webhook-id` on every attempt (so the receiver can drop duplicates)
+ * and a fresh timestamp and signature on each, only a 2xx counting as delivered, and redirects
+ * not followed.
+ */
+export class Forwarder {
+  constructor(private readonly options: ForwarderOptions) {}
+
+  /** Forwards one payload, retrying with backoff; resolves whatever happened, unless aborted. */
+  async forward(webhookId: string, body: string, signal: AbortSignal): Promise<ForwardResult> {
+    const started = performance.now();
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      const last = await this.attempt(webhookId, body, signal);
+      const ok = last.status !== null && last.status >= 200 && last.status < 300;
+      if (ok || attempts > this.options.retries) {
+        return { ...last, ok, attempts, duration_ms: Math.round(performance.now() - started) };
+      }
+      await wait(this.options.backoffMs * 2 ** (attempts - 1), signal);
+    }
+  }
+
+  private async attempt(webhookId: string, body: string, signal: AbortSignal): Promise<{ status: number | null; error?: string }> {
+    const headers = await this.options.signer.sign(body, this.options.secret, { id: webhookId });
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      const response = await fetch(this.options.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "mailroom-cli-listen", ...headers },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.any([signal, timeout]),
+      });
+      // Read (and drop) the body, so that the connection can be reused for the next event.
+      await response.arrayBuffer().catch(() => undefined);
+      return { status: response.status };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { status: null, error: timeout.aborted ? `no answer within ${this.options.timeoutMs / 1000} s` : describeFetchError(error) };
+    }
+  }
+}
+
+/** undici's "fetch failed" says nothing; its cause (ECONNREFUSED, …) says what happened. */
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,373 @@
+import { describe, expect, it } from "vitest";
+import type { DeletedObject, RenderedTemplate, Template, TemplateVersion } from "mailroom";
+import { contractExample, page, problemBody, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
+
+/*
+ * `mailroom templates …` against a stand-in for the API that answers with the contract's own
+ * examples: what each command sends, and what it prints in JSON and on a terminal.
+ */
+const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
+const TEMPLATE_ID = "tpl_01jd3k8m2q5v7w9x1y3z5a7b9c";
+const published = contractExample<Template>("PublishedTemplate");
+const withDraft = contractExample<Template>("TemplateWithDraft");
+const deleted = contractExample<DeletedObject>("DeletedTemplate");
+const version = contractExample<TemplateVersion>("PublishedTemplateVersion");
+const rendered = contractExample<RenderedTemplate>("RenderedTemplate");
+const declarations = published.variables;
+
+describe("mailroom templates create", () => {
+  it("sends slug, name, subject and html with an Idempotency-Key, and prints the template as the API sent it", async () => {
+    const api = stubApi(201, published);
+
+    const result = await runCli(["templates", "create", "--slug", "welcome", "--name", "Welcome", "--subject", "Welcome, {{ first_name }}", "--html", "<p>Hi {{ first_name }}</p>", "--publish"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<Template>()).toEqual(published);
+    expect(api.seen).toMatchObject([
+      { method: "POST", target: "/v1/templates", body: { slug: "welcome", name: "Welcome", subject: "Welcome, {{ first_name }}", html: "<p>Hi {{ first_name }}</p>", publish: true }, idempotencyKey: expect.any(String) },
+    ]);
+  });
+
+  it("reads the html, the text and the declared variables from files", async () => {
+    const api = stubApi(201, withDraft);
+    const files = { "welcome.html": "<h1>{{ first_name }}</h1>", "welcome.txt": "Hi {{ first_name }}", "vars.json": JSON.stringify(declarations) };
+
+    const result = await runCli(
+      ["templates", "create", "--slug", "welcome", "--name", "Welcome", "--subject", "Hi", "--html-file", "welcome.html", "--text-file", "welcome.txt", "--variables-file", "vars.json", "--idempotency-key", "tpl-1"],
+      { env, fetch: api.fetch, files },
+    );
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toMatchObject([{ body: { slug: "welcome", name: "Welcome", subject: "Hi", html: "<h1>{{ first_name }}</h1>", text: "Hi {{ first_name }}", variables: declarations }, idempotencyKey: "tpl-1" }]);
+    expect(api.seen[0]?.body).not.toHaveProperty("publish");
+  });
+
+  it("prints the content, the variables and the next step on a terminal", async () => {
+    const result = await runCli(["templates", "create", "--slug", "welcome", "--name", "Welcome", "--subject", "S", "--html", "H"], { env, tty: true, fetch: stubApi(201, withDraft).fetch });
+
+    expect(result.stdout).toMatch(/^slug\s+welcome$/m);
+    expect(result.stdout).toMatch(/^published_version\s+1$/m);
+    expect(result.stdout).toMatch(/^latest_version\s+2 \(draft\)$/m);
+    expect(result.stdout).toMatch(/^first_name\s+string\s+required\s+The recipient's first name$/m);
+    expect(result.stdout).toMatch(/^plan\s+string\s+default "the free plan"$/m);
+    expect(result.stdout).toContain("text: derived from the HTML");
+    expect(result.stdout).toMatch(/Draft v2 saved\. Check it with: mailroom templates render welcome --version draft; send it with: mailroom templates publish welcome\n$/);
+  });
+
+  it.each([
+    [["--name", "W", "--subject", "S", "--html", "H"], "Give the template a --slug."],
+    [["--slug", "w", "--name", "W", "--subject", "S"], "Give the HTML body with --html or --html-file."],
+    [["--slug", "w", "--name", "W", "--html", "H"], "Give the subject with --subject."],
+    [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--variables-file", "vars.json"], "--variables-file: vars.json must hold a JSON array of variables"],
+    [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--variables-file", "missing.json"], "--variables-file: cannot read missing.json (ENOENT)"],
+    [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--html-file", "welcome.html"], "mutually exclusive"],
+  ])("exits 2 for %j, sending nothing", async (flags, message) => {
+    const api = stubApi(201, published);
+
+    const result = await runCli(["templates", "create", ...flags], { env, fetch: api.fetch, files: { "vars.json": '{"first_name": "string"}', "welcome.html": "<p>Hi</p>" } });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toMatchObject({ error: "usage", message: expect.stringContaining(message) });
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with the API's problem, field and line, for a Liquid syntax error", async () => {
+    const errors = [{ location: "body", pointer: "/html", message: "tag {% if %} not closed", line: 3 }];
+    const api = stubApi(422, problemBody(422, "validation_failed", { errors }));
+
+    const result = await runCli(["templates", "create", "--slug", "w", "--name", "W", "--subject", "S", "--html", "{% if x %}"], { env, tty: true, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Error: 422 validation_failed: Title of validation_failed\n  /html: tag {% if %} not closed\n");
+  });
+});
+
+describe("mailroom templates list", () => {
+  it("prints one page as the API sent it, passing --limit and --after", async () => {
+    const api = stubApi(200, page([published], "cur_2"));
+
+    const result = await runCli(["templates", "list", "--limit", "1", "--after", "cur_1"], { env, fetch: api.fetch });
+
+    expect(result.json()).toEqual(page([published], "cur_2"));
+    expect(api.seen.map((seen) => `${seen.method} ${seen.target}`)).toEqual(["GET /v1/templates?limit=1&after=cur_1"]);
+  });
+
+  it("prints slug, name, published version and draft as a table on a terminal", async () => {
+    const unpublished: Template = { ...withDraft, id: "tpl_2", slug: "receipt", name: "Receipt", published_version: null, latest_version: 1 };
+
+    const result = await runCli(["templates", "list"], { env, tty: true, fetch: stubApi(200, page([withDraft, unpublished, published])).fetch });
+
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+PUBLISHED\s+DRAFT\s+UPDATED\s+ID$/);
+    expect(lines[1]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+v1\\s+v2\\s+${withDraft.updated_at}\\s+${TEMPLATE_ID}$`));
+    expect(lines[2]).toMatch(new RegExp(`^receipt\\s+Receipt\\s+none\\s+v1\\s+${withDraft.updated_at}\\s+tpl_2$`));
+    // No draft: an empty DRAFT column, so the date starts where the column after it does.
+    expect(lines[3]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+v1\\s+${published.updated_at}\\s+${TEMPLATE_ID}$`));
+    expect(lines[3]?.indexOf(published.updated_at)).toBe(lines[0]?.indexOf("UPDATED"));
+  });
+});
+
+describe("mailroom templates get", () => {
+  it("gets the template by slug", async () => {
+    const api = stubApi(200, published);
+
+    const result = await runCli(["templates", "get", "welcome"], { env, fetch: api.fetch });
+
+    expect(result.json<Template>()).toEqual(published);
+    expect(api.seen).toMatchObject([{ method: "GET", target: "/v1/templates/welcome", idempotencyKey: null }]);
+  });
+
+  it("exits 1 with the API's 404 for a template the workspace does not have", async () => {
+    const result = await runCli(["templates", "get", "nope"], { env, fetch: stubApi(404, problemBody(404, "not_found")).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 404, code: "not_found" });
+  });
+});
+
+describe("mailroom templates update", () => {
+  it("PATCHes only the fields given", async () => {
+    const api = stubApi(200, withDraft);
+
+    const result = await runCli(["templates", "update", "welcome", "--subject", "Welcome aboard, {{ first_name }}"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toEqual([{ method: "PATCH", target: "/v1/templates/welcome", authorization: "Bearer svc_test_stub", idempotencyKey: null, body: { subject: "Welcome aboard, {{ first_name }}" } }]);
+  });
+
+  it("sends text: null for --no-text, and the html and variables from files", async () => {
+    const api = stubApi(200, withDraft);
+    const files = { "welcome.html": "<p>New</p>", "vars.json": JSON.stringify(declarations) };
+
+    await runCli(["templates", "update", "welcome", "--html-file", "welcome.html", "--no-text", "--variables-file", "vars.json", "--name", "Hello"], { env, fetch: api.fetch, files });
+
+    expect(api.seen[0]?.body).toEqual({ name: "Hello", html: "<p>New</p>", text: null, variables: declarations });
+  });
+
+  it("exits 2 when there is nothing to update", async () => {
+    const api = stubApi(200, withDraft);
+
+    const result = await runCli(["templates", "update", "welcome"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain("Nothing to update");
+    expect(api.seen).toEqual([]);
+  });
+});
+
+describe("mailroom templates publish", () => {
+  it("publishes the draft, with an Idempotency-Key and an empty body", async () => {
+    const api = stubApi(200, published);
+
+    const result = await runCli(["templates", "publish", "welcome"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toEqual([{ method: "POST", target: "/v1/templates/welcome/publish", authorization: "Bearer svc_test_stub", idempotencyKey: expect.any(String), body: {} }]);
+  });
+
+  it("rolls back to --version, and says which version now sends on a terminal", async () => {
+    const api = stubApi(200, { ...published, published_version: 2 });
+
+    const result = await runCli(["templates", "publish", "welcome", "--version", "2"], { env, tty: true, fetch: api.fetch });
+
+    expect(api.seen[0]?.body).toEqual({ version: 2 });
+    expect(result.stdout).toMatch(/\n\nPublished: v2 now sends as welcome\.\n$/);
+  });
+
+  it("exits 2 for a --version that is not a number", async () => {
+    const api = stubApi(200, published);
+
+    const result = await runCli(["templates", "publish", "welcome", "--version", "draft"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe('--version takes a version number (1, 2, …); got "draft".');
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with 409 nothing_to_publish when there is no draft", async () => {
+    const result = await runCli(["templates", "publish", "welcome"], { env, fetch: stubApi(409, problemBody(409, "nothing_to_publish")).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ code: "nothing_to_publish" });
+  });
+});
+
+describe("mailroom templates list-versions", () => {
+  it("lists the versions, also as `templates versions`, and shows version, state and subject on a terminal", async () => {
+    const [draft] = contractExample<{ data: TemplateVersion[] }>("TemplateVersionListPage").data;
+    const api = stubApi(200, page([draft, version]));
+
+    const json = await runCli(["templates", "list-versions", "welcome", "--limit", "5"], { env, fetch: api.fetch });
+    const human = await runCli(["templates", "versions", "welcome"], { env, tty: true, fetch: api.fetch });
+
+    expect(json.json()).toEqual(page([draft, version]));
+    expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/templates/welcome/versions?limit=5", "/v1/templates/welcome/versions?limit=20"]);
+    const lines = human.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^VERSION\s+STATE\s+SUBJECT\s+CREATED\s+PUBLISHED$/);
+    expect(lines[1]).toMatch(/^2\s+draft\s+Welcome aboard, \{\{ first_name \}\}\s+2026-11-21T09:30:00\.000Z$/);
+    expect(lines[2]).toMatch(/^1\s+published\s+Welcome, \{\{ first_name \}\}\s+2026-11-21T09:00:00\.000Z\s+2026-11-21T09:00:00\.000Z$/);
+  });
+});
+
+describe("mailroom templates get-version", () => {
+  it("gets the numbered version", async () => {
+    const api = stubApi(200, version);
+
+    const result = await runCli(["templates", "get-version", "welcome", "1"], { env, fetch: api.fetch });
+
+    expect(result.json<TemplateVersion>()).toEqual(version);
+    expect(api.seen).toMatchObject([{ method: "GET", target: "/v1/templates/welcome/versions/1" }]);
+  });
+
+  it("shows it as slug@version on a terminal", async () => {
+    const result = await runCli(["templates", "get-version", "welcome", "1"], { env, tty: true, fetch: stubApi(200, version).fetch });
+
+    expect(result.stdout).toMatch(/^template\s+welcome@1$/m);
+    expect(result.stdout).toMatch(/^state\s+published$/m);
+  });
+
+  it("exits 2 for a version that is not a number", async () => {
+    const api = stubApi(200, version);
+
+    const result = await runCli(["templates", "get-version", "welcome", "latest"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe('<version> takes a version number (1, 2, …); got "latest".');
+    expect(api.seen).toEqual([]);
+  });
+});
+
+describe("mailroom templates delete", () => {
+  it("deletes the template and prints the API's answer", async () => {
+    const api = stubApi(200, deleted);
+
+    const result = await runCli(["templates", "delete", "welcome"], { env, fetch: api.fetch });
+
+    expect(result.json<DeletedObject>()).toEqual({ id: TEMPLATE_ID, object: "template", deleted: true });
+    expect(api.seen).toMatchObject([{ method: "DELETE", target: "/v1/templates/welcome", idempotencyKey: null }]);
+  });
+
+  it("exits 1 with 409 template_in_use while a scheduled message needs it", async () => {
+    const result = await runCli(["templates", "delete", "welcome"], { env, fetch: stubApi(409, problemBody(409, "template_in_use")).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ code: "template_in_use" });
+  });
+});
+
+describe("mailroom templates render", () => {
+  it("sends --version draft and the --variables JSON, and prints what a send would", async () => {
+    const api = stubApi(200, rendered);
+
+    const result = await runCli(["templates", "render", "welcome", "--version", "draft", "--variables", '{"first_name": "Ada"}'], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<RenderedTemplate>()).toEqual(rendered);
+    expect(api.seen).toMatchObject([{ method: "POST", target: "/v1/templates/welcome/render", body: { version: "draft", variables: { first_name: "Ada" } }, idempotencyKey: expect.any(String) }]);
+  });
+
+  it("merges --variables-file, --var-json and --var, the most specific winning, and sends a numbered --version as a number", async () => {
+    const api = stubApi(200, rendered);
+    const files = { "vars.json": JSON.stringify({ first_name: "File", plan: "pro", order: { id: 1 } }) };
+
+    await runCli(["templates", "render", "welcome", "--version", "3", "--variables-file", "vars.json", "--var-json", '{"order": {"id": 7}, "vip": true}', "--var", "first_name=Ada", "--var", "note=a=b"], {
+      env,
+      fetch: api.fetch,
+      files,
+    });
+
+    expect(api.seen[0]?.body).toEqual({ version: 3, variables: { first_name: "Ada", plan: "pro", order: { id: 7 }, vip: true, note: "a=b" } });
+  });
+
+  it("sends an empty body without flags: the published version, no variables", async () => {
+    const api = stubApi(200, rendered);
+
+    await runCli(["templates", "render", "welcome"], { env, fetch: api.fetch });
+
+    expect(api.seen[0]?.body).toEqual({});
+  });
+
+  it("prints the rendered subject, html and text on a terminal", async () => {
+    const result = await runCli(["templates", "render", "welcome"], { env, tty: true, fetch: stubApi(200, rendered).fetch });
+
+    expect(result.stdout).toBe(
+      "template  welcome@2\n\nsubject   Welcome aboard, Ada\n\nhtml:\n<p>Hello Ada, thanks for joining the free plan.</p>\n\ntext:\nHello Ada, thanks for joining the free plan.\n",
+    );
+  });
+
+  it.each([
+    [["--var-json", "[1, 2]"], "--var-json: the value must be a JSON object of variables"],
+    [["--var-json", "{first_name: Ada}"], "--var-json: the value is not JSON"],
+    [["--var", "first_name"], '--var takes key=value; got "first_name".'],
+    [["--version", "latest"], '--version takes a version number (1, 2, …) or draft; got "latest".'],
+  ])("exits 2 for %j, sending nothing", async (flags, message) => {
+    const api = stubApi(200, rendered);
+
+    const result = await runCli(["templates", "render", "welcome", ...flags], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain(message);
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with one line per bad variable", async () => {
+    const errors = [
+      { location: "body", pointer: "/variables/first_name", message: "is required" },
+      { location: "body", pointer: "/variables/nickname", message: "is not declared" },
+    ];
+
+    const result = await runCli(["templates", "render", "welcome", "--var", "nickname=A"], { env, tty: true, fetch: stubApi(422, problemBody(422, "validation_failed", { errors })).fetch });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("  /variables/first_name: is required\n  /variables/nickname: is not declared\n");
+  });
+});
+
+describe("mailroom templates --help", () => {
+  it("lists every verb with an example", async () => {
+    const result = await runCli(["templates", "--help"], { env: {} });
+
+    expect(result.code).toBe(0);
+    for (const verb of ["create", "list", "get <template>", "update <template>", "publish <template>", "list-versions <template>", "get-version <template>", "delete <template>", "render <template>"]) {
+      expect(result.stdout).toContain(`mailroom templates ${verb}`);
+    }
+  });
+
+  it("still prints the CLI's own version for mailroom --version", async () => {
+    const result = await runCli(["--version"], { env: {} });
+
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe("mailroom templates against the real server", () => {
+  let serverEnv: Record<string, string>;
+  useTestServer((started) => (serverEnv = started.env));
+
+  it("creates a template from files, edits and renders its draft, publishes it, and lists both versions", async () => {
+    const files = { "receipt.html": "<p>{{ first_name }}: order {{ order.id }}</p>", "vars.json": JSON.stringify([{ name: "first_name", type: "string", required: true }, { name: "order", type: "object", required: true }]) };
+    const cli = (...argv: string[]) => runCli(argv, { env: serverEnv, files });
+
+    const created = await cli("templates", "create", "--slug", "receipt", "--name", "Receipt", "--subject", "Order {{ order.id }}", "--html-file", "receipt.html", "--variables-file", "vars.json", "--publish");
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json<Template>()).toMatchObject({ slug: "receipt", published_version: 1, variables: [{ name: "first_name" }, { name: "order" }] });
+
+    const updated = await cli("templates", "update", "receipt", "--subject", "Your order {{ order.id }}");
+    expect(updated.json<Template>()).toMatchObject({ published_version: 1, latest_version: 2, has_draft: true });
+
+    const draft = await cli("templates", "render", "receipt", "--version", "draft", "--var", "first_name=Ada", "--var-json", '{"order": {"id": 7}}');
+    expect(draft.json<RenderedTemplate>()).toMatchObject({ version: 2, subject: "Your order 7", html: "<p>Ada: order 7</p>" });
+
+    const refused = await cli("templates", "render", "receipt", "--var", "first_name=Ada");
+    expect(refused.code).toBe(1);
+    expect(problemOf(refused)).toMatchObject({ status: 422, errors: [expect.objectContaining({ pointer: "/variables/order" })] });
+
+    expect((await cli("templates", "publish", "receipt")).json<Template>()).toMatchObject({ published_version: 2, has_draft: false });
+    const versions = await cli("templates", "versions", "receipt");
+    expect(versions.json<{ data: TemplateVersion[] }>().data.map((each) => [each.version, each.state])).toEqual([
+      [2, "published"],
+      [1, "archived"],
+    ]);
+    expect((await cli("templates", "get-version", "receipt", "1")).json<TemplateVersion>()).toMatchObject({ subject: "Order {{ order.id }}" });
+  });
+});
