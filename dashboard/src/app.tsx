@@ -1,8 +1,10 @@
+import { lazy, Suspense } from "react";
 import { Redirect, Route, Switch, useLocation, useSearch } from "wouter";
 import { ApiProvider } from "./api/api-context";
 import { nextPath, signInPath } from "./auth/next-path";
 import { SessionProvider, useSession } from "./auth/session";
 import { AppShell } from "./components/app-shell";
+import { Loading } from "./components/loading";
 import { ApiKeysPage } from "./pages/api-keys";
 import { DomainsPage } from "./pages/domains";
 import { DomainPage } from "./pages/domains/domain";
@@ -17,6 +19,12 @@ import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/sign-in";
 import { SignUpPage } from "./pages/sign-up";
 import { SuppressionsPage } from "./pages/suppressions";
+import { TemplatesPage } from "./pages/templates";
+import { WebhooksPage } from "./pages/webhooks";
+import { WebhookPage } from "./pages/webhooks/webhook";
+
+// The template editor brings CodeMirror, which is most of the app's weight: loaded on first use.
+const TemplatePage = lazy(() => import("./pages/templates/template").then((module) => ({ default: module.TemplatePage })));
 
 /** Pages that need no session; every other path sends a signed-out visitor to sign in. */
 function SignedOutRoutes() {
@@ -66,6 +74,16 @@ function SignedInRoutes() {
                 <Route path="/inbox">{() => <InboxPage />}</Route>
                 <Route path="/inbox/:id">{(params) => <InboxPage id={params.id} />}</Route>
                 <Route path="/suppressions" component={SuppressionsPage} />
+                <Route path="/templates" component={TemplatesPage} />
+                <Route path="/templates/:slug">
+                  {(params) => (
+                    <Suspense fallback={<Loading label="Loading the editor…" />}>
+                      <TemplatePage slug={params.slug} />
+                    </Suspense>
+                  )}
+                </Route>
+                <Route path="/webhooks" component={WebhooksPage} />
+                <Route path="/webhooks/:id">{(params) => <WebhookPage id={params.id} />}</Route>
                 <Route path="/domains" component={DomainsPage} />
                 <Route path="/domains/:id">{(params) => <DomainPage id={params.id} />}</Route>
                 <Route path="/developers/api-keys" component={ApiKeysPage} />

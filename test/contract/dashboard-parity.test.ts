@@ -111,6 +111,14 @@ describe("the dashboard and the contract", () => {
     console.info(`dashboard operations: ${[...used.keys()].map((call) => operationOf(call)).sort().join(", ")}`);
   });
 
+  it("calls exactly the operations that docs/dashboard.md's table of pages lists", () => {
+    // Rows of "## Pages and operations": | page | `operationId`, … |
+    const section = readFileSync(DOCS, "utf8").split(/^## Pages and operations$/m)[1]?.split(/^## /m)[0] ?? "";
+    const listed = new Set([...section.matchAll(/^\|[^|\n]+\|([^|\n]+)\|$/gm)].flatMap(([, cell]) => [...cell!.matchAll(/`([a-z][A-Za-z]+)`/g)].map(([, id]) => id!)));
+    expect(listed.size).toBeGreaterThan(0);
+    expect([...listed].sort()).toEqual([...new Set([...used.keys()].map((call) => operationOf(call)))].sort());
+  });
+
   it("calls fetch (or any other request API) only in the auth module", () => {
     const requesters = new Set(["fetch", "XMLHttpRequest", "EventSource", "WebSocket", "sendBeacon"]);
     const callers = new Set<string>();

@@ -1,7 +1,7 @@
 import { UnprocessableEntityError } from "mailroom";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPage, screenshot } from "../helpers/browser.js";
+import { screenshot } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
 import type { DnsRecord } from "../helpers/dns-server.js";
 
@@ -184,18 +184,8 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   });
 
   it("shows the domain to a viewer read-only: the records and their Copy buttons, no Add, Verify or Delete", async () => {
-    const owner = await harness.sdk("sandbox");
-    const invitation = await owner.accounts.createInvitation({ email: VIEWER.email, role: "viewer" });
-    const token = invitation.accept_url.split("/invitations/")[1];
-
-    const viewer = await openPage(harness.browser, harness.server.baseUrl);
+    const viewer = await harness.openAsInvitedMember(VIEWER, "viewer");
     try {
-      await viewer.page.goto(`/invitations/${token}`);
-      await viewer.page.getByLabel("Your name").fill(VIEWER.name);
-      await viewer.page.getByLabel("Password").fill(VIEWER.password);
-      await viewer.page.getByRole("button", { name: "Create account" }).click();
-      await viewer.page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
-
       await viewer.page.goto("/domains");
       await viewer.page.getByTestId("domain-row").waitFor();
       expect(await viewer.page.getByTestId("read-only-note").textContent()).toContain("Admins and owners add, verify and delete them");

@@ -86,6 +86,15 @@ export async function signInThroughPage(page: Page, email: string, password: str
   await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
 }
 
+/** Accepts an invitation through its page as a new user, creating their account, and waits for the overview. */
+export async function acceptInvitationThroughPage(page: Page, acceptUrl: string, member: { name: string; password: string }): Promise<void> {
+  await page.goto(`/invitations/${acceptUrl.split("/invitations/")[1]}`);
+  await page.getByLabel("Your name").fill(member.name);
+  await page.getByLabel("Password").fill(member.password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+}
+
 export interface Recorder {
   /** e.g. http://localhost:41234 */
   origin: string;

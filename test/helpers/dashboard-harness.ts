@@ -1,6 +1,6 @@
 import { Mailroom } from "mailroom";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, openPage, signInThroughPage, type OpenedPage } from "./browser.js";
+import { acceptInvitationThroughPage, launchBrowser, openPage, signInThroughPage, type OpenedPage } from "./browser.js";
 import { signedUp, type DashboardSession } from "./dashboard-session.js";
 import { startDnsServer, type DnsServer } from "./dns-server.js";
 import { startTestServer, type TestServer } from "./http-server.js";
@@ -16,6 +16,8 @@ export interface DashboardHarnessOptions {
   sink?: boolean;
 }
 
+type InvitationRole = Parameters<Mailroom["accounts"]["createInvitation"]>[0]["role"];
+
 export interface DashboardHarness {
   dns: DnsServer;
   server: TestServer;
@@ -28,6 +30,11 @@ export interface DashboardHarness {
   workspaceId: string;
   /** An SDK client acting as the owner in one environment of the workspace. */
   sdk(environment: "live" | "sandbox"): Promise<Mailroom>;
+  /**
+   * Another user's page: the owner invites `member` with `role`, and the member accepts through
+   * the invitation page and lands on the overview. The caller closes its context.
+   */
+  openAsInvitedMember(member: { name: string; email: string; password: string }, role: InvitationRole): Promise<OpenedPage>;
   /** Closes the browser, the server, the sink and the DNS server. */
   close(): Promise<void>;
 }
@@ -66,6 +73,7 @@ export async function startDashboardHarness(options: DashboardHarnessOptions): P
     closers.push(() => browser.close());
     const opened = await openPage(browser, server.baseUrl);
     await signInThroughPage(opened.page, options.owner.email, options.owner.password);
+    const sdk = async (environment: "live" | "sandbox") => new Mailroom({ apiKey: await session.token(workspaceId, environment), baseUrl: server.baseUrl, maxRetries: 0 });
     return {
       dns,
       ...(sink ? { sink } : {}),
@@ -75,7 +83,18 @@ export async function startDashboardHarness(options: DashboardHarnessOptions): P
       page: opened.page,
       session,
       workspaceId,
-      sdk: async (environment) => new Mailroom({ apiKey: await session.token(workspaceId, environment), baseUrl: server.baseUrl, maxRetries: 0 }),
+      sdk,
+      openAsInvitedMember: async (member, role) => {
+        const invitation = await (await sdk("sandbox")).accounts.createInvitation({ email: member.email, role });
+        const invited = await openPage(browser, server.baseUrl);
+        try {
+          await acceptInvitationThroughPage(invited.page, invitation.accept_url, member);
+          return invited;
+        } catch (error) {
+          await invited.context.close();
+          throw error;
+        }
+      },
       close,
     };
   } catch (error) {

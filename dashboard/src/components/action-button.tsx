@@ -5,7 +5,8 @@ interface ActionButtonProps {
   /** Shown instead of the label while the request runs ("Saving…"). */
   pendingLabel: string;
   pending: boolean;
-  variant?: "primary" | "danger";
+  /** Plain for an action beside the page's main one. */
+  variant?: "primary" | "danger" | "plain";
   /** Without one, the button submits its form. */
   onClick?: () => void;
 }
@@ -13,7 +14,7 @@ interface ActionButtonProps {
 /** The button that starts a request: disabled, and saying so, while the request runs. */
 export function ActionButton({ label, pendingLabel, pending, variant = "primary", onClick }: ActionButtonProps) {
   return (
-    <button type={onClick ? "button" : "submit"} className={`button button--${variant}`} disabled={pending} onClick={onClick}>
+    <button type={onClick ? "button" : "submit"} className={variant === "plain" ? "button" : `button button--${variant}`} disabled={pending} onClick={onClick}>
       {pending ? pendingLabel : label}
     </button>
   );

@@ -13,11 +13,18 @@ const NAVIGATION = [
     links: [
       { href: "/", label: "Overview" },
       { href: "/messages", label: "Messages" },
+      { href: "/templates", label: "Templates" },
       { href: "/inbox", label: "Sandbox inbox" },
       { href: "/suppressions", label: "Suppressions" },
     ],
   },
-  { section: "Developers", links: [{ href: "/developers/api-keys", label: "API keys" }] },
+  {
+    section: "Developers",
+    links: [
+      { href: "/developers/api-keys", label: "API keys" },
+      { href: "/webhooks", label: "Webhooks" },
+    ],
+  },
   {
     section: null,
     links: [

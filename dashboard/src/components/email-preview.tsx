@@ -5,7 +5,8 @@ import { Tabs } from "./tabs";
 interface EmailPreviewProps {
   html: string | null;
   text: string | null;
-  mime: string | null;
+  /** The whole message as sent; leave it out where there is none (a template's preview). */
+  mime?: string | null;
 }
 
 const TABS = [
@@ -22,11 +23,12 @@ const TABS = [
  */
 export function EmailPreview({ html, text, mime }: EmailPreviewProps) {
   const [remoteImages, setRemoteImages] = useState(false);
+  const tabs = mime === undefined ? TABS.filter((tab) => tab.id !== "mime") : TABS;
   const document = useMemo(() => (html === null ? null : emailDocument(html, { remoteImages })), [html, remoteImages]);
 
   return (
     <div className="email-preview" data-testid="email-preview">
-      <Tabs label="Message content" tabs={TABS} initial={html === null ? "text" : "html"}>
+      <Tabs label="Message content" tabs={tabs} initial={html === null ? "text" : "html"}>
         {(tab) => {
           if (tab === "html") {
             if (document === null) return <p className="muted">This message has no HTML part.</p>;
@@ -64,7 +66,7 @@ export function EmailPreview({ html, text, mime }: EmailPreviewProps) {
               </>
             );
           }
-          const body = tab === "text" ? text : mime;
+          const body = tab === "text" ? text : (mime ?? null);
           if (body === null)
             return <p className="muted">{tab === "text" ? "This message has no text part." : "The message has not been rendered yet."}</p>;
           return <pre className="email-preview__source">{body}</pre>;

@@ -11,7 +11,7 @@ import { Table } from "../../components/table";
 import { PERMISSION_LABELS, formatDate, formatDateTime } from "../../lib/format";
 import { CreateKeyForm } from "./create-key-form";
 import { RotateKeyForm } from "./rotate-key-form";
-import { SecretDialog, type Revealed } from "./secret-dialog";
+import { ApiKeySecretDialog, type Revealed } from "./secret-dialog";
 
 type KeyStatus = "active" | "expired" | "revoked";
 
@@ -123,7 +123,7 @@ export function ApiKeysPage() {
           </p>
         )}
       </ConfirmDialog>
-      <SecretDialog revealed={revealed} onClose={() => setRevealed(null)} />
+      <ApiKeySecretDialog revealed={revealed} onClose={() => setRevealed(null)} />
     </>
   );
 }

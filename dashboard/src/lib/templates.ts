@@ -1,0 +1,138 @@
+import type { Template, TemplateVariable, TemplateVersionState } from "mailroom";
+
+/** Said on every template page: the environment switch does not apply to templates (DESIGN §6). */
+export const TEMPLATES_SCOPE_NOTE = "Templates belong to the workspace: live and sandbox both send them, so what you tried in sandbox is what goes live.";
+
+export type VariableType = TemplateVariable["type"];
+
+/** Every declarable type (the contract's TemplateVariable.type). */
+export const VARIABLE_TYPES = ["string", "number", "boolean", "object", "array"] as const satisfies readonly VariableType[];
+
+// Fails to compile when the contract gains a type this list lacks.
+type Missing = Exclude<VariableType, (typeof VARIABLE_TYPES)[number]>;
+export const _everyTypeListed: [Missing] extends [never] ? true : never = true;
+
+export function isVariableType(value: string): value is VariableType {
+  return (VARIABLE_TYPES as readonly string[]).includes(value);
+}
+
+export const VERSION_STATE_LABELS: Record<TemplateVersionState, string> = { draft: "Draft", published: "Published", archived: "Archived" };
+
+/** A variable as the editor's form holds it: every field a string, the default as typed. */
+export interface VariableRow {
+  /** Stable across edits, for React's keys; never sent. */
+  key: number;
+  name: string;
+  type: VariableType;
+  required: boolean;
+  /** As typed: a string variable's default verbatim, any other type's as JSON. Empty for none. */
+  defaultText: string;
+  description: string;
+}
+
+let nextKey = 0;
+
+export function toRow(variable?: TemplateVariable): VariableRow {
+  nextKey += 1;
+  const value: unknown = variable?.default;
+  return {
+    key: nextKey,
+    name: variable?.name ?? "",
+    type: variable?.type ?? "string",
+    required: variable?.required ?? false,
+    defaultText: value === undefined || value === null ? "" : variable?.type === "string" && typeof value === "string" ? value : JSON.stringify(value),
+    description: variable?.description ?? "",
+  };
+}
+
+/** A field the page can point at before the server is asked: the row's default is not valid JSON. */
+export class VariableInputError extends Error {
+  constructor(
+    readonly pointer: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The rows as the contract's declarations. A required variable has no default (the contract's
+ * rule), so a default typed there is dropped; the server checks that a default has its type.
+ */
+export function toVariables(rows: readonly VariableRow[]): TemplateVariable[] {
+  return rows.map((row, index) => {
+    const variable: TemplateVariable = { name: row.name.trim(), type: row.type, required: row.required };
+    const description = row.description.trim();
+    if (description) variable.description = description;
+    if (!row.required && row.defaultText !== "") {
+      if (row.type === "string") variable.default = row.defaultText;
+      else {
+        try {
+          variable.default = JSON.parse(row.defaultText) as unknown;
+        } catch {
+          throw new VariableInputError(`/variables/${index}/default`, `The default of ${variable.name || `variable ${index + 1}`} is not valid JSON.`);
+        }
+      }
+    }
+    return variable;
+  });
+}
+
+// A value of each type for a required variable without a default, so a preview renders at once.
+const SAMPLE_BY_TYPE: Record<VariableType, (name: string) => unknown> = {
+  string: (name) => name.replace(/_/g, " "),
+  number: () => 1,
+  boolean: () => true,
+  object: () => ({}),
+  array: () => [],
+};
+
+/** Sample values for a preview: each variable's default, or a value of its type when it has none. */
+export function sampleValues(variables: readonly TemplateVariable[]): Record<string, unknown> {
+  return Object.fromEntries(
+    variables.filter((variable) => variable.name).map((variable) => [variable.name, variable.default ?? SAMPLE_BY_TYPE[variable.type](variable.name)]),
+  );
+}
+
+/** The content a draft is made of: what updateTemplate changes, and what the editor compares. */
+export interface TemplateContent {
+  subject: string;
+  html: string;
+  /** Empty: derived from the html (null on the wire). */
+  text: string;
+  variables: TemplateVariable[];
+}
+
+export function contentOf(template: Pick<Template, "subject" | "html" | "text" | "variables">): TemplateContent {
+  return { subject: template.subject, html: template.html, text: template.text ?? "", variables: template.variables };
+}
+
+// One spelling per meaning (absent, null and false alike), so that what the server answers and
+// what the form produces compare equal when nothing was changed.
+function canonical(content: TemplateContent): string {
+  const variables = content.variables.map((variable) => [
+    variable.name,
+    variable.type,
+    variable.required ?? false,
+    variable.default ?? null,
+    variable.description ?? null,
+  ]);
+  return JSON.stringify([content.subject, content.html, content.text, variables]);
+}
+
+export function sameContent(a: TemplateContent, b: TemplateContent): boolean {
+  return canonical(a) === canonical(b);
+}
+
+/** A slug from a name, as createTemplate accepts it: "Order receipt!" -> "order-receipt". */
+export function slugify(name: string): string {
+  return name
+    // "é" -> "e" + a combining accent, which is then dropped rather than made a hyphen.
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+}

@@ -1,0 +1,26 @@
+import type { Webhook } from "mailroom";
+import { useApi } from "../../api/api-context";
+import { useAction } from "../../api/use-request";
+import { ActionButton, DialogActions } from "../../components/action-button";
+import { ErrorState } from "../../components/error-state";
+import { readWebhookFields, WebhookFields, type WebhookFieldValues } from "./webhook-fields";
+
+/** createWebhook: the answer carries the endpoint's signing secret, shown once by the caller. */
+export function AddWebhookForm({ onAdded, onCancel }: { onAdded: (webhook: Webhook) => void; onCancel: () => void }) {
+  const api = useApi();
+  const add = useAction(async (values: WebhookFieldValues) => {
+    onAdded(await api.call((mr) => mr.webhooks.create(values)));
+  });
+  return (
+    <form onSubmit={(event) => void add.run(readWebhookFields(event))}>
+      <div className="dialog__body form">
+        <p>The {api.environment} environment's events will be sent to this endpoint as they happen, and retried when it fails.</p>
+        <WebhookFields />
+      </div>
+      {add.error !== undefined && <ErrorState error={add.error} title="Could not add the endpoint" compact />}
+      <DialogActions onCancel={onCancel} pending={add.pending}>
+        <ActionButton label="Add endpoint" pendingLabel="Adding…" pending={add.pending} />
+      </DialogActions>
+    </form>
+  );
+}

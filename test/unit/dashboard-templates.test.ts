@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { VariableInputError, contentOf, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
+
+/** The template editor's form <-> contract conversions (dashboard/src/lib/templates.ts). */
+describe("the template editor's variables", () => {
+  it("keeps a string default as typed and reads any other type's default as JSON", () => {
+    const rows = [
+      { ...toRow(), name: "first_name", defaultText: "there" },
+      { ...toRow(), name: "count", type: "number" as const, defaultText: "3" },
+      { ...toRow(), name: "items", type: "array" as const, defaultText: '["a"]' },
+      { ...toRow(), name: "plan", defaultText: "" },
+    ];
+    expect(toVariables(rows)).toEqual([
+      { name: "first_name", type: "string", required: false, default: "there" },
+      { name: "count", type: "number", required: false, default: 3 },
+      { name: "items", type: "array", required: false, default: ["a"] },
+      { name: "plan", type: "string", required: false },
+    ]);
+  });
+
+  it("drops the default of a required variable, which the contract does not allow", () => {
+    expect(toVariables([{ ...toRow(), name: "first_name", required: true, defaultText: "there" }])).toEqual([{ name: "first_name", type: "string", required: true }]);
+  });
+
+  it("points at a default that is not JSON rather than sending it", () => {
+    const attempt = () => toVariables([{ ...toRow(), name: "ok" }, { ...toRow(), name: "count", type: "number", defaultText: "three" }]);
+    expect(attempt).toThrow(VariableInputError);
+    expect(attempt).toThrow("The default of count is not valid JSON.");
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as VariableInputError).pointer).toBe("/variables/1/default");
+    }
+  });
+
+  it("round-trips the declarations the server answers, so an untouched template is not saved again", () => {
+    const template = {
+      subject: "Hi {{ first_name }}",
+      html: "<p>Hi</p>",
+      text: null,
+      variables: [
+        { name: "first_name", type: "string" as const, required: false, default: "there", description: "Their name" },
+        { name: "total", type: "number" as const, required: true, default: null, description: null },
+        { name: "flags", type: "object" as const, default: { vip: true } },
+      ],
+    };
+    const rows = template.variables.map((variable) => toRow(variable));
+    const edited = { subject: template.subject, html: template.html, text: "", variables: toVariables(rows) };
+    expect(sameContent(edited, contentOf(template))).toBe(true);
+    expect(sameContent({ ...edited, html: "<p>Hello</p>" }, contentOf(template))).toBe(false);
+    expect(sameContent({ ...edited, variables: edited.variables.slice(1) }, contentOf(template))).toBe(false);
+  });
+
+  it("gives a preview a value for every variable: its default, or one of its type", () => {
+    expect(
+      sampleValues([
+        { name: "first_name", type: "string", default: "there" },
+        { name: "order_id", type: "string", required: true },
+        { name: "total", type: "number", required: true },
+        { name: "vip", type: "boolean" },
+        { name: "items", type: "array" },
+        { name: "", type: "string" },
+      ]),
+    ).toEqual({ first_name: "there", order_id: "order id", total: 1, vip: true, items: [] });
+  });
+});
+
+describe("a slug from a template's name", () => {
+  it.each([
+    ["Welcome email", "welcome-email"],
+    ["  Order receipt! (v2) ", "order-receipt-v2"],
+    ["Café crème", "cafe-creme"],
+    ["---", ""],
+  ])("%j -> %j", (name, slug) => {
+    expect(slugify(name)).toBe(slug);
+  });
+});
