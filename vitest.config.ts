@@ -7,6 +7,8 @@ import { defineConfig } from "vitest/config";
 // the built dashboard).
 export default defineConfig({
   test: {
+    // The plain summary prints last: `Tests: N passed, N failed, N skipped` (see the reporter).
+    reporters: ["default", "./test/reporters/plain-summary.ts"],
     projects: [
       { test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
