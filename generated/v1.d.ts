@@ -185,6 +185,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{message_id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message's id.
+                 * @example msg_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a message's replies
+         * @description The replies threaded to the message, oldest first: by its reply address when it was sent
+         *     with reply tracking, else by `In-Reply-To`/`References`. Sandbox messages to
+         *     `replied@simulator.test` get a simulated reply.
+         */
+        get: operations["listMessageReplies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{inbound_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inbound message's id.
+                 * @example inb_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                inbound_id: components["parameters"]["InboundId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an inbound message
+         * @description A received reply: its sender, subject, text (the new part, with the quoted history
+         *     separated), HTML, attachments' metadata, and the SPF, DKIM and DMARC results.
+         */
+        get: operations["getInboundMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{inbound_id}/attachments/{attachment_index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inbound message's id.
+                 * @example inb_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                inbound_id: components["parameters"]["InboundId"];
+                /**
+                 * @description The attachment's `index` in the inbound message's `attachments`.
+                 * @example 0
+                 */
+                attachment_index: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download an inbound message's attachment
+         * @description The attachment's bytes as received (decoded from their transfer encoding), served as
+         *     `application/octet-stream` with `X-Content-Type-Options: nosniff` so no browser renders
+         *     them; the media type the sender gave is the attachment's `content_type`, and
+         *     `Content-Disposition` names its file.
+         */
+        get: operations["getInboundAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -517,7 +606,13 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a sending domain's tracking settings
+         * @description Sets the domain's open and click tracking defaults (null: the workspace's) and its
+         *     tracking domain, a host name that serves the tracking links of mail from this domain
+         *     (publish the `tracking` CNAME record it adds). Fields left out keep their value.
+         */
+        patch: operations["updateDomain"];
         trace?: never;
     };
     "/v1/domains/{domain_id}/verify": {
@@ -1660,6 +1755,31 @@ export interface components {
              */
             expires_at?: string;
             /**
+             * @description Record opens with a 1x1 image at the end of the HTML. Default: the sending domain's
+             *     `track_opens`, else the workspace's `tracking.opens`.
+             */
+            track_opens?: boolean;
+            /**
+             * @description Record clicks by rewriting the HTML's http(s) links to signed redirects (never
+             *     `mailto:`, `tel:`, anchors or `javascript:`; a link marked
+             *     `data-mailroom-track="false"` is left alone). Default: the domain's `track_clicks`,
+             *     else the workspace's `tracking.clicks`.
+             */
+            track_clicks?: boolean;
+            /**
+             * @description Thread replies to the message: its `Reply-To` becomes its own reply address
+             *     (`reply+…@` the return-path domain), or, when `reply_to` is given, replies are
+             *     threaded by `In-Reply-To`/`References`. Default: the workspace's `tracking.replies`.
+             */
+            track_replies?: boolean;
+            /**
+             * @description Add one-click unsubscribe (RFC 8058): `List-Unsubscribe` with an https URL and a
+             *     mailto address, and `List-Unsubscribe-Post`, both covered by the DKIM signature.
+             *     Default: the workspace's `tracking.unsubscribe`. Refused with a `List-Unsubscribe`
+             *     header of your own.
+             */
+            unsubscribe?: boolean;
+            /**
              * @description Render a template instead of giving `subject`, `html` and `text` (which must then be
              *     left out). The variables are checked and the template rendered before the message is
              *     accepted: a problem is `422` and nothing is stored.
@@ -1690,6 +1810,31 @@ export interface components {
              * @description When the status last changed.
              */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the recipient first opened the message (machine opens included), if ever.
+             */
+            opened_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the recipient first clicked a tracked link, if ever.
+             */
+            clicked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the recipient first replied, if ever.
+             */
+            replied_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the recipient reported the message as spam (an ARF report), if ever.
+             */
+            complained_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the recipient unsubscribed through the message, if ever.
+             */
+            unsubscribed_at: string | null;
         };
         MessageSummary: {
             /** @description The message id, `msg_…`. */
@@ -1719,6 +1864,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            engagement: components["schemas"]["MessageEngagement"];
             /**
              * Format: date-time
              * @description When the message is due, if scheduled.
@@ -1759,8 +1905,137 @@ export interface components {
             message_id_header: string;
             /** @description The rendered RFC 5322 source, once rendered (Bcc omitted). */
             mime: string | null;
+            tracking: components["schemas"]["MessageTracking"];
             /** @description Each recipient and its status. */
             recipients: components["schemas"]["Recipient"][];
+        };
+        /** @description What the message tracks, as decided when it was accepted (its own options, else the domain's and workspace's defaults). */
+        MessageTracking: {
+            /** @description An open-tracking image was inserted. */
+            opens: boolean;
+            /** @description Its http(s) links were rewritten to record clicks. */
+            clicks: boolean;
+            /** @description Replies are threaded to it. */
+            replies: boolean;
+            /** @description It carries one-click unsubscribe headers. */
+            unsubscribe: boolean;
+        };
+        /** @description What the recipients did with the message, counted over all of them (repeats included; machine opens and link-scanner clicks left out). */
+        MessageEngagement: {
+            /** @description Opens by people. */
+            opens: number;
+            /** @description Clicks on tracked links by people. */
+            clicks: number;
+            /** @description Replies received. */
+            replies: number;
+        };
+        /** @description The defaults for messages that do not say (a domain's own `track_opens`/`track_clicks` come first). */
+        WorkspaceTracking: {
+            /** @description Track opens by default. */
+            opens: boolean;
+            /** @description Track clicks by default. */
+            clicks: boolean;
+            /** @description Thread replies by default. */
+            replies: boolean;
+            /** @description Add one-click unsubscribe headers by default. */
+            unsubscribe: boolean;
+        };
+        /** @description The tracking defaults to change; those left out keep their value. */
+        WorkspaceTrackingUpdate: {
+            /** @description Track opens by default. */
+            opens?: boolean;
+            /** @description Track clicks by default. */
+            clicks?: boolean;
+            /** @description Thread replies by default. */
+            replies?: boolean;
+            /** @description Add one-click unsubscribe headers by default. */
+            unsubscribe?: boolean;
+        };
+        UpdateDomainRequest: {
+            /** @description Track opens of mail from this domain by default; null follows the workspace. */
+            track_opens?: boolean | null;
+            /** @description Track clicks in mail from this domain by default; null follows the workspace. */
+            track_clicks?: boolean | null;
+            /**
+             * @description A host name under the domain (e.g. `track.acme.example`) that serves its tracking
+             *     links, CNAMEd to this server (the `tracking` record); null uses the server's own URL.
+             */
+            tracking_domain?: string | null;
+        };
+        /**
+         * @description An authentication check's result (RFC 8601 terms).
+         * @enum {string}
+         */
+        InboundAuthenticationResult: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+        InboundAttachment: {
+            /** @description Its position; download it with `getInboundAttachment`. */
+            index: number;
+            /** @description The file name the sender gave, if any. */
+            filename: string | null;
+            /** @description Its media type. */
+            content_type: string;
+            /** @description Its size in bytes, decoded. */
+            size: number;
+            /** @description Its Content-ID, for inline images. */
+            content_id: string | null;
+        };
+        InboundMessage: {
+            /** @description The inbound message id, `inb_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "inbound_message";
+            environment: components["schemas"]["Environment"];
+            /** @description The message it replies to. */
+            message_id: string;
+            /** @description The original recipient it came from, when known. */
+            recipient: string | null;
+            /** @description The reply's sender (its From field). */
+            from: string;
+            /** @description Its To addresses. */
+            to: string[];
+            /** @description Its subject (empty when it had none). */
+            subject: string;
+            /** @description The new text of the reply, without the quoted history. */
+            text: string | null;
+            /** @description The quoted history that followed it, if any. */
+            quoted_text: string | null;
+            /** @description Its HTML body, if any. */
+            html: string | null;
+            /** @description Its Message-ID. */
+            message_id_header: string | null;
+            /** @description Its In-Reply-To. */
+            in_reply_to: string | null;
+            /** @description Its attachments (content through `getInboundAttachment`). */
+            attachments: components["schemas"]["InboundAttachment"][];
+            /** @description The checks of the sender (mailauth), as of receipt. */
+            authentication: {
+                spf: components["schemas"]["InboundAuthenticationResult"];
+                dkim: components["schemas"]["InboundAuthenticationResult"];
+                dmarc: components["schemas"]["InboundAuthenticationResult"];
+            };
+            /**
+             * @description How it was matched to the message.
+             * @enum {string}
+             */
+            threaded_by: "reply_address" | "in_reply_to" | "simulated";
+            /** @description True for the sandbox simulator's replies. */
+            simulated: boolean;
+            /**
+             * Format: date-time
+             * @description When Mailroom received it.
+             */
+            received_at: string;
+        };
+        InboundMessageList: {
+            /** @description The page. */
+            data: components["schemas"]["InboundMessage"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
         };
         MessageList: {
             /** @description The page. */
@@ -1810,7 +2085,13 @@ export interface components {
             idempotency_key: string | null;
             /**
              * @description Details of the event: for deliveries and bounces `smtp_code`, `enhanced_status` and
-             *     `response`; `simulated: true` for sandbox outcomes.
+             *     `response` (a bounce reported later by a DSN also `source: "dsn"`, `bounce_type`,
+             *     `diagnostic_code` and `reporting_mta`); for opens `user_agent`, `ip`, `first_open`
+             *     and `machine_open` (Apple Mail Privacy Protection, image proxies); for clicks `url`,
+             *     `user_agent`, `ip`, `first_click` and `machine_click` (link scanners); for replies
+             *     `inbound_id`, `from`, `subject` and `text`; for complaints `feedback_type`,
+             *     `user_agent` and `reporting_mta`; for unsubscribes `method` (`one_click`, `page`,
+             *     `mailto`); `simulated: true` for sandbox outcomes.
              */
             data: {
                 [key: string]: unknown;
@@ -1914,6 +2195,7 @@ export interface components {
             default_from: string | null;
             /** @description Live messages the workspace may send per UTC month; null for no limit. Past it, sending is refused with `429 monthly_quota_exceeded`. */
             monthly_quota: number | null;
+            tracking: components["schemas"]["WorkspaceTracking"];
             /**
              * Format: date-time
              * @description When it was created.
@@ -1932,6 +2214,7 @@ export interface components {
             default_from?: components["schemas"]["Mailbox"] | null;
             /** @description Live messages allowed per UTC month, a safety cap against runaway sending; null removes it. */
             monthly_quota?: number | null;
+            tracking?: components["schemas"]["WorkspaceTrackingUpdate"];
         };
         /**
          * @description A member's role in a workspace. `viewer` reads everything; `developer` also sends,
@@ -2108,16 +2391,17 @@ export interface components {
         DomainRecord: {
             /**
              * @description What the record is for: `spf` authorises this server to send for the return-path
-             *     domain, `dkim` publishes a signing key, `dmarc` a policy (`p=none` to start with), and
-             *     `return_path` routes bounces (the envelope sender's domain) back to this server.
+             *     domain, `dkim` publishes a signing key, `dmarc` a policy (`p=none` to start with),
+             *     `return_path` routes bounces and replies (the envelope sender's domain) back to this
+             *     server, and `tracking` points the tracking domain, if one is set, at this server.
              * @enum {string}
              */
-            purpose: "spf" | "dkim" | "dmarc" | "return_path";
+            purpose: "spf" | "dkim" | "dmarc" | "return_path" | "tracking";
             /**
              * @description The DNS record type.
              * @enum {string}
              */
-            type: "TXT" | "MX";
+            type: "TXT" | "MX" | "CNAME";
             /** @description The fully-qualified name to publish it at. */
             name: string;
             /** @description The value to publish (for MX, the host name). */
@@ -2160,6 +2444,12 @@ export interface components {
             dkim: components["schemas"]["DomainDkimKey"][];
             /** @description The DNS records to publish, with their status. */
             records: components["schemas"]["DomainRecord"][];
+            /** @description Whether mail from it tracks opens by default; null follows the workspace. */
+            track_opens: boolean | null;
+            /** @description Whether mail from it tracks clicks by default; null follows the workspace. */
+            track_clicks: boolean | null;
+            /** @description The host name serving its tracking links, if set (see the `tracking` record). */
+            tracking_domain: string | null;
             /**
              * Format: date-time
              * @description When it was added.
@@ -2749,6 +3039,11 @@ export interface components {
          */
         MessageId: string;
         /**
+         * @description The inbound message's id.
+         * @example inb_01jd3k8m2q5v7w9x1y3z5a7b9c
+         */
+        InboundId: string;
+        /**
          * @description The API key's id.
          * @example key_01jd3k8m2q5v7w9x1y3z5a7b9c
          */
@@ -3160,6 +3455,129 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMessageReplies: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The message's id.
+                 * @example msg_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of replies, oldest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundMessageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inbound message's id.
+                 * @example inb_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                inbound_id: components["parameters"]["InboundId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbound message. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundMessage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inbound message's id.
+                 * @example inb_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                inbound_id: components["parameters"]["InboundId"];
+                /**
+                 * @description The attachment's `index` in the inbound message's `attachments`.
+                 * @example 0
+                 */
+                attachment_index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment's bytes. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description `attachment; filename="…"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3984,6 +4402,55 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "track_clicks": true,
+                 *       "tracking_domain": "track.acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated domain. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
