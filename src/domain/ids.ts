@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
   webhookAttempt: "wha",
   domain: "dom",
   suppression: "sup",
+  inbound: "inb",
   workspace: "ws",
   user: "usr",
   invitation: "inv",

@@ -32,13 +32,33 @@ export class Verp {
     if (!match) return null;
     const id = match[1]!.toLowerCase();
     const position = Number(match[2]);
-    const expected = Buffer.from(this.tag(id, position));
-    const given = Buffer.from(match[3]!.toLowerCase());
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-    return { messageId: id, position };
+    return this.matches(match[3]!, this.tag(id, position)) ? { messageId: id, position } : null;
   }
 
-  private tag(id: string, position: number): string {
+  /**
+   * A message's reply address, `reply+<message id>-<tag>@<return-path domain>`: the same MX
+   * that takes its bounces takes its replies, so no other DNS record is needed. One address per
+   * message (the MIME is shared by its recipients); the reply's From tells which one answered.
+   */
+  replyAddress(messageId: string, returnPathDomain: string): string {
+    return `reply+${messageId}-${this.tag(messageId, "reply")}@${returnPathDomain}`;
+  }
+
+  /** The message a reply address names, or null when it is not one of ours. */
+  parseReply(address: string): { messageId: string } | null {
+    const match = /^reply\+([a-z]+_[0-9a-z]{26})-([0-9a-f]+)@/i.exec(address);
+    if (!match) return null;
+    const id = match[1]!.toLowerCase();
+    return this.matches(match[2]!, this.tag(id, "reply")) ? { messageId: id } : null;
+  }
+
+  private matches(given: string, expected: string): boolean {
+    const a = Buffer.from(given.toLowerCase());
+    const b = Buffer.from(expected);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  private tag(id: string, position: number | "reply"): string {
     return createHmac("sha256", this.key).update(`${id}:${position}`).digest("hex").slice(0, TAG_LENGTH);
   }
 }

@@ -417,10 +417,11 @@ describe.each(databases)("messages ($name)", (database) => {
       await t.drain();
       const message = await get(body.id);
       expect(message.status).toBe("delivered");
+      const noEngagement = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null };
       expect(message.recipients).toEqual([
-        { email: "ada@example.com", name: null, type: "to", status: "delivered", detail: expect.stringMatching(/^250 /), updated_at: expect.any(String) },
-        { email: "bounced@simulator.test", name: null, type: "to", status: "bounced", detail: expect.stringMatching(/^550 5\.1\.1 /), updated_at: expect.any(String) },
-        { email: "grace@example.com", name: "Grace", type: "cc", status: "delivered", detail: expect.stringMatching(/^250 /), updated_at: expect.any(String) },
+        { email: "ada@example.com", name: null, type: "to", status: "delivered", detail: expect.stringMatching(/^250 /), updated_at: expect.any(String), ...noEngagement },
+        { email: "bounced@simulator.test", name: null, type: "to", status: "bounced", detail: expect.stringMatching(/^550 5\.1\.1 /), updated_at: expect.any(String), ...noEngagement },
+        { email: "grace@example.com", name: "Grace", type: "cc", status: "delivered", detail: expect.stringMatching(/^250 /), updated_at: expect.any(String), ...noEngagement },
       ]);
     });
 

@@ -14,12 +14,13 @@ interface Event {
 const OUTCOMES: Array<{ address: string; status: string; events: string[] }> = [
   { address: "delivered@simulator.test", status: "delivered", events: ["message.delivered"] },
   { address: "bounced@simulator.test", status: "bounced", events: ["message.bounced"] },
-  { address: "complained@simulator.test", status: "delivered", events: ["message.delivered", "message.complained"] },
-  { address: "opened@simulator.test", status: "delivered", events: ["message.delivered", "message.opened"] },
+  { address: "complained@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.complained"] },
+  { address: "opened@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.opened"] },
   { address: "clicked@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.clicked"] },
-  { address: "replied@simulator.test", status: "delivered", events: ["message.delivered", "message.replied"] },
+  { address: "replied@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.replied"] },
+  { address: "unsubscribed@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.unsubscribed"] },
   { address: "bounced+x@simulator.test", status: "bounced", events: ["message.bounced"] },
-  { address: "opened+campaign-7@simulator.test", status: "delivered", events: ["message.delivered", "message.opened"] },
+  { address: "opened+campaign-7@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.opened"] },
   { address: "Bounced@Simulator.Test", status: "bounced", events: ["message.bounced"] },
   { address: "nobody@simulator.test", status: "delivered", events: ["message.delivered"] },
   { address: "bounced@example.com", status: "delivered", events: ["message.delivered"] },
@@ -56,6 +57,64 @@ describe.each(databases)("sandbox ($name)", (database) => {
       const outcome = list[1]!;
       expect(outcome).toMatchObject({ from_status: "queued", to_status: status, data: { simulated: true, attempt: 1 } });
       for (const followUp of list.slice(2)) expect(followUp).toMatchObject({ from_status: null, to_status: null, data: { simulated: true } });
+    });
+
+    it("rehearses opens, clicks, complaints and unsubscribes with the fields real ones carry, stamped on the recipient and counted on the message", async () => {
+      const opened = await sendOk("opened@simulator.test");
+      const clicked = (await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: "clicked@simulator.test", html: '<p>Hi <a href="mailto:x@example.com">mail</a> <a href="https://acme.example/start?x=1">Start</a></p>' }) })).json().id as string;
+      const complained = await sendOk("complained@simulator.test");
+      const unsubscribed = await sendOk("unsubscribed@simulator.test");
+      await t.drain();
+
+      const opens = (await events(opened)).filter((e) => e.type === "message.opened");
+      expect(opens.map((e) => e.data)).toMatchObject([
+        { first_open: true, machine_open: false, user_agent: expect.stringContaining("Mozilla/5.0"), ip: expect.any(String), simulated: true },
+        { first_open: false, machine_open: false, simulated: true },
+      ]);
+      const openedMessage = await message(opened);
+      expect(openedMessage.engagement).toEqual({ opens: 2, clicks: 0, replies: 0 });
+      expect(openedMessage.recipients[0]).toMatchObject({ opened_at: expect.any(String), clicked_at: null, complained_at: null });
+
+      const click = (await events(clicked)).find((e) => e.type === "message.clicked")!;
+      expect(click.data).toMatchObject({ url: "https://acme.example/start?x=1", first_click: true, machine_click: false, simulated: true });
+      expect((await message(clicked)).engagement).toEqual({ opens: 1, clicks: 1, replies: 0 });
+
+      const complaint = (await events(complained)).find((e) => e.type === "message.complained")!;
+      expect(complaint.data).toMatchObject({ feedback_type: "abuse", reporting_mta: expect.any(String), simulated: true });
+      expect((await message(complained)).recipients[0].complained_at).toEqual(expect.any(String));
+      expect((await message(unsubscribed)).recipients[0].unsubscribed_at).toEqual(expect.any(String));
+      // Simulator addresses always rehearse their outcome: never suppressed.
+      expect((await t.call({ method: "GET", url: "/v1/suppressions" })).json().data).toEqual([]);
+    });
+
+    it("stores the simulated reply of replied@simulator.test like a received one, threaded to the message", async () => {
+      const id = await sendOk("Ada <replied@simulator.test>");
+      await t.drain();
+      const replies = (await t.call({ method: "GET", url: `/v1/messages/${id}/replies` })).json().data;
+      expect(replies).toMatchObject([
+        {
+          object: "inbound_message",
+          message_id: id,
+          recipient: "replied@simulator.test",
+          from: "Ada <replied@simulator.test>",
+          subject: expect.stringMatching(/^Re: /),
+          text: expect.stringContaining("simulated reply"),
+          quoted_text: expect.stringMatching(/wrote:\n> /),
+          threaded_by: "simulated",
+          simulated: true,
+          authentication: { spf: "pass", dkim: "pass", dmarc: "pass" },
+        },
+      ]);
+      const event = (await events(id)).find((e) => e.type === "message.replied")!;
+      expect(event.data).toMatchObject({ inbound_id: replies[0].id, from: "Ada <replied@simulator.test>", text: replies[0].text, simulated: true });
+      expect((await t.call({ method: "GET", url: `/v1/inbound/${replies[0].id}` })).json()).toEqual(replies[0]);
+      expect((await message(id)).engagement).toEqual({ opens: 1, clicks: 0, replies: 1 });
+    });
+
+    it("reports a simulated bounce with the details of a delivery status notification", async () => {
+      const bounced = await sendOk("bounced@simulator.test");
+      await t.drain();
+      expect((await events(bounced))[1]!.data).toMatchObject({ bounce_type: "hard", action: "failed", diagnostic_code: expect.stringMatching(/^smtp; 550 5\.1\.1 /), reporting_mta: expect.any(String) });
     });
 
     it("reports the remote reply of a simulated delivery and bounce like a real MX would", async () => {
@@ -139,9 +198,12 @@ describe.each(databases)("sandbox ($name)", (database) => {
       const engagement = (await events(id)).filter((e) => e.to_status === null).map((e) => `${e.type} ${e.recipient}`);
       expect(engagement).toEqual([
         "message.opened opened@simulator.test",
+        "message.opened opened@simulator.test",
         "message.opened clicked@simulator.test",
         "message.clicked clicked@simulator.test",
+        "message.opened replied@simulator.test",
         "message.replied replied@simulator.test",
+        "message.opened complained@simulator.test",
         "message.complained complained@simulator.test",
       ]);
     });

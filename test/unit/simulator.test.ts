@@ -11,6 +11,7 @@ describe("simulatedOutcome", () => {
     ["opened@simulator.test", "opened"],
     ["clicked@simulator.test", "clicked"],
     ["replied@simulator.test", "replied"],
+    ["unsubscribed+news@simulator.test", "unsubscribed"],
     ["whatever@simulator.test", "delivered"],
     ["bounced@example.com", "delivered"],
   ])("%s -> %s", (address, outcome) => {

@@ -22,4 +22,19 @@ describe("Verp", () => {
     expect(verp.parse(new Verp("cd".repeat(32)).returnPath({ messageId, position: 1 }, "b.example"))).toBeNull();
     expect(verp.parse("ada@example.com")).toBeNull();
   });
+
+  it("gives each message a reply address that names it, and reads it back whatever the case", () => {
+    const address = verp.replyAddress(messageId, "bounces.acme.example");
+    expect(address).toMatch(/^reply\+msg_01jd3k8m2q5v7w9x1y3z5a7b9c-[0-9a-f]{10}@bounces\.acme\.example$/);
+    expect(verp.parseReply(address)).toEqual({ messageId });
+    expect(verp.parseReply(address.toUpperCase())).toEqual({ messageId });
+  });
+
+  it("refuses a forged reply tag, a bounce address as a reply address, and another key's reply address", () => {
+    const address = verp.replyAddress(messageId, "b.example");
+    expect(verp.parseReply(address.replace(/-[0-9a-f]{10}@/, "-0000000000@"))).toBeNull();
+    expect(verp.parseReply(verp.returnPath({ messageId, position: 0 }, "b.example"))).toBeNull();
+    expect(verp.parse(address)).toBeNull();
+    expect(verp.parseReply(new Verp("cd".repeat(32)).replyAddress(messageId, "b.example"))).toBeNull();
+  });
 });

@@ -4,6 +4,8 @@ import * as accounts from "./002-accounts.js";
 import * as delivery from "./003-delivery.js";
 import * as templates from "./004-templates.js";
 import * as webhooks from "./005-webhooks.js";
+import * as engagement from "./006-engagement.js";
+import * as inbound from "./007-inbound.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -15,6 +17,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "003-delivery": delivery,
   "004-templates": templates,
   "005-webhooks": webhooks,
+  "006-engagement": engagement,
+  "007-inbound": inbound,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

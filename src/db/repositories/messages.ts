@@ -4,6 +4,7 @@ import type { Environment, Scope } from "../../domain/environments.js";
 import type { EventType } from "../../domain/events.js";
 import type { MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
+import type { InboundRepository, NewInboundMessage } from "./inbound.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
 import type { UsageRepository } from "./usage.js";
 import type { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
@@ -15,6 +16,20 @@ type Message = components["schemas"]["Message"];
 type MessageSummary = components["schemas"]["MessageSummary"];
 /** The template and version a message was rendered from (null: sent with its own content). */
 export type MessageTemplateRef = components["schemas"]["MessageTemplate"];
+/** What a message tracks, decided once at acceptance. */
+export type MessageTracking = components["schemas"]["MessageTracking"];
+export type MessageEngagement = components["schemas"]["MessageEngagement"];
+/** When a recipient first did each thing (ms), null until it did. */
+export interface EngagementStamps {
+  opened_at: number | null;
+  clicked_at: number | null;
+  replied_at: number | null;
+  complained_at: number | null;
+  unsubscribed_at: number | null;
+}
+export type EngagementStamp = keyof EngagementStamps;
+export type EngagementCounter = keyof MessageEngagement;
+const STAMPS: readonly EngagementStamp[] = ["opened_at", "clicked_at", "replied_at", "complained_at", "unsubscribed_at"];
 
 export interface StoredAttachment {
   filename: string;
@@ -52,6 +67,7 @@ export interface NewMessage extends MessageContent {
   id: string;
   status: "queued" | "scheduled";
   template: MessageTemplateRef | null;
+  tracking: MessageTracking;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -74,7 +90,7 @@ export interface AcceptResult {
   existing: boolean;
 }
 
-export interface RecipientRecord {
+export interface RecipientRecord extends EngagementStamps {
   id: number;
   position: number;
   type: "to" | "cc" | "bcc";
@@ -92,6 +108,8 @@ export interface MessageRecord extends MessageContent {
   scope: Scope;
   status: MessageStatus;
   template: MessageTemplateRef | null;
+  tracking: MessageTracking;
+  engagement: MessageEngagement;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -122,8 +140,14 @@ export interface MessageChange {
   events: NewEvent[];
   mime?: string;
   text?: string;
-  /** Addresses to add to the environment's suppression list (hard bounces), in the same transaction. */
+  /** Addresses to add to the environment's suppression list (hard bounces, complaints, unsubscribes), in the same transaction. */
   suppressions?: BounceSuppression[];
+  /** First-time engagement stamps to set on recipients (kept when already set). */
+  stamps?: Array<{ recipientId: number; stamp: EngagementStamp; at: number }>;
+  /** Human engagement to add to the message's counters. */
+  counters?: Partial<MessageEngagement>;
+  /** Replies to store with their `message.replied` events (the sandbox simulator's). */
+  replies?: NewInboundMessage[];
   /** What happens to the message's delivery job. */
   job: { action: "delete" } | { action: "reschedule"; runAt: number } | { action: "keep" };
   /**
@@ -173,19 +197,29 @@ interface MessageRow {
   message_id_header: string;
   mime: string | null;
   event_seq: number;
+  track_opens: boolean | number;
+  track_clicks: boolean | number;
+  track_replies: boolean | number;
+  unsubscribe: boolean | number;
+  opens: number;
+  clicks: number;
+  replies: number;
   created_at: number;
   updated_at: number;
 }
 
-const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "template_id", "template_slug", "template_version", "tags", "metadata", "scheduled_at", "created_at", "updated_at"];
+type RecipientRow = Omit<RecipientRecord, "attempts" | "updated_at" | EngagementStamp> & { message_id: string; attempts: number | string; updated_at: number | string } & Record<EngagementStamp, number | string | null>;
+
+const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "template_id", "template_slug", "template_version", "tags", "metadata", "opens", "clicks", "replies", "scheduled_at", "created_at", "updated_at"];
 
 export class MessagesRepository {
   constructor(
     private readonly knex: Knex,
-    /** Written in the same transactions: a hard bounce's suppression, a live message's usage, events' webhook deliveries. */
+    /** Written in the same transactions: a hard bounce's suppression, a live message's usage, events' webhook deliveries, the simulator's replies. */
     private readonly suppressions: SuppressionsRepository,
     private readonly usage: UsageRepository,
     private readonly webhooks: WebhookDeliveriesRepository,
+    private readonly inbound: InboundRepository,
   ) {}
 
   /**
@@ -239,10 +273,14 @@ export class MessagesRepository {
         const update: Record<string, unknown> = { status: change.status, event_seq: next, updated_at: change.now };
         if (change.mime !== undefined) update.mime = change.mime;
         if (change.text !== undefined) update.text = change.text;
+        for (const [counter, by] of Object.entries(change.counters ?? {})) if (by) update[counter] = trx.raw("?? + ?", [counter, by]);
         await trx("messages").where({ id: change.messageId, workspace_id: change.scope.workspaceId }).update(update);
         for (const r of change.recipients) {
           await trx("message_recipients").where({ id: r.id, message_id: change.messageId }).update({ status: r.status, detail: r.detail, attempts: r.attempts, updated_at: change.now });
         }
+        // First times only: a stamp already set keeps its instant.
+        for (const s of change.stamps ?? []) await trx("message_recipients").where({ id: s.recipientId, message_id: change.messageId }).whereNull(s.stamp).update({ [s.stamp]: s.at });
+        for (const reply of change.replies ?? []) await this.inbound.insert(trx, reply);
         if (change.job.action === "delete") await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).delete();
         if (change.job.action === "reschedule") {
           await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).update({ run_at: change.job.runAt, locked_by: null, locked_until: null });
@@ -264,11 +302,11 @@ export class MessagesRepository {
   async findMany(scope: Scope, ids: readonly string[]): Promise<MessageRecord[]> {
     if (ids.length === 0) return [];
     const rows = (await this.knex("messages").whereIn("id", ids).andWhere({ workspace_id: scope.workspaceId, environment: scope.environment })) as MessageRow[];
-    const recipients = (await this.knex("message_recipients").whereIn("message_id", rows.map((r) => r.id)).orderBy(["message_id", "position"])) as Array<RecipientRecord & { message_id: string }>;
+    const recipients = (await this.knex("message_recipients").whereIn("message_id", rows.map((r) => r.id)).orderBy(["message_id", "position"])) as RecipientRow[];
     const byMessage = new Map<string, RecipientRecord[]>();
     for (const r of recipients) {
       const list = byMessage.get(r.message_id) ?? [];
-      list.push({ id: r.id, position: r.position, type: r.type, email: r.email, name: r.name, status: r.status, detail: r.detail, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) });
+      list.push(toRecipientRecord(r));
       byMessage.set(r.message_id, list);
     }
     const byId = new Map(rows.map((row) => [row.id, toRecord(row, byMessage.get(row.id) ?? [])]));
@@ -313,13 +351,25 @@ export class MessagesRepository {
     id: string,
     work: (trx: Knex.Transaction, record: MessageRecord | undefined, leasedUntil: number | null) => Promise<T>,
   ): Promise<T> {
+    return this.lockMessage({ id, workspace_id: scope.workspaceId, environment: scope.environment }, work);
+  }
+
+  /**
+   * The same, for a message named by a signed token (a tracking link, a VERP or reply address)
+   * that carries no tenant: the signature is what scopes it.
+   */
+  async withLockedMessageById<T>(id: string, work: (trx: Knex.Transaction, record: MessageRecord | undefined) => Promise<T>): Promise<T> {
+    return this.lockMessage({ id }, (trx, record) => work(trx, record));
+  }
+
+  private async lockMessage<T>(where: Record<string, string>, work: (trx: Knex.Transaction, record: MessageRecord | undefined, leasedUntil: number | null) => Promise<T>): Promise<T> {
     return this.knex.transaction(async (trx) => {
-      const row = (await trx("messages").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).forUpdate().first()) as MessageRow | undefined;
+      const row = (await trx("messages").where(where).forUpdate().first()) as MessageRow | undefined;
       if (!row) return work(trx, undefined, null);
-      const recipients = (await trx("message_recipients").where({ message_id: id }).orderBy("position")) as RecipientRecord[];
-      const job = (await trx("jobs").where({ kind: "deliver", message_id: id }).forUpdate().first("locked_by", "locked_until")) as { locked_by: string | null; locked_until: number | string | null } | undefined;
+      const recipients = (await trx("message_recipients").where({ message_id: row.id }).orderBy("position")) as RecipientRow[];
+      const job = (await trx("jobs").where({ kind: "deliver", message_id: row.id }).forUpdate().first("locked_by", "locked_until")) as { locked_by: string | null; locked_until: number | string | null } | undefined;
       const leasedUntil = job?.locked_by ? toNumberOrNull(job.locked_until) : null;
-      return work(trx, toRecord(row, recipients.map((r) => ({ ...r, attempts: Number(r.attempts), updated_at: toNumber(r.updated_at) }))), leasedUntil);
+      return work(trx, toRecord(row, recipients.map(toRecipientRecord)), leasedUntil);
     });
   }
 
@@ -374,7 +424,17 @@ export class MessagesRepository {
       idempotency_key: record.idempotency_key,
       message_id_header: record.message_id_header,
       mime: record.mime,
-      recipients: record.recipients.map((r) => ({ email: r.email, name: r.name, type: r.type, status: r.status, detail: r.detail, updated_at: toIso(r.updated_at) })),
+      tracking: record.tracking,
+      engagement: record.engagement,
+      recipients: record.recipients.map((r) => ({
+        email: r.email,
+        name: r.name,
+        type: r.type,
+        status: r.status,
+        detail: r.detail,
+        updated_at: toIso(r.updated_at),
+        ...(Object.fromEntries(STAMPS.map((stamp) => [stamp, toIsoOrNull(r[stamp])])) as Record<EngagementStamp, string | null>),
+      })),
       created_at: toIso(record.created_at),
       updated_at: toIso(record.updated_at),
     };
@@ -426,6 +486,10 @@ function toMessageRow(m: NewMessage) {
     message_id_header: m.message_id_header,
     mime: null,
     event_seq: 1,
+    track_opens: m.tracking.opens,
+    track_clicks: m.tracking.clicks,
+    track_replies: m.tracking.replies,
+    unsubscribe: m.tracking.unsubscribe,
     created_at: m.created_at,
     updated_at: m.created_at,
   };
@@ -487,6 +551,8 @@ function toRecord(row: MessageRow, recipients: RecipientRecord[]): MessageRecord
     tags: parseJson(row.tags),
     metadata: parseJson(row.metadata),
     template: templateOf(row),
+    tracking: { opens: Boolean(row.track_opens), clicks: Boolean(row.track_clicks), replies: Boolean(row.track_replies), unsubscribe: Boolean(row.unsubscribe) },
+    engagement: engagementOf(row),
     scheduled_at: toNumberOrNull(row.scheduled_at),
     expires_at: toNumberOrNull(row.expires_at),
     idempotency_key: row.idempotency_key,
@@ -513,6 +579,7 @@ function toSummary(row: MessageRow): MessageSummary {
     template: templateOf(row),
     tags: parseJson(row.tags),
     metadata: parseJson(row.metadata),
+    engagement: engagementOf(row),
     scheduled_at: toIsoOrNull(toNumberOrNull(row.scheduled_at)),
     created_at: toIso(toNumber(row.created_at)),
     updated_at: toIso(toNumber(row.updated_at)),
@@ -521,4 +588,27 @@ function toSummary(row: MessageRow): MessageSummary {
 
 function templateOf(row: MessageRow): MessageTemplateRef | null {
   return row.template_id === null || row.template_slug === null ? null : { id: row.template_id, slug: row.template_slug, version: Number(row.template_version) };
+}
+
+function engagementOf(row: Pick<MessageRow, "opens" | "clicks" | "replies">): MessageEngagement {
+  return { opens: Number(row.opens), clicks: Number(row.clicks), replies: Number(row.replies) };
+}
+
+function toRecipientRecord(r: RecipientRow): RecipientRecord {
+  return {
+    id: r.id,
+    position: r.position,
+    type: r.type,
+    email: r.email,
+    name: r.name,
+    status: r.status,
+    detail: r.detail,
+    attempts: Number(r.attempts),
+    updated_at: toNumber(r.updated_at),
+    opened_at: toNumberOrNull(r.opened_at),
+    clicked_at: toNumberOrNull(r.clicked_at),
+    replied_at: toNumberOrNull(r.replied_at),
+    complained_at: toNumberOrNull(r.complained_at),
+    unsubscribed_at: toNumberOrNull(r.unsubscribed_at),
+  };
 }

@@ -1,35 +1,90 @@
 import { simulatedOutcome } from "../../domain/simulator.js";
-import type { RecipientRecord } from "../../db/repositories/messages.js";
-import type { Delivery } from "../pipeline.js";
+import type { MessageRecord, RecipientRecord } from "../../db/repositories/messages.js";
+import { textFromHtml } from "../../domain/text-from-html.js";
+import type { Delivery, FollowUp, SimulatedReply } from "../pipeline.js";
 
 /**
  * The sandbox's hand-off: the whole pipeline runs up to the SMTP transaction, which the
  * simulator replaces (DESIGN.md §8). Nothing leaves the machine. Outcomes depend only on the
- * address and the attempt number, so they are reproducible.
+ * address, the attempt number and the message, so they are reproducible; what follows a
+ * delivery (opens, clicks, replies, complaints, unsubscribes) carries the same fields as the real
+ * thing, with `simulated: true`, and is recorded by the same rules (stamps, counters, first/repeat).
  */
-export function simulateDelivery(recipient: RecipientRecord): Delivery {
+export function simulateDelivery(recipient: RecipientRecord, message: MessageRecord): Delivery {
   switch (simulatedOutcome(recipient.email)) {
     case "bounced":
-      return { ...simulated, outcome: "bounced", bounceType: "hard", smtpCode: 550, enhancedStatus: "5.1.1", response: "550 5.1.1 The email account that you tried to reach does not exist (simulated)" };
+      return {
+        ...simulated,
+        outcome: "bounced",
+        bounceType: "hard",
+        smtpCode: 550,
+        enhancedStatus: "5.1.1",
+        response: "550 5.1.1 The email account that you tried to reach does not exist (simulated)",
+        remoteHost: "mx.simulator.test[192.0.2.25]",
+        // What the remote MTA's DSN (RFC 3464) would have said about it.
+        details: { bounce_type: "hard", action: "failed", diagnostic_code: "smtp; 550 5.1.1 The email account that you tried to reach does not exist", reporting_mta: "dns; mx.simulator.test" },
+      };
     case "deferred":
       // Deferred on the first attempt, delivered on the retry: a whole deferral cycle.
       return recipient.attempts === 0 ? { ...simulated, outcome: "deferred", smtpCode: 451, enhancedStatus: "4.3.0", response: "451 4.3.0 Temporary failure, try again later (simulated)" } : delivered();
-    case "complained":
-      return delivered([{ type: "message.complained", data: { feedback_type: "abuse", simulated: true } }]);
     case "opened":
-      return delivered([opened]);
+      // A first open, then a repeat from another device: both recorded, the second marked.
+      return delivered([open(PHONE), open(DESKTOP)]);
     case "clicked":
-      return delivered([opened, { type: "message.clicked", data: { url: "https://example.com/", user_agent: "Mozilla/5.0 (simulated)", ip: "192.0.2.1", simulated: true } }]);
+      return delivered([open(PHONE), { type: "message.clicked", data: { url: firstLink(message), user_agent: PHONE, ip: CLIENT_IP, machine_click: false, simulated: true } }]);
     case "replied":
-      return delivered([{ type: "message.replied", data: { from: recipient.email, subject: "Re: (simulated reply)", text: "Thanks! (simulated reply)", simulated: true } }]);
+      return delivered([open(DESKTOP), { type: "message.replied", data: {}, reply: simulatedReply(recipient, message) }]);
+    case "complained":
+      return delivered([
+        open(DESKTOP),
+        // An ARF report (RFC 5965) as a mailbox provider's feedback loop sends it.
+        { type: "message.complained", data: { feedback_type: "abuse", user_agent: "SimulatorFBL/1.0", reporting_mta: "dns; fbl.simulator.test", arrival_date: null, simulated: true } },
+      ]);
+    case "unsubscribed":
+      return delivered([open(PHONE), { type: "message.unsubscribed", data: { method: "one_click", user_agent: PHONE, ip: CLIENT_IP, simulated: true } }]);
     case "delivered":
       return delivered();
   }
 }
 
-const simulated = { bounceType: null, remoteHost: null, simulated: true } as const;
-const opened = { type: "message.opened" as const, data: { user_agent: "Mozilla/5.0 (simulated)", ip: "192.0.2.1", machine_open: false, first_open: true, simulated: true } };
+const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 (simulated)";
+const DESKTOP = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) (simulated)";
+const CLIENT_IP = "192.0.2.1"; // TEST-NET-1 (RFC 5737): never a real client
 
-function delivered(followUps: Delivery["followUps"] = []): Delivery {
+const simulated = { bounceType: null, remoteHost: "mx.simulator.test[192.0.2.25]", simulated: true } as const;
+
+function open(userAgent: string): FollowUp {
+  return { type: "message.opened", data: { user_agent: userAgent, ip: CLIENT_IP, machine_open: false, simulated: true } };
+}
+
+function delivered(followUps: FollowUp[] = []): Delivery {
   return { ...simulated, outcome: "delivered", smtpCode: 250, enhancedStatus: "2.0.0", response: "250 2.0.0 OK: simulated delivery", followUps };
+}
+
+/** The link a reader would click: the message's first http(s) link, else a placeholder. */
+function firstLink(message: MessageRecord): string {
+  // A regular expression is enough here: the simulator only needs a plausible URL, and a miss
+  // falls back to the placeholder rather than failing.
+  const match = /<a\s[^>]*href\s*=\s*["'](https?:\/\/[^"'\s]+)["']/i.exec(message.html ?? "");
+  return match?.[1] ?? "https://example.com/";
+}
+
+const replySubject = (subject: string): string => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
+
+/** The reply a person would write: new text above the quoted message, threaded by In-Reply-To. */
+function simulatedReply(recipient: RecipientRecord, message: MessageRecord): SimulatedReply {
+  const original = message.text ?? (message.html === null ? "" : textFromHtml(message.html));
+  const quoted = original.split("\n").slice(0, 20).map((line) => `> ${line}`.trimEnd());
+  return {
+    from: recipient.name ? `${recipient.name} <${recipient.email}>` : recipient.email,
+    to: [message.reply_to[0] ?? message.from],
+    subject: replySubject(message.subject),
+    text: "Thanks, that worked! (simulated reply)",
+    quoted_text: [`On ${new Date(message.created_at).toUTCString()}, ${message.from} wrote:`, ...quoted].join("\n"),
+    html: null,
+    message_id_header: `<reply.${message.id}.${recipient.position}@simulator.test>`,
+    in_reply_to: message.message_id_header,
+    authentication: { spf: "pass", dkim: "pass", dmarc: "pass" },
+    attachments: [],
+  };
 }

@@ -1,0 +1,68 @@
+import type { EventType } from "./events.js";
+
+/**
+ * What a recipient did with a delivered message (DESIGN.md §10): each kind sets the recipient's
+ * first-time stamp, and opens, clicks and replies by people count on the message. The rules
+ * live here, as pure code, because the tracking routes, the inbound SMTP server and the sandbox
+ * simulator all record engagement and must agree.
+ */
+export type EngagementType = Extract<EventType, "message.opened" | "message.clicked" | "message.replied" | "message.complained" | "message.unsubscribed">;
+
+export type EngagementStampName = "opened_at" | "clicked_at" | "replied_at" | "complained_at" | "unsubscribed_at";
+export type EngagementCounterName = "opens" | "clicks" | "replies";
+
+const STAMP: Record<EngagementType, EngagementStampName> = {
+  "message.opened": "opened_at",
+  "message.clicked": "clicked_at",
+  "message.replied": "replied_at",
+  "message.complained": "complained_at",
+  "message.unsubscribed": "unsubscribed_at",
+};
+
+const COUNTER: Partial<Record<EngagementType, EngagementCounterName>> = {
+  "message.opened": "opens",
+  "message.clicked": "clicks",
+  "message.replied": "replies",
+};
+
+/** Opens and clicks say whether they are the recipient's first (repeats are recorded too). */
+const FIRST_FLAG: Partial<Record<EngagementType, string>> = {
+  "message.opened": "first_open",
+  "message.clicked": "first_click",
+};
+
+/**
+ * Complaints and unsubscribes happen once per recipient: a repeated one-click POST or a second
+ * ARF report about the same message records nothing new.
+ */
+const ONCE: ReadonlySet<EngagementType> = new Set(["message.complained", "message.unsubscribed"]);
+
+export interface EngagementEffect {
+  /** The event's data, with the first/repeat flag where the kind has one. */
+  data: Record<string, unknown>;
+  stamp: EngagementStampName;
+  /** The message counter to bump, when a person (not a proxy or scanner) did it. */
+  counter: EngagementCounterName | null;
+  first: boolean;
+}
+
+/** The effect of one engagement on a recipient with these stamps; null when it records nothing. */
+export function engagementEffect(
+  stamps: Readonly<Record<EngagementStampName, number | null>>,
+  type: EngagementType,
+  data: Record<string, unknown>,
+  human: boolean,
+): EngagementEffect | null {
+  const stamp = STAMP[type];
+  const first = stamps[stamp] === null;
+  if (!first && ONCE.has(type)) return null;
+  const flag = FIRST_FLAG[type];
+  return {
+    data: flag === undefined ? data : { ...data, [flag]: first },
+    stamp,
+    counter: human ? (COUNTER[type] ?? null) : null,
+    first,
+  };
+}
+
+export const isEngagementType = (type: EventType): type is EngagementType => type in STAMP;

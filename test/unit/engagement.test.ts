@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { engagementEffect, isEngagementType } from "../../src/domain/engagement.js";
+
+const fresh = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null };
+
+describe("engagementEffect", () => {
+  it("marks a recipient's first open as first, stamps it, and counts it when a person opened", () => {
+    expect(engagementEffect(fresh, "message.opened", { ip: "192.0.2.1" }, true)).toEqual({ data: { ip: "192.0.2.1", first_open: true }, stamp: "opened_at", counter: "opens", first: true });
+  });
+
+  it("records a repeat open as a repeat, without a new stamp", () => {
+    const effect = engagementEffect({ ...fresh, opened_at: 1 }, "message.opened", {}, true);
+    expect(effect).toMatchObject({ data: { first_open: false }, first: false, counter: "opens" });
+  });
+
+  it("does not count a machine open or a scanner's click, but still stamps and flags it", () => {
+    expect(engagementEffect(fresh, "message.opened", { machine_open: true }, false)).toMatchObject({ counter: null, first: true, stamp: "opened_at" });
+    expect(engagementEffect(fresh, "message.clicked", { machine_click: true }, false)).toMatchObject({ counter: null, data: { first_click: true } });
+  });
+
+  it("counts replies and adds no first/repeat flag to them", () => {
+    expect(engagementEffect({ ...fresh, replied_at: 5 }, "message.replied", { from: "a@example.com" }, true)).toEqual({ data: { from: "a@example.com" }, stamp: "replied_at", counter: "replies", first: false });
+  });
+
+  it("records a complaint or an unsubscribe once per recipient, and never counts them", () => {
+    expect(engagementEffect(fresh, "message.complained", {}, true)).toMatchObject({ stamp: "complained_at", counter: null, first: true });
+    expect(engagementEffect({ ...fresh, complained_at: 1 }, "message.complained", {}, true)).toBeNull();
+    expect(engagementEffect({ ...fresh, unsubscribed_at: 1 }, "message.unsubscribed", {}, true)).toBeNull();
+  });
+
+  it("knows which event types are engagement", () => {
+    expect(isEngagementType("message.clicked")).toBe(true);
+    expect(isEngagementType("message.bounced")).toBe(false);
+  });
+});
