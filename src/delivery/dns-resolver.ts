@@ -138,6 +138,11 @@ export class MxResolver {
     return records === null ? null : records.map((strings) => strings.join(""));
   }
 
+  /** CNAME targets of `name` (a tracking domain), or null for NODATA / NXDOMAIN. */
+  async resolveCname(name: string): Promise<string[] | null> {
+    return this.lookup(`CNAME ${name}`, () => this.resolver.resolveCname(name), { nodataIsNull: true, nxdomainIsNull: true });
+  }
+
   /** Runs one query and sorts its failure: an answer (null), NXDOMAIN, or a temporary error. */
   private async lookup<T>(query: string, run: () => Promise<T>, options: { nodataIsNull?: boolean; nxdomainIsNull?: boolean }): Promise<T | null> {
     try {

@@ -1,6 +1,7 @@
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import type { MessageRecord } from "../db/repositories/messages.js";
 import { textFromHtml } from "../domain/text-from-html.js";
+import type { TrackedParts } from "../tracking/links.js";
 
 export interface RenderedMessage {
   mime: string;
@@ -12,19 +13,22 @@ export interface RenderedMessage {
  * envelope only: the composer leaves them out of the headers. The plain-text part is derived
  * from the HTML when the client gave none, so every message is multipart/alternative.
  */
-export async function renderMessage(message: MessageRecord, now: number): Promise<RenderedMessage> {
+export async function renderMessage(message: MessageRecord, now: number, tracked?: TrackedParts): Promise<RenderedMessage> {
+  // From the HTML as written: the text part keeps the original URLs (docs/tracking.md).
   const text = message.text ?? (message.html === null ? null : textFromHtml(message.html));
+  const html = tracked ? tracked.html : message.html;
+  const headers = { ...message.headers, ...tracked?.headers };
   const composer = new MailComposer({
     from: message.from,
     to: message.to,
     cc: message.cc,
     bcc: message.bcc,
-    replyTo: message.reply_to.length > 0 ? message.reply_to : undefined,
+    replyTo: message.reply_to.length > 0 ? message.reply_to : (tracked?.replyTo ?? undefined),
     subject: message.subject,
     messageId: message.message_id_header,
     date: new Date(now),
-    headers: { ...message.headers, ...oneClickUnsubscribe(message.headers) },
-    ...(message.html === null ? {} : { html: message.html }),
+    headers: { ...headers, ...oneClickUnsubscribe(headers) },
+    ...(html === null ? {} : { html }),
     ...(text === null ? {} : { text }),
     attachments: message.attachments.map((a) => ({
       filename: a.filename,

@@ -6,12 +6,13 @@ import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, Valida
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { DomainsRepository, type DkimAlgorithm, type DomainRecord, type DomainRow, type StoredDkimKey } from "../db/repositories/domains.js";
+import { DomainsRepository, type DkimAlgorithm, type DomainRecord, type DomainRow, type DomainSettings, type StoredDkimKey } from "../db/repositories/domains.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
 
 type Domain = components["schemas"]["Domain"];
 type CreateDomainRequest = components["schemas"]["CreateDomainRequest"];
+type UpdateDomainRequest = components["schemas"]["UpdateDomainRequest"];
 type DeletedObject = components["schemas"]["DeletedObject"];
 
 /**
@@ -23,6 +24,8 @@ export interface DnsLookup {
   /** Every TXT record at the name, each record's character-strings joined into one string. */
   resolveTxt(name: string): Promise<string[] | null>;
   resolveMx(name: string): Promise<Array<{ priority: number; exchange: string }> | null>;
+  /** The CNAME targets at the name (a tracking domain's). */
+  resolveCname(name: string): Promise<string[] | null>;
 }
 
 /** What the delivery pipeline needs to send from a domain: whether it may, and how to sign. */
@@ -32,6 +35,11 @@ export interface SendingIdentity {
   verified: boolean;
   returnPathDomain: string;
   signers: Array<{ domain: string; selector: string; algorithm: DkimAlgorithm; privateKeyPem: string }>;
+  /** Tracking defaults of mail from this domain; null follows the workspace's. */
+  trackOpens: boolean | null;
+  trackClicks: boolean | null;
+  /** The host name serving its tracking links, if set. */
+  trackingDomain: string | null;
 }
 
 /**
@@ -66,6 +74,8 @@ export class DomainsService {
     /** This MTA's public host name (config.delivery.hostname): SPF `a:` and return-path MX target. */
     private readonly sendingHostname: string,
     private readonly clock: Clock,
+    /** The host of TRACKING_BASE_URL: what a tracking domain's CNAME points at. */
+    private readonly trackingHost: string,
   ) {}
 
   async create(principal: Principal, input: CreateDomainRequest): Promise<Domain> {
@@ -94,6 +104,9 @@ export class DomainsService {
       return_path_domain: returnPathDomain,
       dkim_keys: keys,
       records: recordsFor(name, returnPathDomain, keys, this.hostname()),
+      track_opens: null,
+      track_clicks: null,
+      tracking_domain: null,
       created_at: now,
       verified_at: null,
       last_checked_at: null,
@@ -114,6 +127,41 @@ export class DomainsService {
 
   async get(principal: Principal, id: string): Promise<Domain> {
     return DomainsRepository.toWire(await this.find(principal, id));
+  }
+
+  /**
+   * Sets the domain's tracking defaults and tracking domain; fields left out keep their value.
+   * A tracking domain adds the `tracking` CNAME record (not required: the domain stays verified
+   * without it, and its links use TRACKING_BASE_URL until it is set).
+   */
+  async update(principal: Principal, id: string, input: UpdateDomainRequest): Promise<Domain> {
+    const row = await this.find(principal, id);
+    const settings: DomainSettings = {};
+    if (input.track_opens !== undefined) settings.track_opens = input.track_opens;
+    if (input.track_clicks !== undefined) settings.track_clicks = input.track_clicks;
+    if (input.tracking_domain !== undefined) {
+      const trackingDomain = input.tracking_domain === null ? null : this.trackingDomainOf(row, input.tracking_domain);
+      settings.tracking_domain = trackingDomain;
+      const others = row.records.filter((record) => record.purpose !== "tracking");
+      const current = row.records.find((record) => record.purpose === "tracking");
+      // The same name keeps its record and last check; a new one starts pending.
+      const tracking = trackingDomain === null ? [] : current?.name === trackingDomain ? [current] : [trackingRecord(trackingDomain, this.trackingHost)];
+      settings.records = [...others, ...tracking];
+    }
+    if (Object.keys(settings).length === 0) return DomainsRepository.toWire(row);
+    if (!(await this.domains.updateSettings(principal.workspaceId, id, settings))) throw new NotFoundError("domain", id);
+    this.forget(principal.workspaceId, row.name);
+    return DomainsRepository.toWire({ ...row, ...settings });
+  }
+
+  /** A tracking domain must be a host under the domain: never its apex (no CNAME there) nor its return path (an MX). */
+  private trackingDomainOf(row: DomainRow, input: string): string {
+    const name = normaliseDomainName(input);
+    const pointer = "/tracking_domain";
+    if (name === null) throw ValidationError.field(pointer, `${JSON.stringify(input)} is not a host name such as track.${row.name}`);
+    if (!name.endsWith(`.${row.name}`)) throw ValidationError.field(pointer, `must be a host name under ${row.name}, such as track.${row.name}`);
+    if (name === row.return_path_domain) throw ValidationError.field(pointer, `must differ from the return-path domain ${row.return_path_domain}, which has an MX record`);
+    return name;
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedObject> {
@@ -139,7 +187,7 @@ export class DomainsService {
     const records = row.records.map((record, i): DomainRecord => {
       const answer = answers[i];
       if (answer === undefined) return record; // temporary failure: keep what the last check found
-      return { ...record, ...checkRecord(record, answer, hostname) };
+      return { ...record, ...checkRecord(record, answer, record.purpose === "tracking" ? this.trackingHost : hostname) };
     });
     const required = records.filter((record) => record.required);
     const verified = required.every((record) => record.status === "verified");
@@ -186,6 +234,9 @@ export class DomainsService {
       name: row.name,
       verified: row.status === "verified",
       returnPathDomain: row.return_path_domain,
+      trackOpens: row.track_opens,
+      trackClicks: row.track_clicks,
+      trackingDomain: row.tracking_domain,
       signers: row.dkim_keys.map((key) => ({ domain: row.name, selector: key.selector, algorithm: key.algorithm, privateKeyPem: this.keyBox.open(key.private_key) })),
     };
   }
@@ -211,7 +262,9 @@ export class DomainsService {
   /** The record's DNS answer; undefined when the lookup failed temporarily. */
   private async lookUp(record: DomainRecord): Promise<DnsAnswer | undefined> {
     try {
-      return record.type === "MX" ? { type: "MX", mx: (await this.dns.resolveMx(record.name)) ?? [] } : { type: "TXT", txt: (await this.dns.resolveTxt(record.name)) ?? [] };
+      if (record.type === "MX") return { type: "MX", mx: (await this.dns.resolveMx(record.name)) ?? [] };
+      if (record.type === "CNAME") return { type: "CNAME", cname: (await this.dns.resolveCname(record.name)) ?? [] };
+      return { type: "TXT", txt: (await this.dns.resolveTxt(record.name)) ?? [] };
     } catch {
       return undefined;
     }
@@ -268,7 +321,12 @@ export function recordsFor(name: string, returnPathDomain: string, keys: readonl
   ];
 }
 
-export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: string }> } | { type: "TXT"; txt: string[] };
+/** A tracking domain's record: a CNAME to the host serving the tracking links (docs/tracking.md#tracking-domain). */
+export function trackingRecord(trackingDomain: string, trackingHost: string): DomainRecord {
+  return { purpose: "tracking", type: "CNAME", name: trackingDomain, value: trackingHost, priority: null, required: false, status: "pending", found: [] };
+}
+
+export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: string }> } | { type: "TXT"; txt: string[] } | { type: "CNAME"; cname: string[] };
 
 /**
  * A record's status given what DNS answered at its name (an empty answer: nothing there).
@@ -279,6 +337,7 @@ export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: st
  * - DKIM: verified when a TXT record at the selector carries the same public key (`p=`),
  *   compared without whitespace (long keys are often split or wrapped by DNS providers).
  * - DMARC: verified when a `v=DMARC1` record exists, whatever its policy.
+ * - CNAME (tracking domain): verified when it points at `hostname`, the tracking host.
  * Otherwise `missing` when nothing of the type is published at the name, `mismatch` if
  * something else is; `found` shows what was there.
  */
@@ -287,6 +346,11 @@ export function checkRecord(record: DomainRecord, answer: DnsAnswer, hostname: s
     const found = keepable(answer.mx.map((mx) => `${mx.priority} ${mx.exchange.replace(/\.$/, "")}`));
     if (found.length === 0) return { status: "missing", found };
     return { status: answer.mx.some((mx) => hostKey(mx.exchange) === hostKey(hostname)) ? "verified" : "mismatch", found };
+  }
+  if (answer.type === "CNAME") {
+    const found = keepable(answer.cname.map(hostKey));
+    if (found.length === 0) return { status: "missing", found };
+    return { status: found.includes(hostKey(hostname)) ? "verified" : "mismatch", found };
   }
   const txt = answer.txt;
   if (txt.length === 0) return { status: "missing", found: [] };

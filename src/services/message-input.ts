@@ -2,7 +2,7 @@ import { detectMimeType } from "nodemailer/lib/mime-funcs/mime-types.js";
 import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/addresses.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
-import type { MessageContent, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
+import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import type { components } from "../../generated/v1.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
@@ -90,6 +90,7 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
     else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");
     else headers[name] = value;
   }
+  if (input.unsubscribe === true && hasListUnsubscribe(headers)) fail("/unsubscribe", "cannot be combined with a List-Unsubscribe header of your own: leave one of them out");
 
   const attachments: StoredAttachment[] = [];
   (input.attachments ?? []).forEach((a, i) => {
@@ -141,6 +142,33 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
     expiresAt,
   };
 }
+
+/** A domain's tracking defaults: null follows the workspace's. */
+export interface DomainTrackingDefaults {
+  opens: boolean | null;
+  clicks: boolean | null;
+}
+
+/**
+ * What a message tracks, decided once at acceptance (docs/tracking.md#defaults): its own
+ * option, else (opens and clicks) the sending domain's default, else the workspace's. A
+ * message with a List-Unsubscribe header of its own keeps it: the workspace's unsubscribe
+ * default does not add a second one.
+ */
+export function resolveTracking(
+  input: Pick<CreateMessageRequest, "track_opens" | "track_clicks" | "track_replies" | "unsubscribe" | "headers">,
+  domain: DomainTrackingDefaults | null,
+  workspace: MessageTracking,
+): MessageTracking {
+  return {
+    opens: input.track_opens ?? domain?.opens ?? workspace.opens,
+    clicks: input.track_clicks ?? domain?.clicks ?? workspace.clicks,
+    replies: input.track_replies ?? workspace.replies,
+    unsubscribe: input.unsubscribe ?? (hasListUnsubscribe(input.headers ?? {}) ? false : workspace.unsubscribe),
+  };
+}
+
+const hasListUnsubscribe = (headers: Record<string, string>): boolean => Object.keys(headers).some((name) => name.toLowerCase() === "list-unsubscribe");
 
 /** The Message-ID is fixed at acceptance so every delivery attempt carries the same one. */
 export const messageIdHeader = (messageId: string, fromAddress: string): string => `<${messageId}@${domainOf(fromAddress)}>`;

@@ -7,10 +7,10 @@ import { aggregateStatus, CANCELABLE, transition } from "../domain/message-statu
 import type { GroupCommit } from "../db/group-commit.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventFilters, EventsRepository } from "../db/repositories/events.js";
-import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type NewMessage } from "../db/repositories/messages.js";
+import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { messageIdHeader, prepareMessage, type PreparedContent } from "./message-input.js";
+import { messageIdHeader, prepareMessage, resolveTracking, type DomainTrackingDefaults, type PreparedContent } from "./message-input.js";
 import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
@@ -26,7 +26,18 @@ export interface SendingPolicy {
   domainStatus(workspaceId: string, domain: string): Promise<"verified" | "unverified" | "unknown">;
   /** Throws (429 monthly_quota_exceeded) when `messages` more live messages would pass the quota. */
   assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<void>;
+  /** The tracking defaults of the workspace's sending domain of that name; null when it has none. */
+  domainTracking(workspaceId: string, domain: string): Promise<DomainTrackingDefaults | null>;
 }
+
+/** What a request's messages may take from their workspace. */
+interface WorkspaceDefaults {
+  defaultFrom: string | null;
+  tracking: MessageTracking;
+}
+
+const TRACKING_OPTIONS = ["track_opens", "track_clicks", "track_replies", "unsubscribe"] as const;
+const NO_TRACKING: MessageTracking = { opens: false, clicks: false, replies: false, unsubscribe: false };
 
 /** Renders a message's `template` (TemplatesService): problems point into the message request. */
 export interface MessageTemplates {
@@ -69,7 +80,7 @@ export class MessagesService {
    */
   async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<Message> {
     const now = this.clock.now();
-    const message = await this.prepare(principal, input, idempotencyKey, now, await this.defaultFrom(principal, [input]));
+    const message = await this.prepare(principal, input, idempotencyKey, now, await this.workspaceDefaults(principal, [input]));
     if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     return this.accept(principal, message);
   }
@@ -82,12 +93,12 @@ export class MessagesService {
    */
   async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null): Promise<BatchOutcome[]> {
     const now = this.clock.now();
-    const defaultFrom = await this.defaultFrom(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
+    const defaults = await this.workspaceDefaults(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
     const prepared: Array<{ index: number; message: NewMessage | null; error: DomainError | null }> = [];
     for (const [index, input] of inputs.entries()) {
       try {
         if (input instanceof DomainError) throw input;
-        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaultFrom), error: null });
+        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaults), error: null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         prepared.push({ index, message: null, error });
@@ -115,14 +126,16 @@ export class MessagesService {
     );
   }
 
-  private async defaultFrom(principal: Principal, inputs: readonly CreateMessageRequest[]): Promise<string | null> {
-    if (inputs.every((input) => input.from !== undefined)) return null;
-    return (await this.workspaces.find(principal.workspaceId))?.default_from ?? null;
+  /** The workspace's default sender and tracking defaults, read once per request and only when some message needs them. */
+  private async workspaceDefaults(principal: Principal, inputs: readonly CreateMessageRequest[]): Promise<WorkspaceDefaults> {
+    const needed = inputs.some((input) => input.from === undefined || TRACKING_OPTIONS.some((option) => input[option] === undefined));
+    const workspace = needed ? await this.workspaces.find(principal.workspaceId) : undefined;
+    return { defaultFrom: workspace?.default_from ?? null, tracking: workspace?.tracking ?? NO_TRACKING };
   }
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
-  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaultFrom: string | null): Promise<NewMessage> {
-    const { content, template } = await this.contentOf(principal, input, defaultFrom, now);
+  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {
+    const { content, template } = await this.contentOf(principal, input, defaults.defaultFrom, now);
     if (principal.environment === "live") {
       const domain = domainOf(content.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
@@ -142,6 +155,7 @@ export class MessagesService {
       html: content.html,
       text: content.text,
       template,
+      tracking: resolveTracking(input, await this.domainTracking(principal, input, content.fromAddress), defaults.tracking),
       headers: content.headers,
       attachments: content.attachments,
       tags: content.tags,
@@ -157,6 +171,12 @@ export class MessagesService {
       first_event_id: newId("event", now),
       run_at: content.scheduledAt ?? now,
     };
+  }
+
+  /** The sending domain's tracking defaults, when the message leaves opens or clicks to them (null: no such domain). */
+  private async domainTracking(principal: Principal, input: CreateMessageRequest, fromAddress: string): Promise<DomainTrackingDefaults | null> {
+    if (input.track_opens !== undefined && input.track_clicks !== undefined) return null;
+    return this.policy.domainTracking(principal.workspaceId, domainOf(fromAddress).toLowerCase());
   }
 
   /**
@@ -260,6 +280,8 @@ export class MessagesService {
   }
 }
 
+const NO_ENGAGEMENT = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null } as const;
+
 /** The stored message as it now reads, built from what was written (no read-back). */
 function acceptedRecord(m: NewMessage): MessageRecord {
   return {
@@ -267,6 +289,7 @@ function acceptedRecord(m: NewMessage): MessageRecord {
     mime: null,
     event_seq: 1,
     updated_at: m.created_at,
-    recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at })),
+    engagement: { opens: 0, clicks: 0, replies: 0 },
+    recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at, ...NO_ENGAGEMENT })),
   };
 }

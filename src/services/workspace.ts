@@ -3,7 +3,7 @@ import { formatMailbox, parseMailbox } from "../domain/addresses.js";
 import { NotFoundError, ValidationError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
-import { WorkspacesRepository } from "../db/repositories/workspaces.js";
+import { WorkspacesRepository, type WorkspacePatch } from "../db/repositories/workspaces.js";
 import type { ApiKeysService } from "./api-keys.js";
 import type { components } from "../../generated/v1.js";
 
@@ -30,7 +30,7 @@ export class WorkspaceService {
   }
 
   async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<Workspace> {
-    const patch: { name?: string; default_from?: string | null; monthly_quota?: number | null } = {};
+    const patch: WorkspacePatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.default_from !== undefined) {
       if (input.default_from === null) patch.default_from = null;
@@ -45,6 +45,8 @@ export class WorkspaceService {
       if (quota !== null && !(Number.isInteger(quota) && quota >= 1 && quota <= 1_000_000_000)) throw ValidationError.field("/monthly_quota", "must be an integer from 1 to 1000000000, or null");
       patch.monthly_quota = quota;
     }
+    // Each default left out keeps its value.
+    if (input.tracking !== undefined) patch.tracking = input.tracking;
     await this.workspaces.update(principal.workspaceId, patch, this.clock.now());
     return this.get(principal);
   }

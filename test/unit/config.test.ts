@@ -22,6 +22,13 @@ describe("loadConfig", () => {
     }
   });
 
+  it("points tracking links at TRACKING_BASE_URL, else PUBLIC_URL, else this server on localhost, and refuses anything but an origin", () => {
+    expect(loadConfig({ TRACKING_BASE_URL: "https://t.mail.example.com/" }).trackingBaseUrl).toBe("https://t.mail.example.com");
+    expect(loadConfig({ PUBLIC_URL: "https://mail.example.com" }).trackingBaseUrl).toBe("https://mail.example.com");
+    expect(loadConfig({ PORT: "8080" }).trackingBaseUrl).toBe("http://localhost:8080");
+    for (const bad of ["t.mail.example.com", "https://t.example/path", "ftp://t.example", "https://user@t.example"]) expect(() => loadConfig({ TRACKING_BASE_URL: bad }), bad).toThrow(/TRACKING_BASE_URL/);
+  });
+
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DomainRecord } from "../../src/db/repositories/domains.js";
-import { checkRecord, normaliseDomainName, recordsFor } from "../../src/services/domains.js";
+import { checkRecord, normaliseDomainName, recordsFor, trackingRecord } from "../../src/services/domains.js";
 
 const HOST = "mail.mailroom.test";
 const RSA_P = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxyz+/abc=";
@@ -73,5 +73,20 @@ describe("checkRecord", () => {
     expect(txt("dmarc", "v=DMARC1")).toBe("verified");
     expect(txt("dmarc", "v=DMARC2; p=none")).toBe("mismatch");
     expect(txt("dmarc")).toBe("missing");
+  });
+});
+
+describe("the tracking domain's record", () => {
+  const record = trackingRecord("track.acme.example", "t.mailroom.test");
+  const cname = (...targets: string[]) => checkRecord(record, { type: "CNAME", cname: targets }, "t.mailroom.test");
+
+  it("is an optional CNAME from the tracking domain to the tracking host", () => {
+    expect(record).toEqual({ purpose: "tracking", type: "CNAME", name: "track.acme.example", value: "t.mailroom.test", priority: null, required: false, status: "pending", found: [] });
+  });
+
+  it("is verified when the name points at the tracking host (whatever the case or trailing dot), a mismatch when elsewhere, missing when absent", () => {
+    expect(cname("T.Mailroom.Test.")).toEqual({ status: "verified", found: ["t.mailroom.test"] });
+    expect(cname("elsewhere.example")).toEqual({ status: "mismatch", found: ["elsewhere.example"] });
+    expect(cname()).toEqual({ status: "missing", found: [] });
   });
 });

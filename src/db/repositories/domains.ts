@@ -29,10 +29,17 @@ export interface DomainRow {
   return_path_domain: string;
   dkim_keys: StoredDkimKey[];
   records: DomainRecord[];
+  /** Tracking defaults of mail from this domain; null follows the workspace's. */
+  track_opens: boolean | null;
+  track_clicks: boolean | null;
+  /** The host name serving this domain's tracking links, CNAMEd to this server. */
+  tracking_domain: string | null;
   created_at: number;
   verified_at: number | null;
   last_checked_at: number | null;
 }
+
+export type DomainSettings = Partial<Pick<DomainRow, "track_opens" | "track_clicks" | "tracking_domain" | "records">>;
 
 export interface DomainCheck {
   status: DomainStatus;
@@ -83,6 +90,13 @@ export class DomainsRepository {
       .update({ status: check.status, records: JSON.stringify(check.records), verified_at: check.verified_at, last_checked_at: check.last_checked_at });
   }
 
+  /** Whether the row was this workspace's (and so updated). */
+  async updateSettings(workspaceId: string, id: string, settings: DomainSettings): Promise<boolean> {
+    const { records, ...rest } = settings;
+    const update = { ...rest, ...(records ? { records: JSON.stringify(records) } : {}) };
+    return (await this.knex("domains").where({ workspace_id: workspaceId, id }).update(update)) === 1;
+  }
+
   static toWire(row: DomainRow): Domain {
     return {
       id: row.id,
@@ -92,6 +106,9 @@ export class DomainsRepository {
       return_path_domain: row.return_path_domain,
       dkim: row.dkim_keys.map(({ selector, algorithm }) => ({ selector, algorithm })),
       records: row.records,
+      track_opens: row.track_opens,
+      track_clicks: row.track_clicks,
+      tracking_domain: row.tracking_domain,
       created_at: toIso(row.created_at),
       verified_at: toIsoOrNull(row.verified_at),
       last_checked_at: toIsoOrNull(row.last_checked_at),
@@ -107,6 +124,10 @@ function normalise(raw: unknown): DomainRow | undefined {
     ...(row as unknown as DomainRow),
     dkim_keys: parseJson<StoredDkimKey[]>(row.dkim_keys),
     records: parseJson<DomainRecord[]>(row.records),
+    // SQLite stores booleans as 0/1.
+    track_opens: row.track_opens == null ? null : Boolean(row.track_opens),
+    track_clicks: row.track_clicks == null ? null : Boolean(row.track_clicks),
+    tracking_domain: (row.tracking_domain as string | null | undefined) ?? null,
     created_at: toNumber(row.created_at),
     verified_at: toNumberOrNull(row.verified_at),
     last_checked_at: toNumberOrNull(row.last_checked_at),

@@ -5,6 +5,7 @@ import { toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type Workspace = components["schemas"]["Workspace"];
+export type WorkspaceTracking = components["schemas"]["WorkspaceTracking"];
 
 export interface WorkspaceRow {
   id: string;
@@ -12,12 +13,19 @@ export interface WorkspaceRow {
   default_from: string | null;
   /** Live messages allowed per UTC month; null: no limit. */
   monthly_quota: number | null;
+  /** Defaults for messages that do not say what they track. */
+  tracking: WorkspaceTracking;
   created_at: number;
   updated_at: number;
 }
 
-/** A new workspace starts without a quota unless given one. */
-export type NewWorkspace = Omit<WorkspaceRow, "monthly_quota"> & { monthly_quota?: number | null };
+/** A new workspace starts without a quota and tracking nothing unless given otherwise. */
+export type NewWorkspace = Omit<WorkspaceRow, "monthly_quota" | "tracking"> & { monthly_quota?: number | null };
+
+export type WorkspacePatch = Partial<Pick<WorkspaceRow, "name" | "default_from" | "monthly_quota">> & { tracking?: Partial<WorkspaceTracking> };
+
+/** The columns of each tracking default. */
+const TRACKING_COLUMNS = { opens: "track_opens", clicks: "track_clicks", replies: "track_replies", unsubscribe: "unsubscribe" } as const satisfies Record<keyof WorkspaceTracking, string>;
 
 export class WorkspacesRepository {
   constructor(private readonly knex: Knex) {}
@@ -27,13 +35,24 @@ export class WorkspacesRepository {
   }
 
   async find(id: string): Promise<WorkspaceRow | undefined> {
-    const row = (await this.knex("workspaces").where({ id }).first()) as WorkspaceRow | undefined;
-    // BIGINT columns may come back as strings (src/db/rows.ts).
-    return row && { ...row, monthly_quota: toNumberOrNull(row.monthly_quota), created_at: toNumber(row.created_at), updated_at: toNumber(row.updated_at) };
+    const row = (await this.knex("workspaces").where({ id }).first()) as (Omit<WorkspaceRow, "tracking"> & Record<(typeof TRACKING_COLUMNS)[keyof WorkspaceTracking], boolean | number>) | undefined;
+    if (!row) return undefined;
+    // BIGINT columns may come back as strings, booleans as 0/1 (src/db/rows.ts).
+    return {
+      id: row.id,
+      name: row.name,
+      default_from: row.default_from,
+      monthly_quota: toNumberOrNull(row.monthly_quota),
+      tracking: { opens: Boolean(row.track_opens), clicks: Boolean(row.track_clicks), replies: Boolean(row.track_replies), unsubscribe: Boolean(row.unsubscribe) },
+      created_at: toNumber(row.created_at),
+      updated_at: toNumber(row.updated_at),
+    };
   }
 
-  async update(id: string, patch: Partial<Pick<WorkspaceRow, "name" | "default_from" | "monthly_quota">>, now: number): Promise<void> {
-    await this.knex("workspaces").where({ id }).update({ ...patch, updated_at: now });
+  async update(id: string, patch: WorkspacePatch, now: number): Promise<void> {
+    const { tracking, ...rest } = patch;
+    const columns = Object.fromEntries(Object.entries(tracking ?? {}).map(([key, value]) => [TRACKING_COLUMNS[key as keyof WorkspaceTracking], value]));
+    await this.knex("workspaces").where({ id }).update({ ...rest, ...columns, updated_at: now });
   }
 
   static toWire(row: WorkspaceRow, environment: Environment): Workspace {
@@ -44,6 +63,7 @@ export class WorkspacesRepository {
       environment,
       default_from: row.default_from,
       monthly_quota: row.monthly_quota,
+      tracking: row.tracking,
       created_at: toIso(Number(row.created_at)),
       updated_at: toIso(Number(row.updated_at)),
     };

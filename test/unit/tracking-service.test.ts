@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/domain/clock.js";
+import type { EngagementInput } from "../../src/services/engagement.js";
+import { TrackingService, type EngagementRecorder } from "../../src/services/tracking.js";
+import { TrackingTokens } from "../../src/tracking/tokens.js";
+
+const messageId = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
+const visitor = { method: "GET", userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", ip: "203.0.113.7" };
+
+function setup(recorder: EngagementRecorder) {
+  const clock = new ManualClock();
+  const tokens = new TrackingTokens("ab".repeat(32), clock);
+  const errors: object[] = [];
+  const service = new TrackingService(tokens, recorder, clock, { error: (obj) => void errors.push(obj) }, { recordWaitMs: 50 });
+  return { clock, tokens, service, errors };
+}
+
+describe("TrackingService", () => {
+  it("still redirects when recording the click fails, and logs the failure", async () => {
+    const { clock, tokens, service, errors } = setup({ record: async () => Promise.reject(new Error("database is down")) });
+    const token = tokens.issue({ kind: "click", messageId, position: 0, url: "https://shop.example/" });
+    clock.advance(60_000);
+    expect(await service.click(token, visitor)).toBe("https://shop.example/");
+    expect(await service.open(tokens.issue({ kind: "open", messageId, position: 0 }), visitor)).toBe(true);
+    expect(errors).toHaveLength(2);
+  });
+
+  it("answers within its wait when the store is slow, and the write still completes", async () => {
+    let finish: () => void = () => {};
+    const recorded: EngagementInput[] = [];
+    const { clock, tokens, service } = setup({
+      record: (input) =>
+        new Promise((resolve) => {
+          finish = () => {
+            recorded.push(input);
+            resolve(null);
+          };
+        }),
+    });
+    const token = tokens.issue({ kind: "click", messageId, position: 3, url: "https://shop.example/slow" });
+    clock.advance(60_000);
+    const started = performance.now();
+    expect(await service.click(token, visitor)).toBe("https://shop.example/slow");
+    expect(performance.now() - started).toBeLessThan(1000);
+    finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(recorded).toMatchObject([{ messageId, recipient: { position: 3 }, type: "message.clicked", human: true, data: { url: "https://shop.example/slow", machine_click: false, ip: "203.0.113.7" } }]);
+  });
+
+  it("records nothing for a token it did not sign, and lets an unsubscribe's failure through", async () => {
+    const calls: EngagementInput[] = [];
+    const failing = setup({ record: async (input) => (calls.push(input), Promise.reject(new Error("database is down"))) });
+    expect(await failing.service.click("bogus", visitor)).toBeNull();
+    expect(await failing.service.open("bogus", visitor)).toBe(false);
+    expect(await failing.service.unsubscribe("bogus", "one_click", visitor)).toBe(false);
+    expect(calls).toEqual([]);
+    // A 200 to a one-click POST promises the address is suppressed: a failed write must not answer it.
+    const token = failing.tokens.issue({ kind: "unsubscribe", messageId, position: 0 });
+    await expect(failing.service.unsubscribe(token, "one_click", visitor)).rejects.toThrow("database is down");
+  });
+});
