@@ -1,0 +1,210 @@
+import type { Knex } from "knex";
+import { toIso } from "../../domain/clock.js";
+import type { Environment, Scope } from "../../domain/environments.js";
+import { paginate, type Page, type PageRequest } from "../pagination.js";
+import { parseJson, toNumber } from "../rows.js";
+import type { components } from "../../../generated/v1.js";
+
+type InboundMessage = components["schemas"]["InboundMessage"];
+type AuthenticationResult = components["schemas"]["InboundAuthenticationResult"];
+
+export interface NewInboundAttachment {
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  content: Buffer;
+}
+
+/** A received reply as stored; the message it answers and its scope come from the engagement target. */
+export interface NewInboundMessage {
+  id: string;
+  scope: Scope;
+  message_id: string;
+  recipient: string | null;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string | null;
+  quoted_text: string | null;
+  html: string | null;
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  authentication: { spf: AuthenticationResult; dkim: AuthenticationResult; dmarc: AuthenticationResult };
+  threaded_by: InboundMessage["threaded_by"];
+  simulated: boolean;
+  received_at: number;
+  attachments: NewInboundAttachment[];
+}
+
+/**
+ * What a `message.replied` event says of its reply: enough to act on without a second call
+ * (the full reply, attachments' content included, is `getInboundMessage`).
+ */
+export function replyEventData(reply: NewInboundMessage): Record<string, unknown> {
+  return {
+    inbound_id: reply.id,
+    from: reply.from,
+    subject: reply.subject,
+    text: reply.text,
+    quoted_text: reply.quoted_text,
+    html: reply.html,
+    attachments: reply.attachments.map((a, index) => ({ index, filename: a.filename, content_type: a.content_type, size: a.content.length, content_id: a.content_id })),
+    authentication: reply.authentication,
+    threaded_by: reply.threaded_by,
+    ...(reply.simulated ? { simulated: true } : {}),
+  };
+}
+
+export interface StoredInboundAttachment {
+  filename: string | null;
+  content_type: string;
+  content: Buffer;
+}
+
+/** A message an inbound mail may be threaded to. */
+export interface ThreadableMessage {
+  id: string;
+  scope: Scope;
+}
+
+interface InboundRow {
+  id: string;
+  environment: Environment;
+  message_id: string;
+  recipient: string | null;
+  from_mailbox: string;
+  to_list: string;
+  subject: string;
+  text: string | null;
+  quoted_text: string | null;
+  html: string | null;
+  message_id_header: string | null;
+  in_reply_to: string | null;
+  authentication: string;
+  threaded_by: InboundMessage["threaded_by"];
+  simulated: boolean | number;
+  received_at: number | string;
+}
+
+interface AttachmentMetaRow {
+  inbound_id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  size: number;
+}
+
+// Header fields are unbounded; the columns hold RFC 5322's line limit.
+const HEADER_FIELD_MAX = 998;
+
+/**
+ * Inbound replies and their attachments, scoped by (workspace, environment) like messages; and
+ * the lookups the SMTP server needs before it knows a tenant (which workspaces a return-path
+ * domain belongs to, which message a Message-ID names).
+ */
+export class InboundRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** The workspaces with a sending domain whose return-path domain is `domain` (lower-case). */
+  async returnPathWorkspaces(domain: string): Promise<string[]> {
+    const rows = (await this.knex("domains").where({ return_path_domain: domain }).select("workspace_id")) as Array<{ workspace_id: string }>;
+    return [...new Set(rows.map((row) => row.workspace_id))];
+  }
+
+  /** The message `id` of one of `workspaceIds` whose Message-ID field is exactly `messageIdHeader`. */
+  async findThreadable(workspaceIds: readonly string[], id: string, messageIdHeader: string): Promise<ThreadableMessage | undefined> {
+    if (workspaceIds.length === 0) return undefined;
+    const row = (await this.knex("messages").where({ id, message_id_header: messageIdHeader }).whereIn("workspace_id", [...workspaceIds]).first("id", "workspace_id", "environment")) as
+      | { id: string; workspace_id: string; environment: Environment }
+      | undefined;
+    return row && { id: row.id, scope: { workspaceId: row.workspace_id, environment: row.environment } };
+  }
+
+  async messageExists(scope: Scope, messageId: string): Promise<boolean> {
+    return (await this.knex("messages").where({ id: messageId, workspace_id: scope.workspaceId, environment: scope.environment }).first("id")) !== undefined;
+  }
+
+  /** Stores a reply inside the caller's transaction (the one that writes its event). */
+  async insert(trx: Knex.Transaction, inbound: NewInboundMessage): Promise<void> {
+    await trx("inbound_messages").insert({
+      id: inbound.id,
+      workspace_id: inbound.scope.workspaceId,
+      environment: inbound.scope.environment,
+      message_id: inbound.message_id,
+      recipient: inbound.recipient,
+      from_mailbox: inbound.from,
+      to_list: JSON.stringify(inbound.to),
+      subject: inbound.subject,
+      text: inbound.text,
+      quoted_text: inbound.quoted_text,
+      html: inbound.html,
+      message_id_header: inbound.message_id_header?.slice(0, HEADER_FIELD_MAX) ?? null,
+      in_reply_to: inbound.in_reply_to?.slice(0, HEADER_FIELD_MAX) ?? null,
+      authentication: JSON.stringify(inbound.authentication),
+      threaded_by: inbound.threaded_by,
+      simulated: inbound.simulated,
+      received_at: inbound.received_at,
+    });
+    // One row at a time: an attachment may be megabytes, and MySQL's max_allowed_packet bounds a statement.
+    for (const [position, a] of inbound.attachments.entries()) {
+      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, filename: a.filename, content_type: a.content_type, content_id: a.content_id, size: a.content.length, content: a.content });
+    }
+  }
+
+  async find(scope: Scope, id: string): Promise<InboundMessage | undefined> {
+    const row = (await this.base(scope).andWhere({ id }).first()) as InboundRow | undefined;
+    if (!row) return undefined;
+    return toWire(row, await this.attachmentsOf([row.id]));
+  }
+
+  /** A message's replies, oldest first. */
+  async listForMessage(scope: Scope, messageId: string, page: PageRequest): Promise<Page<InboundMessage>> {
+    const result = await paginate<InboundRow, InboundRow>(this.base(scope).andWhere({ message_id: messageId }), "id", (row) => row.id, page, "asc", (row) => row);
+    const attachments = await this.attachmentsOf(result.data.map((row) => row.id));
+    return { ...result, data: result.data.map((row) => toWire(row, attachments)) };
+  }
+
+  async attachment(scope: Scope, inboundId: string, position: number): Promise<StoredInboundAttachment | undefined> {
+    const row = (await this.knex("inbound_attachments as a")
+      .join("inbound_messages as i", "i.id", "a.inbound_id")
+      .where({ "i.id": inboundId, "i.workspace_id": scope.workspaceId, "i.environment": scope.environment, "a.position": position })
+      .first("a.filename", "a.content_type", "a.content")) as { filename: string | null; content_type: string; content: Buffer | Uint8Array } | undefined;
+    return row && { filename: row.filename, content_type: row.content_type, content: Buffer.from(row.content) };
+  }
+
+  private base(scope: Scope): Knex.QueryBuilder {
+    return this.knex("inbound_messages").where({ workspace_id: scope.workspaceId, environment: scope.environment });
+  }
+
+  private async attachmentsOf(ids: readonly string[]): Promise<Map<string, AttachmentMetaRow[]>> {
+    const byInbound = new Map<string, AttachmentMetaRow[]>();
+    if (ids.length === 0) return byInbound;
+    const rows = (await this.knex("inbound_attachments").whereIn("inbound_id", [...ids]).orderBy(["inbound_id", "position"]).select("inbound_id", "position", "filename", "content_type", "content_id", "size")) as AttachmentMetaRow[];
+    for (const row of rows) byInbound.set(row.inbound_id, [...(byInbound.get(row.inbound_id) ?? []), row]);
+    return byInbound;
+  }
+}
+
+function toWire(row: InboundRow, attachments: Map<string, AttachmentMetaRow[]>): InboundMessage {
+  return {
+    id: row.id,
+    object: "inbound_message",
+    environment: row.environment,
+    message_id: row.message_id,
+    recipient: row.recipient,
+    from: row.from_mailbox,
+    to: parseJson<string[]>(row.to_list),
+    subject: row.subject,
+    text: row.text,
+    quoted_text: row.quoted_text,
+    html: row.html,
+    message_id_header: row.message_id_header,
+    in_reply_to: row.in_reply_to,
+    attachments: (attachments.get(row.id) ?? []).map((a) => ({ index: Number(a.position), filename: a.filename, content_type: a.content_type, size: Number(a.size), content_id: a.content_id })),
+    authentication: parseJson(row.authentication),
+    threaded_by: row.threaded_by,
+    simulated: Boolean(row.simulated),
+    received_at: toIso(toNumber(row.received_at)),
+  };
+}

@@ -1,0 +1,50 @@
+import type { Resolver } from "node:dns/promises";
+import { authenticate } from "mailauth";
+import type { components } from "../../generated/v1.js";
+
+type Result = components["schemas"]["InboundAuthenticationResult"];
+
+export interface SenderAuthentication {
+  spf: Result;
+  dkim: Result;
+  dmarc: Result;
+}
+
+export interface Connection {
+  /** The connecting client's address: SPF checks it against the MAIL FROM (or HELO) domain. */
+  ip: string;
+  helo: string;
+  /** The envelope sender; "" for the null sender (SPF then checks the HELO name, RFC 7208 §2.4). */
+  mailFrom: string;
+}
+
+const RESULTS: readonly Result[] = ["pass", "fail", "softfail", "neutral", "none", "temperror", "permerror"];
+
+/**
+ * SPF, DKIM and DMARC of a received message (mailauth), looked up through Mailroom's configured
+ * resolvers (DNS_SERVERS), as of receipt. DKIM passes when any signature verifies; DMARC is
+ * evaluated against the From domain. ARC and BIMI are not looked at: nothing here acts on them.
+ */
+export async function authenticateSender(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string): Promise<SenderAuthentication> {
+  const result = await authenticate(raw, {
+    ip: connection.ip,
+    helo: connection.helo,
+    sender: connection.mailFrom,
+    mta: receivingHost,
+    resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<never>,
+    disableArc: true,
+    disableBimi: true,
+  });
+  const dkim = result.dkim.results ?? [];
+  return {
+    spf: known(result.spf ? result.spf.status?.result : "none"),
+    dkim: dkim.some((r) => r.status?.result === "pass") ? "pass" : known(dkim[0]?.status?.result ?? "none"),
+    dmarc: known(result.dmarc ? result.dmarc.status?.result : "none"),
+  };
+}
+
+/** mailauth's words in RFC 8601's: "policy" (a valid signature refused by local policy) is a fail. */
+function known(value: string | undefined): Result {
+  if (value === "policy") return "fail";
+  return RESULTS.includes(value as Result) ? (value as Result) : "none";
+}

@@ -1,0 +1,212 @@
+import type { Resolver } from "node:dns/promises";
+import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { formatMailbox } from "../domain/addresses.js";
+import type { Clock } from "../domain/clock.js";
+import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
+import type { InboundRoute, InboundService, ReceivedReply, ReportTarget } from "../services/inbound.js";
+import { authenticateSender, type Connection } from "./authentication.js";
+import { parseReport, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
+import { splitReply } from "./reply-text.js";
+
+/** The routes of a transaction's accepted recipients (InboundService.route). */
+export type AcceptedRoute = Exclude<InboundRoute, { kind: "unknown_token" | "relay" }>;
+
+/** The answer to DATA: 250 only once everything it caused is committed. */
+export type Verdict = { accepted: true; summary: string } | { accepted: false; code: number; message: string };
+
+export interface ReceiverLog {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** What became of one accepted recipient's copy. */
+type Handled = { handled: true; what: string } | { handled: false };
+
+// RFC 5965 §7.3 and RFC 6591: these report types are not someone complaining about the mail.
+const NOT_COMPLAINTS = new Set(["not-spam", "auth-failure"]);
+
+/**
+ * Classifies a received message and records what it says (docs/inbound.md#what-is-accepted):
+ * at a VERP address a DSN is a bounce and an ARF report a complaint about that recipient; at a
+ * reply address it is a reply; at an unsubscribe address an unsubscribe; at any other mailbox of
+ * a return-path domain a report is matched by what it quotes and a reply by In-Reply-To or
+ * References, and anything else is refused (550 5.1.1), since nobody reads that mailbox.
+ */
+export class InboundReceiver {
+  constructor(
+    private readonly inbound: InboundService,
+    private readonly resolver: Resolver,
+    /** This server's host name (SENDING_HOSTNAME): the receiving MTA named in authentication results. */
+    private readonly hostname: string,
+    private readonly clock: Clock,
+    private readonly log: ReceiverLog,
+  ) {}
+
+  async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
+    const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipImageLinks: true, skipTextToHtml: true });
+    const report = parseReport(mail);
+    const outcomes: Handled[] = [];
+    for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection));
+    const done = outcomes.filter((o): o is Extract<Handled, { handled: true }> => o.handled);
+    if (done.length === 0) return { accepted: false, code: 550, message: "5.1.1 No such mailbox: this address takes only replies to and reports about messages sent through it" };
+    return { accepted: true, summary: done.map((o) => o.what).join(", ") };
+  }
+
+  private async handle(route: AcceptedRoute, mail: ParsedMail, report: ReturnType<typeof parseReport>, raw: Buffer, connection: Connection): Promise<Handled> {
+    switch (route.kind) {
+      case "bounce": {
+        const target: ReportTarget = { messageId: route.target.messageId, recipient: { position: route.target.position } };
+        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, target);
+        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, target);
+        if (connection.mailFrom === "") return this.unstructuredBounce(mail, target);
+        // Mail from a real sender to a return path: an auto-reply sent to the wrong address.
+        this.log.info({ messageId: target.messageId }, "inbound: mail to a return path that is no report; ignored");
+        return { handled: true, what: "ignored" };
+      }
+      case "reply":
+        return this.reply(route.messageId, "reply_address", mail, raw, connection);
+      case "unsubscribe": {
+        const outcome = await this.inbound.recordUnsubscribe(route.target);
+        return { handled: true, what: outcome?.eventId ? "unsubscribed" : "already unsubscribed" };
+      }
+      case "mailbox": {
+        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, null);
+        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, null);
+        const references = typeof mail.references === "string" ? [mail.references] : (mail.references ?? []);
+        const messageId = await this.inbound.threadByHeaders(route.workspaceIds, mail.inReplyTo ?? null, references);
+        return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", mail, raw, connection);
+      }
+    }
+  }
+
+  /**
+   * RFC 3464: each failed recipient is a bounce (hard or soft by its status, as the SMTP client
+   * classifies live replies); `delayed` is only logged (the sending MTA is still trying, and
+   * Mailroom's message was already delivered to it); other actions are successes.
+   */
+  private async deliveryStatus(report: DeliveryStatusReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null): Promise<Handled> {
+    const failed = report.recipients.filter((r) => r.action === "failed");
+    for (const delayed of report.recipients.filter((r) => r.action === "delayed")) {
+      this.log.info({ recipient: delayed.finalRecipient, status: delayed.status, reportingMta: report.reportingMta }, "inbound: delivery delayed (DSN); no change");
+    }
+    // A VERP envelope had one recipient: its report's first failure is about that one.
+    const recipients = verpTarget ? failed.slice(0, 1) : failed;
+    let recorded = 0;
+    for (const r of recipients) {
+      const target =
+        verpTarget ??
+        (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalSender], messageId: report.original?.messageId ?? null, recipient: r.originalRecipient ?? r.finalRecipient }));
+      if (!target) {
+        this.log.info({ recipient: r.finalRecipient, messageId: report.original?.messageId }, "inbound: DSN about no message of ours; ignored");
+        continue;
+      }
+      const diagnostic = r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "";
+      const enhancedStatus = r.status ?? parseEnhancedStatus(diagnostic) ?? "5.0.0";
+      // A "failed" with a 4.x.x status (gave up after retrying: 4.4.7) is permanent for this message only.
+      const bounceType = enhancedStatus.startsWith("5") ? bounceTypeFor(enhancedStatus, parseReply(diagnostic).code, "rcpt") : "soft";
+      const outcome = await this.inbound.recordBounce(target, {
+        bounceType,
+        detail: [enhancedStatus, diagnostic].filter(Boolean).join(" "),
+        data: {
+          source: "dsn",
+          bounce_type: bounceType,
+          enhanced_status: enhancedStatus,
+          diagnostic_code: r.diagnosticCode,
+          reporting_mta: report.reportingMta,
+          remote_mta: r.remoteMta,
+          final_recipient: r.finalRecipient,
+        },
+      });
+      if (outcome) recorded++;
+    }
+    return { handled: true, what: recorded > 0 ? `${recorded} bounce(s) recorded` : "report noted" };
+  }
+
+  /** RFC 5965: a complaint marks the recipient complained and suppresses it (engagement service). */
+  private async feedback(report: FeedbackReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null): Promise<Handled> {
+    if (NOT_COMPLAINTS.has(report.feedbackType)) {
+      this.log.info({ feedbackType: report.feedbackType, reportingMta: report.reportingMta }, "inbound: feedback report that is no complaint; ignored");
+      return { handled: true, what: "report noted" };
+    }
+    const quotedRecipient = report.originalRcptTo[0] ?? (report.original?.to.length === 1 ? report.original.to[0]! : null);
+    const target =
+      verpTarget ??
+      (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalMailFrom], messageId: report.original?.messageId ?? null, recipient: quotedRecipient }));
+    if (!target) {
+      this.log.info({ messageId: report.original?.messageId, reportingMta: report.reportingMta }, "inbound: complaint about no message of ours; ignored");
+      return { handled: true, what: "report noted" };
+    }
+    const outcome = await this.inbound.recordComplaint(target, {
+      feedback_type: report.feedbackType,
+      user_agent: report.userAgent,
+      reporting_mta: report.reportingMta,
+      source_ip: report.sourceIp,
+    });
+    return { handled: true, what: outcome?.eventId ? "complaint recorded" : "complaint noted" };
+  }
+
+  /**
+   * A bounce from the null sender that is no RFC 3464 report (older MTAs, some providers):
+   * VERP still names the recipient. The status is read from the text when it quotes one;
+   * without one it is soft, so an unreadable notice never suppresses an address by itself.
+   */
+  private async unstructuredBounce(mail: ParsedMail, target: ReportTarget): Promise<Handled> {
+    const text = mail.text ?? "";
+    // A quoted server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)").
+    const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
+    const reply = quoted === undefined ? null : parseReply(quoted);
+    const found = reply?.enhancedStatus ?? parseEnhancedStatus(text);
+    const enhancedStatus = found?.startsWith("5") ? found : "5.0.0";
+    const bounceType = found?.startsWith("5") ? bounceTypeFor(found, reply?.code ?? null, "rcpt") : "soft";
+    const outcome = await this.inbound.recordBounce(target, {
+      bounceType,
+      detail: `${enhancedStatus} ${mail.subject ?? "bounce"}`,
+      data: { source: "unstructured", bounce_type: bounceType, enhanced_status: enhancedStatus, diagnostic_code: null, reporting_mta: null },
+    });
+    return { handled: true, what: outcome ? "bounce recorded" : "report noted" };
+  }
+
+  private async reply(messageId: string, threadedBy: "reply_address" | "in_reply_to", mail: ParsedMail, raw: Buffer, connection: Connection): Promise<Handled> {
+    const authentication = await authenticateSender(raw, connection, this.resolver, this.hostname);
+    const split = splitReply(mail.text);
+    const from = mail.from?.value[0];
+    const reply: ReceivedReply = {
+      // Written the way Mailroom writes addresses (quotes only where RFC 5322 needs them).
+      from: from?.address ? formatMailbox({ address: lowerDomain(from.address), name: from.name || null }) : (mail.from?.text ?? ""),
+      fromAddress: from?.address ? lowerDomain(from.address) : null,
+      to: addresses(mail.to),
+      subject: mail.subject ?? "",
+      text: split.text,
+      quotedText: split.quoted,
+      html: typeof mail.html === "string" ? mail.html : null,
+      messageIdHeader: mail.messageId ?? null,
+      inReplyTo: mail.inReplyTo ?? null,
+      authentication,
+      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, content_id: a.cid ?? null, content: a.content })),
+      receivedAt: this.clock.now(),
+    };
+    const outcome = await this.inbound.recordReply(messageId, reply, threadedBy);
+    return { handled: true, what: outcome.stored ? `reply ${outcome.inboundId}` : "reply to no message; dropped" };
+  }
+}
+
+/** Two recipients of one transaction naming the same target get one recording. */
+function dedupe(routes: readonly AcceptedRoute[]): AcceptedRoute[] {
+  const seen = new Set<string>();
+  return routes.filter((route) => {
+    const key = JSON.stringify(route);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
+  const list = field === undefined ? [] : Array.isArray(field) ? field : [field];
+  return list.flatMap((o) => o.value).flatMap((a) => (a.address ? [lowerDomain(a.address)] : []));
+}
+
+const lowerDomain = (address: string): string => {
+  const at = address.lastIndexOf("@");
+  return at === -1 ? address : `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
+};

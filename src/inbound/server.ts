@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import type { InboundConfig } from "../config.js";
+import type { InboundService } from "../services/inbound.js";
+import type { AcceptedRoute, InboundReceiver, ReceiverLog } from "./receiver.js";
+
+/** RFC 5321 §4.5.3.1.8 asks a server to take at least 100; replies and reports never need more than a few. */
+export const MAX_RECIPIENTS = 50;
+
+/** The SMTP answer to a refused command: basic code, then the enhanced status (RFC 3463) in the text. */
+function refusal(code: number, text: string): Error & { responseCode: number } {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+export interface InboundSmtpServer {
+  /** The port it listens on (useful when configured with 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The inbound MX (role `smtp`, DESIGN.md §10): takes mail only for addresses at return-path
+ * domains (never an open relay, no AUTH), and answers 250 to DATA only after what the mail says
+ * is committed, so a crash before that makes the sender retry rather than lose it.
+ */
+export async function startInboundServer(deps: { config: InboundConfig; hostname: string; service: InboundService; receiver: InboundReceiver; log: ReceiverLog }): Promise<InboundSmtpServer> {
+  const { config, service, receiver, log } = deps;
+  const routes = new Map<string, AcceptedRoute[]>();
+  const tls = config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
+
+  const server = new SMTPServer({
+    name: deps.hostname,
+    banner: "Mailroom",
+    // Nobody logs in: every address this server takes is one of its own.
+    authMethods: [],
+    authOptional: true,
+    disabledCommands: tls ? ["AUTH"] : ["AUTH", "STARTTLS"],
+    ...(tls ?? {}),
+    size: config.maxMessageBytes,
+    maxClients: config.maxConnections,
+    socketTimeout: config.timeoutMs,
+    closeTimeout: config.timeoutMs,
+    logger: false,
+
+    onMailFrom(_address, session, callback) {
+      routes.set(session.id, []);
+      callback();
+    },
+
+    onRcptTo(address, session, callback) {
+      const accepted = routes.get(session.id) ?? [];
+      if (accepted.length >= MAX_RECIPIENTS) return callback(refusal(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
+      service.route(address.address).then(
+        (route) => {
+          if (route.kind === "relay") return callback(refusal(550, "5.7.1 Relay access denied: this server takes mail only for its own addresses"));
+          if (route.kind === "unknown_token") return callback(refusal(550, "5.1.1 No such mailbox: the address's token is not valid"));
+          accepted.push(route);
+          routes.set(session.id, accepted);
+          callback();
+        },
+        (error: unknown) => {
+          log.error({ err: error }, "inbound: RCPT lookup failed");
+          callback(refusal(451, "4.3.0 Temporary failure, try again later"));
+        },
+      );
+    },
+
+    onData(stream, session, callback) {
+      read(stream)
+        .then(async (raw) => {
+          if (stream.sizeExceeded) return callback(refusal(552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
+          const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session.id) ?? []);
+          if (!verdict.accepted) return callback(refusal(verdict.code, verdict.message));
+          log.info({ recipients: session.envelope.rcptTo.map((r) => r.address), outcome: verdict.summary }, "inbound: accepted");
+          callback(null, `2.0.0 Ok: ${verdict.summary}`);
+        })
+        .catch((error: unknown) => {
+          log.error({ err: error }, "inbound: processing failed; the sender will retry");
+          callback(refusal(451, "4.3.0 Temporary failure while processing the message, try again later"));
+        });
+    },
+
+    onClose(session) {
+      routes.delete(session.id);
+    },
+  });
+  server.on("error", (error) => log.error({ err: error }, "inbound SMTP server error"));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function connectionOf(session: SMTPServerSession): { ip: string; helo: string; mailFrom: string } {
+  const from = session.envelope.mailFrom;
+  return { ip: session.remoteAddress, helo: session.hostNameAppearsAs, mailFrom: from ? from.address : "" };
+}
+
+/** The message bytes; past the size limit smtp-server stops keeping them and flags the stream. */
+function read(stream: SMTPServerDataStream): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => {
+      if (!stream.sizeExceeded) chunks.push(chunk);
+    });
+    stream.once("end", () => resolve(Buffer.concat(chunks)));
+    stream.once("error", reject);
+  });
+}

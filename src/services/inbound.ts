@@ -1,0 +1,219 @@
+import type { Clock } from "../domain/clock.js";
+import { NotFoundError } from "../domain/errors.js";
+import type { Principal, Scope } from "../domain/environments.js";
+import { newId } from "../domain/ids.js";
+import type { Verp, VerpTarget } from "../domain/verp.js";
+import type { Transaction } from "../db/repositories/index.js";
+import { replyEventData, type InboundRepository, type NewInboundAttachment, type NewInboundMessage, type StoredInboundAttachment } from "../db/repositories/inbound.js";
+import type { Page, PageRequest } from "../db/pagination.js";
+import type { EngagementInput, EngagementOutcome, EngagementTarget } from "./engagement.js";
+import type { components } from "../../generated/v1.js";
+
+type InboundMessage = components["schemas"]["InboundMessage"];
+type AuthenticationResult = components["schemas"]["InboundAuthenticationResult"];
+
+/**
+ * What an RCPT TO address is to Mailroom (docs/inbound.md#addresses). Only addresses at a
+ * return-path domain of some workspace's sending domain are ever taken, so the server is never
+ * an open relay; at those domains the three reserved local parts must carry a valid signed token.
+ */
+export type InboundRoute =
+  /** `bounces+<VERP>`: bounces (RFC 3464) and complaints (RFC 5965) about one recipient. */
+  | { kind: "bounce"; target: VerpTarget; workspaceIds: string[] }
+  /** `reply+<token>`: a reply to one message. */
+  | { kind: "reply"; messageId: string; workspaceIds: string[] }
+  /** `unsubscribe+<token>`: the mailto half of List-Unsubscribe. */
+  | { kind: "unsubscribe"; target: { messageId: string; position: number }; workspaceIds: string[] }
+  /** Any other local part at a return-path domain: reports and replies found by what they quote. */
+  | { kind: "mailbox"; workspaceIds: string[] }
+  /** A reserved local part whose token is forged, mangled or expired: 550 5.1.1. */
+  | { kind: "unknown_token" }
+  /** Not a domain Mailroom receives for: 550 5.7.1. */
+  | { kind: "relay" };
+
+/** A reply as parsed from the wire, before it is threaded. */
+export interface ReceivedReply {
+  /** The From field as written ("Ada <ada@example.com>") and its bare address. */
+  from: string;
+  fromAddress: string | null;
+  to: string[];
+  subject: string;
+  text: string | null;
+  quotedText: string | null;
+  html: string | null;
+  messageIdHeader: string | null;
+  inReplyTo: string | null;
+  authentication: { spf: AuthenticationResult; dkim: AuthenticationResult; dmarc: AuthenticationResult };
+  attachments: NewInboundAttachment[];
+  receivedAt: number;
+}
+
+/** Where a report or reply was found to belong: a message and one of its recipients. */
+export interface ReportTarget {
+  messageId: string;
+  recipient: { position: number } | { email: string };
+}
+
+export type ReplyOutcome = { stored: true; inboundId: string; messageId: string; recipient: string | null; eventId: string | null } | { stored: false };
+
+export interface InboundServiceDeps {
+  inbound: InboundRepository;
+  engagement: { record(input: EngagementInput): Promise<EngagementOutcome | null> };
+  verp: Verp;
+  /** The tracking tokens' parser of `unsubscribe+…` addresses. */
+  parseUnsubscribeAddress(address: string): { messageId: string; position: number } | null;
+  clock: Clock;
+}
+
+const RESERVED = /^(bounces|reply|unsubscribe)\+/i;
+// Mailroom's own Message-IDs are `<message id@from domain>` (services/message-input.ts).
+const OWN_MESSAGE_ID = /^<(msg_[0-9a-z]{26})@[^>]+>$/i;
+
+/**
+ * Inbound mail's business rules: which addresses are ours, which message a reply or report is
+ * about, and recording it (replies stored with their event in one transaction; bounces,
+ * complaints and unsubscribes through the engagement service). Parsing the wire format is the
+ * SMTP side's job (src/inbound/); this takes its results.
+ */
+export class InboundService {
+  constructor(private readonly deps: InboundServiceDeps) {}
+
+  async route(address: string): Promise<InboundRoute> {
+    const at = address.lastIndexOf("@");
+    if (at <= 0) return { kind: "relay" };
+    const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, "");
+    const workspaceIds = await this.deps.inbound.returnPathWorkspaces(domain);
+    if (workspaceIds.length === 0) return { kind: "relay" };
+    const local = address.slice(0, at);
+    if (!RESERVED.test(local)) return { kind: "mailbox", workspaceIds };
+    const bounce = this.deps.verp.parse(address);
+    if (bounce) return { kind: "bounce", target: bounce, workspaceIds };
+    const reply = this.deps.verp.parseReply(address);
+    if (reply) return { kind: "reply", messageId: reply.messageId, workspaceIds };
+    const unsubscribe = this.deps.parseUnsubscribeAddress(address);
+    if (unsubscribe) return { kind: "unsubscribe", target: unsubscribe, workspaceIds };
+    return { kind: "unknown_token" };
+  }
+
+  /**
+   * The message and recipient a report is about when its envelope recipient does not say (it
+   * came to a plain mailbox): a VERP return path quoted in it (signed, so trusted), else the
+   * quoted Message-ID, which must be one of these workspaces' messages, and the address the
+   * report names.
+   */
+  async locate(workspaceIds: readonly string[], quoted: { returnPaths: Array<string | null>; messageId: string | null; recipient: string | null }): Promise<ReportTarget | null> {
+    for (const returnPath of quoted.returnPaths) {
+      const target = returnPath === null ? null : this.deps.verp.parse(returnPath);
+      if (target) return { messageId: target.messageId, recipient: { position: target.position } };
+    }
+    if (quoted.recipient === null || quoted.messageId === null) return null;
+    const message = await this.ownMessage(workspaceIds, quoted.messageId);
+    return message ? { messageId: message.id, recipient: { email: quoted.recipient } } : null;
+  }
+
+  /** The message of these workspaces that an In-Reply-To or References field names, newest reference first. */
+  async threadByHeaders(workspaceIds: readonly string[], inReplyTo: string | null, references: readonly string[]): Promise<string | null> {
+    const candidates = [...(inReplyTo ? [inReplyTo] : []), ...[...references].reverse()];
+    for (const candidate of candidates) {
+      const message = await this.ownMessage(workspaceIds, candidate);
+      if (message) return message.id;
+    }
+    return null;
+  }
+
+  /** A bounce reported after the hand-off; null when its message or recipient is unknown or it no longer applies. */
+  async recordBounce(target: ReportTarget, bounce: { bounceType: "hard" | "soft"; detail: string; data: Record<string, unknown> }): Promise<EngagementOutcome | null> {
+    const now = this.deps.clock.now();
+    return this.deps.engagement.record({ ...target, type: "message.bounced", bounce: { bounceType: bounce.bounceType, detail: bounce.detail }, data: bounce.data, at: now });
+  }
+
+  async recordComplaint(target: ReportTarget, data: Record<string, unknown>): Promise<EngagementOutcome | null> {
+    return this.deps.engagement.record({ ...target, type: "message.complained", data, at: this.deps.clock.now(), human: true });
+  }
+
+  async recordUnsubscribe(target: { messageId: string; position: number }): Promise<EngagementOutcome | null> {
+    return this.deps.engagement.record({ messageId: target.messageId, recipient: { position: target.position }, type: "message.unsubscribed", data: { method: "mailto" }, at: this.deps.clock.now(), human: true });
+  }
+
+  /**
+   * Stores a reply threaded to `messageId` and emits `message.replied`, in one transaction. The
+   * recipient is the one whose address is the reply's From. A reply from someone else (the
+   * message forwarded, a colleague answering) is stored with no recipient and no event, since
+   * an event names a recipient.
+   */
+  async recordReply(messageId: string, reply: ReceivedReply, threadedBy: "reply_address" | "in_reply_to"): Promise<ReplyOutcome> {
+    const inboundId = newId("inbound", reply.receivedAt);
+    const outcome = await this.deps.engagement.record({
+      messageId,
+      // Threaded to the recipient it came from; a reply from anyone else is the message's still.
+      recipient: reply.fromAddress === null ? null : { email: reply.fromAddress },
+      type: "message.replied",
+      data: {},
+      at: reply.receivedAt,
+      human: true,
+      within: this.storeWithin(inboundId, reply, threadedBy, false),
+    });
+    if (!outcome) return { stored: false };
+    return { stored: true, inboundId, messageId: outcome.messageId, recipient: outcome.recipientEmail, eventId: outcome.eventId };
+  }
+
+  /**
+   * The engagement service's `within` hook that stores a reply in the event's transaction and
+   * puts its summary in the event's data (the sandbox simulator stores its replies with it too).
+   */
+  storeWithin(inboundId: string, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean): (trx: Transaction, target: EngagementTarget) => Promise<Record<string, unknown>> {
+    return async (trx, target) => {
+      const row = toRow(inboundId, target, reply, threadedBy, simulated);
+      await this.deps.inbound.insert(trx, row);
+      return replyEventData(row);
+    };
+  }
+
+  async listReplies(principal: Principal, messageId: string, page: PageRequest): Promise<Page<InboundMessage>> {
+    const scope = scopeOf(principal);
+    if (!(await this.deps.inbound.messageExists(scope, messageId))) throw new NotFoundError("message", messageId);
+    return this.deps.inbound.listForMessage(scope, messageId, page);
+  }
+
+  async get(principal: Principal, id: string): Promise<InboundMessage> {
+    const found = await this.deps.inbound.find(scopeOf(principal), id);
+    if (!found) throw new NotFoundError("inbound message", id);
+    return found;
+  }
+
+  async attachment(principal: Principal, id: string, index: number): Promise<StoredInboundAttachment> {
+    const found = await this.deps.inbound.attachment(scopeOf(principal), id, index);
+    if (!found) throw new NotFoundError("inbound attachment", `${id}/${index}`);
+    return found;
+  }
+
+  private async ownMessage(workspaceIds: readonly string[], messageIdHeader: string): Promise<{ id: string; scope: Scope } | undefined> {
+    const header = messageIdHeader.trim();
+    const id = OWN_MESSAGE_ID.exec(header)?.[1]?.toLowerCase();
+    return id === undefined ? undefined : this.deps.inbound.findThreadable(workspaceIds, id, header);
+  }
+}
+
+const scopeOf = (principal: Principal): Scope => ({ workspaceId: principal.workspaceId, environment: principal.environment });
+
+function toRow(id: string, target: { scope: Scope; messageId: string; recipientEmail: string | null }, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean): NewInboundMessage {
+  return {
+    id,
+    scope: target.scope,
+    message_id: target.messageId,
+    recipient: target.recipientEmail,
+    from: reply.from,
+    to: reply.to,
+    subject: reply.subject,
+    text: reply.text,
+    quoted_text: reply.quotedText,
+    html: reply.html,
+    message_id_header: reply.messageIdHeader,
+    in_reply_to: reply.inReplyTo,
+    authentication: reply.authentication,
+    threaded_by: threadedBy,
+    simulated,
+    received_at: reply.receivedAt,
+    attachments: reply.attachments,
+  };
+}

@@ -1,0 +1,193 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
+import { swaks } from "../helpers/swaks.js";
+
+const ada = `ada@${RECIPIENT_DOMAIN}`;
+const grace = `grace@${RECIPIENT_DOMAIN}`;
+const RETURN_PATH_DOMAIN = "bounces.acme.example";
+
+/**
+ * The fixtures' message id, VERP tag and recipient are those of the run that produced them
+ * (test/fixtures/inbound/README.md); each test puts its own message's in their place, so the
+ * MTA's report is otherwise byte for byte what Postfix wrote.
+ */
+function fixture(name: string, replace: { messageId: string; verp: string | null; recipient: string }): string {
+  const raw = readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url), "utf8");
+  const fixtureId = /msg_[0-9a-z]{26}/.exec(raw)![0];
+  const fixtureRecipient = /Final-Recipient: rfc822; ?(\S+)|Original-Rcpt-To: <([^>]+)>/.exec(raw)!.slice(1).find(Boolean)!;
+  return raw
+    .replaceAll(new RegExp(`bounces\\+${fixtureId}-\\d+-[0-9a-f]+@bounces\\.acme\\.example`, "g"), replace.verp ?? "hello@acme.example")
+    .replaceAll(fixtureId, replace.messageId)
+    .replaceAll(fixtureRecipient, replace.recipient);
+}
+
+describe.each(databases)("asynchronous bounces and complaints ($name)", (database) => {
+  let h: LiveHarness;
+  let smtp: string;
+  afterEach(async () => h?.close());
+
+  const start = async () => {
+    h = await startLiveHarness(database, { env: () => ({ INBOUND_SMTP_PORT: "0" }) });
+    smtp = `127.0.0.1:${(await h.t.runtime.startSmtp()).port}`;
+  };
+  /** A live message to `to`, delivered; returns its id and each recipient's VERP return path. */
+  const delivered = async (to: string[]) => {
+    const id = await h.send({ to });
+    await h.t.drain();
+    expect((await h.message(id)).status).toBe("delivered");
+    const verp = new Map(h.sink.accepted.filter((m) => m.mailFrom.includes(id)).map((m) => [m.rcptTo[0]!, m.mailFrom]));
+    return { id, verp };
+  };
+  /** Sends a report as its MTA does: from the null sender. */
+  const report = (to: string, data: string) => swaks({ server: smtp, from: "", to, data, helo: "mx1.example.net" });
+  const suppressions = async () => (await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data as Array<{ email: string; reason: string; message_id: string }>;
+
+  it("turns Postfix's DSN for an unknown user into a hard bounce after delivery: message.bounced with the DSN's details, and a suppression", async () => {
+    await start();
+    const { id, verp } = await delivered([ada, grace]);
+    const result = await report(verp.get(ada)!, fixture("postfix-unknown-user.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada }));
+    expect(result.transcript).toMatch(/MAIL FROM:<>/);
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+
+    const message = await h.message(id);
+    expect(message.recipients.map((r) => [r.email, r.status])).toEqual([
+      [ada, "bounced"],
+      [grace, "delivered"],
+    ]);
+    const bounced = (await h.events(id)).find((e) => e.type === "message.bounced")!;
+    expect(bounced).toMatchObject({
+      recipient: ada,
+      data: { source: "dsn", bounce_type: "hard", enhanced_status: "5.1.1", diagnostic_code: 'X-Postfix; unknown user: "nosuchuser"', reporting_mta: "mx1.example.net" },
+    });
+    expect(await suppressions()).toEqual([expect.objectContaining({ email: ada, reason: "hard_bounce", message_id: id })]);
+  });
+
+  it("turns Postfix's DSN for a remote 552 5.2.2 (mailbox full) into a soft bounce, without suppressing the address", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const result = await report(verp.get(ada)!, fixture("postfix-mailbox-full.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 /);
+    expect((await h.message(id)).status).toBe("bounced");
+    expect((await h.events(id)).find((e) => e.type === "message.bounced")).toMatchObject({ recipient: ada, data: { bounce_type: "soft", enhanced_status: "5.2.2", remote_mta: "127.0.0.1" } });
+    expect(await suppressions()).toEqual([]);
+  });
+
+  it("accepts Postfix's delay warning and changes nothing", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const result = await report(verp.get(ada)!, fixture("postfix-delayed.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 /);
+    expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered"]);
+    expect((await h.message(id)).status).toBe("delivered");
+  });
+
+  it("matches a DSN sent to the plain bounces mailbox by the quoted Message-ID and Final-Recipient", async () => {
+    await start();
+    const { id } = await delivered([ada, grace]);
+    const result = await report(`bounces@${RETURN_PATH_DOMAIN}`, fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace }));
+    expect(result.last, result.transcript).toMatch(/^250 /);
+    expect((await h.events(id)).find((e) => e.type === "message.bounced")).toMatchObject({ recipient: grace, data: { bounce_type: "hard" } });
+  });
+
+  it("ignores a DSN quoting another workspace's message: the report is accepted and nothing changes", async () => {
+    await start();
+    const { id } = await delivered([ada]);
+    // The other workspace has a domain of its own, so its return-path domain reaches this server.
+    const principal = { workspaceId: h.t.other.id, environment: "live" as const, credential: { kind: "api_key" as const, id: "test", permission: "full_access" as const } };
+    await h.t.runtime.services.domains.create(principal, { name: "globex.example" });
+    const result = await report(`bounces@bounces.globex.example`, fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 /);
+    expect((await h.message(id)).status).toBe("delivered");
+    expect(await suppressions()).toEqual([]);
+  });
+
+  it("refuses a bounce address whose VERP tag is forged (550 5.1.1), and suppresses nothing", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const genuine = verp.get(ada)!;
+    const forged = genuine.replace(/-0-([0-9a-f]{10})@/, "-0-0000000000@");
+    const otherPosition = genuine.replace(/-0-([0-9a-f]{10})@/, "-1-$1@");
+    for (const to of [forged, otherPosition]) {
+      const result = await report(to, fixture("postfix-unknown-user.eml", { messageId: id, verp: to, recipient: ada }));
+      expect(result.last, result.transcript).toMatch(/^550 5\.1\.1 /);
+    }
+    expect((await h.message(id)).status).toBe("delivered");
+    expect(await suppressions()).toEqual([]);
+  });
+
+  it("reads a null-sender bounce that is no RFC 3464 report at a VERP address: hard when it quotes 5.1.1, soft when it quotes no status", async () => {
+    await start();
+    const { id, verp } = await delivered([ada, grace]);
+    const notice = (to: string, text: string) =>
+      ["From: MAILER-DAEMON@mx.example.net", `To: ${to}`, "Subject: failure notice", "", "Hi. This is the qmail-send program.", text, ""].join("\r\n");
+    expect((await report(verp.get(ada)!, notice(verp.get(ada)!, "<ada@example.net>: 550 5.1.1 sorry, no mailbox here by that name"))).last).toMatch(/^250 /);
+    expect((await report(verp.get(grace)!, notice(verp.get(grace)!, "I could not deliver your message. Sorry."))).last).toMatch(/^250 /);
+    const bounces = (await h.events(id)).filter((e) => e.type === "message.bounced");
+    expect(bounces.map((e) => [e.recipient, e.data.source, e.data.bounce_type, e.data.enhanced_status])).toEqual([
+      [ada, "unstructured", "hard", "5.1.1"],
+      [grace, "unstructured", "soft", "5.0.0"],
+    ]);
+    expect((await suppressions()).map((s) => s.email)).toEqual([ada]);
+  });
+
+  it("ignores mail from a real sender to a VERP address (an auto-reply sent to the return path)", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const result = await swaks({ server: smtp, from: ada, to: verp.get(ada)!, body: "I am out of the office until Monday." });
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: ignored/);
+    expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered"]);
+  });
+
+  describe("complaints", () => {
+    it("takes a report sent to the recipient's VERP return path too", async () => {
+      await start();
+      const { id, verp } = await delivered([ada, grace]);
+      const result = await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: verp.get(ada)!, data: fixture("arf-abuse.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada }) });
+      expect(result.last, result.transcript).toMatch(/^250 /);
+      expect((await h.events(id)).find((e) => e.type === "message.complained")?.recipient).toBe(ada);
+    });
+
+    it("accepts a not-spam report and records nothing", async () => {
+      await start();
+      const { id, verp } = await delivered([ada]);
+      const notSpam = fixture("arf-abuse.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada }).replace("Feedback-Type: abuse", "Feedback-Type: not-spam");
+      const result = await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: notSpam });
+      expect(result.last, result.transcript).toMatch(/^250 /);
+      expect((await h.events(id)).some((e) => e.type === "message.complained")).toBe(false);
+      expect(await suppressions()).toEqual([]);
+    });
+
+    it("turns an ARF abuse report at complaints@ into message.complained, marks the recipient and suppresses it", async () => {
+      await start();
+      const { id, verp } = await delivered([ada, grace]);
+      const result = await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: fixture("arf-abuse.eml", { messageId: id, verp: verp.get(grace)!, recipient: grace }) });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: complaint recorded/);
+      expect((await h.events(id)).find((e) => e.type === "message.complained")).toMatchObject({
+        recipient: grace,
+        data: { feedback_type: "abuse", user_agent: "ExampleFBL/2.1", reporting_mta: "mail.feedback.mailbox.example" },
+      });
+      expect((await h.message(id)).recipients.find((r) => r.email === grace)).toMatchObject({ complained_at: expect.any(String) });
+      expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "complaint" })]);
+
+      // A second report about the same message and recipient records nothing new.
+      await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: fixture("arf-abuse.eml", { messageId: id, verp: verp.get(grace)!, recipient: grace }) });
+      expect((await h.events(id)).filter((e) => e.type === "message.complained")).toHaveLength(1);
+    });
+
+    it("finds the recipient of a redacted report (no Original-Rcpt-To, no To) through the VERP return path it quotes", async () => {
+      await start();
+      const { id, verp } = await delivered([ada, grace]);
+      const redacted = fixture("arf-abuse.eml", { messageId: id, verp: verp.get(ada)!, recipient: ada })
+        .split("\r\n")
+        .filter((line) => !/^(Original-Rcpt-To|To): .*ada@/.test(line))
+        .join("\r\n")
+        .replace(/\tfor <ada@example\.net>;/, "\tfor <redacted@example.net>;");
+      expect(redacted).not.toContain(ada);
+      const result = await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: redacted });
+      expect(result.last, result.transcript).toMatch(/^250 /);
+      expect((await h.events(id)).find((e) => e.type === "message.complained")?.recipient).toBe(ada);
+    });
+  });
+});

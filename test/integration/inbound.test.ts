@@ -1,0 +1,262 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LightMyRequestResponse } from "fastify";
+import { dkimSign } from "mailauth/lib/dkim/sign.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { generateDkimKey } from "../../src/domain/dkim-keys.js";
+import { databases } from "../helpers/databases.js";
+import { headersOf, RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
+import { swaks } from "../helpers/swaks.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+
+const ada = `ada@${RECIPIENT_DOMAIN}`;
+const grace = `grace@${RECIPIENT_DOMAIN}`;
+const RETURN_PATH_DOMAIN = "bounces.acme.example";
+
+interface InboundHarness extends LiveHarness {
+  smtp: string;
+  receiver: WebhookReceiver;
+  /** Sends a live message with reply tracking, delivers it, and returns its id and its Reply-To address. */
+  sendTracked(body?: Record<string, unknown>): Promise<{ id: string; replyTo: string; messageIdHeader: string }>;
+  call(method: "GET", url: string, key?: string): Promise<LightMyRequestResponse>;
+}
+
+async function startInbound(database: (typeof databases)[number], env: Record<string, string> = {}): Promise<InboundHarness> {
+  const h = await startLiveHarness(database, { env: () => ({ INBOUND_SMTP_PORT: "0", ...env }) });
+  const server = await h.t.runtime.startSmtp();
+  const receiver = await startWebhookReceiver();
+  const created = await h.t.call({ method: "POST", url: "/v1/webhooks", key: h.t.workspace.liveKey, payload: { url: receiver.url } });
+  expect(created.statusCode, created.body).toBe(201);
+  receiver.secrets.push(created.json().secret);
+  const close = h.close.bind(h);
+  return Object.assign(h, {
+    smtp: `127.0.0.1:${server.port}`,
+    receiver,
+    async sendTracked(body: Record<string, unknown> = {}) {
+      const id = await h.send({ to: [ada, grace], track_replies: true, ...body });
+      await h.t.drain();
+      const mail = h.sink.accepted.find((m) => headersOf(m.raw).some(([name, value]) => name.toLowerCase() === "message-id" && value.includes(id)))!;
+      const replyTo = headersOf(mail.raw).find(([name]) => name.toLowerCase() === "reply-to")?.[1] ?? "";
+      const message = await h.message(id);
+      return { id, replyTo: /<([^>]+)>/.exec(replyTo)?.[1] ?? replyTo, messageIdHeader: message.message_id_header };
+    },
+    call: (method: "GET", url: string, key = h.t.workspace.liveKey) => h.t.call({ method, url, key }),
+    async close() {
+      await receiver.close();
+      await close();
+    },
+  });
+}
+
+const reply = (options: { from: string; to: string; inReplyTo?: string; subject?: string; body: string }) =>
+  [
+    `From: ${options.from}`,
+    `To: ${options.to}`,
+    `Subject: ${options.subject ?? "Re: Your receipt"}`,
+    `Message-ID: <reply-${Math.random().toString(36).slice(2)}@mail.example.net>`,
+    ...(options.inReplyTo ? [`In-Reply-To: ${options.inReplyTo}`, `References: ${options.inReplyTo}`] : []),
+    "Date: Sat, 21 Nov 2026 10:12:00 +0000",
+    "MIME-Version: 1.0",
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    options.body,
+    "",
+  ].join("\r\n");
+
+describe.each(databases)("inbound SMTP server ($name)", (database) => {
+  let h: InboundHarness;
+  afterEach(async () => h?.close());
+
+  describe("replies", () => {
+    it("threads a reply sent with swaks to the reply address: parsed, stored, downloadable, and announced signed as message.replied", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      expect(sent.replyTo).toMatch(new RegExp(`^reply\\+${sent.id}-[0-9a-f]{10}@${RETURN_PATH_DOMAIN.replace(/\./g, "\\.")}$`));
+
+      const dir = mkdtempSync(join(tmpdir(), "mailroom-reply-"));
+      const screenshot = Buffer.from("\x89PNG\r\n\x1a\n fake but binary \x00\x01\x02\xff", "latin1");
+      writeFileSync(join(dir, "screenshot.png"), screenshot);
+      const result = await swaks({
+        server: h.smtp,
+        from: ada,
+        to: sent.replyTo,
+        headers: { From: `Ada Lovelace <${ada}>`, Subject: "Re: Your receipt", "In-Reply-To": sent.messageIdHeader },
+        body: "Thanks, that worked!\n\nOn Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n> Thanks",
+        attach: [[join(dir, "screenshot.png"), "image/png"]],
+      });
+      rmSync(dir, { recursive: true, force: true });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+
+      const replies = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json();
+      expect(replies).toMatchObject({ has_more: false, next_cursor: null });
+      expect(replies.data).toHaveLength(1);
+      const stored = replies.data[0];
+      expect(stored).toMatchObject({
+        object: "inbound_message",
+        environment: "live",
+        message_id: sent.id,
+        recipient: ada,
+        from: `Ada Lovelace <${ada}>`,
+        to: [sent.replyTo],
+        subject: "Re: Your receipt",
+        text: "Thanks, that worked!",
+        quoted_text: "On Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n> Thanks",
+        in_reply_to: sent.messageIdHeader,
+        threaded_by: "reply_address",
+        simulated: false,
+        attachments: [{ index: 0, filename: "screenshot.png", content_type: "image/png", size: screenshot.length, content_id: null }],
+      });
+      // The test DNS publishes nothing for example.net: no SPF or DKIM to pass, no DMARC policy.
+      expect(stored.authentication).toEqual({ spf: expect.stringMatching(/^(none|temperror|neutral)$/), dkim: "none", dmarc: expect.stringMatching(/^(none|temperror)$/) });
+      expect((await h.call("GET", `/v1/inbound/${stored.id}`)).json()).toEqual(stored);
+
+      const download = await h.call("GET", `/v1/inbound/${stored.id}/attachments/0`);
+      expect(download.statusCode).toBe(200);
+      expect(download.headers["content-type"]).toBe("application/octet-stream");
+      expect(download.headers["content-disposition"]).toBe('attachment; filename="screenshot.png"');
+      expect(download.rawPayload.equals(screenshot)).toBe(true);
+
+      const event = (await h.events(sent.id)).find((e) => e.type === "message.replied")!;
+      expect(event).toMatchObject({ recipient: ada, data: { inbound_id: stored.id, from: `Ada Lovelace <${ada}>`, subject: "Re: Your receipt", text: "Thanks, that worked!" } });
+      const message = await h.message(sent.id);
+      expect(message.recipients.find((r) => r.email === ada)).toMatchObject({ replied_at: expect.any(String) });
+      expect(message.recipients.find((r) => r.email === grace)).toMatchObject({ replied_at: null });
+
+      await h.t.drainWebhooks();
+      const hook = h.receiver.received.find((w) => w.payload.type === "message.replied");
+      expect(hook?.payload).toMatchObject({ message_id: sent.id, recipient: ada, data: { inbound_id: stored.id, text: "Thanks, that worked!" } });
+      expect(h.receiver.unverified).toEqual([]);
+    });
+
+    it("records SPF, DKIM and DMARC as the sender's DNS (the configured resolver) says: pass for a signed reply from an allowed address, fail for an altered one", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      // example.net publishes SPF for loopback, a DKIM key and a DMARC policy in the test DNS.
+      const key = generateDkimKey("rsa-sha256");
+      h.dns.set(RECIPIENT_DOMAIN, [{ type: "MX", priority: 10, exchange: `mx1.${RECIPIENT_DOMAIN}` }, { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" }]);
+      h.dns.add(`sel._domainkey.${RECIPIENT_DOMAIN}`, { type: "TXT", value: key.dnsValue });
+      h.dns.add(`_dmarc.${RECIPIENT_DOMAIN}`, { type: "TXT", value: "v=DMARC1; p=reject" });
+      const body = reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: "Signed and sealed." });
+      const signer = { signingDomain: RECIPIENT_DOMAIN, selector: "sel", privateKey: key.privateKeyPem, canonicalization: "relaxed/relaxed", algorithm: "rsa-sha256" };
+      const signed = await dkimSign(body, { ...signer, signatureData: [signer] });
+      expect(signed.signatures).toMatch(/^DKIM-Signature: /);
+      expect((await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: signed.signatures + body })).last).toMatch(/^250 /);
+      // Altered after signing, from an envelope sender with no SPF: the body hash does not verify
+      // (mailauth says neutral), nothing aligned passes, so DMARC fails.
+      const tampered = (signed.signatures + body).replace("Signed and sealed.", "Signed and altered.");
+      expect((await swaks({ server: h.smtp, from: "someone@elsewhere.example", to: sent.replyTo, data: tampered })).last).toMatch(/^250 /);
+
+      const replies = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(replies.map((r: { text: string; authentication: unknown }) => [r.text, r.authentication])).toEqual([
+        ["Signed and sealed.", { spf: "pass", dkim: "pass", dmarc: "pass" }],
+        ["Signed and altered.", { spf: "none", dkim: "neutral", dmarc: "fail" }],
+      ]);
+    });
+
+    it("threads a reply that reaches another mailbox of the return-path domain by its In-Reply-To", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked({ track_replies: false });
+      const result = await swaks({ server: h.smtp, from: grace, to: `support@${RETURN_PATH_DOMAIN}`, data: reply({ from: grace, to: `support@${RETURN_PATH_DOMAIN}`, inReplyTo: sent.messageIdHeader, body: "Got it." }) });
+      expect(result.last, result.transcript).toMatch(/^250 /);
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(stored).toMatchObject({ recipient: grace, threaded_by: "in_reply_to", text: "Got it.", quoted_text: null });
+      expect((await h.events(sent.id)).filter((e) => e.type === "message.replied").map((e) => e.recipient)).toEqual([grace]);
+    });
+
+    it("refuses mail to another mailbox that answers none of the workspace's messages (550 5.1.1), and stores nothing", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const result = await swaks({ server: h.smtp, from: grace, to: `support@${RETURN_PATH_DOMAIN}`, data: reply({ from: grace, to: `support@${RETURN_PATH_DOMAIN}`, inReplyTo: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", body: "Hello?" }) });
+      expect(result.last, result.transcript).toMatch(/^550 5\.1\.1 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+    });
+
+    it("threads a reply from someone who was not a recipient to the message, with no recipient", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const result = await swaks({ server: h.smtp, from: "colleague@example.org", to: sent.replyTo, data: reply({ from: "Colleague <colleague@example.org>", to: sent.replyTo, body: "Ada forwarded this to me." }) });
+      expect(result.last, result.transcript).toMatch(/^250 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([expect.objectContaining({ recipient: null, from: "Colleague <colleague@example.org>" })]);
+      expect((await h.events(sent.id)).filter((e) => e.type === "message.replied")).toMatchObject([{ recipient: null }]);
+    });
+
+    it("shows another tenant's replies, inbound messages and attachments as 404, and the sandbox's as its own", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const dir = mkdtempSync(join(tmpdir(), "mailroom-reply-"));
+      writeFileSync(join(dir, "a.txt"), "attached");
+      await swaks({ server: h.smtp, from: ada, to: sent.replyTo, headers: { From: ada }, body: "ok", attach: [[join(dir, "a.txt"), "text/plain"]] });
+      rmSync(dir, { recursive: true, force: true });
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      for (const key of [h.t.other.liveKey, h.t.workspace.sandboxKey]) {
+        for (const url of [`/v1/messages/${sent.id}/replies`, `/v1/inbound/${stored.id}`, `/v1/inbound/${stored.id}/attachments/0`]) {
+          const res = await h.call("GET", url, key);
+          expect(res.statusCode, `${url}: ${res.body}`).toBe(404);
+          expect(res.json()).toMatchObject({ code: "not_found" });
+        }
+      }
+      expect((await h.call("GET", `/v1/inbound/${stored.id}/attachments/1`)).statusCode).toBe(404);
+    });
+  });
+
+  describe("refusals", () => {
+    it("is not an open relay: mail for a domain it does not receive for gets 550 5.7.1", async () => {
+      h = await startInbound(database);
+      for (const to of ["someone@example.org", `ada@acme.example`, `reply+x@example.org`]) {
+        const result = await swaks({ server: h.smtp, from: "spammer@example.org", to, body: "relay me" });
+        expect(result.last, result.transcript).toMatch(/^550 5\.7\.1 Relay access denied/);
+      }
+    });
+
+    it("refuses a reply or unsubscribe address whose token is forged with 550 5.1.1, and records nothing", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const forged = sent.replyTo.replace(/-([0-9a-f]{10})@/, (_m, tag: string) => `-${tag.startsWith("0") ? "1" : "0"}${tag.slice(1)}@`);
+      for (const to of [forged, `reply+${sent.id}@${RETURN_PATH_DOMAIN}`, `unsubscribe+${sent.id}-0-1-0123456789@${RETURN_PATH_DOMAIN}`]) {
+        const result = await swaks({ server: h.smtp, from: ada, to, body: "forged" });
+        expect(result.last, `${to}\n${result.transcript}`).toMatch(/^550 5\.1\.1 /);
+      }
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+    });
+
+    it("refuses a message over INBOUND_MAX_MESSAGE_BYTES with 552 5.3.4, and stores nothing", async () => {
+      h = await startInbound(database, { INBOUND_MAX_MESSAGE_BYTES: "4096" });
+      const sent = await h.sendTracked();
+      const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: reply({ from: ada, to: sent.replyTo, body: "x".repeat(70).concat("\r\n").repeat(100) }) });
+      expect(result.last, result.transcript).toMatch(/^552 5\.3\.4 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+    });
+
+    it("takes at most 50 recipients: of 60, the 51st to the 60th get 452 4.5.3", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const recipients = Array.from({ length: 60 }, () => sent.replyTo);
+      const result = await swaks({ server: h.smtp, from: ada, to: recipients, data: reply({ from: ada, to: sent.replyTo, body: "many" }) });
+      const rcptReplies = result.replies.slice(3, 63); // after the greeting, EHLO and MAIL FROM
+      expect(rcptReplies.slice(0, 50).every((r) => r.startsWith("250")), result.transcript).toBe(true);
+      expect(rcptReplies.slice(50)).toEqual(Array.from({ length: 10 }, () => expect.stringMatching(/^452 4\.5\.3 Too many recipients/)));
+      // The accepted recipients name one message: one reply is stored, once.
+      expect(result.last).toMatch(/^250 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toHaveLength(1);
+    });
+
+    it("greets with the configured host name and offers no AUTH", async () => {
+      h = await startInbound(database);
+      const result = await swaks({ server: h.smtp, from: "x@example.org", to: "y@example.org", body: "." });
+      expect(result.replies[0]).toMatch(/^220 mta\.mailroom\.test ESMTP/);
+      expect(result.replies[1]).not.toMatch(/AUTH/);
+    });
+  });
+
+  it("unsubscribes the recipient named by an unsubscribe+ address (the List-Unsubscribe mailto)", async () => {
+    h = await startInbound(database);
+    const sent = await h.sendTracked();
+    const address = h.t.runtime.tracking.unsubscribeMailto({ messageId: sent.id, position: 1 }, RETURN_PATH_DOMAIN);
+    const result = await swaks({ server: h.smtp, from: grace, to: address, body: "unsubscribe" });
+    expect(result.last, result.transcript).toMatch(/^250 /);
+    expect((await h.events(sent.id)).find((e) => e.type === "message.unsubscribed")).toMatchObject({ recipient: grace, data: { method: "mailto" } });
+    const suppressions = (await h.call("GET", `/v1/suppressions?email=${grace}`)).json().data;
+    expect(suppressions).toEqual([expect.objectContaining({ email: grace, reason: "unsubscribe" })]);
+  });
+});

@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import { simpleParser } from "mailparser";
+import { describe, expect, it } from "vitest";
+import { fieldBlocks, parseReport } from "../../src/inbound/reports.js";
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url));
+const reportOf = async (raw: Buffer | string) => parseReport(await simpleParser(raw, { keepDeliveryStatus: true }));
+
+describe("parseReport", () => {
+  it("reads Postfix's DSN for an unknown local user: failed, 5.1.1, the original's Message-ID and return path", async () => {
+    expect(await reportOf(fixture("postfix-unknown-user.eml"))).toEqual({
+      kind: "dsn",
+      reportingMta: "mx1.example.net",
+      originalSender: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example",
+      recipients: [
+        {
+          finalRecipient: "nosuchuser@example.net",
+          originalRecipient: "nosuchuser@example.net",
+          action: "failed",
+          status: "5.1.1",
+          diagnosticCode: 'X-Postfix; unknown user: "nosuchuser"',
+          remoteMta: null,
+        },
+      ],
+      original: { messageId: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", returnPath: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example", to: ["nosuchuser@example.net"] },
+    });
+  });
+
+  it("reads Postfix's DSN for a remote 552 5.2.2, with the folded Diagnostic-Code unfolded and the remote MTA", async () => {
+    const report = await reportOf(fixture("postfix-mailbox-full.eml"));
+    expect(report?.kind).toBe("dsn");
+    expect(report?.kind === "dsn" && report.recipients).toEqual([
+      {
+        finalRecipient: "full@remote2.example",
+        originalRecipient: "full@remote2.example",
+        action: "failed",
+        status: "5.2.2",
+        diagnosticCode: "smtp; 552 5.2.2 <full@remote2.example>: Mailbox full, quota exceeded",
+        remoteMta: "127.0.0.1",
+      },
+    ]);
+  });
+
+  it("reads Postfix's delay warning as action delayed, with headers-only original (text/rfc822-headers)", async () => {
+    const report = await reportOf(fixture("postfix-delayed.eml"));
+    expect(report).toMatchObject({
+      kind: "dsn",
+      recipients: [{ finalRecipient: "grace@remote.example", action: "delayed", status: "4.4.1" }],
+      original: { messageId: "<msg_01m7zq3c5d2e9g7hx4k6n8p0r2@acme.example>" },
+    });
+  });
+
+  it("reads an RFC 5965 abuse report: type, user agent, reporting MTA, the original's recipient and return path", async () => {
+    expect(await reportOf(fixture("arf-abuse.eml"))).toEqual({
+      kind: "arf",
+      feedbackType: "abuse",
+      userAgent: "ExampleFBL/2.1",
+      reportingMta: "mail.feedback.mailbox.example",
+      originalMailFrom: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example",
+      originalRcptTo: ["ada@example.net"],
+      sourceIp: "192.0.2.25",
+      original: { messageId: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", returnPath: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example", to: ["ada@example.net"] },
+    });
+  });
+
+  it("is null for a plain message and for a multipart/report of another kind", async () => {
+    expect(await reportOf("From: ada@example.net\r\nSubject: hi\r\n\r\nHello\r\n")).toBeNull();
+    const disposition = 'Content-Type: multipart/report; report-type=disposition-notification; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nread\r\n--b--\r\n';
+    expect(await reportOf(disposition)).toBeNull();
+  });
+});
+
+describe("fieldBlocks", () => {
+  it("unfolds continuation lines, lower-cases names, keeps repeated fields and splits blocks at blank lines", () => {
+    const blocks = fieldBlocks("Reporting-MTA: dns; a.example\r\n\r\nFinal-Recipient: rfc822; x@y.example\r\nDiagnostic-Code: smtp; 550 5.1.1\r\n  no such user\r\nX-Note: one\r\nX-Note: two\r\n");
+    expect(blocks.map((block) => Object.fromEntries(block))).toEqual([
+      { "reporting-mta": ["dns; a.example"] },
+      { "final-recipient": ["rfc822; x@y.example"], "diagnostic-code": ["smtp; 550 5.1.1 no such user"], "x-note": ["one", "two"] },
+    ]);
+  });
+});
