@@ -9,6 +9,7 @@ import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js"
 import { registerAuthRoutes } from "./http/auth-routes.js";
 import { registerDashboard } from "./http/dashboard-routes.js";
 import { registerMetaRoutes } from "./http/meta-routes.js";
+import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
 import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
@@ -27,7 +28,7 @@ export interface AppOptions {
 }
 
 /** Secrets never reach the logs, whatever a future serializer or log call decides to include. */
-const REDACT = { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", "*.secret"], censor: "[redacted]" };
+export const LOG_REDACTION = { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", "*.secret"], censor: "[redacted]" };
 
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -36,7 +37,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { runtime, lifecycle = { ready: true }, logger } = options;
   const { config, services, metrics } = runtime;
   const app = Fastify({
-    logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: REDACT, ...(logger?.stream ? { stream: logger.stream } : {}) },
+    logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: LOG_REDACTION, ...(logger?.stream ? { stream: logger.stream } : {}) },
     // The runtime's clock, like every other id: ids share one monotonic sequence per process, so
     // mixing clocks (a test's manual clock and Date.now) would break id order within a millisecond.
     genReqId: () => newId("request", runtime.clock.now()),
@@ -135,5 +136,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerMetaRoutes(app, metrics);
   registerAuthRoutes(app, services, config.publicUrl);
+  registerTrackingRoutes(app, services);
   return app;
 }

@@ -22,9 +22,28 @@ export interface Config {
   publicUrl: string | null;
   /** Who may sign up once the first user exists. */
   signup: "invitation" | "open";
+  /** Origin of open, click and unsubscribe links when the sending domain has no tracking domain. */
+  trackingBaseUrl: string;
   delivery: DeliveryConfig;
   templates: TemplatesConfig;
   webhooks: WebhooksConfig;
+  inbound: InboundConfig;
+}
+
+/** The inbound SMTP server, role `smtp` (DESIGN.md §10, docs/inbound.md). */
+export interface InboundConfig {
+  host: string;
+  /** 25 in production: the return-path domains' MX points here. */
+  port: number;
+  /** Larger messages are refused with 552 5.3.4. */
+  maxMessageBytes: number;
+  /** Simultaneous SMTP connections; more are refused with 421. */
+  maxConnections: number;
+  /** An idle connection is closed after this long. */
+  timeoutMs: number;
+  /** PEM files offering STARTTLS; without both, STARTTLS is not offered. */
+  tlsKeyFile: string | null;
+  tlsCertFile: string | null;
 }
 
 /** Webhook delivery (DESIGN.md §10, docs/webhooks.md). */
@@ -111,6 +130,7 @@ export const SETTINGS = {
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
+  trackingBaseUrl: { env: "TRACKING_BASE_URL", default: "", meaning: "Origin of tracking links (open image, click redirects, one-click unsubscribe) for mail from a domain without a tracking_domain, e.g. https://t.mail.example.com; a tracking domain's CNAME points at its host. Empty: PUBLIC_URL, else http://localhost:PORT." },
   signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
   deliveryTransport: { env: "DELIVERY_TRANSPORT", default: "mx", meaning: "How live mail leaves: mx (straight to each recipient domain's MX hosts) or relay (everything through SMTP_RELAY_URL)." },
   smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465." },
@@ -139,6 +159,13 @@ export const SETTINGS = {
   webhookBatchSize: { env: "WEBHOOK_BATCH_SIZE", default: "100", meaning: "Webhook deliveries a worker claims at once." },
   webhookPollMs: { env: "WEBHOOK_POLL_MS", default: "100", meaning: "How often an idle worker looks for due webhook deliveries." },
   webhookLeaseSeconds: { env: "WEBHOOK_LEASE_SECONDS", default: "300", meaning: "A claimed webhook delivery whose worker has not finished by then is claimed again (renewed while the worker lives)." },
+  inboundSmtpHost: { env: "INBOUND_SMTP_HOST", default: "127.0.0.1", meaning: "Interface the inbound SMTP server (role smtp) binds; 0.0.0.0 to receive replies and bounces from the internet." },
+  inboundSmtpPort: { env: "INBOUND_SMTP_PORT", default: "2525", meaning: "Port of the inbound SMTP server; 25 in production (the return-path MX points at it)." },
+  inboundMaxMessageBytes: { env: "INBOUND_MAX_MESSAGE_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest inbound message (advertised with SIZE); larger is refused with 552 5.3.4." },
+  inboundMaxConnections: { env: "INBOUND_MAX_CONNECTIONS", default: "100", meaning: "Simultaneous inbound SMTP connections; more are refused with 421." },
+  inboundTimeoutMs: { env: "INBOUND_TIMEOUT_MS", default: "60000", meaning: "An inbound SMTP connection idle this long is closed." },
+  inboundTlsKeyFile: { env: "INBOUND_TLS_KEY_FILE", default: "", meaning: "PEM private key for STARTTLS on the inbound SMTP server (with INBOUND_TLS_CERT_FILE); unset: no STARTTLS." },
+  inboundTlsCertFile: { env: "INBOUND_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for STARTTLS on the inbound SMTP server." },
 } satisfies Record<string, Setting>;
 
 export class ConfigError extends Error {
@@ -179,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: read("dataDir"),
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
     signup: read("signup") === "open" ? "open" : "invitation",
+    trackingBaseUrl: "",
     delivery: {
       transport: read("deliveryTransport") === "relay" ? "relay" : "mx",
       relayUrl: read("smtpRelayUrl") || null,
@@ -202,6 +230,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int("webhookPollMs", 10, 60_000),
       leaseSeconds: int("webhookLeaseSeconds", 5, 86400),
     },
+    inbound: {
+      host: read("inboundSmtpHost"),
+      port: int("inboundSmtpPort", 0, 65535),
+      maxMessageBytes: int("inboundMaxMessageBytes", 1024),
+      maxConnections: int("inboundMaxConnections", 1, 100_000),
+      timeoutMs: int("inboundTimeoutMs", 1000, 3_600_000),
+      tlsKeyFile: read("inboundTlsKeyFile") || null,
+      tlsCertFile: read("inboundTlsCertFile") || null,
+    },
     templates: {
       workers: int("templateRenderWorkers", 1, 64),
       timeoutMs: int("templateRenderTimeoutMs", 50, 60_000),
@@ -219,8 +256,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.delivery.relayUrl !== null && !/^smtps?:\/\/[^/]+/.test(config.delivery.relayUrl)) problems.push(`${SETTINGS.smtpRelayUrl.env} must look like smtp://user:pass@host:587 or smtps://user:pass@host:465`);
   if (config.delivery.retryMaxSeconds < config.delivery.retryMinSeconds) problems.push(`${SETTINGS.retryMaxSeconds.env} must be at least ${SETTINGS.retryMinSeconds.env}`);
   for (const server of config.delivery.dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(server)) problems.push(`${SETTINGS.dnsServers.env}: ${JSON.stringify(server)} is not an ip or ip:port`);
+  if ((config.inbound.tlsKeyFile === null) !== (config.inbound.tlsCertFile === null)) problems.push(`${SETTINGS.inboundTlsKeyFile.env} and ${SETTINGS.inboundTlsCertFile.env} go together`);
   if (!["invitation", "open"].includes(read("signup"))) problems.push(`${SETTINGS.signup.env} must be invitation or open`);
   if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
+  config.trackingBaseUrl = read("trackingBaseUrl").replace(/\/+$/, "") || config.publicUrl || `http://localhost:${config.port}`;
+  if (!/^https?:\/\/[^/?#@\s]+$/.test(config.trackingBaseUrl)) problems.push(`${SETTINGS.trackingBaseUrl.env} must be an origin such as https://t.mail.example.com`);
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) problems.push(`${SETTINGS.logLevel.env} is not a pino level`);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return config;

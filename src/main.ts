@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { buildApp } from "./app.js";
+import { buildApp, LOG_REDACTION } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, openDatabase } from "./db/connection.js";
@@ -8,16 +8,18 @@ import type { Lifecycle } from "./http/handlers.js";
 import { createRuntime } from "./runtime.js";
 
 /**
- * Process entry: `serve [--role api|worker ...]`, `migrate`, `bootstrap [--workspace NAME] [--json]`.
+ * Process entry: `serve [--role api|worker|smtp ...]`, `migrate`, `bootstrap [--workspace NAME] [--json]`.
  * With the embedded database one process plays every role; with MySQL any number of processes
  * on any number of machines can split them.
  */
 const USAGE = `usage: mailroom-server <command>
-  serve [--role api] [--role worker]   run the HTTP API and/or the delivery worker and webhook dispatcher (default: both)
+  serve [--role api] [--role worker] [--role smtp]
+                                       run the HTTP API, the delivery worker and webhook dispatcher, and/or the
+                                       inbound SMTP server (replies, bounces, complaints) (default: all three)
   migrate                              apply database migrations and exit
   bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once`;
 
-const ROLES = ["api", "worker"] as const;
+const ROLES = ["api", "worker", "smtp"] as const;
 type Role = (typeof ROLES)[number];
 
 async function main(argv: string[]): Promise<number> {
@@ -51,28 +53,31 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function parseRoles(values: string[] | undefined): Set<Role> {
-  const roles = (values ?? ["api", "worker"]).flatMap((v) => v.split(",")).map((v) => v.trim());
+  const roles = (values ?? ROLES).flatMap((v) => v.split(",")).map((v) => v.trim());
   for (const role of roles) if (!(ROLES as readonly string[]).includes(role)) throw new ConfigError(`unknown role ${role}; roles are ${ROLES.join(", ")}`);
   return new Set(roles as Role[]);
 }
 
 async function serve(config: Config, roles: Set<Role>): Promise<number> {
   const lifecycle: Lifecycle = { ready: false };
-  const runtime = await createRuntime(config);
+  // The worker, the dispatcher and the SMTP server log through the runtime's logger.
+  const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION });
+  const runtime = await createRuntime(config, { logger: processLog });
   // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
   const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
-  const log = app?.log ?? pino({ level: config.logLevel });
+  const log = app?.log ?? processLog;
   const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
   if (roles.has("worker")) {
     runtime.worker.start();
     runtime.dispatcher.start();
   }
   if (app) await app.listen({ host: config.host, port: config.port });
+  const smtp = roles.has("smtp") ? await runtime.startSmtp() : null;
   lifecycle.ready = true;
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
   const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
   const origin = config.publicUrl ?? `http://${host}:${config.port}`;
-  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined }, "mailroom is running");
+  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
@@ -93,7 +98,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
     force.unref();
     if (maintenance) clearInterval(maintenance);
     await app?.close(); // stops accepting; waits for in-flight requests
-    await runtime.close(); // worker finishes its batch; group commit drains; database closes
+    await runtime.close(); // SMTP stops accepting; worker finishes its batch; group commit drains; database closes
     log.info({}, "stopped");
     process.exit(0);
   };

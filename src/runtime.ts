@@ -17,6 +17,11 @@ import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
 import { DomainsService } from "./services/domains.js";
+import { EngagementService } from "./services/engagement.js";
+import { InboundService } from "./services/inbound.js";
+import { InboundReceiver } from "./inbound/receiver.js";
+import { startInboundServer, type InboundSmtpServer } from "./inbound/server.js";
+import { createResolver } from "./delivery/dns-resolver.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { MembersService } from "./services/members.js";
 import { MessagesService } from "./services/messages.js";
@@ -33,6 +38,9 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.js";
 import { WebhookHttpClient } from "./webhooks/http-client.js";
 import { TargetGuard } from "./webhooks/target-guard.js";
 import { WorkspaceService } from "./services/workspace.js";
+import { TrackingService } from "./services/tracking.js";
+import { TrackingLinks } from "./tracking/links.js";
+import { TrackingTokens } from "./tracking/tokens.js";
 
 export interface Services {
   auth: AuthService;
@@ -48,6 +56,9 @@ export interface Services {
   usage: UsageService;
   webhooks: WebhooksService;
   templates: TemplatesService;
+  engagement: EngagementService;
+  tracking: TrackingService;
+  inbound: InboundService;
 }
 
 export interface Logger {
@@ -66,6 +77,10 @@ export interface Runtime {
   /** Sends webhook deliveries; started with the worker role, like `worker`. */
   dispatcher: WebhookDispatcher;
   metrics: Metrics;
+  /** Signs and checks tracking links and unsubscribe addresses (the inbound server parses the latter). */
+  tracking: TrackingTokens;
+  /** Starts the inbound SMTP server (role smtp) on config.inbound; close() stops it. */
+  startSmtp(): Promise<InboundSmtpServer>;
   close(): Promise<void>;
 }
 
@@ -80,7 +95,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
 
   const secret = secretKey(config);
   const dnsResolver = MxResolver.fromConfig(config.delivery);
-  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock);
+  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname);
+  const trackingTokens = new TrackingTokens(secret, clock);
   const usage = new UsageService(repositories.usage, repositories.workspaces, clock);
   const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
   const smtpSlots = new Semaphore(config.delivery.concurrency);
@@ -92,8 +108,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       groupCommit: repositories.groupCommit,
       identity: (workspaceId, domain) => domains.sendingIdentity(workspaceId, domain),
       verp: new Verp(secret),
+      tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, new Verp(secret)),
       routes: {
-        sandbox: { deliver: async (recipient) => simulateDelivery(recipient), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
+        sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
         live: {
           deliver: (_recipient, envelope, mime) => smtpSlots.run(() => liveTransport.send(envelope, mime)),
           retryDelayMs: (attempt) => retryDelaySeconds(attempt, { minSeconds: config.delivery.retryMinSeconds, maxSeconds: config.delivery.retryMaxSeconds }) * 1000,
@@ -133,6 +150,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const renderPool = new RenderPool({ size: workers, timeoutMs, workerHeapMb, limits: { parseLimit: limits.parseLimit, renderLimitMs: limits.renderLimitMs, memoryLimit: limits.memoryLimit, maxOutputChars: limits.maxOutputChars } });
   const templates = new TemplatesService(repositories.templates, renderPool, clock, { cacheMs });
   const members = new MembersService(repositories, clock);
+  const engagement = new EngagementService(repositories.messages, clock);
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
@@ -147,6 +165,10 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
         domainStatus: async (workspaceId, domain) => {
           const identity = await domains.sendingIdentity(workspaceId, domain);
           return identity === null ? "unknown" : identity.verified ? "verified" : "unverified";
+        },
+        domainTracking: async (workspaceId, domain) => {
+          const identity = await domains.sendingIdentity(workspaceId, domain);
+          return identity && { opens: identity.trackOpens, clicks: identity.trackClicks };
         },
         assertWithinQuota: (workspaceId, messages, now) => usage.assertWithinQuota(workspaceId, messages, now),
       },
@@ -163,7 +185,17 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     usage,
     templates,
     webhooks: new WebhooksService(repositories.webhookEndpoints, repositories.webhookDeliveries, repositories.events, webhookSecrets, targetGuard, clock, () => dispatcher.notify()),
+    engagement,
+    tracking: new TrackingService(trackingTokens, engagement, clock, logger),
+    inbound: new InboundService({
+      inbound: repositories.inbound,
+      engagement,
+      verp: new Verp(secret),
+      parseUnsubscribeAddress: (address) => trackingTokens.parseUnsubscribeAddress(address),
+      clock,
+    }),
   };
+  const smtpServers: InboundSmtpServer[] = [];
   return {
     config,
     clock,
@@ -173,7 +205,15 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     worker,
     dispatcher,
     metrics,
+    tracking: trackingTokens,
+    async startSmtp() {
+      const receiver = new InboundReceiver(services.inbound, createResolver(config.delivery.dnsServers), config.delivery.hostname, clock, logger);
+      const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger });
+      smtpServers.push(server);
+      return server;
+    },
     async close() {
+      await Promise.all(smtpServers.map((server) => server.close()));
       await worker.stop();
       await dispatcher.stop();
       webhookClient.close();

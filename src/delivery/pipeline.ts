@@ -1,33 +1,42 @@
 import { addressOf, domainOf } from "../domain/addresses.js";
+import { engagementEffect, type EngagementType } from "../domain/engagement.js";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, transition, type MessageStatus } from "../domain/message-status.js";
 import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Verp } from "../domain/verp.js";
 import type { BounceSuppression, MessageChange, MessageRecord, NewEvent, RecipientRecord } from "../db/repositories/messages.js";
+import { replyEventData, type NewInboundMessage } from "../db/repositories/inbound.js";
 import type { SuppressionRow } from "../db/repositories/suppressions.js";
 import type { SendingIdentity as DomainIdentity } from "../services/domains.js";
+import { TrackingLinks } from "../tracking/links.js";
 import { signMessage } from "./dkim.js";
 import { renderMessage } from "./render.js";
 import type { Envelope, SendResult } from "./transports/transport.js";
 
 const IN_FLIGHT: readonly MessageStatus[] = ["scheduled", "queued", "deferred", "sending"];
 
-/** Engagement that follows a delivery (the sandbox simulator produces these). */
+/** Engagement that follows a delivery (the sandbox simulator produces these, as a person would). */
 export interface FollowUp {
-  type: EventType;
+  type: EngagementType;
   data: Record<string, unknown>;
+  /** A simulated reply's content: stored with its event, and listed like a received one. */
+  reply?: SimulatedReply;
 }
+
+export type SimulatedReply = Omit<NewInboundMessage, "id" | "scope" | "message_id" | "recipient" | "threaded_by" | "simulated" | "received_at">;
 
 /** What the remote side (or the simulator) said about one recipient's hand-off. */
 export type Delivery = SendResult & {
   /** Engagement the sandbox simulator makes follow a delivery. */
   followUps?: FollowUp[];
   simulated?: boolean;
+  /** More about the outcome for its event's data (the simulator's DSN fields). */
+  details?: Record<string, unknown>;
 };
 
-/** What the pipeline uses of the sending domain: its return path and DKIM keys. */
-export type SendingIdentity = Pick<DomainIdentity, "returnPathDomain" | "signers">;
+/** What the pipeline uses of the sending domain: its return path, DKIM keys and tracking domain. */
+export type SendingIdentity = Pick<DomainIdentity, "returnPathDomain" | "signers" | "trackingDomain">;
 
 export interface PipelineContext {
   now: number;
@@ -38,8 +47,10 @@ export interface PipelineContext {
   /** Suppressions among the message's recipients, by lower-cased address. */
   suppressions: ReadonlyMap<string, SuppressionRow>;
   verp: Verp;
+  /** Each recipient's open image, click redirects, List-Unsubscribe and reply address. */
+  tracking: TrackingLinks;
   /** Hands the message to one recipient: the live transport or the sandbox simulator. */
-  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer): Promise<Delivery>;
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
   /** The wait before retrying a recipient deferred on its `attempt`-th attempt. */
   retryDelayMs(attempt: number): number;
   /** The message's delivery deadline (its expires_at, else due time + DELIVERY_LIFETIME_SECONDS). */
@@ -58,7 +69,8 @@ interface Settled {
 
 /**
  * One delivery attempt of one message (DESIGN.md §9): expire -> skip suppressed -> render and
- * DKIM-sign (once: the MIME, its Message-ID and signatures are kept across retries) -> hand off
+ * DKIM-sign (once: the MIME, its Message-ID and signatures are kept across retries; per
+ * recipient when each carries its own tracking tokens, docs/tracking.md) -> hand off
  * each recipient with its VERP return path -> record every outcome through the checked state
  * machine. Each step settles some recipients and passes the rest on; mail outcomes are values,
  * and an exception here is a bug.
@@ -78,9 +90,16 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
   }
   let rendered: { mime: string; text: string | null } | null = null;
   if (remaining.length > 0) {
-    rendered = message.mime === null ? await renderAndSign(message, ctx) : null;
-    const mime = Buffer.from(rendered?.mime ?? message.mime!, "utf8");
-    settled.push(...(await Promise.all(remaining.map((recipient) => handOff(recipient, message, mime, ctx)))));
+    // Recipients that carry their own tracking tokens each get their own rendering, signed anew
+    // on every attempt (the first is kept as the message's MIME); otherwise one rendering serves
+    // every recipient and every retry.
+    const own = TrackingLinks.perRecipient(message);
+    const renderings = own
+      ? await Promise.all(remaining.map((recipient) => renderAndSign(message, ctx, recipient.position)))
+      : [message.mime === null ? await renderAndSign(message, ctx, remaining[0]!.position) : null];
+    if (message.mime === null) rendered = renderings[0]!;
+    const mimeFor = (i: number) => Buffer.from((own ? renderings[i] : renderings[0])?.mime ?? message.mime!, "utf8");
+    settled.push(...(await Promise.all(remaining.map((recipient, i) => handOff(recipient, message, mimeFor(i), ctx)))));
   }
   return record(message, settled, rendered, ctx);
 }
@@ -109,8 +128,9 @@ const skipSuppressed: Step = (recipients, _message, ctx) => {
   return { done, rest };
 };
 
-async function renderAndSign(message: MessageRecord, ctx: PipelineContext): Promise<{ mime: string; text: string | null }> {
-  const rendered = await renderMessage(message, ctx.now);
+/** The message as `position`'s recipient gets it (its tracking tokens), DKIM-signed. */
+async function renderAndSign(message: MessageRecord, ctx: PipelineContext, position: number): Promise<{ mime: string; text: string | null }> {
+  const rendered = await renderMessage(message, ctx.now, ctx.tracking.parts(message, position, ctx.identity));
   if (ctx.identity === null || ctx.identity.signers.length === 0) return rendered;
   const signed = await signMessage(Buffer.from(rendered.mime, "utf8"), ctx.identity.signers);
   return { mime: signed.toString("utf8"), text: rendered.text };
@@ -123,7 +143,7 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
     mailFrom: ctx.identity ? ctx.verp.returnPath({ messageId: message.id, position: recipient.position }, ctx.identity.returnPathDomain) : addressOf(message.from),
     rcptTo: recipient.email,
   };
-  const delivery = await ctx.deliver(recipient, envelope, mime);
+  const delivery = await ctx.deliver(recipient, envelope, mime, message);
   const attempt = recipient.attempts + 1;
   const data: Record<string, unknown> = {
     smtp_code: delivery.smtpCode,
@@ -131,6 +151,7 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
     response: delivery.response,
     remote_host: delivery.remoteHost,
     attempt,
+    ...delivery.details,
     ...(delivery.simulated ? { simulated: true } : {}),
   };
   switch (delivery.outcome) {
@@ -169,6 +190,9 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
 
   const updated = new Map<number, { status: MessageStatus; detail: string; attempts: number }>();
   const suppressions: BounceSuppression[] = [];
+  const stamps: NonNullable<MessageChange["stamps"]> = [];
+  const counters: Required<NonNullable<MessageChange["counters"]>> = { opens: 0, clicks: 0, replies: 0 };
+  const replies: NewInboundMessage[] = [];
   let earliestRetry = Infinity;
   for (const s of settled) {
     const before = s.recipient.status === "scheduled" ? transition("scheduled", "queued") : s.recipient.status;
@@ -177,7 +201,24 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
     const attempted = s.status !== "suppressed" && s.status !== "failed";
     updated.set(s.recipient.id, { status, detail: s.detail, attempts: s.recipient.attempts + (attempted ? 1 : 0) });
     event(`message.${status}` as EventType, s.recipient.email, before, status, s.data);
-    for (const followUp of s.followUps) event(followUp.type, s.recipient.email, null, null, followUp.data);
+    let engagement: RecipientRecord = s.recipient;
+    for (const followUp of s.followUps) {
+      // Recorded by the same rules as real engagement: first-time stamps, first/repeat flags, counters.
+      const effect = engagementEffect(engagement, followUp.type, followUp.data, true);
+      if (effect === null) continue;
+      let data = effect.data;
+      if (followUp.reply) {
+        const reply: NewInboundMessage = { ...followUp.reply, id: newId("inbound", now), scope: message.scope, message_id: message.id, recipient: s.recipient.email, threaded_by: "simulated", simulated: true, received_at: now };
+        replies.push(reply);
+        data = { ...data, ...replyEventData(reply) };
+      }
+      event(followUp.type, s.recipient.email, null, null, data);
+      if (effect.first) {
+        stamps.push({ recipientId: s.recipient.id, stamp: effect.stamp, at: now });
+        engagement = { ...engagement, [effect.stamp]: now };
+      }
+      if (effect.counter) counters[effect.counter] += 1;
+    }
     if (s.suppress) suppressions.push({ email: s.recipient.email, reason: "hard_bounce", message_id: message.id, detail: s.detail });
     if (status === "deferred") earliestRetry = Math.min(earliestRetry, Date.parse(s.data.next_attempt_at as string));
   }
@@ -190,6 +231,9 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
     recipients: [...updated].map(([id, u]) => ({ id, ...u })),
     events,
     suppressions,
+    stamps,
+    counters,
+    replies,
     ...(rendered ? { mime: rendered.mime, ...(message.text === null && rendered.text !== null ? { text: rendered.text } : {}) } : {}),
     job: earliestRetry === Infinity ? { action: "delete" } : { action: "reschedule", runAt: earliestRetry },
     claimedBy: ctx.claimedBy,

@@ -4,6 +4,7 @@ import { addressOf, domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
 import type { Environment, Scope } from "../domain/environments.js";
 import type { Verp } from "../domain/verp.js";
+import type { TrackingLinks } from "../tracking/links.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
 import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
@@ -25,7 +26,7 @@ export interface WorkerSettings {
 
 /** How one environment's mail leaves: the hand-off and the wait before a deferred retry. */
 export interface Route {
-  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer): Promise<Delivery>;
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
   retryDelayMs(attempt: number): number;
 }
 
@@ -37,6 +38,8 @@ export interface WorkerDependencies {
   /** The workspace's sending domain (DKIM keys, return path), or null when it has none. */
   identity(workspaceId: string, domain: string): Promise<SendingIdentity | null>;
   verp: Verp;
+  /** Each recipient's tracking links (open image, click redirects, List-Unsubscribe, reply address). */
+  tracking: TrackingLinks;
   /** The environments this worker delivers, each by its route (it claims only their jobs). */
   routes: Partial<Record<Environment, Route>>;
   clock: Clock;
@@ -136,6 +139,7 @@ export class DeliveryWorker {
         identity: await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from))),
         suppressions,
         verp: this.deps.verp,
+        tracking: this.deps.tracking,
         deliver: route.deliver,
         retryDelayMs: route.retryDelayMs,
         expiresAt: record.expires_at ?? due + this.settings.lifetimeMs,

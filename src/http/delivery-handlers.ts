@@ -6,6 +6,7 @@ type DeliveryOperation =
   | "createDomain"
   | "listDomains"
   | "getDomain"
+  | "updateDomain"
   | "deleteDomain"
   | "verifyDomain"
   | "listSuppressions"
@@ -26,6 +27,8 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
     listDomains: async (req) => services.domains.list(principalOf(req), pageOf(req.query)),
 
     getDomain: async (req) => services.domains.get(principalOf(req), req.params.domain_id),
+
+    updateDomain: async (req) => services.domains.update(principalOf(req), req.params.domain_id, req.body),
 
     deleteDomain: async (req) => services.domains.delete(principalOf(req), req.params.domain_id),
 

@@ -2,6 +2,7 @@ import { UnavailableError, type ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
+import { createInboundHandlers } from "./inbound-handlers.js";
 import { createTemplateHandlers } from "./template-handlers.js";
 import { publicOrigin } from "./origin.js";
 import { pageOf, principalOf } from "./request-parts.js";
@@ -115,5 +116,6 @@ export function createHandlers(
 
     ...createTemplateHandlers(services),
     ...createWebhookHandlers(services),
+    ...createInboundHandlers(services),
   };
 }

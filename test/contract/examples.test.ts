@@ -31,7 +31,14 @@ describe("the contract's response examples", () => {
 
   it("exist for every successful JSON response", () => {
     const successes = new Set(cases.filter((example) => example.status < 300).map((example) => `${example.method} ${example.path}`));
-    const operations = Object.entries(spec.paths as Json).flatMap(([path, item]) => Object.keys(item as Json).filter((key) => key !== "parameters").map((method) => `${method} ${path}`));
+    // Operations whose success is JSON: a download's bytes (getInboundAttachment) have no example to show.
+    const answersJson = (operation: Json) =>
+      Object.entries((operation.responses as Json | undefined) ?? {}).some(([status, response]) => Number(status) < 300 && Object.keys((resolve(response as Json).content as Json | undefined) ?? {}).some((type) => type.includes("json")));
+    const operations = Object.entries(spec.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json)
+        .filter(([key, operation]) => key !== "parameters" && answersJson(operation as Json))
+        .map(([method]) => `${method} ${path}`),
+    );
     expect(operations.filter((operation) => !successes.has(operation))).toEqual([]);
   });
 

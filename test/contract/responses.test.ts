@@ -64,6 +64,9 @@ describe("every response honours the contract", () => {
     const domainId = domain.json().id as string;
     await expectConforming("listDomains", "GET", "/v1/domains", "/v1/domains?limit=1");
     await expectConforming("getDomain", "GET", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
+    await expectConforming("updateDomain", "PATCH", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`, { payload: { track_clicks: true, tracking_domain: "track.acme.example" } });
+    await expectConforming("updateDomain", "PATCH", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`, { payload: { tracking_domain: "elsewhere.example" } });
+    await expectConforming("updateDomain", "PATCH", "/v1/domains/{domain_id}", "/v1/domains/dom_unknown", { payload: { track_opens: null } });
     await expectConforming("verifyDomain", "POST", "/v1/domains/{domain_id}/verify", "/v1/domains/dom_unknown/verify");
     await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
     await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
@@ -165,6 +168,23 @@ describe("every response honours the contract", () => {
     const pending = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "alan@acme.example" } });
     await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
     await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
+  });
+
+  it("for inbound replies", async () => {
+    const sent = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() });
+    const id = sent.json().id as string;
+    const reply = await t.runtime.services.inbound.recordReply(
+      id,
+      { from: "Ada <ada@example.com>", fromAddress: "ada@example.com", to: ["reply@bounces.acme.example"], subject: "Re: Welcome", text: "Thanks", quotedText: "> Hello", html: null, messageIdHeader: "<r1@example.com>", inReplyTo: null, authentication: { spf: "pass", dkim: "none", dmarc: "none" }, attachments: [{ filename: "a.txt", content_type: "text/plain", content_id: null, content: Buffer.from("a") }], receivedAt: t.clock.now() },
+      "reply_address",
+    );
+    const inboundId = reply.stored ? reply.inboundId : "inb_missing";
+    await expectConforming("listMessageReplies", "GET", "/v1/messages/{message_id}/replies", `/v1/messages/${id}/replies`);
+    await expectConforming("listMessageReplies", "GET", "/v1/messages/{message_id}/replies", "/v1/messages/msg_unknown/replies");
+    await expectConforming("getInboundMessage", "GET", "/v1/inbound/{inbound_id}", `/v1/inbound/${inboundId}`);
+    await expectConforming("getInboundMessage", "GET", "/v1/inbound/{inbound_id}", "/v1/inbound/inb_unknown");
+    await expectConforming("getInboundAttachment", "GET", "/v1/inbound/{inbound_id}/attachments/{attachment_index}", `/v1/inbound/${inboundId}/attachments/0`);
+    await expectConforming("getInboundAttachment", "GET", "/v1/inbound/{inbound_id}/attachments/{attachment_index}", `/v1/inbound/${inboundId}/attachments/1`);
   });
 
   it("for the probes", async () => {

@@ -36,6 +36,8 @@ export class ContractChecker {
     if (!content) return body.length === 0 ? [] : [`status ${status} declares no body but one was sent`];
     const mediaType = (contentType ?? "").split(";")[0]!.trim();
     if (!(mediaType in content)) return [`content type ${mediaType} is not declared for status ${status} (declared: ${Object.keys(content).join(", ")})`];
+    // A binary body (an attachment download) has nothing for a JSON schema to check beyond its media type.
+    if (!/^application\/(.+\+)?json$/.test(mediaType)) return [];
     const schemaPointer = `${pointer}/content/${escape(mediaType)}/schema`;
     let validate = this.cache.get(schemaPointer);
     if (!validate) {
@@ -77,9 +79,16 @@ export const contractOperations = (): ContractOperation[] =>
 /** `ApiKeys` -> `apiKeys` (the SDK resource). */
 export const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);
 
-/** The SDK method: the operationId without its tag's noun (`listMessageEvents` -> `listEvents`). */
+/**
+ * The SDK method: the operationId without its tag's noun (`listMessageEvents` -> `listEvents`).
+ * A tag named for where its objects come from rather than for the objects (`Inbound`, whose
+ * objects are inbound messages) drops their whole noun: `getInboundMessage` -> `get`, as
+ * `getWorkspace` -> `get`.
+ */
 export function methodOf(operationId: string, tag: string): string {
   const singular = tag.endsWith("s") ? tag.slice(0, -1) : tag;
+  const objectNoun = new RegExp(`^([a-z]+)${tag}Message$`).exec(operationId);
+  if (objectNoun) return objectNoun[1]!;
   const name = operationId.includes(tag) ? operationId.replace(tag, "") : operationId.replace(singular, "");
   return name[0]!.toLowerCase() + name.slice(1);
 }

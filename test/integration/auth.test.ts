@@ -29,6 +29,7 @@ const VALID_BODIES: Record<string, () => object> = {
   createInvitation: () => ({ email: "invitee@acme.example" }),
   createMessageBatch: () => ({ messages: [aMessage()] }),
   createDomain: () => ({ name: "from-the-auth-tests.example" }),
+  updateDomain: () => ({ track_clicks: true }),
   createSuppression: () => ({ email: "suppressed@example.com" }),
   createTemplate: () => ({ slug: "from-the-auth-tests", name: "From the auth tests", subject: "Hi", html: "<p>Hi</p>" }),
   updateTemplate: () => ({ subject: "Changed" }),
@@ -58,6 +59,9 @@ interface Fixtures {
   invitation_id: string;
   suppression_id: string;
   webhook_id: string;
+  /** A reply to the message, with one attachment (index 0). */
+  inbound_id: string;
+  attachment_index: string;
   /** Created only for the domain operations (a domain costs an RSA key). */
   domain_id?: string;
   /** Created only for the template operations (a template starts a render worker): its id and version 1. */
@@ -106,7 +110,24 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
     expect(suppression.statusCode).toBe(201);
     const webhook = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example/fixture" } });
     expect(webhook.statusCode).toBe(201);
+    const reply = await t.runtime.services.inbound.recordReply(message.json().id, {
+      from: "ada@example.com",
+      fromAddress: "ada@example.com",
+      to: [],
+      subject: "Re: Welcome",
+      text: "Thanks",
+      quotedText: null,
+      html: null,
+      messageIdHeader: null,
+      inReplyTo: null,
+      authentication: { spf: "none", dkim: "none", dmarc: "none" },
+      attachments: [{ filename: "a.txt", content_type: "text/plain", content_id: null, content: Buffer.from("a") }],
+      receivedAt: t.clock.now(),
+    }, "reply_address");
+    if (!reply.stored) throw new Error("auth tests: the reply fixture was not stored");
     ids = {
+      inbound_id: reply.inboundId,
+      attachment_index: "0",
       message_id: message.json().id,
       api_key_id: key.json().id,
       user_id: "usr_00000000000000000000000000",
@@ -267,7 +288,7 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
         const request = requestFor(op, ids);
         const before = await snapshot();
-        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom|whk|tpl)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
+        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom|whk|tpl|inb)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
         expect(missing.statusCode).toBe(404);
         const others = [
           ["another workspace", t.other.sandboxKey],

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
 import { simulateDelivery } from "../../src/delivery/transports/sandbox.js";
 import { Verp } from "../../src/domain/verp.js";
+import { TrackingLinks } from "../../src/tracking/links.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -70,7 +71,8 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         identity: null,
         suppressions: new Map(),
         verp: new Verp("ab".repeat(32)),
-        deliver: async (recipient) => simulateDelivery(recipient),
+        tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", new Verp("ab".repeat(32))),
+        deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message),
         retryDelayMs: () => 30_000,
         expiresAt: now + 86_400_000,
       });

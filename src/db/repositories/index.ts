@@ -5,6 +5,7 @@ import { ApiKeysRepository } from "./api-keys.js";
 import { DomainsRepository } from "./domains.js";
 import { EventsRepository } from "./events.js";
 import { IdempotencyRepository } from "./idempotency.js";
+import { InboundRepository } from "./inbound.js";
 import { InvitationsRepository } from "./invitations.js";
 import { JobsRepository } from "./jobs.js";
 import { MembersRepository } from "./members.js";
@@ -40,6 +41,7 @@ export interface Repositories {
   templates: TemplatesRepository;
   webhookEndpoints: WebhookEndpointsRepository;
   webhookDeliveries: WebhookDeliveriesRepository;
+  inbound: InboundRepository;
   groupCommit: GroupCommit;
   /** Runs work in one transaction (services that write several repositories at once). */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
@@ -51,10 +53,11 @@ export function createRepositories(db: Database): Repositories {
   const suppressions = new SuppressionsRepository(db.knex);
   const usage = new UsageRepository(db.knex);
   const webhookDeliveries = new WebhookDeliveriesRepository(db.knex, db.dialect);
+  const inbound = new InboundRepository(db.knex);
   return {
     workspaces: new WorkspacesRepository(db.knex),
     apiKeys: new ApiKeysRepository(db.knex),
-    messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries),
+    messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries, inbound),
     events: new EventsRepository(db.knex),
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
@@ -69,6 +72,7 @@ export function createRepositories(db: Database): Repositories {
     templates: new TemplatesRepository(db.knex),
     webhookEndpoints: new WebhookEndpointsRepository(db.knex),
     webhookDeliveries,
+    inbound,
     groupCommit: new GroupCommit(db.knex, db.dialect),
     transaction: (work) => db.knex.transaction(work),
     ping: async () => {
