@@ -150,7 +150,7 @@ export async function bootstrapSandboxKey(env: NodeJS.ProcessEnv): Promise<strin
 /** Starts `serve <args>` (e.g. `--role api`) on a free port; waitForHttp tells when it listens. */
 export async function startServer(env: NodeJS.ProcessEnv, args: string[]): Promise<Server> {
   const port = await freePort();
-  return { ...startProcess([...SERVER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", ...args], { ...env, PORT: String(port) }), port };
+  return { ...startProcess([...SERVER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", ...args], { INBOUND_SMTP_PORT: "0", ...env, PORT: String(port) }), port };
 }
 
 // --- /proc: CPU ---------------------------------------------------------------------------------

@@ -85,7 +85,8 @@ log "migrating ($DATABASE_URL)"
 "$TSX" src/main.ts migrate >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; log "ERROR: migrate failed"; exit 1; }
 
 log "starting the server on $BASE"
-setsid "$TSX" src/main.ts serve </dev/null >"$TMP/server.log" 2>&1 &
+# The inbound SMTP server on a free port: 2525 may be a developer's `make run`.
+INBOUND_SMTP_PORT=0 setsid "$TSX" src/main.ts serve </dev/null >"$TMP/server.log" 2>&1 &
 SERVER_PID=$!
 ready=""
 for _ in $(seq 1 120); do

@@ -118,7 +118,7 @@ describe.each(databases)("events ($name)", (database) => {
       const { id } = await sendOk(aMessage({ to: "opened@simulator.test", tags: ["receipt", "eu"], metadata: { order_id: "1234" } }), { headers: { "idempotency-key": "order-1234-receipt" } });
       await t.drain();
       const { data } = await page(`/v1/messages/${id}/events`);
-      expect(data.map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.opened"]);
+      expect(data.map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.opened", "message.opened"]);
       for (const event of data) {
         expect(event).toMatchObject({ tags: ["receipt", "eu"], metadata: { order_id: "1234" }, idempotency_key: "order-1234-receipt" });
       }
@@ -187,9 +187,9 @@ describe.each(databases)("events ($name)", (database) => {
       }
       await t.drain();
       const whole = await page("/v1/events?limit=100");
-      expect(whole.data).toHaveLength(4 + 4 + 2);
-      const { events, sizes } = await allPages("/v1/events", 4);
-      expect(sizes).toEqual([4, 4, 2]);
+      expect(whole.data).toHaveLength(4 + 4 + 2 + 2); // opened@: queued, delivered, two opens
+      const { events, sizes } = await allPages("/v1/events", 5);
+      expect(sizes).toEqual([5, 5, 2]);
       expect(events.map((e) => e.id)).toEqual(whole.data.map((e) => e.id));
       expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     });
@@ -207,9 +207,9 @@ describe.each(databases)("events ($name)", (database) => {
       await sendOk(aMessage({ to: "ada@example.com" }));
       await t.drain();
       const { data } = await page("/v1/events");
-      expect(data).toHaveLength(5);
+      expect(data).toHaveLength(6);
       const keyed = data.filter((e) => e.idempotency_key === "welcome-u_1");
-      expect(keyed.map((e) => e.type)).toEqual(["message.complained", "message.delivered", "message.queued"]);
+      expect(keyed.map((e) => e.type)).toEqual(["message.complained", "message.opened", "message.delivered", "message.queued"]);
       for (const event of keyed) expect(event).toMatchObject({ tags: ["welcome"], metadata: { user_id: "u_1", plan: "pro" } });
       for (const event of data.filter((e) => e.idempotency_key === null)) expect(event).toMatchObject({ tags: [], metadata: {} });
     });

@@ -49,7 +49,8 @@ interface Server {
 }
 
 function startServer(env: NodeJS.ProcessEnv): Server {
-  const child = spawn(TSX, ["src/main.ts", "serve"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  // Every role, the inbound SMTP server on a free port (2525 may be a developer's `make run`).
+  const child = spawn(TSX, ["src/main.ts", "serve"], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const server: Server = {
     child,
     stdout: "",

@@ -35,10 +35,11 @@ const SIMULATED: Array<{ address: string; events: string[] }> = [
   { address: "delivered@simulator.test", events: ["message.queued", "message.delivered"] },
   { address: "bounced@simulator.test", events: ["message.queued", "message.bounced"] },
   { address: "deferred@simulator.test", events: ["message.queued", "message.deferred", "message.delivered"] },
-  { address: "complained@simulator.test", events: ["message.queued", "message.delivered", "message.complained"] },
-  { address: "opened@simulator.test", events: ["message.queued", "message.delivered", "message.opened"] },
+  { address: "complained@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.complained"] },
+  { address: "opened@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.opened"] },
   { address: "clicked@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.clicked"] },
-  { address: "replied@simulator.test", events: ["message.queued", "message.delivered", "message.replied"] },
+  { address: "replied@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.replied"] },
+  { address: "unsubscribed@simulator.test", events: ["message.queued", "message.delivered", "message.opened", "message.unsubscribed"] },
 ];
 
 describe.each(databases)("Webhooks ($name)", (database) => {
