@@ -7,6 +7,7 @@ import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
 import { Domains } from "./resources/domains.js";
 import { Events } from "./resources/events.js";
+import { Inbound } from "./resources/inbound.js";
 import { Messages } from "./resources/messages.js";
 import { Suppressions } from "./resources/suppressions.js";
 import { System } from "./resources/system.js";
@@ -76,6 +77,8 @@ export class Mailroom {
   readonly suppressions: Suppressions;
   readonly templates: Templates;
   readonly usage: UsageResource;
+  /** Replies received by the inbound SMTP server, and their attachments. */
+  readonly inbound: Inbound;
   readonly accounts: Accounts;
   readonly system: System;
   /** Webhook endpoints, and the verification of their deliveries (which needs no API key). */
@@ -117,6 +120,7 @@ export class Mailroom {
     this.suppressions = new Suppressions(this);
     this.templates = new Templates(this);
     this.usage = new UsageResource(this);
+    this.inbound = new Inbound(this);
     this.accounts = new Accounts(this);
     this.system = new System(this);
     this.webhooks = new Webhooks(this);

@@ -3,7 +3,11 @@
 // the mapping.
 import type { components, operations, webhooks } from "./generated/v1.js";
 
-export type OperationId = keyof operations;
+/** The operations of the contract's `webhooks:` section: Mailroom sends them, it serves none. */
+type WebhookOperation = webhooks[keyof webhooks]["post"];
+
+/** The operations a client can call: the contract's paths, not its webhook payloads. */
+export type OperationId = { [Id in keyof operations]: operations[Id] extends WebhookOperation ? never : Id }[keyof operations];
 type Operation<Id extends OperationId> = operations[Id];
 
 /** The JSON request body of an operation. */
@@ -71,6 +75,12 @@ export type WebhookDeliveryStatus = Schemas["WebhookDeliveryStatus"];
 export type WebhookReplay = Schemas["WebhookReplay"];
 export type WebhookAttempt = Schemas["WebhookAttempt"];
 export type WebhookAttemptStatus = Schemas["WebhookAttemptStatus"];
+export type MessageTracking = Schemas["MessageTracking"];
+export type MessageEngagement = Schemas["MessageEngagement"];
+export type WorkspaceTracking = Schemas["WorkspaceTracking"];
+export type InboundMessage = Schemas["InboundMessage"];
+export type InboundAttachment = Schemas["InboundAttachment"];
+export type InboundAuthenticationResult = Schemas["InboundAuthenticationResult"];
 export type CreateMessageParams = RequestBody<"createMessage">;
 export type ListMessagesParams = QueryParams<"listMessages">;
 export type ListEventsParams = QueryParams<"listEvents">;
@@ -102,6 +112,8 @@ export type TestWebhookParams = RequestBody<"testWebhook">;
 export type RedeliverWebhookEventParams = RequestBody<"redeliverWebhookEvent">;
 export type ReplayWebhookEventsParams = RequestBody<"replayWebhookEvents">;
 export type ListWebhookAttemptsParams = QueryParams<"listWebhookAttempts">;
+export type UpdateDomainParams = RequestBody<"updateDomain">;
+export type ListMessageRepliesParams = QueryParams<"listMessageReplies">;
 
 /**
  * What a webhook delivery of event `Type` carries: the contract's top-level `webhooks:` payload

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, type DeletedObject, type Domain } from "../src/index.js";
+import { ConflictError, NotFoundError, UnprocessableEntityError, type DeletedObject, type Domain } from "../src/index.js";
 import { ANY_KEY, contractExample, fakeClient, fakeFetch, json, page, problem, theRequest, twoPages } from "./helpers.js";
 
 /**
@@ -70,6 +70,28 @@ describe("domains.get", () => {
   it("throws NotFoundError for a domain the workspace does not have", async () => {
     const fake = fakeFetch([problem(404, "not_found")]);
     await expect(fakeClient(fake).domains.get(DOMAIN_ID)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("domains.update", () => {
+  it("PATCHes the tracking settings to /v1/domains/{domain_id}, without an Idempotency-Key, and resolves to the domain", async () => {
+    const updated = { ...verified, track_clicks: true, tracking_domain: "track.acme.example" };
+    const fake = fakeFetch([json(200, updated)]);
+    await expect(fakeClient(fake).domains.update(DOMAIN_ID, { track_clicks: true, tracking_domain: "track.acme.example" })).resolves.toEqual(updated);
+    expect(theRequest(fake)).toEqual({ method: "PATCH", target: `/v1/domains/${DOMAIN_ID}`, body: { track_clicks: true, tracking_domain: "track.acme.example" }, idempotencyKey: null });
+  });
+
+  it("sends null as null: back to the workspace's default, or no tracking domain", async () => {
+    const fake = fakeFetch([json(200, verified)]);
+    await fakeClient(fake).domains.update(DOMAIN_ID, { track_opens: null, tracking_domain: null });
+    expect(theRequest(fake).body).toEqual({ track_opens: null, tracking_domain: null });
+  });
+
+  it("throws UnprocessableEntityError with the field's pointer for a tracking domain that is not a host name", async () => {
+    const fake = fakeFetch([problem(422, "validation_failed", { extra: { errors: [{ pointer: "/tracking_domain", message: "must be a host name" }] } })]);
+    const error = await fakeClient(fake).domains.update(DOMAIN_ID, { tracking_domain: "not a host" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/tracking_domain" }] });
   });
 });
 

@@ -123,6 +123,7 @@ describe("every list method", () => {
   it.each([
     ["messages.list", (mr: Mailroom) => mr.messages.list(), "/v1/messages"],
     ["messages.listEvents", (mr: Mailroom) => mr.messages.listEvents("msg_1"), "/v1/messages/msg_1/events"],
+    ["messages.listReplies", (mr: Mailroom) => mr.messages.listReplies("msg_1"), "/v1/messages/msg_1/replies"],
     ["events.list", (mr: Mailroom) => mr.events.list(), "/v1/events"],
     ["apiKeys.list", (mr: Mailroom) => mr.apiKeys.list(), "/v1/api-keys"],
     ["domains.list", (mr: Mailroom) => mr.domains.list(), "/v1/domains"],

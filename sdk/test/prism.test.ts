@@ -16,6 +16,7 @@ describe("the SDK against the contract's mock", () => {
   const DOMAIN_ID = "dom_01jd3k8m2q5v7w9x1y3z5a7b9c";
   const SUPPRESSION_ID = "sup_01jd3k8m2q5v7w9x1y3z5a7b9c";
   const TEMPLATE_ID = "tpl_01jd3k8m2q5v7w9x1y3z5a7b9c";
+  const INBOUND_ID = "inb_01jd3k8m2q5v7w9x1y3z5a7b9c";
 
   beforeAll(async () => {
     prism = await startPrism();
@@ -67,6 +68,16 @@ describe("the SDK against the contract's mock", () => {
 
     it("cancel returns a message", async () => {
       await expect(mr.messages.cancel(MESSAGE_ID)).resolves.toMatchObject({ object: "message" });
+    });
+
+    it("create sends the tracking options the contract declares", async () => {
+      const message = await mr.messages.create({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>", track_opens: true, track_clicks: true, track_replies: true, unsubscribe: true });
+      expect(message).toMatchObject({ object: "message", tracking: expect.any(Object) });
+    });
+
+    it("listReplies returns a page of inbound messages", async () => {
+      const page = await mr.messages.listReplies(MESSAGE_ID, { limit: 5 });
+      expectPageOf(page, "inbound_message");
     });
 
     it("listEvents returns a page of events", async () => {
@@ -133,6 +144,17 @@ describe("the SDK against the contract's mock", () => {
       await expect(mr.workspace.update({ default_from: null })).resolves.toMatchObject({ object: "workspace" });
       await expect(mr.workspace.update({ monthly_quota: 50_000 })).resolves.toMatchObject({ object: "workspace" });
       await expect(mr.workspace.update({ monthly_quota: null })).resolves.toMatchObject({ object: "workspace" });
+      await expect(mr.workspace.update({ tracking: { opens: true, unsubscribe: false } })).resolves.toMatchObject({ object: "workspace", tracking: expect.any(Object) });
+    });
+  });
+
+  describe("Inbound", () => {
+    it("get returns the documented reply", async () => {
+      await expect(mr.inbound.get(INBOUND_ID)).resolves.toMatchObject({ object: "inbound_message", authentication: expect.any(Object) });
+    });
+
+    it("getAttachment returns bytes", async () => {
+      await expect(mr.inbound.getAttachment(INBOUND_ID, 0)).resolves.toBeInstanceOf(Uint8Array);
     });
   });
 
@@ -152,6 +174,11 @@ describe("the SDK against the contract's mock", () => {
     it("get and verify return the domain", async () => {
       await expect(mr.domains.get(DOMAIN_ID)).resolves.toMatchObject({ object: "domain" });
       await expect(mr.domains.verify(DOMAIN_ID)).resolves.toMatchObject({ object: "domain" });
+    });
+
+    it("update sends tracking settings the contract accepts, nulls included, and returns the domain", async () => {
+      await expect(mr.domains.update(DOMAIN_ID, { track_opens: true, track_clicks: false, tracking_domain: "track.acme.example" })).resolves.toMatchObject({ object: "domain" });
+      await expect(mr.domains.update(DOMAIN_ID, { track_opens: null, tracking_domain: null })).resolves.toMatchObject({ object: "domain" });
     });
 
     it("delete returns the deleted object", async () => {

@@ -218,6 +218,47 @@ describe("the SDK against the real server", () => {
     });
   });
 
+  describe("tracking, engagement and replies", () => {
+    it("sends with tracking options, which the message keeps, and reads the simulated opens and click per recipient", async () => {
+      const sent = await mr.messages.create(aMessage({ to: ["opened@simulator.test", "clicked@simulator.test"], html: '<p><a href="https://acme.example/start">Start</a></p>', track_opens: true, track_clicks: true, tags: ["sdk-engagement"] }));
+      expect(sent.tracking).toEqual({ opens: true, clicks: true, replies: false, unsubscribe: false });
+      await server.testApp.drain();
+      const message = await mr.messages.get(sent.id);
+      const clicked = message.recipients.find((recipient) => recipient.email === "clicked@simulator.test");
+      expect(clicked?.opened_at).toEqual(expect.any(String));
+      expect(clicked?.clicked_at).toEqual(expect.any(String));
+      expect(message.recipients.find((recipient) => recipient.email === "opened@simulator.test")?.clicked_at).toBeNull();
+      const [summary] = (await mr.messages.list({ tag: "sdk-engagement" })).data;
+      expect(summary?.engagement).toEqual({ opens: 3, clicks: 1, replies: 0 });
+      const types: string[] = [];
+      for await (const event of mr.messages.listEvents(sent.id)) types.push(event.type);
+      expect(types.filter((type) => type === "message.clicked")).toHaveLength(1);
+    });
+
+    it("lists a simulated reply with listReplies and gets it with inbound.get; another id is NotFoundError", async () => {
+      const sent = await mr.messages.create(aMessage({ to: "replied@simulator.test", track_replies: true }));
+      await server.testApp.drain();
+      const replies: string[] = [];
+      for await (const reply of mr.messages.listReplies(sent.id)) replies.push(reply.id);
+      expect(replies).toHaveLength(1);
+      const reply = await mr.inbound.get(replies[0] as string);
+      expect(reply).toMatchObject({ object: "inbound_message", message_id: sent.id, recipient: "replied@simulator.test", threaded_by: "simulated", simulated: true });
+      await expect(mr.inbound.get("inb_01jd3k8m2q5v7w9x1y3z5a7b9c")).rejects.toBeInstanceOf(NotFoundError);
+      await expect(mr.inbound.getAttachment(reply.id, reply.attachments.length)).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it("updates a domain's tracking settings and the workspace's tracking defaults", async () => {
+      const domain = await mr.domains.create({ name: "sdk-tracking.example" });
+      const updated = await mr.domains.update(domain.id, { track_clicks: true, tracking_domain: "track.sdk-tracking.example" });
+      expect(updated).toMatchObject({ track_opens: null, track_clicks: true, tracking_domain: "track.sdk-tracking.example" });
+      expect(updated.records).toContainEqual(expect.objectContaining({ purpose: "tracking", type: "CNAME", name: "track.sdk-tracking.example" }));
+      await expect(mr.domains.update(domain.id, { tracking_domain: "not a host" })).rejects.toBeInstanceOf(UnprocessableEntityError);
+      const workspace = await mr.workspace.update({ tracking: { replies: true } });
+      expect(workspace.tracking.replies).toBe(true);
+      await mr.workspace.update({ tracking: { replies: false } });
+    });
+  });
+
   describe("templates", () => {
     it("creates, edits, renders and publishes a template, and sends a message from it", async () => {
       const created = await mr.templates.create({

@@ -10,6 +10,9 @@ import {
   type DomainRecord,
   type Event,
   type EventType,
+  type InboundAttachment,
+  type InboundMessage,
+  type OperationId,
   type FieldError,
   type Invitation,
   type InvitationWithUrl,
@@ -171,6 +174,47 @@ describe("workspace", () => {
   });
 });
 
+describe("tracking and replies", () => {
+  it("sends tracking options as booleans, and reads what the message tracks and what came of it", () => {
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi", track_opens: true, track_clicks: false, track_replies: true, unsubscribe: true });
+    // @ts-expect-error track_opens is a boolean
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi", track_opens: "yes" });
+    expectTypeOf<Message["tracking"]>().toEqualTypeOf<{ opens: boolean; clicks: boolean; replies: boolean; unsubscribe: boolean }>();
+    expectTypeOf<MessageSummary["engagement"]>().toEqualTypeOf<{ opens: number; clicks: number; replies: number }>();
+    expectTypeOf<Message["recipients"][number]["opened_at"]>().toEqualTypeOf<string | null>();
+  });
+
+  it("updates the workspace's tracking defaults, any of them", () => {
+    expectTypeOf(mr.workspace.update).toBeCallableWith({ tracking: { opens: true } });
+    expectTypeOf(mr.workspace.update).toBeCallableWith({ tracking: { clicks: false, replies: true, unsubscribe: true } });
+    compileOnly(() =>
+      // @ts-expect-error the defaults are opens, clicks, replies and unsubscribe
+      mr.workspace.update({ tracking: { open: true } }),
+    );
+    expectTypeOf<Workspace["tracking"]["unsubscribe"]>().toEqualTypeOf<boolean>();
+  });
+
+  it("lists replies as pages of InboundMessage, and downloads attachments as bytes", () => {
+    expectTypeOf(mr.messages.listReplies).returns.toEqualTypeOf<PagePromise<InboundMessage>>();
+    expectTypeOf(mr.inbound.get).returns.resolves.toEqualTypeOf<InboundMessage>();
+    expectTypeOf(mr.inbound.getAttachment).toBeCallableWith("inb_1", 0);
+    // @ts-expect-error the attachment is named by its index, a number
+    expectTypeOf(mr.inbound.getAttachment).toBeCallableWith("inb_1", "screenshot.png");
+    expectTypeOf(mr.inbound.getAttachment).returns.resolves.toEqualTypeOf<Uint8Array>();
+    expectTypeOf<InboundMessage["attachments"]>().toEqualTypeOf<InboundAttachment[]>();
+    expectTypeOf<InboundMessage["authentication"]["dmarc"]>().toEqualTypeOf<"pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror">();
+  });
+});
+
+describe("OperationId", () => {
+  it("names the operations a client calls, and not the webhook payloads the contract describes", () => {
+    expectTypeOf<"getInboundMessage">().toExtend<OperationId>();
+    expectTypeOf<"updateDomain">().toExtend<OperationId>();
+    expectTypeOf<"messageQueuedWebhook">().not.toExtend<OperationId>();
+    expectTypeOf<"messageRepliedWebhook">().not.toExtend<OperationId>();
+  });
+});
+
 describe("messages.createBatch", () => {
   it("takes createMessage's bodies under messages, expires_at included, and resolves to a MessageBatch", () => {
     expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", text: "Hi", expires_at: "2026-12-01T09:00:00Z" }] });
@@ -191,8 +235,23 @@ describe("domains", () => {
     // @ts-expect-error `name` is required
     expectTypeOf(mr.domains.create).toBeCallableWith({ return_path_subdomain: "bounces" });
     expectTypeOf(mr.domains.verify).returns.resolves.toEqualTypeOf<Domain>();
-    expectTypeOf<DomainRecord["type"]>().toEqualTypeOf<"TXT" | "MX">();
+    expectTypeOf<DomainRecord["type"]>().toEqualTypeOf<"TXT" | "MX" | "CNAME">();
+    expectTypeOf<DomainRecord["purpose"]>().toEqualTypeOf<"spf" | "dkim" | "dmarc" | "return_path" | "tracking">();
     expectTypeOf<DomainRecord["status"]>().toEqualTypeOf<"pending" | "verified" | "missing" | "mismatch">();
+  });
+
+  it("updates tracking defaults with a boolean or null (the workspace's), and the tracking domain", () => {
+    expectTypeOf(mr.domains.update).toBeCallableWith("dom_1", { track_opens: true, track_clicks: null });
+    expectTypeOf(mr.domains.update).toBeCallableWith("dom_1", { tracking_domain: "track.acme.example" });
+    expectTypeOf(mr.domains.update).toBeCallableWith("dom_1", { tracking_domain: null });
+    // @ts-expect-error a tracking default is a boolean or null, not "on"
+    expectTypeOf(mr.domains.update).toBeCallableWith("dom_1", { track_opens: "on" });
+    compileOnly(() =>
+      // @ts-expect-error the name of a domain cannot be changed
+      mr.domains.update("dom_1", { name: "other.example" }),
+    );
+    expectTypeOf(mr.domains.update).returns.resolves.toEqualTypeOf<Domain>();
+    expectTypeOf<Domain["track_clicks"]>().toEqualTypeOf<boolean | null>();
   });
 
   it("deletes to a DeletedObject", () => {

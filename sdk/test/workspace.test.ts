@@ -17,4 +17,11 @@ describe("workspace.update", () => {
     await fakeClient(fake).workspace.update({ monthly_quota: null });
     expect(theRequest(fake).body).toEqual({ monthly_quota: null });
   });
+
+  it("sends only the tracking defaults given, under tracking, and resolves to the workspace with all four", async () => {
+    const fake = fakeFetch([json(200, { ...workspace, tracking: { opens: true, clicks: false, replies: false, unsubscribe: true } })]);
+    const updated = await fakeClient(fake).workspace.update({ tracking: { opens: true, unsubscribe: true } });
+    expect(updated.tracking).toEqual({ opens: true, clicks: false, replies: false, unsubscribe: true });
+    expect(theRequest(fake)).toEqual({ method: "PATCH", target: "/v1/workspace", body: { tracking: { opens: true, unsubscribe: true } }, idempotencyKey: null });
+  });
 });

@@ -23,6 +23,16 @@ export class Domains extends Resource {
     return this.client.unwrap(this.client.http.GET("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.init(options) }));
   }
 
+  /**
+   * `updateDomain`: its open and click tracking defaults (null follows the workspace) and its
+   * tracking domain (publish the `tracking` CNAME record it adds); fields left out keep their value.
+   */
+  update(domainId: string, params: RequestBody<"updateDomain">, options?: RequestOptions): Promise<Domain> {
+    return this.client.unwrap(
+      this.client.http.PATCH("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, body: params, ...this.client.init(options, "PATCH") }),
+    );
+  }
+
   /** `deleteDomain`: remove the domain and its keys; live mail from it is refused from now on. */
   delete(domainId: string, options?: RequestOptions): Promise<DeletedObject> {
     return this.client.unwrap(

@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { Event, Message, MessageBatch, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import type { Event, InboundMessage, Message, MessageBatch, MessageSummary, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
@@ -43,6 +43,19 @@ export class Messages extends Resource {
   listEvents(messageId: string, query: QueryParams<"listMessageEvents"> = {}, options?: RequestOptions): PagePromise<Event> {
     return this.client.paginate(query, (query) =>
       this.client.http.GET("/v1/messages/{message_id}/events", {
+        params: { path: { message_id: messageId }, query },
+        ...this.client.init(options),
+      }),
+    );
+  }
+
+  /**
+   * `listMessageReplies`: the replies threaded to the message, oldest first; await for one page
+   * or `for await` over every reply.
+   */
+  listReplies(messageId: string, query: QueryParams<"listMessageReplies"> = {}, options?: RequestOptions): PagePromise<InboundMessage> {
+    return this.client.paginate(query, (query) =>
+      this.client.http.GET("/v1/messages/{message_id}/replies", {
         params: { path: { message_id: messageId }, query },
         ...this.client.init(options),
       }),

@@ -9,7 +9,7 @@ export class WorkspaceResource extends Resource {
     return this.client.unwrap(this.client.http.GET("/v1/workspace", this.client.init(options)));
   }
 
-  /** `updateWorkspace`: change the name, the default sender or the monthly quota. */
+  /** `updateWorkspace`: change the name, the default sender, the monthly quota or the tracking defaults. */
   update(params: RequestBody<"updateWorkspace">, options?: RequestOptions): Promise<ResponseBody<"updateWorkspace">> {
     return this.client.unwrap(this.client.http.PATCH("/v1/workspace", { body: params, ...this.client.init(options, "PATCH") }));
   }
