@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { run } from "./run.js";
 
 const interrupted = new Promise<void>((resolve) => {
@@ -12,6 +12,7 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   readFile: (path) => readFile(path),
+  writeFile: (path, data) => writeFile(path, data),
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -2,11 +2,14 @@ import { UsageError } from "./command.js";
 
 /** Where the CLI reads and writes: the real process, or buffers in tests. */
 export interface Io {
-  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  /** Text, and for downloads (`inbound get-attachment` without --output) bytes. */
+  stdout: { write(chunk: string | Uint8Array): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown; isTTY?: boolean };
   env: Record<string, string | undefined>;
   /** Reads a file the user named (--html-file, --attach, --file). */
   readFile(path: string): Promise<Buffer>;
+  /** Writes a file the user named (--output), replacing it. */
+  writeFile(path: string, data: Uint8Array): Promise<void>;
   /** Reads all of stdin, for `--file -`. Absent where there is no stdin to read. */
   readStdin?(): Promise<Buffer>;
   /** Resolves when the user asks to stop (Ctrl-C); `events tail` waits on it. */
@@ -21,5 +24,14 @@ export async function readUserFile(io: Io, path: string, flag: string): Promise<
     return await io.readFile(path);
   } catch (error) {
     throw new UsageError(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+}
+
+/** Writes a file the user named, or a usage error naming the flag and why it cannot be written. */
+export async function writeUserFile(io: Io, path: string, data: Uint8Array, flag: string): Promise<void> {
+  try {
+    await io.writeFile(path, data);
+  } catch (error) {
+    throw new UsageError(`--${flag}: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
   }
 }

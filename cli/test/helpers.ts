@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -23,6 +23,8 @@ export const FROM = "Acme <hello@acme.example>";
 export interface CliResult {
   code: number;
   stdout: string;
+  /** stdout as the bytes written (a download without --output). */
+  stdoutBytes: Buffer;
   stderr: string;
   /** stdout parsed as one JSON document (fails the test with the output when it is not JSON). */
   json<T = Record<string, unknown>>(): T;
@@ -38,6 +40,8 @@ export interface RunOptions {
   tty?: boolean;
   /** Files --html-file / --attach can read, by path; other paths are read from disk. */
   files?: Record<string, string | Buffer>;
+  /** Files --output writes, by path, instead of the disk. Default: the disk. */
+  written?: Map<string, Buffer>;
   /** What `--file -` reads from stdin. Default: no stdin, as where the CLI has none. */
   stdin?: string;
   fetch?: (input: Request) => Promise<Response>;
@@ -57,10 +61,11 @@ export interface RunningCli {
  * buffers for stdout and stderr. The promise in `done` settles with the exit code.
  */
 export function startCli(argv: string[], options: RunOptions): RunningCli {
-  let stdout = "";
+  const stdoutChunks: Buffer[] = [];
+  const stdout = () => Buffer.concat(stdoutChunks);
   let stderr = "";
   const io: Io = {
-    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: options.tty ?? false },
+    stdout: { write: (chunk: string | Uint8Array) => stdoutChunks.push(Buffer.from(chunk)), isTTY: options.tty ?? false },
     stderr: { write: (chunk: string) => (stderr += chunk), isTTY: options.tty ?? false },
     env: options.env,
     readFile: async (path) => {
@@ -68,22 +73,28 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
       if (given !== undefined) return Buffer.from(given);
       return readFile(path);
     },
+    writeFile: async (path, data) => {
+      if (options.written) options.written.set(path, Buffer.from(data));
+      else await writeFile(path, data);
+    },
     interrupted: options.interrupted ?? new Promise<void>(() => undefined),
     ...(options.stdin !== undefined ? { readStdin: async () => Buffer.from(options.stdin as string) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
-  const done = run(argv, io).then((code) => result(code, stdout, stderr));
-  return { stdout: () => stdout, stderr: () => stderr, done };
+  const done = run(argv, io).then((code) => result(code, stdout(), stderr));
+  return { stdout: () => stdout().toString("utf8"), stderr: () => stderr, done };
 }
 
 export function runCli(argv: string[], options: RunOptions): Promise<CliResult> {
   return startCli(argv, options).done;
 }
 
-function result(code: number, stdout: string, stderr: string): CliResult {
+function result(code: number, stdoutBytes: Buffer, stderr: string): CliResult {
+  const stdout = stdoutBytes.toString("utf8");
   return {
     code,
     stdout,
+    stdoutBytes,
     stderr,
     json<T>() {
       try {

@@ -390,6 +390,6 @@ describe("mailroom listen against the real server", () => {
 
     expect(code).toBe(0);
     expect(receiver.deliveries.map((delivery) => delivery.verified)).toEqual(data);
-    expect(data.map((event) => event.type)).toEqual(["message.queued", "message.delivered", "message.opened"]);
+    expect(data.map((event) => event.type)).toEqual(["message.queued", "message.delivered", "message.opened", "message.opened"]);
   });
 });

@@ -153,7 +153,9 @@ describe("mailroom messages get", () => {
 
     expect(result.stdout).toMatch(new RegExp(`^id\\s+${id}$`, "m"));
     expect(result.stdout).toMatch(/^subject\s+Got it$/m);
-    expect(result.stdout).toMatch(/^RECIPIENT\s+TYPE\s+STATUS\s+DETAIL$/m);
+    expect(result.stdout).toMatch(/^RECIPIENT\s+TYPE\s+STATUS\s+ENGAGEMENT\s+DETAIL$/m);
+    expect(result.stdout).toMatch(/^tracking\s+none$/m);
+    expect(result.stdout).toMatch(/^engagement\s+0 opens, 0 clicks, 0 replies$/m);
     expect(result.stdout).toMatch(/^ada@example\.com\s+to\s+queued$/m);
     expect(result.stdout).toMatch(/^grace@example\.com\s+cc\s+queued$/m);
   });

@@ -105,7 +105,7 @@ describe("the code samples in the reference", () => {
     const fetch = async (request: Request) => (answered.push(request.url), new Response(JSON.stringify({ data: [], has_more: false, next_cursor: null }), { status: 200, headers: { "content-type": "application/json" } }));
     let stderr = "";
     const sink = { write: () => true, isTTY: false };
-    const code = await run(argv, { stdout: sink, stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false }, env: { MAILROOM_API_KEY: "svc_test_sample" }, readFile: async () => SAMPLE_FILE, interrupted: Promise.resolve(), fetch });
+    const code = await run(argv, { stdout: sink, stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false }, env: { MAILROOM_API_KEY: "svc_test_sample" }, readFile: async () => SAMPLE_FILE, writeFile: async () => undefined, interrupted: Promise.resolve(), fetch });
     expect(code, stderr).toBe(0);
     expect(answered).toHaveLength(1);
   });

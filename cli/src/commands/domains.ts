@@ -1,6 +1,6 @@
-import type { Domain } from "mailroom";
-import type { Noun } from "../command.js";
-import { definedOnly, optionalString, requiredString } from "../command.js";
+import type { Domain, UpdateDomainParams } from "mailroom";
+import type { Args, Noun } from "../command.js";
+import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { fields, table } from "../output.js";
 
@@ -23,6 +23,9 @@ function renderDomain(domain: Domain): string {
     ["status", domain.status],
     ["return_path_domain", domain.return_path_domain],
     ["dkim", domain.dkim.map((key) => `${key.selector} (${key.algorithm})`).join(", ")],
+    ["track_opens", trackingDefault(domain.track_opens)],
+    ["track_clicks", trackingDefault(domain.track_clicks)],
+    ["tracking_domain", domain.tracking_domain ?? "(none: the server's own URL)"],
     ["created_at", domain.created_at],
     ["verified_at", domain.verified_at],
     ["last_checked_at", domain.last_checked_at ?? "never"],
@@ -36,6 +39,26 @@ function renderDomain(domain: Domain): string {
     .filter((record) => record.status === "mismatch")
     .map((record) => `${record.type} ${record.name} has ${record.found.length > 0 ? record.found.map((found) => JSON.stringify(found)).join(", ") : "nothing"} instead.`);
   return [summary, records, ...(mismatches.length > 0 ? [mismatches.join("\n")] : [])].join("\n\n");
+}
+
+/** A domain's tracking default as people read it: null follows the workspace. */
+const trackingDefault = (value: boolean | null) => (value === null ? "workspace default" : value ? "on" : "off");
+
+/**
+ * A tri-state default from `--track-opens`, `--no-track-opens` and `--track-opens-default`
+ * (null: follow the workspace); undefined when none is given.
+ */
+function trackingSetting(args: Args, flag: "track-opens" | "track-clicks"): boolean | null | undefined {
+  if (args[`${flag}-default`] === true) {
+    if (typeof args[flag] === "boolean") throw new UsageError(`--${flag}-default follows the workspace: leave out --${flag} / --no-${flag}.`);
+    return null;
+  }
+  return typeof args[flag] === "boolean" ? args[flag] : undefined;
+}
+
+/** --tracking-domain HOST, or --no-tracking-domain (false) for none (null). */
+function trackingDomain(args: Args): string | null | undefined {
+  return args["tracking-domain"] === false ? null : optionalString(args, "tracking-domain");
 }
 
 /** The closing line after a verification: done, or what is still missing. */
@@ -86,6 +109,39 @@ export const domains: Noun = {
       async run({ client, output }, args) {
         const domain = await client().domains.get(requiredString(args, "domain_id"));
         output.result(domain, () => renderDomain(domain));
+      },
+    },
+    {
+      command: "update <domain_id>",
+      describe: "Change a domain's tracking defaults and tracking domain",
+      operationId: "updateDomain",
+      examples: [
+        ["$0 domains update dom_01jd3k8m2q5v7w9x1y3z5a7b9c --track-clicks", "Track clicks by default"],
+        ["$0 domains update dom_01jd3k8m2q5v7w9x1y3z5a7b9c --tracking-domain track.acme.example", "Serve tracking links from a host name of the domain"],
+        ["$0 domains update dom_01jd3k8m2q5v7w9x1y3z5a7b9c --track-opens-default --no-tracking-domain", "Back to the workspace's default for opens, and the server's own URL"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("track-opens", { type: "boolean", describe: "Track opens of mail from this domain by default; --no-track-opens for off" })
+          .option("track-opens-default", { type: "boolean", describe: "Follow the workspace's default for opens" })
+          .option("track-clicks", { type: "boolean", describe: "Track clicks in mail from this domain by default; --no-track-clicks for off" })
+          .option("track-clicks-default", { type: "boolean", describe: "Follow the workspace's default for clicks" })
+          .option("tracking-domain", { type: "string", describe: "A host name under the domain serving its tracking links (publish the tracking CNAME it adds); --no-tracking-domain for none" }),
+      async run({ client, output }, args) {
+        const body: UpdateDomainParams = definedOnly({
+          track_opens: trackingSetting(args, "track-opens"),
+          track_clicks: trackingSetting(args, "track-clicks"),
+          tracking_domain: trackingDomain(args),
+        });
+        if (Object.keys(body).length === 0) {
+          throw new UsageError("Nothing to update: give --track-opens, --track-clicks (each with --no- or -default forms) or --tracking-domain (or --no-tracking-domain).");
+        }
+        const domain = await client().domains.update(requiredString(args, "domain_id"), body);
+        output.result(domain, () => {
+          const cname = domain.records.find((record) => record.purpose === "tracking");
+          const publish = cname && cname.status !== "verified" ? `\n\nPublish the tracking record (${cname.type} ${cname.name} -> ${cname.value}), then run: mailroom domains verify ${domain.id}` : "";
+          return `${renderDomain(domain)}${publish}`;
+        });
       },
     },
     {

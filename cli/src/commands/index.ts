@@ -3,6 +3,7 @@ import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
 import { events } from "./events.js";
 import { domains } from "./domains.js";
+import { inbound } from "./inbound.js";
 import { listen } from "./listen.js";
 import { createMessage, messages } from "./messages.js";
 import { suppressions } from "./suppressions.js";
@@ -13,7 +14,7 @@ import { webhooks } from "./webhooks.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, templates, events, webhooks, apiKeys, workspace, domains, suppressions, usage, accounts, system];
+export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, apiKeys, workspace, domains, suppressions, usage, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };

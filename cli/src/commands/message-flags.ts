@@ -5,11 +5,12 @@ import type { Args } from "../command.js";
 import { UsageError, optionalString, pairs, stringList } from "../command.js";
 import { readUserFile, type Io } from "../io.js";
 import { parseInstant } from "../time.js";
+import { TRACKING_FLAGS, trackingFlags, trackingValues } from "./tracking-flags.js";
 import { hasVariableFlags, variableFlags, variableValues } from "./variable-flags.js";
 
 /** The flags of `mailroom send` / `mailroom messages create`: one per createMessage field. */
 export function messageFlags(yargs: Argv): Argv {
-  return variableFlags(yargs)
+  return trackingFlags(variableFlags(yargs), "Turn on")
     .option("to", { type: "string", array: true, describe: "Recipient (repeatable, or comma-separated)", demandOption: "Give at least one --to." })
     .option("template", { type: "string", describe: "Send this template (slug, or slug@version) instead of --subject and a body" })
     .option("subject", { type: "string", describe: "Subject line" })
@@ -28,7 +29,11 @@ export function messageFlags(yargs: Argv): Argv {
     .option("schedule", { type: "string", describe: "Send later: RFC 3339 time or a delay (10m, 2h, 1d)" })
     .option("expires-at", { type: "string", describe: "Stop retrying a deferred delivery then: RFC 3339 time or a delay (10m); for mail worthless late" })
     .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" })
-    .group(["var", "var-json", "variables-file"], "Template variables (with --template):");
+    .group(["var", "var-json", "variables-file"], "Template variables (with --template):")
+    .group(
+      TRACKING_FLAGS.map(({ flag }) => flag),
+      "Tracking (default: the sending domain's, else the workspace's):",
+    );
 }
 
 /** The createMessage body the flags describe; files are read here, so a typo fails before sending. */
@@ -50,6 +55,7 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
     ...defined("scheduled_at", schedule && parseInstant(schedule, "schedule")),
     ...defined("expires_at", expiresAt && parseInstant(expiresAt, "expires-at")),
     ...(attachments.length > 0 ? { attachments } : {}),
+    ...trackingValues(args, "messageField"),
   };
   return body;
 }

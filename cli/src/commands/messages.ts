@@ -4,7 +4,7 @@ import { RefusedError, UsageError, definedOnly, optionalString, requiredString }
 import { readUserFile, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { messageBody, messageFlags } from "./message-flags.js";
-import { eventColumns, messageColumns, renderBatch, renderMessage } from "./render.js";
+import { eventColumns, messageColumns, renderBatch, renderMessage, replyColumns } from "./render.js";
 
 const STATUSES: MessageStatus[] = ["scheduled", "queued", "sending", "delivered", "deferred", "bounced", "failed", "suppressed", "canceled"];
 
@@ -146,6 +146,21 @@ export const messages: Noun = {
       async run(context, args) {
         const list = context.client().messages.listEvents(requiredString(args, "message_id"), listQuery(args, { createdRange: false }));
         await printList(context, args, list, eventColumns);
+      },
+    },
+    {
+      command: "list-replies <message_id>",
+      aliases: ["replies"],
+      describe: "List the replies threaded to a message, oldest first",
+      operationId: "listMessageReplies",
+      examples: [
+        ["$0 messages replies msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "Who answered a message"],
+        ["$0 messages replies msg_01jc3v6q9k2m8r4t7w0y5z1b3d --all --json | jq -r '.data[].text'", "The text of every reply"],
+      ],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      async run(context, args) {
+        const list = context.client().messages.listReplies(requiredString(args, "message_id"), listQuery(args, { createdRange: false }));
+        await printList(context, args, list, replyColumns);
       },
     },
   ],

@@ -1,5 +1,5 @@
 // Human renderings of the API's objects. JSON output never passes through here.
-import type { ApiKey, Event, Message, MessageBatch, MessageSummary, Problem } from "mailroom";
+import type { ApiKey, Event, InboundMessage, Message, MessageBatch, MessageSummary, Problem, Recipient } from "mailroom";
 import { cell, fields, table } from "../output.js";
 
 export const messageColumns = {
@@ -28,14 +28,72 @@ export function renderMessage(message: Message): string {
     ["subject", message.subject],
     ["template", message.template ? `${message.template.slug}@${message.template.version}` : undefined],
     ["tags", message.tags.join(", ")],
+    ["tracking", switchesOn(message.tracking)],
+    ["engagement", `${message.engagement.opens} opens, ${message.engagement.clicks} clicks, ${message.engagement.replies} replies`],
     ["scheduled_at", message.scheduled_at],
     ["created_at", message.created_at],
   ]);
   const recipients = table(
-    ["RECIPIENT", "TYPE", "STATUS", "DETAIL"],
-    message.recipients.map((recipient) => [recipient.email, recipient.type, recipient.status, recipient.detail ?? ""]),
+    ["RECIPIENT", "TYPE", "STATUS", "ENGAGEMENT", "DETAIL"],
+    message.recipients.map((recipient) => [recipient.email, recipient.type, recipient.status, engagementOf(recipient), recipient.detail ?? ""]),
   );
   return `${summary}\n\n${recipients}`;
+}
+
+/** The names of the switches that are on (`opens, clicks`), or `none`: tracking settings. */
+export function switchesOn(switches: Record<string, boolean>): string {
+  return (
+    Object.entries(switches)
+      .filter(([, value]) => value)
+      .map(([name]) => name)
+      .join(", ") || "none"
+  );
+}
+
+/** What a recipient did, first time each (`opened, clicked`), or empty. */
+function engagementOf(recipient: Recipient): string {
+  const stamps: Array<[string, string | null]> = [
+    ["opened", recipient.opened_at],
+    ["clicked", recipient.clicked_at],
+    ["replied", recipient.replied_at],
+    ["complained", recipient.complained_at],
+    ["unsubscribed", recipient.unsubscribed_at],
+  ];
+  return stamps
+    .filter(([, at]) => at !== null)
+    .map(([name]) => name)
+    .join(", ");
+}
+
+export const replyColumns = {
+  headers: ["ID", "FROM", "SUBJECT", "DMARC", "RECEIVED"],
+  row: (reply: InboundMessage) => [reply.id, cell(reply.from), cell(reply.subject, 50), reply.authentication.dmarc, reply.received_at],
+};
+
+/**
+ * A reply as people read mail: its fields, the new text, the quoted history set apart, and the
+ * attachments with the command that downloads each.
+ */
+export function renderInbound(inbound: InboundMessage): string {
+  const summary = fields([
+    ["id", inbound.id],
+    ["message_id", inbound.message_id],
+    ["recipient", inbound.recipient],
+    ["from", inbound.from],
+    ["to", inbound.to.join(", ")],
+    ["subject", inbound.subject],
+    ["authentication", `spf ${inbound.authentication.spf}, dkim ${inbound.authentication.dkim}, dmarc ${inbound.authentication.dmarc}`],
+    ["threaded_by", inbound.threaded_by],
+    ["simulated", inbound.simulated ? "yes" : undefined],
+    ["received_at", inbound.received_at],
+  ]);
+  const parts = [summary, inbound.text ?? (inbound.html ? "(HTML only: see --json)" : "(no text)")];
+  if (inbound.quoted_text) parts.push(`Quoted history:\n${inbound.quoted_text.replace(/^/gm, "  ")}`);
+  if (inbound.attachments.length > 0) {
+    const rows = inbound.attachments.map((attachment) => [String(attachment.index), attachment.filename ?? "(unnamed)", attachment.content_type, String(attachment.size)]);
+    parts.push(`${table(["INDEX", "FILENAME", "TYPE", "BYTES"], rows)}\n\nDownload one with: mailroom inbound get-attachment ${inbound.id} <index> --output <file>`);
+  }
+  return parts.join("\n\n");
 }
 
 /** One line per message of a batch (its id, or why it was refused), then the count of each. */

@@ -2,6 +2,8 @@ import type { Workspace } from "mailroom";
 import type { Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString } from "../command.js";
 import { fields } from "../output.js";
+import { switchesOn } from "./render.js";
+import { TRACKING_FLAGS, trackingFlags, trackingValues } from "./tracking-flags.js";
 
 const renderWorkspace = (workspace: Workspace) =>
   fields([
@@ -10,6 +12,7 @@ const renderWorkspace = (workspace: Workspace) =>
     ["environment", workspace.environment],
     ["default_from", workspace.default_from ?? "(none)"],
     ["monthly_quota", workspace.monthly_quota ?? "(no limit)"],
+    ["tracking", switchesOn(workspace.tracking)],
     ["created_at", workspace.created_at],
     ["updated_at", workspace.updated_at],
   ]);
@@ -48,28 +51,39 @@ export const workspace: Noun = {
     },
     {
       command: "update",
-      describe: "Change the name, the default sender or the monthly quota",
+      describe: "Change the name, the default sender, the monthly quota or the tracking defaults",
       operationId: "updateWorkspace",
       examples: [
         ['$0 workspace update --default-from "Acme <hello@acme.example>"', "Set the default sender"],
         ["$0 workspace update --no-default-from", "Clear the default sender"],
         ["$0 workspace update --monthly-quota 50000", "Cap live messages at 50 000 per month"],
         ["$0 workspace update --no-monthly-quota", "Remove the cap"],
+        ["$0 workspace update --track-opens --track-clicks --no-unsubscribe", "Track opens and clicks by default, without unsubscribe headers"],
       ],
       builder: (yargs) =>
-        yargs
-          .option("name", { type: "string", describe: "The workspace's name" })
-          .option("default-from", { type: "string", describe: "Default sender; --no-default-from clears it" })
-          .option("monthly-quota", { type: "string", describe: "Live messages allowed per UTC month; --no-monthly-quota (or none) removes the cap" }),
+        trackingFlags(
+          yargs
+            .option("name", { type: "string", describe: "The workspace's name" })
+            .option("default-from", { type: "string", describe: "Default sender; --no-default-from clears it" })
+            .option("monthly-quota", { type: "string", describe: "Live messages allowed per UTC month; --no-monthly-quota (or none) removes the cap" }),
+          "Default:",
+        ).group(
+          TRACKING_FLAGS.map(({ flag }) => flag),
+          "Tracking defaults, for messages that do not say (a domain's own opens and clicks defaults come first):",
+        ),
       async run({ client, output }, args) {
         const defaultFrom = args["default-from"];
+        const tracking = trackingValues(args, "field");
         const body = definedOnly({
           name: optionalString(args, "name"),
           default_from: defaultFrom === false ? null : optionalString(args, "default-from"),
           monthly_quota: monthlyQuota(args["monthly-quota"]),
+          tracking: Object.keys(tracking).length > 0 ? tracking : undefined,
         });
         if (Object.keys(body).length === 0) {
-          throw new UsageError("Nothing to update: give --name, --default-from (or --no-default-from) or --monthly-quota (or --no-monthly-quota).");
+          throw new UsageError(
+            "Nothing to update: give --name, --default-from (or --no-default-from), --monthly-quota (or --no-monthly-quota), or a tracking default (--track-opens, --track-clicks, --track-replies, --unsubscribe, or their --no- forms).",
+          );
         }
         const updated = await client().workspace.update(body);
         output.result(updated, () => renderWorkspace(updated));

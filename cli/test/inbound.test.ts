@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import type { InboundMessage } from "mailroom";
+import { contractExample, page, problemBody, problemOf, runCli, stubApi } from "./helpers.js";
+
+/*
+ * `mailroom messages replies`, `mailroom inbound get` and `mailroom inbound get-attachment`
+ * against a stand-in for the API that answers with the contract's own example of a reply: what
+ * each command asks for, and what it prints (or writes) in JSON, on a terminal and as bytes.
+ */
+const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
+const MESSAGE_ID = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
+const INBOUND_ID = "inb_01jd3k8m2q5v7w9x1y3z5a7b9c";
+const reply = contractExample<InboundMessage>("Reply");
+
+/** Bytes that are not UTF-8 (a PNG signature, then 0x00 0xFF): text handling would change them. */
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
+
+/** A stand-in answering every request with the attachment's bytes; records what it was asked. */
+function attachmentApi(content: Buffer = PNG) {
+  const seen: string[] = [];
+  const fetch = async (request: Request) => {
+    const url = new URL(request.url);
+    seen.push(`${request.method} ${url.pathname}`);
+    return new Response(new Uint8Array(content), { status: 200, headers: { "content-type": "image/png", "content-disposition": 'attachment; filename="screenshot.png"' } });
+  };
+  return { fetch, seen };
+}
+
+describe("mailroom messages replies", () => {
+  it("lists the message's replies, as the API sent the page", async () => {
+    const api = stubApi(200, page([reply]));
+
+    const result = await runCli(["messages", "replies", MESSAGE_ID], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toEqual(page([reply]));
+    expect(api.seen).toMatchObject([{ method: "GET", target: `/v1/messages/${MESSAGE_ID}/replies?limit=20`, idempotencyKey: null }]);
+  });
+
+  it("shows who replied, when, and whether DMARC passed, as a table on a terminal", async () => {
+    const result = await runCli(["messages", "list-replies", MESSAGE_ID], { env, tty: true, fetch: stubApi(200, page([reply])).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ID\s+FROM\s+SUBJECT\s+DMARC\s+RECEIVED$/m);
+    expect(result.stdout).toMatch(new RegExp(`^${INBOUND_ID}\\s+Ada Lovelace <ada@example.com>\\s+Re: Welcome to Acme\\s+pass\\s+2026-11-21T10:12:00.000Z$`, "m"));
+  });
+
+  it("fetches every page with --all", async () => {
+    const api = stubApi((request) => ({ status: 200, body: new URL(request.url).searchParams.get("after") ? page([{ ...reply, id: "inb_2" }]) : page([reply], "cur_2") }));
+
+    const result = await runCli(["messages", "replies", MESSAGE_ID, "--all"], { env, fetch: api.fetch });
+
+    expect(result.json<{ data: InboundMessage[] }>().data.map((each) => each.id)).toEqual([INBOUND_ID, "inb_2"]);
+    expect(api.seen.map((request) => request.target)).toEqual([`/v1/messages/${MESSAGE_ID}/replies?limit=20`, `/v1/messages/${MESSAGE_ID}/replies?limit=20&after=cur_2`]);
+  });
+
+  it("exits 1 with the problem for a message the environment does not have", async () => {
+    const result = await runCli(["messages", "replies", MESSAGE_ID], { env, fetch: stubApi(404, problemBody(404, "not_found")).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 404, code: "not_found" });
+  });
+});
+
+describe("mailroom inbound get", () => {
+  it("prints the reply as the API sent it", async () => {
+    const api = stubApi(200, reply);
+
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toEqual(reply);
+    expect(api.seen).toMatchObject([{ method: "GET", target: `/v1/inbound/${INBOUND_ID}` }]);
+  });
+
+  it("shows the new text, the quoted history set apart, the checks and how to download each attachment, on a terminal", async () => {
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, tty: true, fetch: stubApi(200, reply).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^from\s+Ada Lovelace <ada@example.com>$/m);
+    expect(result.stdout).toMatch(/^authentication\s+spf pass, dkim pass, dmarc pass$/m);
+    expect(result.stdout).toMatch(/^Thanks, that worked!$/m);
+    expect(result.stdout).toMatch(/^Quoted history:\n {2}On Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n {2}> Hello Ada$/m);
+    expect(result.stdout).toMatch(/^0\s+screenshot\.png\s+image\/png\s+48213$/m);
+    expect(result.stdout).toContain(`mailroom inbound get-attachment ${INBOUND_ID} <index> --output <file>`);
+  });
+});
+
+describe("mailroom inbound get-attachment", () => {
+  it("writes the attachment's bytes, unchanged, to --output and says where", async () => {
+    const api = attachmentApi();
+    const written = new Map<string, Buffer>();
+
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "0", "--output", "shot.png"], { env, fetch: api.fetch, written });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(written.get("shot.png")).toEqual(PNG);
+    expect(result.json()).toEqual({ inbound_id: INBOUND_ID, index: 0, path: "shot.png", size: PNG.length });
+    expect(api.seen).toEqual([`GET /v1/inbound/${INBOUND_ID}/attachments/0`]);
+  });
+
+  it("writes the bytes to stdout when it is not a terminal, and nothing else", async () => {
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "1"], { env, fetch: attachmentApi().fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdoutBytes).toEqual(PNG);
+    expect(result.stderr).toBe("");
+  });
+
+  it("refuses to write bytes to a terminal, before downloading anything", async () => {
+    const api = attachmentApi();
+
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "0"], { env, tty: true, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("give --output <file>");
+    expect(api.seen).toEqual([]);
+  });
+
+  it("refuses an index that is not a whole number, without a request", async () => {
+    const api = attachmentApi();
+
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "first", "--output", "x"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toMatchObject({ error: "usage", message: expect.stringContaining('got "first"') });
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with the problem, and writes no file, for an attachment the reply does not have", async () => {
+    const written = new Map<string, Buffer>();
+
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "7", "--output", "x.bin"], { env, fetch: stubApi(404, problemBody(404, "not_found")).fetch, written });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ code: "not_found" });
+    expect(written.size).toBe(0);
+  });
+
+  it("names --output and the reason when the file cannot be written", async () => {
+    const result = await runCli(["inbound", "get-attachment", INBOUND_ID, "0", "--output", "/nonexistent-dir/x.png"], { env, fetch: attachmentApi().fetch });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--output: cannot write /nonexistent-dir/x.png (ENOENT)");
+  });
+});
