@@ -1,18 +1,8 @@
 import type { Event } from "mailroom";
 import { Link } from "wouter";
+import { eventDetails, userAgentOf } from "../lib/engagement";
 import { formatPreciseTime } from "../lib/format";
 import { Table } from "./table";
-
-/** What an event's data says in words: the remote server's reply, or that it was simulated. */
-function eventDetail(event: Event): string {
-  const parts: string[] = [];
-  if (event.from_status && event.to_status) parts.push(`${event.from_status} → ${event.to_status}`);
-  const { response, smtp_code, simulated } = event.data as { response?: unknown; smtp_code?: unknown; simulated?: unknown };
-  if (typeof response === "string") parts.push(response);
-  else if (typeof smtp_code === "number" || typeof smtp_code === "string") parts.push(`SMTP ${smtp_code}`);
-  if (simulated === true) parts.push("simulated");
-  return parts.join(" · ");
-}
 
 /** Events as a table, oldest or newest first as given; with a link to each message when asked. */
 export function EventTable({ events, showMessage = false }: { events: Event[]; showMessage?: boolean }) {
@@ -31,7 +21,15 @@ export function EventTable({ events, showMessage = false }: { events: Event[]; s
               </Link>
             </td>
           )}
-          <td className="muted">{eventDetail(event)}</td>
+          <td className="muted" data-testid="event-details">
+            {eventDetails(event).join(" · ")}
+            {userAgentOf(event) && (
+              // Long and rarely read whole: one line, cut short, the whole of it on hover.
+              <span className="event-user-agent" title={userAgentOf(event)}>
+                {userAgentOf(event)}
+              </span>
+            )}
+          </td>
           <td className="nowrap">
             <time dateTime={event.created_at}>{formatPreciseTime(event.created_at)}</time>
           </td>

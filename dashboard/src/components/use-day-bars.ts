@@ -11,8 +11,11 @@ export interface DayBars {
   labelled?: number[];
   /** uPlot's bar size: the share of a day's slot a bar takes, and its widest in pixels. */
   barSize: [number, number];
-  /** One value a day each, drawn in this order: a series paints over the ones before it. */
-  series: Array<{ label: string; color: string; values: number[] }>;
+  /**
+   * One value a day each, drawn in this order: a series paints over the ones before it. A
+   * series' own `barSize` (narrower) leaves the wider bars under it visible at any height.
+   */
+  series: Array<{ label: string; color: string; values: number[]; barSize?: [number, number] }>;
 }
 
 /**
@@ -50,7 +53,17 @@ export function useDayBars(chart: DayBars) {
             grid: { stroke: "#e3e8ee" },
           },
         ],
-        series: [{}, ...series.map(({ label, color }) => ({ label, fill: color, stroke: color, width: 0, paths: bars, points: { show: false } }))],
+        series: [
+          {},
+          ...series.map(({ label, color, barSize }) => ({
+            label,
+            fill: color,
+            stroke: color,
+            width: 0,
+            paths: barSize ? uPlot.paths.bars?.({ size: barSize, align: 0 }) : bars,
+            points: { show: false },
+          })),
+        ],
       },
       [x, ...series.map(({ values }) => values)],
       element,

@@ -11,7 +11,27 @@ export const RECORD_PURPOSES: Record<DomainRecord["purpose"], { label: string; w
   spf: { label: "SPF", why: "Allows this server to send for the return-path domain." },
   dkim: { label: "DKIM", why: "Publishes a key that receivers check each message's signature with." },
   dmarc: { label: "DMARC", why: "Tells receivers what to do with mail that fails SPF and DKIM (p=none to start with)." },
+  tracking: { label: "Tracking domain", why: "Points the tracking domain at Mailroom, so open images and tracked links use your own host name." },
 };
+
+/** A domain's open or click tracking default, as the settings form's select holds it. */
+export type TrackingChoice = "workspace" | "on" | "off";
+
+export const TRACKING_CHOICES: Array<{ value: TrackingChoice; label: string }> = [
+  { value: "workspace", label: "Workspace default" },
+  { value: "on", label: "On" },
+  { value: "off", label: "Off" },
+];
+
+/** null (follow the workspace) or on/off, to the form's choice. */
+export function trackingChoice(value: boolean | null): TrackingChoice {
+  return value === null ? "workspace" : value ? "on" : "off";
+}
+
+/** The form's choice back to the contract's value (null: follow the workspace). */
+export function trackingValue(choice: string): boolean | null {
+  return choice === "on" ? true : choice === "off" ? false : null;
+}
 
 export const RECORD_STATUS_LABELS: Record<DomainRecordStatus, string> = {
   pending: "Not checked yet",

@@ -16,7 +16,15 @@ export interface DailyStats {
   days: Date[];
   /** Per group, one count per day. */
   counts: Record<StatusGroupId, number[]>;
+  /**
+   * Opens and clicks by people (MessageSummary.engagement: machine opens and link scanners left
+   * out), counted on the day their message was created: the list carries totals per message, not
+   * when each happened, and most engagement comes within a day or two of sending.
+   */
+  engagement: { opens: number[]; clicks: number[] };
   total: number;
+  opens: number;
+  clicks: number;
   delivered: number;
   bounced: number;
   /** Messages with a final delivery outcome (delivered, bounced or failed): the rates' base. */
@@ -29,7 +37,8 @@ const groupOf = new Map<MessageStatus, StatusGroupId>(STATUS_GROUPS.flatMap((gro
 export function dailyStats(messages: MessageSummary[], since: Date, dayCount: number): DailyStats {
   const days = Array.from({ length: dayCount }, (_, index) => new Date(since.getFullYear(), since.getMonth(), since.getDate() + index));
   const counts = Object.fromEntries(STATUS_GROUPS.map((group) => [group.id, days.map(() => 0)])) as Record<StatusGroupId, number[]>;
-  const totals = { all: 0, delivered: 0, bounced: 0, failed: 0 };
+  const engagement = { opens: days.map(() => 0), clicks: days.map(() => 0) };
+  const totals = { all: 0, delivered: 0, bounced: 0, failed: 0, opens: 0, clicks: 0 };
   for (const message of messages) {
     const created = new Date(message.created_at);
     // Whole days between the two local midnights; rounding absorbs a daylight-saving hour.
@@ -37,13 +46,20 @@ export function dailyStats(messages: MessageSummary[], since: Date, dayCount: nu
     const group = groupOf.get(message.status);
     if (group === undefined || day < 0 || day >= dayCount) continue;
     counts[group][day] = (counts[group][day] ?? 0) + 1;
+    engagement.opens[day] = (engagement.opens[day] ?? 0) + message.engagement.opens;
+    engagement.clicks[day] = (engagement.clicks[day] ?? 0) + message.engagement.clicks;
+    totals.opens += message.engagement.opens;
+    totals.clicks += message.engagement.clicks;
     totals.all += 1;
     if (message.status === "delivered" || message.status === "bounced" || message.status === "failed") totals[message.status] += 1;
   }
   return {
     days,
     counts,
+    engagement,
     total: totals.all,
+    opens: totals.opens,
+    clicks: totals.clicks,
     delivered: totals.delivered,
     bounced: totals.bounced,
     settled: totals.delivered + totals.bounced + totals.failed,

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Message } from "mailroom";
+import type { Message, Recipient } from "mailroom";
 import { useApi } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
@@ -14,11 +14,21 @@ import { ResourcePage } from "../components/resource-page";
 import { StatusBadge } from "../components/status-badge";
 import { SummaryList, SummaryRow } from "../components/summary-list";
 import { Table } from "../components/table";
+import { stampsOf } from "../lib/engagement";
 import { formatCount, formatDateTime } from "../lib/format";
 import { isCancelable } from "../lib/message-status";
+import { Replies } from "./message-replies";
 
 // A message rarely has more than a few events per recipient; past this the timeline says so.
 const EVENT_CAP = 1000;
+
+/** What a message may track (Message.tracking), in words. */
+const TRACKED: Array<{ key: keyof Message["tracking"]; label: string }> = [
+  { key: "opens", label: "opens" },
+  { key: "clicks", label: "clicks" },
+  { key: "replies", label: "replies" },
+  { key: "unsubscribe", label: "one-click unsubscribe" },
+];
 
 function Summary({ message }: { message: Message }) {
   const list = (values: string[]) => (values.length > 0 ? values.join(", ") : "—");
@@ -40,6 +50,17 @@ function Summary({ message }: { message: Message }) {
       {message.scheduled_at && <SummaryRow label="Scheduled for">{formatDateTime(message.scheduled_at)}</SummaryRow>}
       <SummaryRow label="Environment">{message.environment}</SummaryRow>
       <SummaryRow label="Tags">{list(message.tags)}</SummaryRow>
+      <SummaryRow label="Tracking">
+        <span data-testid="message-tracking">{list(TRACKED.filter(({ key }) => message.tracking[key]).map(({ label }) => label))}</span>
+      </SummaryRow>
+      <SummaryRow label="Engagement">
+        <span data-testid="message-engagement">
+          {formatCount(message.engagement.opens)} {message.engagement.opens === 1 ? "open" : "opens"} · {formatCount(message.engagement.clicks)}{" "}
+          {message.engagement.clicks === 1 ? "click" : "clicks"} · {formatCount(message.engagement.replies)}{" "}
+          {message.engagement.replies === 1 ? "reply" : "replies"}
+        </span>{" "}
+        <span className="muted">(by people: machine opens and link scanners left out)</span>
+      </SummaryRow>
       {message.attachments.length > 0 && (
         <SummaryRow label="Attachments">
           <ul className="plain-list">
@@ -74,15 +95,33 @@ function Summary({ message }: { message: Message }) {
   );
 }
 
+/** The first time a recipient opened, clicked, replied, complained or unsubscribed, if ever. */
+function Engagement({ recipient }: { recipient: Recipient }) {
+  const stamps = stampsOf(recipient);
+  if (stamps.length === 0) return <span className="muted">—</span>;
+  return (
+    <ul className="plain-list" data-testid="recipient-engagement">
+      {stamps.map(({ stamp, at }) => (
+        <li key={stamp.key}>
+          <span className={`badge badge--engagement badge--${stamp.key}`}>{stamp.label}</span> <time dateTime={at}>{formatDateTime(at)}</time>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function Recipients({ message }: { message: Message }) {
   return (
-    <Table columns={["Recipient", "Type", "Status", "Detail", "Updated"]}>
+    <Table columns={["Recipient", "Type", "Status", "Engagement", "Detail", "Updated"]}>
       {message.recipients.map((recipient) => (
         <tr key={`${recipient.type}:${recipient.email}`} data-testid="recipient-row">
           <td>{recipient.name ? `${recipient.name} <${recipient.email}>` : recipient.email}</td>
           <td>{recipient.type}</td>
           <td>
             <StatusBadge status={recipient.status} />
+          </td>
+          <td>
+            <Engagement recipient={recipient} />
           </td>
           <td className="muted">{recipient.detail ?? "—"}</td>
           <td className="nowrap">{formatDateTime(recipient.updated_at)}</td>
@@ -166,6 +205,9 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
       <Card title="Events" flush>
         {/* Keyed by updated_at, which changes with every event: a cancel reloads the timeline. */}
         <Events key={message.updated_at} messageId={message.id} />
+      </Card>
+      <Card title="Replies">
+        <Replies messageId={message.id} />
       </Card>
       <Card title="Content">
         <EmailPreview key={message.id} html={message.html} text={message.text} mime={message.mime} />

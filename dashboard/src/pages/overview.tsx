@@ -10,6 +10,7 @@ import { EventTable } from "../components/event-table";
 import { GettingStarted } from "../components/getting-started";
 import { Loaded } from "../components/loaded";
 import { PageHeader } from "../components/page-header";
+import { EngagementChart } from "../components/engagement-chart";
 import { StatusChart } from "../components/status-chart";
 import { UsageChart } from "../components/usage-chart";
 import { formatCount, formatRate, formatUtcDate, startOfDay, utcDay } from "../lib/format";
@@ -71,8 +72,19 @@ function MessageStats() {
         <Stat label="Delivered" value={formatCount(data.delivered)} />
         <Stat label="Delivery rate" value={formatRate(data.delivered, data.settled)} note={`of ${formatCount(data.settled)} with a final outcome`} />
         <Stat label="Bounce rate" value={formatRate(data.bounced, data.settled)} note={`${formatCount(data.bounced)} bounced`} />
+        <Stat label="Opens" value={formatCount(data.opens)} note="by people, repeats included" />
+        <Stat label="Clicks" value={formatCount(data.clicks)} note="on tracked links" />
       </dl>
-      <StatusChart stats={data} />
+      <div className="charts">
+        <div>
+          <h3 className="usage__chart-title">By status</h3>
+          <StatusChart stats={data} />
+        </div>
+        <div>
+          <h3 className="usage__chart-title">Opens and clicks</h3>
+          <EngagementChart stats={data} />
+        </div>
+      </div>
       {data.capped && (
         <p className="notice">
           Only the {formatCount(MESSAGE_CAP)} most recent messages of the period are counted. <Link href="/messages">Browse all messages</Link>.

@@ -15,6 +15,7 @@ import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { DomainStatusBadge } from "./domain-badges";
 import { RecordsTable } from "./records-table";
+import { TrackingSettings } from "./tracking-settings";
 
 function Summary({ domain }: { domain: Domain }) {
   const progress = requiredProgress(domain);
@@ -94,7 +95,7 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
       />
       {!canManage && (
         <p className="notice" role="note" data-testid="read-only-note">
-          You can see this domain and its DNS records. Admins and owners verify and delete domains.
+          You can see this domain, its DNS records and its tracking settings. Admins and owners verify, change and delete domains.
         </p>
       )}
       {verify.pending && (
@@ -119,6 +120,7 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
         </div>
         <RecordsTable records={domain.records} checking={verify.pending} />
       </Card>
+      <TrackingSettings domain={domain} canEdit={canManage} onChange={onChange} />
       <ConfirmDialog
         target={deleting}
         title="Delete domain?"

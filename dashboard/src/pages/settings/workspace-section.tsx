@@ -3,6 +3,7 @@ import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, useRequest } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { ActionButton } from "../../components/action-button";
+import type { WorkspaceTracking } from "mailroom";
 import { Card } from "../../components/card";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
@@ -15,9 +16,18 @@ interface WorkspaceChanges {
   defaultFrom: string;
   /** As typed: empty for no limit. */
   monthlyQuota: string;
+  tracking: WorkspaceTracking;
 }
 
-/** The workspace's name, default sender and monthly quota (getWorkspace, updateWorkspace). */
+/** The tracking defaults, as the form's checkboxes name and explain them. */
+const TRACKING_DEFAULTS: Array<{ key: keyof WorkspaceTracking; label: string; hint: string }> = [
+  { key: "opens", label: "Track opens", hint: "a 1×1 image at the end of the HTML" },
+  { key: "clicks", label: "Track clicks", hint: "http(s) links rewritten to signed redirects" },
+  { key: "replies", label: "Thread replies", hint: "a reply address per message, so replies arrive as events" },
+  { key: "unsubscribe", label: "One-click unsubscribe", hint: "List-Unsubscribe headers (RFC 8058)" },
+];
+
+/** The workspace's name, default sender, monthly quota and tracking defaults (getWorkspace, updateWorkspace). */
 export function WorkspaceSection() {
   const api = useApi();
   const { workspace: membership } = useWorkspace();
@@ -26,7 +36,7 @@ export function WorkspaceSection() {
   const canEdit = hasRole(membership.role, "admin");
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
   const [saved, setSaved] = useState(false);
-  const save = useAction(async ({ name, defaultFrom, monthlyQuota }: WorkspaceChanges) => {
+  const save = useAction(async ({ name, defaultFrom, monthlyQuota, tracking }: WorkspaceChanges) => {
     setSaved(false);
     const updated = await api.call((mr) =>
       mr.workspace.update({
@@ -35,6 +45,7 @@ export function WorkspaceSection() {
         // A number input's value is "" unless it holds a number, and the browser checks min and
         // step before submitting; the server still validates (a problem with /monthly_quota).
         monthly_quota: monthlyQuota === "" ? null : Number(monthlyQuota),
+        tracking,
       }),
     );
     workspace.update(() => updated);
@@ -51,7 +62,9 @@ export function WorkspaceSection() {
             className="form form--narrow"
             onSubmit={(event) => {
               const form = readForm(event);
-              void save.run({ name: form.text("name"), defaultFrom: form.text("default_from"), monthlyQuota: form.text("monthly_quota") });
+              const checked = (key: keyof WorkspaceTracking) => form.text(`tracking_${key}`) === "on";
+              const tracking = { opens: checked("opens"), clicks: checked("clicks"), replies: checked("replies"), unsubscribe: checked("unsubscribe") };
+              void save.run({ name: form.text("name"), defaultFrom: form.text("default_from"), monthlyQuota: form.text("monthly_quota"), tracking });
             }}
           >
             {!canEdit && (
@@ -89,6 +102,19 @@ export function WorkspaceSection() {
                   placeholder="No limit"
                 />
               </Field>
+              <fieldset className="radio-group" data-testid="tracking-defaults">
+                <legend>Tracking defaults</legend>
+                <p className="field__hint">
+                  For messages that do not say themselves. A sending domain&apos;s own open and click defaults come before these (see its page in
+                  Domains).
+                </p>
+                {TRACKING_DEFAULTS.map(({ key, label, hint }) => (
+                  <label key={key} className="radio">
+                    <input type="checkbox" name={`tracking_${key}`} defaultChecked={data.tracking[key]} />
+                    {label} <span className="muted">({hint})</span>
+                  </label>
+                ))}
+              </fieldset>
             </fieldset>
             {save.error !== undefined && <ErrorState error={save.error} title="Could not save the workspace" compact />}
             {canEdit && (

@@ -1,0 +1,98 @@
+import { useState } from "react";
+import type { Domain } from "mailroom";
+import { useApi } from "../../api/api-context";
+import { useAction } from "../../api/use-request";
+import { ActionButton } from "../../components/action-button";
+import { Card } from "../../components/card";
+import { ErrorState } from "../../components/error-state";
+import { Field } from "../../components/field";
+import { TRACKING_CHOICES, trackingChoice, trackingValue } from "../../lib/domains";
+import { readForm } from "../../lib/forms";
+
+interface TrackingChanges {
+  opens: string;
+  clicks: string;
+  /** As typed: empty for none (the server's own URL). */
+  trackingDomain: string;
+}
+
+/**
+ * The domain's tracking defaults and tracking domain (updateDomain). Shown to everyone;
+ * below admin the fields are read-only, as the workspace settings are.
+ */
+export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain; canEdit: boolean; onChange: (domain: Domain) => void }) {
+  const api = useApi();
+  const [saved, setSaved] = useState(false);
+  const save = useAction(async ({ opens, clicks, trackingDomain }: TrackingChanges) => {
+    setSaved(false);
+    onChange(
+      await api.call((mr) =>
+        mr.domains.update(domain.id, {
+          track_opens: trackingValue(opens),
+          track_clicks: trackingValue(clicks),
+          tracking_domain: trackingDomain === "" ? null : trackingDomain,
+        }),
+      ),
+    );
+    setSaved(true);
+  });
+
+  return (
+    <Card title="Tracking">
+      <form
+        className="form form--narrow"
+        aria-label="Tracking settings"
+        onSubmit={(event) => {
+          const form = readForm(event);
+          void save.run({ opens: form.text("track_opens"), clicks: form.text("track_clicks"), trackingDomain: form.text("tracking_domain").toLowerCase() });
+        }}
+      >
+        <p className="muted">
+          Defaults for mail from {domain.name} that does not say itself; a message&apos;s own <code>track_opens</code> and <code>track_clicks</code>{" "}
+          come first, and the workspace&apos;s defaults (in Settings) apply when these follow it.
+        </p>
+        <fieldset className="fieldset-plain" disabled={!canEdit}>
+          <Field label="Open tracking" hint="A 1×1 image at the end of the HTML records opens.">
+            <select name="track_opens" defaultValue={trackingChoice(domain.track_opens)}>
+              {TRACKING_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Click tracking" hint="http(s) links are rewritten to signed redirects that record clicks; mailto:, tel: and anchors never are.">
+            <select name="track_clicks" defaultValue={trackingChoice(domain.track_clicks)}>
+              {TRACKING_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field
+            label="Tracking domain"
+            hint={
+              <>
+                A host name under {domain.name} (such as <code>track.{domain.name}</code>) that serves the tracking image and links, so they carry your
+                name rather than this server&apos;s. Publish the <strong>Tracking domain</strong> CNAME record it adds below. Leave empty to use this
+                server&apos;s own URL.
+              </>
+            }
+          >
+            <input name="tracking_domain" maxLength={253} defaultValue={domain.tracking_domain ?? ""} placeholder={`track.${domain.name}`} spellCheck={false} />
+          </Field>
+        </fieldset>
+        {save.error !== undefined && <ErrorState error={save.error} title="Could not save the tracking settings" compact />}
+        {canEdit && (
+          <div className="form__actions">
+            <ActionButton label="Save tracking settings" pendingLabel="Saving…" pending={save.pending} />
+            <span role="status" className="form__status">
+              {saved && !save.pending ? "Saved." : ""}
+            </span>
+          </div>
+        )}
+      </form>
+    </Card>
+  );
+}
