@@ -53,22 +53,10 @@ export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain
         </p>
         <fieldset className="fieldset-plain" disabled={!canEdit}>
           <Field label="Open tracking" hint="A 1×1 image at the end of the HTML records opens.">
-            <select name="track_opens" defaultValue={trackingChoice(domain.track_opens)}>
-              {TRACKING_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
+            <TrackingSelect name="track_opens" value={domain.track_opens} />
           </Field>
           <Field label="Click tracking" hint="http(s) links are rewritten to signed redirects that record clicks; mailto:, tel: and anchors never are.">
-            <select name="track_clicks" defaultValue={trackingChoice(domain.track_clicks)}>
-              {TRACKING_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
+            <TrackingSelect name="track_clicks" value={domain.track_clicks} />
           </Field>
           <Field
             label="Tracking domain"
@@ -94,5 +82,21 @@ export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain
         )}
       </form>
     </Card>
+  );
+}
+
+/**
+ * Workspace default, On or Off: a domain's setting may defer to the workspace (null). Passes on
+ * the id and description Field gives it, so its label names it.
+ */
+function TrackingSelect({ name, value, ...labelling }: { name: string; value: boolean | null; id?: string; "aria-describedby"?: string }) {
+  return (
+    <select name={name} defaultValue={trackingChoice(value)} {...labelling}>
+      {TRACKING_CHOICES.map((choice) => (
+        <option key={choice.value} value={choice.value}>
+          {choice.label}
+        </option>
+      ))}
+    </select>
   );
 }
