@@ -190,9 +190,7 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
 
   const updated = new Map<number, { status: MessageStatus; detail: string; attempts: number }>();
   const suppressions: BounceSuppression[] = [];
-  const stamps: NonNullable<MessageChange["stamps"]> = [];
-  const counters: Required<NonNullable<MessageChange["counters"]>> = { opens: 0, clicks: 0, replies: 0 };
-  const replies: NewInboundMessage[] = [];
+  const engagement: Engagement = { stamps: [], counters: { opens: 0, clicks: 0, replies: 0 }, replies: [] };
   let earliestRetry = Infinity;
   for (const s of settled) {
     const before = s.recipient.status === "scheduled" ? transition("scheduled", "queued") : s.recipient.status;
@@ -201,24 +199,7 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
     const attempted = s.status !== "suppressed" && s.status !== "failed";
     updated.set(s.recipient.id, { status, detail: s.detail, attempts: s.recipient.attempts + (attempted ? 1 : 0) });
     event(`message.${status}` as EventType, s.recipient.email, before, status, s.data);
-    let engagement: RecipientRecord = s.recipient;
-    for (const followUp of s.followUps) {
-      // Recorded by the same rules as real engagement: first-time stamps, first/repeat flags, counters.
-      const effect = engagementEffect(engagement, followUp.type, followUp.data, true);
-      if (effect === null) continue;
-      let data = effect.data;
-      if (followUp.reply) {
-        const reply: NewInboundMessage = { ...followUp.reply, id: newId("inbound", now), scope: message.scope, message_id: message.id, recipient: s.recipient.email, threaded_by: "simulated", simulated: true, received_at: now };
-        replies.push(reply);
-        data = { ...data, ...replyEventData(reply) };
-      }
-      event(followUp.type, s.recipient.email, null, null, data);
-      if (effect.first) {
-        stamps.push({ recipientId: s.recipient.id, stamp: effect.stamp, at: now });
-        engagement = { ...engagement, [effect.stamp]: now };
-      }
-      if (effect.counter) counters[effect.counter] += 1;
-    }
+    for (const [type, data] of recordFollowUps(message, s.recipient, s.followUps, engagement, now)) event(type, s.recipient.email, null, null, data);
     if (s.suppress) suppressions.push({ email: s.recipient.email, reason: "hard_bounce", message_id: message.id, detail: s.detail });
     if (status === "deferred") earliestRetry = Math.min(earliestRetry, Date.parse(s.data.next_attempt_at as string));
   }
@@ -231,12 +212,39 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
     recipients: [...updated].map(([id, u]) => ({ id, ...u })),
     events,
     suppressions,
-    stamps,
-    counters,
-    replies,
+    ...engagement,
     ...(rendered ? { mime: rendered.mime, ...(message.text === null && rendered.text !== null ? { text: rendered.text } : {}) } : {}),
     job: earliestRetry === Infinity ? { action: "delete" } : { action: "reschedule", runAt: earliestRetry },
     claimedBy: ctx.claimedBy,
     now,
   };
+}
+
+type Engagement = Required<Pick<MessageChange, "stamps" | "counters" | "replies">>;
+
+/**
+ * The simulator's engagement after a delivery, recorded by the same rules as real engagement
+ * (src/domain/engagement.ts): first-time stamps, first/repeat flags and people's counts go into
+ * `engagement`, a simulated reply is stored like a received one; returns the events to write.
+ */
+function recordFollowUps(message: MessageRecord, recipient: RecipientRecord, followUps: readonly FollowUp[], engagement: Engagement, now: number): Array<[EngagementType, Record<string, unknown>]> {
+  const events: Array<[EngagementType, Record<string, unknown>]> = [];
+  let stamps: RecipientRecord = recipient;
+  for (const followUp of followUps) {
+    const effect = engagementEffect(stamps, followUp.type, followUp.data, true);
+    if (effect === null) continue;
+    let data = effect.data;
+    if (followUp.reply) {
+      const reply: NewInboundMessage = { ...followUp.reply, id: newId("inbound", now), scope: message.scope, message_id: message.id, recipient: recipient.email, threaded_by: "simulated", simulated: true, received_at: now };
+      engagement.replies.push(reply);
+      data = { ...data, ...replyEventData(reply) };
+    }
+    events.push([followUp.type, data]);
+    if (effect.first) {
+      engagement.stamps.push({ recipientId: recipient.id, stamp: effect.stamp, at: now });
+      stamps = { ...stamps, [effect.stamp]: now };
+    }
+    if (effect.counter) engagement.counters[effect.counter] = (engagement.counters[effect.counter] ?? 0) + 1;
+  }
+  return events;
 }
