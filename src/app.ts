@@ -43,6 +43,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => newId("request", runtime.clock.now()),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
+    // Behind a reverse proxy every client would otherwise be the proxy (TRUST_PROXY).
+    trustProxy: config.trustProxy,
     return503OnClosing: true,
     // Long path segments reach validation (a clear 422 naming the parameter) instead of the
     // router's bare 414.

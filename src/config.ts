@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { isIP } from "node:net";
 
 /**
  * Every setting, its environment variable, default and meaning, in one place. `loadConfig`
@@ -24,6 +25,8 @@ export interface Config {
   signup: "invitation" | "open";
   /** Origin of open, click and unsubscribe links when the sending domain has no tracking domain. */
   trackingBaseUrl: string;
+  /** Which proxies' X-Forwarded-For is believed for a request's client address (Fastify's trustProxy). */
+  trustProxy: false | string[];
   delivery: DeliveryConfig;
   templates: TemplatesConfig;
   webhooks: WebhooksConfig;
@@ -129,6 +132,7 @@ export const SETTINGS = {
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", default: "10000", meaning: "How long shutdown waits for in-flight requests and jobs." },
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
+  trustProxy: { env: "TRUST_PROXY", default: "", meaning: "Reverse proxies whose X-Forwarded-For gives the client's address (sign-in throttling, the IP of opens and clicks): comma-separated addresses and CIDRs such as 127.0.0.1,10.0.0.0/8; empty for none. Name only proxies you run: a trusted hop's header is believed." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
   trackingBaseUrl: { env: "TRACKING_BASE_URL", default: "", meaning: "Origin of tracking links (open image, click redirects, one-click unsubscribe) for mail from a domain without a tracking_domain, e.g. https://t.mail.example.com; a tracking domain's CNAME points at its host. Empty: PUBLIC_URL, else http://localhost:PORT." },
   signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
@@ -207,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
     signup: read("signup") === "open" ? "open" : "invitation",
     trackingBaseUrl: "",
+    trustProxy: parseTrustProxy(read("trustProxy")) ?? false,
     delivery: {
       transport: read("deliveryTransport") === "relay" ? "relay" : "mx",
       relayUrl: read("smtpRelayUrl") || null,
@@ -261,7 +266,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
   config.trackingBaseUrl = read("trackingBaseUrl").replace(/\/+$/, "") || config.publicUrl || `http://localhost:${config.port}`;
   if (!/^https?:\/\/[^/?#@\s]+$/.test(config.trackingBaseUrl)) problems.push(`${SETTINGS.trackingBaseUrl.env} must be an origin such as https://t.mail.example.com`);
+  if (parseTrustProxy(read("trustProxy")) === null) problems.push(`${SETTINGS.trustProxy.env} must be empty or comma-separated addresses and CIDRs`);
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) problems.push(`${SETTINGS.logLevel.env} is not a pino level`);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return config;
+}
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy takes it; null when an entry is not an address or CIDR.
+ * Addresses only, never `true` or a hop count: trusting whoever connects lets any client choose
+ * the address it is throttled and recorded under.
+ */
+function parseTrustProxy(value: string): false | string[] | null {
+  if (value.trim() === "") return false;
+  const entries = value.split(",").map((entry) => entry.trim()).filter(Boolean);
+  const valid = entries.every((entry) => {
+    const [address, bits, ...rest] = entry.split("/");
+    const family = isIP(address ?? "");
+    return family !== 0 && rest.length === 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
+  });
+  return valid ? entries : null;
 }

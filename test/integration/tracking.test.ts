@@ -171,6 +171,32 @@ describe.each(databases)("tracking ($name)", (database) => {
     });
   });
 
+  describe("the client's address", () => {
+    /** A sandbox message's first tracked link, clicked a minute later through a proxy that says who the client is. */
+    const clickThroughProxy = async (app: TestApp): Promise<Record<string, unknown>> => {
+      const sent = await app.call({ method: "POST", url: "/v1/messages", payload: aMessage({ track_clicks: true, html: '<p><a href="https://acme.example/start">Start</a></p>' }) });
+      expect(sent.statusCode, sent.body).toBe(202);
+      await app.drain();
+      const { html } = await opened(Buffer.from((await app.call({ method: "GET", url: `/v1/messages/${sent.json().id}` })).json().mime));
+      const link = new URL(clickLinks(html)[0]!);
+      app.clock.advance(60_000);
+      const res = await app.app.inject({ method: "GET", url: link.pathname, headers: { "user-agent": BROWSER, "x-forwarded-for": "203.0.113.9" } });
+      expect(res.statusCode).toBe(302);
+      const events = (await app.call({ method: "GET", url: `/v1/messages/${sent.json().id}/events?limit=100` })).json().data as Array<{ type: string; data: Record<string, unknown> }>;
+      return events.find((e) => e.type === "message.clicked")!.data;
+    };
+
+    it("records the address a proxy named in TRUST_PROXY forwards, not the proxy's", async () => {
+      t = await createTestApp(database, { TRUST_PROXY: "127.0.0.1" });
+      expect(await clickThroughProxy(t)).toMatchObject({ ip: "203.0.113.9", machine_click: false });
+    });
+
+    it("ignores X-Forwarded-For from a proxy it was not told to trust", async () => {
+      t = await createTestApp(database);
+      expect(await clickThroughProxy(t)).toMatchObject({ ip: "127.0.0.1" });
+    });
+  });
+
   describe("one-click unsubscribe", () => {
     it("signs List-Unsubscribe and List-Unsubscribe-Post with DKIM, with the unsubscribe URL and a mailto to the return-path domain", async () => {
       ({ h, receiver } = await startTracking(database));

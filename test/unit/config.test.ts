@@ -22,6 +22,12 @@ describe("loadConfig", () => {
     }
   });
 
+  it("trusts the X-Forwarded-For of the proxies TRUST_PROXY names, and of none by default", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8,::1" }).trustProxy).toEqual(["127.0.0.1", "10.0.0.0/8", "::1"]);
+    for (const bad of ["true", "2", "10.0.0.0/33", "proxy.internal", "::1/129", "10.0.0.1/8/8"]) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+  });
+
   it("points tracking links at TRACKING_BASE_URL, else PUBLIC_URL, else this server on localhost, and refuses anything but an origin", () => {
     expect(loadConfig({ TRACKING_BASE_URL: "https://t.mail.example.com/" }).trackingBaseUrl).toBe("https://t.mail.example.com");
     expect(loadConfig({ PUBLIC_URL: "https://mail.example.com" }).trackingBaseUrl).toBe("https://mail.example.com");
