@@ -228,6 +228,27 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
     });
 
+    it("answers 451 4.3.0 when a reply cannot be stored, keeps nothing of it, and stores the sender's retry once", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      // The database fails the first write (a failover, a full disk): the sender must keep the mail.
+      const engagement = h.t.runtime.services.engagement;
+      const record = engagement.record.bind(engagement);
+      engagement.record = async () => {
+        engagement.record = record;
+        throw new Error("database unavailable");
+      };
+      const message = reply({ from: ada, to: sent.replyTo, body: "Is this thing on?" });
+      const first = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(first.last, first.transcript).toMatch(/^451 4\.3\.0 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+      expect((await h.events(sent.id)).some((e) => e.type === "message.replied")).toBe(false);
+
+      const retry = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(retry.last, retry.transcript).toMatch(/^250 /);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toMatchObject([{ text: "Is this thing on?" }]);
+    });
+
     it("takes at most 50 recipients: of 60, the 51st to the 60th get 452 4.5.3", async () => {
       h = await startInbound(database);
       const sent = await h.sendTracked();
