@@ -97,6 +97,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const dnsResolver = MxResolver.fromConfig(config.delivery);
   const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname);
   const trackingTokens = new TrackingTokens(secret, clock);
+  // One VERP/reply-address signer: the worker writes the addresses the inbound server reads.
+  const verp = new Verp(secret);
   const usage = new UsageService(repositories.usage, repositories.workspaces, clock);
   const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
   const smtpSlots = new Semaphore(config.delivery.concurrency);
@@ -107,8 +109,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       suppressions: repositories.suppressions,
       groupCommit: repositories.groupCommit,
       identity: (workspaceId, domain) => domains.sendingIdentity(workspaceId, domain),
-      verp: new Verp(secret),
-      tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, new Verp(secret)),
+      verp,
+      tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, verp),
       routes: {
         sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
         live: {
@@ -190,7 +192,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     inbound: new InboundService({
       inbound: repositories.inbound,
       engagement,
-      verp: new Verp(secret),
+      verp,
       parseUnsubscribeAddress: (address) => trackingTokens.parseUnsubscribeAddress(address),
       clock,
     }),

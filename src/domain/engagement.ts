@@ -8,7 +8,12 @@ import type { EventType } from "./events.js";
  */
 export type EngagementType = Extract<EventType, "message.opened" | "message.clicked" | "message.replied" | "message.complained" | "message.unsubscribed">;
 
-export type EngagementStampName = "opened_at" | "clicked_at" | "replied_at" | "complained_at" | "unsubscribed_at";
+export const ENGAGEMENT_STAMPS = ["opened_at", "clicked_at", "replied_at", "complained_at", "unsubscribed_at"] as const;
+export type EngagementStampName = (typeof ENGAGEMENT_STAMPS)[number];
+/** When a recipient first did each thing (ms), null until it did. */
+export type EngagementStamps = Record<EngagementStampName, number | null>;
+/** A recipient who has done nothing yet. */
+export const NO_ENGAGEMENT_STAMPS: Readonly<EngagementStamps> = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null };
 export type EngagementCounterName = "opens" | "clicks" | "replies";
 
 const STAMP: Record<EngagementType, EngagementStampName> = {
@@ -48,7 +53,7 @@ export interface EngagementEffect {
 
 /** The effect of one engagement on a recipient with these stamps; null when it records nothing. */
 export function engagementEffect(
-  stamps: Readonly<Record<EngagementStampName, number | null>>,
+  stamps: Readonly<EngagementStamps>,
   type: EngagementType,
   data: Record<string, unknown>,
   human: boolean,
@@ -64,5 +69,3 @@ export function engagementEffect(
     first,
   };
 }
-
-export const isEngagementType = (type: EventType): type is EngagementType => type in STAMP;

@@ -1,6 +1,6 @@
 import { domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
-import { engagementEffect, type EngagementType } from "../domain/engagement.js";
+import { engagementEffect, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
 import type { Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, canTransition, transition } from "../domain/message-status.js";
@@ -83,7 +83,7 @@ function findRecipient(message: MessageRecord, which: NonNullable<EngagementInpu
 
 function engagementChange(message: MessageRecord, recipient: RecipientRecord | undefined, input: EngagementInput, now: number): MessageChange | null {
   const type = input.type as EngagementType;
-  const effect = engagementEffect(recipient ?? NO_STAMPS, type, input.data, input.human ?? false);
+  const effect = engagementEffect(recipient ?? NO_ENGAGEMENT_STAMPS, type, input.data, input.human ?? false);
   if (effect === null) return null;
   const reason = SUPPRESSION_REASON[type as keyof typeof SUPPRESSION_REASON];
   return {
@@ -94,8 +94,6 @@ function engagementChange(message: MessageRecord, recipient: RecipientRecord | u
     suppressions: recipient && reason ? suppression(message, recipient, reason, `${type} (${String(input.data.method ?? input.data.feedback_type ?? "reported")})`) : [],
   };
 }
-
-const NO_STAMPS = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null };
 
 /** A DSN after the hand-off: the recipient moves to bounced (delivered -> bounced is legal). */
 function bounceChange(message: MessageRecord, recipient: RecipientRecord, input: EngagementInput, now: number): MessageChange | null {

@@ -1,5 +1,6 @@
 import type { Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
+import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
 import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
@@ -280,8 +281,6 @@ export class MessagesService {
   }
 }
 
-const NO_ENGAGEMENT = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null } as const;
-
 /** The stored message as it now reads, built from what was written (no read-back). */
 function acceptedRecord(m: NewMessage): MessageRecord {
   return {
@@ -290,6 +289,6 @@ function acceptedRecord(m: NewMessage): MessageRecord {
     event_seq: 1,
     updated_at: m.created_at,
     engagement: { opens: 0, clicks: 0, replies: 0 },
-    recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at, ...NO_ENGAGEMENT })),
+    recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at, ...NO_ENGAGEMENT_STAMPS })),
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { engagementEffect, isEngagementType } from "../../src/domain/engagement.js";
+import { engagementEffect, NO_ENGAGEMENT_STAMPS } from "../../src/domain/engagement.js";
 
-const fresh = { opened_at: null, clicked_at: null, replied_at: null, complained_at: null, unsubscribed_at: null };
+const fresh = NO_ENGAGEMENT_STAMPS;
 
 describe("engagementEffect", () => {
   it("marks a recipient's first open as first, stamps it, and counts it when a person opened", () => {
@@ -26,10 +26,5 @@ describe("engagementEffect", () => {
     expect(engagementEffect(fresh, "message.complained", {}, true)).toMatchObject({ stamp: "complained_at", counter: null, first: true });
     expect(engagementEffect({ ...fresh, complained_at: 1 }, "message.complained", {}, true)).toBeNull();
     expect(engagementEffect({ ...fresh, unsubscribed_at: 1 }, "message.unsubscribed", {}, true)).toBeNull();
-  });
-
-  it("knows which event types are engagement", () => {
-    expect(isEngagementType("message.clicked")).toBe(true);
-    expect(isEngagementType("message.bounced")).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull, utcDay } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
+import { ENGAGEMENT_STAMPS, type EngagementStampName, type EngagementStamps } from "../../domain/engagement.js";
 import type { EventType } from "../../domain/events.js";
 import type { MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
@@ -19,17 +20,7 @@ export type MessageTemplateRef = components["schemas"]["MessageTemplate"];
 /** What a message tracks, decided once at acceptance. */
 export type MessageTracking = components["schemas"]["MessageTracking"];
 export type MessageEngagement = components["schemas"]["MessageEngagement"];
-/** When a recipient first did each thing (ms), null until it did. */
-export interface EngagementStamps {
-  opened_at: number | null;
-  clicked_at: number | null;
-  replied_at: number | null;
-  complained_at: number | null;
-  unsubscribed_at: number | null;
-}
-export type EngagementStamp = keyof EngagementStamps;
-export type EngagementCounter = keyof MessageEngagement;
-const STAMPS: readonly EngagementStamp[] = ["opened_at", "clicked_at", "replied_at", "complained_at", "unsubscribed_at"];
+export type EngagementStamp = EngagementStampName;
 
 export interface StoredAttachment {
   filename: string;
@@ -433,7 +424,7 @@ export class MessagesRepository {
         status: r.status,
         detail: r.detail,
         updated_at: toIso(r.updated_at),
-        ...(Object.fromEntries(STAMPS.map((stamp) => [stamp, toIsoOrNull(r[stamp])])) as Record<EngagementStamp, string | null>),
+        ...(Object.fromEntries(ENGAGEMENT_STAMPS.map((stamp) => [stamp, toIsoOrNull(r[stamp])])) as Record<EngagementStamp, string | null>),
       })),
       created_at: toIso(record.created_at),
       updated_at: toIso(record.updated_at),
