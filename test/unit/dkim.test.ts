@@ -1,22 +1,11 @@
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { describe, expect, it } from "vitest";
-import { signMessage, type DkimSigner } from "../../src/delivery/dkim.js";
-import { generateDkimKey } from "../../src/domain/dkim-keys.js";
+import { signMessage } from "../../src/delivery/dkim.js";
+import { dkimTestKeys } from "../helpers/dkim-signers.js";
 
 // The signatures are checked with mailauth's verifier, fed the keys through its resolver hook
 // (no DNS). The independent check with python3-dkim runs in the live-delivery integration tests.
-const rsa = generateDkimKey("rsa-sha256");
-const ed = generateDkimKey("ed25519-sha256");
-const signers: DkimSigner[] = [
-  { domain: "acme.example", selector: "mr1", privateKeyPem: rsa.privateKeyPem, algorithm: "rsa-sha256" },
-  { domain: "acme.example", selector: "mr2", privateKeyPem: ed.privateKeyPem, algorithm: "ed25519-sha256" },
-];
-const records: Record<string, string> = { "mr1._domainkey.acme.example": rsa.dnsValue, "mr2._domainkey.acme.example": ed.dnsValue };
-const resolver = async (name: string) => {
-  const value = records[name];
-  if (value === undefined) throw Object.assign(new Error(`no TXT at ${name}`), { code: "ENOTFOUND" });
-  return [[value]];
-};
+const { ed, signers, resolver } = dkimTestKeys();
 const verifyAll = async (raw: Buffer) => (await dkimVerify(raw, { resolver })).results.map((r) => ({ selector: r.selector, result: r.status.result, comment: r.status.comment }));
 
 const message = [
