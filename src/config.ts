@@ -98,6 +98,8 @@ export interface DeliveryConfig {
   maxConnectionsPerDestination: number;
   /** Simultaneous SMTP transactions per worker process. */
   concurrency: number;
+  /** Threads that render and DKIM-sign outgoing mail; 0: on the worker's event loop. */
+  composeThreads: number;
   connectTimeoutMs: number;
   /** Per SMTP phase: greeting, each command's reply, the DATA transfer. */
   commandTimeoutMs: number;
@@ -143,6 +145,7 @@ export const SETTINGS = {
   sendingHostname: { env: "SENDING_HOSTNAME", default: "", meaning: "This MTA's public host name: EHLO name, SPF a: mechanism and return-path MX target. Empty: the machine's host name." },
   smtpMaxConnectionsPerDestination: { env: "SMTP_MAX_CONNECTIONS_PER_DESTINATION", default: "10", meaning: "Open SMTP connections per destination MX host, per worker." },
   deliveryConcurrency: { env: "DELIVERY_CONCURRENCY", default: "100", meaning: "SMTP transactions a worker runs at once." },
+  deliveryComposeThreads: { env: "DELIVERY_COMPOSE_THREADS", default: "1", meaning: "Worker threads of a delivery worker that render and DKIM-sign outgoing mail, started on first use (the CPU-heavy part of sending: see docs/performance.md); 0 does it on the worker's event loop." },
   smtpConnectTimeoutMs: { env: "SMTP_CONNECT_TIMEOUT_MS", default: "30000", meaning: "Timeout to open an SMTP connection." },
   smtpCommandTimeoutMs: { env: "SMTP_COMMAND_TIMEOUT_MS", default: "60000", meaning: "Timeout of each SMTP phase (greeting, each reply, the DATA transfer)." },
   retryMinSeconds: { env: "RETRY_MIN_SECONDS", default: "300", meaning: "First retry of a deferred recipient; doubles on each attempt." },
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostname: read("sendingHostname") || hostname(),
       maxConnectionsPerDestination: int("smtpMaxConnectionsPerDestination", 1, 1000),
       concurrency: int("deliveryConcurrency", 1, 10_000),
+      composeThreads: int("deliveryComposeThreads", 0, 64),
       connectTimeoutMs: int("smtpConnectTimeoutMs", 100, 600_000),
       commandTimeoutMs: int("smtpCommandTimeoutMs", 100, 600_000),
       retryMinSeconds: int("retryMinSeconds", 0, 86400),

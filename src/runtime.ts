@@ -13,6 +13,8 @@ import { MxTransport } from "./delivery/transports/mx.js";
 import { RelayTransport } from "./delivery/transports/relay.js";
 import { simulateDelivery } from "./delivery/transports/sandbox.js";
 import { DeliveryWorker } from "./delivery/worker.js";
+import { composeMessage } from "./delivery/compose.js";
+import { ComposeThreads } from "./delivery/compose-threads.js";
 import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
@@ -102,6 +104,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const usage = new UsageService(repositories.usage, repositories.workspaces, clock);
   const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
   const smtpSlots = new Semaphore(config.delivery.concurrency);
+  const composeThreads = config.delivery.composeThreads > 0 ? new ComposeThreads(config.delivery.composeThreads) : null;
   const worker = new DeliveryWorker(
     {
       jobs: repositories.jobs,
@@ -111,6 +114,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       identity: (workspaceId, domain) => domains.sendingIdentity(workspaceId, domain),
       verp,
       tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, verp),
+      compose: composeThreads?.compose ?? composeMessage,
       routes: {
         sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
         live: {
@@ -221,6 +225,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       webhookClient.close();
       await liveTransport.close();
       await renderPool.close();
+      await composeThreads?.close();
       await repositories.groupCommit.drain();
       await db.close();
     },

@@ -10,8 +10,7 @@ import { replyEventData, type NewInboundMessage } from "../db/repositories/inbou
 import type { SuppressionRow } from "../db/repositories/suppressions.js";
 import type { SendingIdentity as DomainIdentity } from "../services/domains.js";
 import { TrackingLinks } from "../tracking/links.js";
-import { signMessage } from "./dkim.js";
-import { renderMessage } from "./render.js";
+import type { Compose } from "./compose.js";
 import type { Envelope, SendResult } from "./transports/transport.js";
 
 const IN_FLIGHT: readonly MessageStatus[] = ["scheduled", "queued", "deferred", "sending"];
@@ -49,6 +48,8 @@ export interface PipelineContext {
   verp: Verp;
   /** Each recipient's open image, click redirects, List-Unsubscribe and reply address. */
   tracking: TrackingLinks;
+  /** Renders the MIME and DKIM-signs it (on the compose threads, when the process has them). */
+  compose: Compose;
   /** Hands the message to one recipient: the live transport or the sandbox simulator. */
   deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
   /** The wait before retrying a recipient deferred on its `attempt`-th attempt. */
@@ -129,11 +130,8 @@ const skipSuppressed: Step = (recipients, _message, ctx) => {
 };
 
 /** The message as `position`'s recipient gets it (its tracking tokens), DKIM-signed. */
-async function renderAndSign(message: MessageRecord, ctx: PipelineContext, position: number): Promise<{ mime: string; text: string | null }> {
-  const rendered = await renderMessage(message, ctx.now, ctx.tracking.parts(message, position, ctx.identity));
-  if (ctx.identity === null || ctx.identity.signers.length === 0) return rendered;
-  const signed = await signMessage(Buffer.from(rendered.mime, "utf8"), ctx.identity.signers);
-  return { mime: signed.toString("utf8"), text: rendered.text };
+function renderAndSign(message: MessageRecord, ctx: PipelineContext, position: number): Promise<{ mime: string; text: string | null }> {
+  return ctx.compose({ message, now: ctx.now, tracked: ctx.tracking.parts(message, position, ctx.identity), signers: ctx.identity?.signers ?? [] });
 }
 
 async function handOff(recipient: RecipientRecord, message: MessageRecord, mime: Buffer, ctx: PipelineContext): Promise<Settled> {

@@ -11,6 +11,7 @@ import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/r
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
 import { ClaimLoop } from "./claim-loop.js";
+import type { Compose } from "./compose.js";
 import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
 import type { Envelope } from "./transports/transport.js";
 
@@ -40,6 +41,8 @@ export interface WorkerDependencies {
   verp: Verp;
   /** Each recipient's tracking links (open image, click redirects, List-Unsubscribe, reply address). */
   tracking: TrackingLinks;
+  /** Renders and DKIM-signs a message: on the compose threads, or on this event loop. */
+  compose: Compose;
   /** The environments this worker delivers, each by its route (it claims only their jobs). */
   routes: Partial<Record<Environment, Route>>;
   clock: Clock;
@@ -140,6 +143,7 @@ export class DeliveryWorker {
         suppressions,
         verp: this.deps.verp,
         tracking: this.deps.tracking,
+        compose: this.deps.compose,
         deliver: route.deliver,
         retryDelayMs: route.retryDelayMs,
         expiresAt: record.expires_at ?? due + this.settings.lifetimeMs,

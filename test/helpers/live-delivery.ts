@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { SETTINGS } from "../../src/config.js";
 import { startDnsServer, type DnsServer } from "./dns-server.js";
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from "./smtp-sink.js";
 import type { TestDatabase } from "./databases.js";
@@ -37,6 +38,8 @@ export async function startLiveHarness(database: TestDatabase, options: { env?: 
     SENDING_HOSTNAME,
     SMTP_CONNECT_TIMEOUT_MS: "2000",
     SMTP_COMMAND_TIMEOUT_MS: "5000",
+    // Live mail is rendered and signed on a compose thread, as SETTINGS' default has it.
+    DELIVERY_COMPOSE_THREADS: SETTINGS.deliveryComposeThreads.default,
     ...options.env?.(sink),
   });
   dns.add(`mx1.${RECIPIENT_DOMAIN}`, { type: "A", address: "127.0.0.1" });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { composeMessage } from "../../src/delivery/compose.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
 import { simulateDelivery } from "../../src/delivery/transports/sandbox.js";
 import { Verp } from "../../src/domain/verp.js";
@@ -72,6 +73,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         suppressions: new Map(),
         verp: new Verp("ab".repeat(32)),
         tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", new Verp("ab".repeat(32))),
+        compose: composeMessage,
         deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message),
         retryDelayMs: () => 30_000,
         expiresAt: now + 86_400_000,
