@@ -2,6 +2,7 @@ import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import type { MessageRecord } from "../db/repositories/messages.js";
 import { textFromHtml } from "../domain/text-from-html.js";
 import type { TrackedParts } from "../tracking/links.js";
+import { buildMime } from "./mime-build.js";
 
 export interface RenderedMessage {
   mime: string;
@@ -9,7 +10,7 @@ export interface RenderedMessage {
 }
 
 /**
- * RFC 5322 source of a message, composed by nodemailer. Bcc recipients get the mail through the
+ * RFC 5322 source of a message, composed by nodemailer (its tree, assembled by buildMime). Bcc recipients get the mail through the
  * envelope only: the composer leaves them out of the headers. The plain-text part is derived
  * from the HTML when the client gave none, so every message is multipart/alternative.
  */
@@ -38,7 +39,7 @@ export async function renderMessage(message: MessageRecord, now: number, tracked
       ...(a.content_id === null ? {} : { cid: a.content_id }),
     })),
   });
-  const mime = await composer.compile().build();
+  const mime = await buildMime(composer.compile());
   return { mime: mime.toString("utf8"), text };
 }
 
