@@ -91,6 +91,8 @@ export interface DeliveryConfig {
   relayUrl: string | null;
   /** Resolvers for MX/A/AAAA and domain verification ("127.0.0.1:5353"); empty = the system's. */
   dnsServers: string[];
+  /** How long delivery reuses an MX or address answer at most (addresses: no longer than their TTL); 0 = never. */
+  dnsCacheSeconds: number;
   /** Port of recipients' MX hosts: 25 everywhere but in tests. */
   mxPort: number;
   /** This MTA's public host name: EHLO name, SPF `a:` mechanism and return-path MX target. */
@@ -141,6 +143,7 @@ export const SETTINGS = {
   deliveryTransport: { env: "DELIVERY_TRANSPORT", default: "mx", meaning: "How live mail leaves: mx (straight to each recipient domain's MX hosts) or relay (everything through SMTP_RELAY_URL)." },
   smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465." },
   dnsServers: { env: "DNS_SERVERS", default: "", meaning: "Comma-separated resolvers (ip or ip:port) for MX lookups and domain verification. Empty: the system's." },
+  dnsCacheSeconds: { env: "DNS_CACHE_SECONDS", default: "60", meaning: "How long a delivery worker reuses an MX or address (A/AAAA) answer at most; an address answer no longer than its TTL (Node does not report an MX answer's TTL). 0 asks for every message. Domain verification always asks." },
   smtpMxPort: { env: "SMTP_MX_PORT", default: "25", meaning: "Port of the recipients' MX hosts (25; tests point it at a local server)." },
   sendingHostname: { env: "SENDING_HOSTNAME", default: "", meaning: "This MTA's public host name: EHLO name, SPF a: mechanism and return-path MX target. Empty: the machine's host name." },
   smtpMaxConnectionsPerDestination: { env: "SMTP_MAX_CONNECTIONS_PER_DESTINATION", default: "10", meaning: "Open SMTP connections per destination MX host, per worker." },
@@ -219,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transport: read("deliveryTransport") === "relay" ? "relay" : "mx",
       relayUrl: read("smtpRelayUrl") || null,
       dnsServers: read("dnsServers").split(",").map((s) => s.trim()).filter(Boolean),
+      dnsCacheSeconds: int("dnsCacheSeconds", 0, 86_400),
       mxPort: int("smtpMxPort", 1, 65535),
       hostname: read("sendingHostname") || hostname(),
       maxConnectionsPerDestination: int("smtpMaxConnectionsPerDestination", 1, 1000),

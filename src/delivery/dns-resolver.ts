@@ -1,6 +1,7 @@
 import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { DeliveryConfig } from "../config.js";
+import { AnswerCache } from "./answer-cache.js";
 
 /**
  * DNS for live delivery (where does mail for a domain go, RFC 5321 §5.1) and for domain
@@ -41,8 +42,15 @@ export interface MxResolverOptions {
   /** Per try of a query; a query is tried `tries` times (per server) before it fails with ETIMEOUT. */
   timeoutMs?: number;
   tries?: number;
+  /**
+   * How long delivery lookups (resolveDestination, resolveAddresses) reuse an answer at most; an
+   * address answer no longer than its TTL. 0 (the default here) asks every time. The lookups
+   * of domain verification always ask.
+   */
+  cacheMaxAgeMs?: number;
   /** For tests: pin the order among MX hosts of equal preference. Returns [0, 1). */
   random?: () => number;
+  now?: () => number;
 }
 
 /**
@@ -63,14 +71,21 @@ const NODATA = "ENODATA";
 export class MxResolver {
   private readonly resolver: Resolver;
   private readonly random: () => number;
+  // Node does not report an MX answer's TTL: MX answers are kept for cacheMaxAgeMs. An empty
+  // answer (NODATA) is kept as long: RFC 2308's negative TTL is not reported either.
+  private readonly mxAnswers: AnswerCache<MxRecord[] | null>;
+  private readonly addressAnswers: AnswerCache<string[] | null>;
 
   constructor(options: MxResolverOptions) {
     this.resolver = createResolver(options.servers, options);
     this.random = options.random ?? Math.random;
+    const cache = { maxAgeMs: options.cacheMaxAgeMs ?? 0, ...(options.now ? { now: options.now } : {}) };
+    this.mxAnswers = new AnswerCache(cache);
+    this.addressAnswers = new AnswerCache(cache);
   }
 
-  static fromConfig(config: Pick<DeliveryConfig, "dnsServers">): MxResolver {
-    return new MxResolver({ servers: config.dnsServers });
+  static fromConfig(config: Pick<DeliveryConfig, "dnsServers" | "dnsCacheSeconds">): MxResolver {
+    return new MxResolver({ servers: config.dnsServers, cacheMaxAgeMs: config.dnsCacheSeconds * 1000 });
   }
 
   /**
@@ -83,7 +98,7 @@ export class MxResolver {
     const name = domain.toLowerCase().replace(/\.$/, "");
     let records: MxRecord[] | null;
     try {
-      records = await this.lookup(`MX ${name}`, () => this.resolver.resolveMx(name), { nodataIsNull: true });
+      records = await this.mxAnswers.get(name, async () => ({ value: await this.lookup(`MX ${name}`, () => this.resolver.resolveMx(name), { nodataIsNull: true }), ttlMs: Infinity }));
     } catch (error) {
       if (error instanceof DnsTemporaryError) return { kind: "temporary", enhancedStatus: error.enhancedStatus, reason: error.message };
       if (error instanceof NxDomain) return { kind: "permanent", enhancedStatus: "5.1.2", reason: `${name} does not exist (DNS NXDOMAIN)` };
@@ -109,10 +124,7 @@ export class MxResolver {
    */
   async resolveAddresses(host: string): Promise<HostAddresses> {
     if (isIP(host)) return { kind: "addresses", addresses: [host] };
-    const [v4, v6] = await Promise.allSettled([
-      this.lookup(`A ${host}`, () => this.resolver.resolve4(host), { nodataIsNull: true, nxdomainIsNull: true }),
-      this.lookup(`AAAA ${host}`, () => this.resolver.resolve6(host), { nodataIsNull: true, nxdomainIsNull: true }),
-    ]);
+    const [v4, v6] = await Promise.allSettled([this.addresses("A", host), this.addresses("AAAA", host)]);
     const addresses = [...(v4.status === "fulfilled" ? (v4.value ?? []) : []), ...(v6.status === "fulfilled" ? (v6.value ?? []) : [])];
     if (addresses.length > 0) return { kind: "addresses", addresses };
     const failed = [v4, v6].find((result): result is PromiseRejectedResult => result.status === "rejected");
@@ -122,6 +134,16 @@ export class MxResolver {
       throw error;
     }
     return { kind: "none", reason: `${host} has no A or AAAA record` };
+  }
+
+  /** The A or AAAA addresses of `host` (null: none, or no such name), reused for their TTL. */
+  private addresses(type: "A" | "AAAA", host: string): Promise<string[] | null> {
+    return this.addressAnswers.get(`${type} ${host}`, async () => {
+      const query = () => (type === "A" ? this.resolver.resolve4(host, { ttl: true }) : this.resolver.resolve6(host, { ttl: true }));
+      const records = await this.lookup(`${type} ${host}`, query, { nodataIsNull: true, nxdomainIsNull: true });
+      if (records === null) return { value: null, ttlMs: Infinity };
+      return { value: records.map((record) => record.address), ttlMs: Math.min(...records.map((record) => record.ttl)) * 1000 };
+    });
   }
 
   /** MX records of `name`, or null when it has none (NODATA) or does not exist (NXDOMAIN). */

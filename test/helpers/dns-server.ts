@@ -40,7 +40,18 @@ const UDP_EDNS_LIMIT = 4096;
 
 const normalize = (name: string) => name.toLowerCase().replace(/\.$/, "");
 
-export async function startDnsServer(): Promise<DnsServer> {
+export interface DnsServerOptions {
+  /**
+   * The TTL of every answer. 0 (the default) for tests: Node's resolver (c-ares >= 1.23) caches
+   * answers for their TTL, and a test that changes a record must see the change on the next
+   * lookup. The delivery benchmark publishes with a real zone's TTL, so that its workers cache
+   * as they would in production.
+   */
+  ttl?: number;
+}
+
+export async function startDnsServer(options: DnsServerOptions = {}): Promise<DnsServer> {
+  const ttl = options.ttl ?? 0;
   const zone = new Map<string, DnsRecord[]>();
   const failures = new Map<string, { rcode: keyof typeof RCODES; remaining: number }>();
   const queries: DnsServer["queries"] = [];
@@ -77,10 +88,10 @@ export async function startDnsServer(): Promise<DnsServer> {
       const matching = records.filter((record) => record.type === question.type);
       const alias = records.find((record): record is Extract<DnsRecord, { type: "CNAME" }> => record.type === "CNAME");
       if (matching.length > 0 || !alias) {
-        answers.push(...matching.map((record) => toAnswer(owner, record)));
+        answers.push(...matching.map((record) => toAnswer(owner, record, ttl)));
         break;
       }
-      answers.push(toAnswer(owner, alias));
+      answers.push(toAnswer(owner, alias, ttl));
       owner = alias.target;
     }
     const encoded = dnsPacket.encode(response(RCODES.NOERROR, answers));
@@ -157,10 +168,8 @@ export async function startDnsServer(): Promise<DnsServer> {
   };
 }
 
-function toAnswer(name: string, record: DnsRecord): Answer {
-  // TTL 0: Node's resolver (c-ares >= 1.23) caches answers for their TTL, and a test that changes
-  // a record must see the change on the next lookup.
-  const common = { name, ttl: 0, class: "IN" as const };
+function toAnswer(name: string, record: DnsRecord, ttl: number): Answer {
+  const common = { name, ttl, class: "IN" as const };
   switch (record.type) {
     case "MX":
       return { ...common, type: "MX", data: { preference: record.priority, exchange: record.exchange } };

@@ -403,6 +403,62 @@ describe("MxResolver", () => {
   });
 });
 
+describe("MxResolver's answer cache (DNS_CACHE_SECONDS)", () => {
+  const queriesFor = (name: string) => dns.queries.filter((q) => q.name === name).map((q) => q.type);
+
+  it("asks for a domain's MX once while it is fresh, and again once it is older than the cap", async () => {
+    let now = 1_000_000;
+    const resolver = new MxResolver({ servers: [dns.address], cacheMaxAgeMs: 60_000, now: () => now });
+    for (let i = 0; i < 3; i++) expect(await resolver.resolveDestination("example.net")).toEqual({ kind: "hosts", hosts: [{ host: "mx1.example.net", priority: 10 }] });
+    expect(queriesFor("example.net")).toEqual(["MX"]);
+    now += 60_001;
+    await resolver.resolveDestination("example.net");
+    expect(queriesFor("example.net")).toEqual(["MX", "MX"]);
+  });
+
+  it("shares one lookup among concurrent callers", async () => {
+    const resolver = new MxResolver({ servers: [dns.address], cacheMaxAgeMs: 60_000 });
+    await Promise.all(Array.from({ length: 20 }, () => resolver.resolveDestination("example.net")));
+    expect(queriesFor("example.net")).toEqual(["MX"]);
+  });
+
+  it("keeps an address answer no longer than its TTL", async () => {
+    // This file's server answers with TTL 0: never kept.
+    const resolver = new MxResolver({ servers: [dns.address], cacheMaxAgeMs: 60_000 });
+    await resolver.resolveAddresses("mx1.example.net");
+    await resolver.resolveAddresses("mx1.example.net");
+    expect(queriesFor("mx1.example.net").filter((type) => type === "A")).toEqual(["A", "A"]);
+
+    const longLived = await startDnsServer({ ttl: 300 });
+    try {
+      longLived.add("mx1.example.net", { type: "A", address: "127.0.0.1" });
+      let now = 1_000_000;
+      const caching = new MxResolver({ servers: [longLived.address], cacheMaxAgeMs: 3_600_000, now: () => now });
+      for (let i = 0; i < 3; i++) expect(await caching.resolveAddresses("mx1.example.net")).toEqual({ kind: "addresses", addresses: ["127.0.0.1"] });
+      expect(longLived.queries.map((q) => q.type).sort()).toEqual(["A", "AAAA"]);
+      now += 300_001; // past the TTL, well within the cap
+      await caching.resolveAddresses("mx1.example.net");
+      expect(longLived.queries.filter((q) => q.type === "A")).toHaveLength(2);
+    } finally {
+      await longLived.close();
+    }
+  });
+
+  it("does not keep a failed lookup: the next caller asks again", async () => {
+    const resolver = new MxResolver({ servers: [dns.address], cacheMaxAgeMs: 60_000 });
+    dns.fail("example.net", "SERVFAIL", 1);
+    expect(await resolver.resolveDestination("example.net")).toMatchObject({ kind: "temporary", enhancedStatus: "4.4.3" });
+    expect(await resolver.resolveDestination("example.net")).toMatchObject({ kind: "hosts" });
+  });
+
+  it("asks every time with a cap of 0", async () => {
+    const resolver = new MxResolver({ servers: [dns.address], cacheMaxAgeMs: 0 });
+    await resolver.resolveDestination("example.net");
+    await resolver.resolveDestination("example.net");
+    expect(queriesFor("example.net")).toEqual(["MX", "MX"]);
+  });
+});
+
 describe("parseRelayUrl", () => {
   it("reads scheme, host, port (587 / 465 by default) and URL-encoded credentials", () => {
     expect(parseRelayUrl("smtp://u%40x.example:p%3Aw%2Fd@relay.example:2525")).toEqual({ host: "relay.example", port: 2525, secure: false, auth: { user: "u@x.example", pass: "p:w/d" } });
