@@ -255,6 +255,7 @@ export class MessagesRepository {
       }
       const eventRows: Record<string, unknown>[] = [];
       const suppressions: NewSuppression[] = [];
+      const finishedJobs: string[] = [];
       for (const change of changes) {
         if (change.claimedBy !== undefined && leaseHolders.get(change.messageId) !== change.claimedBy) continue;
         for (const s of change.suppressions ?? []) suppressions.push({ ...s, workspace_id: change.scope.workspaceId, environment: change.scope.environment, created_at: change.now });
@@ -272,11 +273,13 @@ export class MessagesRepository {
         // First times only: a stamp already set keeps its instant.
         for (const s of change.stamps ?? []) await trx("message_recipients").where({ id: s.recipientId, message_id: change.messageId }).whereNull(s.stamp).update({ [s.stamp]: s.at });
         for (const reply of change.replies ?? []) await this.inbound.insert(trx, reply);
-        if (change.job.action === "delete") await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).delete();
+        if (change.job.action === "delete") finishedJobs.push(change.messageId);
         if (change.job.action === "reschedule") {
           await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).update({ run_at: change.job.runAt, locked_by: null, locked_until: null });
         }
       }
+      // Finished messages' jobs go in one statement for the batch (as many ids as the locking read above).
+      if (finishedJobs.length > 0) await trx("jobs").where({ kind: "deliver" }).whereIn("message_id", finishedJobs).delete();
       await insertChunked(trx, "events", eventRows);
       await this.webhooks.fanOut(trx, eventRows.map((row) => row.id as string));
       if (suppressions.length > 0) await this.suppressions.insertMissing(trx, suppressions);
