@@ -294,6 +294,49 @@ describe("SmtpPool", () => {
     expect(sink.messages).toHaveLength(0);
   });
 
+  it("sends the next MAIL right after a completed transaction, and RSET only after one refused before its message", async () => {
+    // A scripted MX on its own address that logs every command line; RCPT for refused@ gets 550.
+    const commands: string[] = [];
+    await fakeMx("127.0.0.5", (socket) => {
+      let inData = false;
+      let buffered = "";
+      socket.write("220 mx ESMTP\r\n");
+      socket.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("latin1");
+        for (let end = buffered.indexOf("\r\n"); end !== -1; end = buffered.indexOf("\r\n")) {
+          const line = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (inData) {
+            if (line === ".") {
+              inData = false;
+              socket.write("250 2.0.0 queued\r\n");
+            }
+            continue;
+          }
+          const verb = line.split(/[ :]/)[0]!.toUpperCase();
+          commands.push(verb);
+          if (verb === "EHLO") socket.write("250-mx\r\n250 8BITMIME\r\n");
+          else if (verb === "RCPT" && line.includes("refused@")) socket.write("550 5.1.1 no such user\r\n");
+          else if (verb === "DATA") {
+            inData = true;
+            socket.write("354 go ahead\r\n");
+          } else if (verb === "QUIT") socket.end("221 bye\r\n");
+          else socket.write("250 2.0.0 ok\r\n");
+        }
+      });
+    });
+    const pool = new SmtpPool({ hostname: "mta.mailroom.test", maxConnectionsPerDestination: 1, connectTimeoutMs: 1000, commandTimeoutMs: 3000 });
+    transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
+    const destination = { key: "mx5", hostname: "mx5.example.net", addresses: ["127.0.0.5"], port: sink.port, tls: "opportunistic" as const };
+
+    expect(await pool.send(destination, envelope("a@example.net"), mime(1))).toMatchObject({ outcome: "delivered" });
+    expect(await pool.send(destination, envelope("b@example.net"), mime(2))).toMatchObject({ outcome: "delivered" });
+    expect(await pool.send(destination, envelope("refused@example.net"), mime(3))).toMatchObject({ outcome: "bounced", smtpCode: 550 });
+    expect(await pool.send(destination, envelope("c@example.net"), mime(4))).toMatchObject({ outcome: "delivered" });
+
+    expect(commands).toEqual(["EHLO", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "RSET", "MAIL", "RCPT", "DATA"]);
+  });
+
   it("closes idle connections after the idle timeout", async () => {
     const pool = new SmtpPool({ hostname: "mta.mailroom.test", maxConnectionsPerDestination: 2, connectTimeoutMs: 1000, commandTimeoutMs: 3000, idleTimeoutMs: 100 });
     transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
