@@ -10,7 +10,7 @@ import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
 import type { UsageRepository } from "./usage.js";
 import type { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { insertChunked, parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import { insertChunked, parseJson, toNumber, toNumberOrNull, updateEach, type RowUpdate } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type Message = components["schemas"]["Message"];
@@ -256,19 +256,26 @@ export class MessagesRepository {
       const eventRows: Record<string, unknown>[] = [];
       const suppressions: NewSuppression[] = [];
       const finishedJobs: string[] = [];
+      // Each message's and recipient's new values, written together after the loop: one
+      // statement per table for the batch rather than one per row (docs/performance.md).
+      const messageUpdates: RowUpdate[] = [];
+      const recipientUpdates: RowUpdate[] = [];
       for (const change of changes) {
         if (change.claimedBy !== undefined && leaseHolders.get(change.messageId) !== change.claimedBy) continue;
         for (const s of change.suppressions ?? []) suppressions.push({ ...s, workspace_id: change.scope.workspaceId, environment: change.scope.environment, created_at: change.now });
         let next = seq.get(change.messageId) ?? 0;
         for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
         seq.set(change.messageId, next);
-        const update: Record<string, unknown> = { status: change.status, event_seq: next, updated_at: change.now };
+        const update: RowUpdate["set"] = { status: change.status, event_seq: next, updated_at: change.now };
         if (change.mime !== undefined) update.mime = change.mime;
         if (change.text !== undefined) update.text = change.text;
-        for (const [counter, by] of Object.entries(change.counters ?? {})) if (by) update[counter] = trx.raw("?? + ?", [counter, by]);
-        await trx("messages").where({ id: change.messageId, workspace_id: change.scope.workspaceId }).update(update);
+        messageUpdates.push({ id: change.messageId, match: { workspace_id: change.scope.workspaceId }, set: update });
+        const counters = Object.entries(change.counters ?? {}).filter(([, by]) => by);
+        if (counters.length > 0) {
+          await trx("messages").where({ id: change.messageId, workspace_id: change.scope.workspaceId }).update(Object.fromEntries(counters.map(([counter, by]) => [counter, trx.raw("?? + ?", [counter, by])])));
+        }
         for (const r of change.recipients) {
-          await trx("message_recipients").where({ id: r.id, message_id: change.messageId }).update({ status: r.status, detail: r.detail, attempts: r.attempts, updated_at: change.now });
+          recipientUpdates.push({ id: r.id, match: { message_id: change.messageId }, set: { status: r.status, detail: r.detail, attempts: r.attempts, updated_at: change.now } });
         }
         // First times only: a stamp already set keeps its instant.
         for (const s of change.stamps ?? []) await trx("message_recipients").where({ id: s.recipientId, message_id: change.messageId }).whereNull(s.stamp).update({ [s.stamp]: s.at });
@@ -278,6 +285,8 @@ export class MessagesRepository {
           await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).update({ run_at: change.job.runAt, locked_by: null, locked_until: null });
         }
       }
+      await updateEach(trx, "messages", messageUpdates, (row) => String(row.set.mime ?? "").length + String(row.set.text ?? "").length + 256);
+      await updateEach(trx, "message_recipients", recipientUpdates);
       // Finished messages' jobs go in one statement for the batch (as many ids as the locking read above).
       if (finishedJobs.length > 0) await trx("jobs").where({ kind: "deliver" }).whereIn("message_id", finishedJobs).delete();
       await insertChunked(trx, "events", eventRows);
