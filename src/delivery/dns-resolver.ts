@@ -50,6 +50,7 @@ export interface MxResolverOptions {
   cacheMaxAgeMs?: number;
   /** For tests: pin the order among MX hosts of equal preference. Returns [0, 1). */
   random?: () => number;
+  /** For tests: the clock that ages cached answers. */
   now?: () => number;
 }
 
