@@ -10,30 +10,34 @@ export const toNumber = (value: unknown): number => (typeof value === "number" ?
 export const toNumberOrNull = (value: unknown): number | null => (value == null ? null : toNumber(value));
 
 /**
- * Multi-row inserts in chunks that stay under SQLite's bound-variable limit and MySQL's
+ * Rows split into chunks that stay under SQLite's bound-variable limit and MySQL's
  * max_allowed_packet (large html bodies and attachments count by size, not only by rows).
  */
-export async function insertChunked<R extends Record<string, unknown>>(
-  trx: Knex.Transaction,
-  table: string,
-  rows: readonly R[],
-  sizeOf: (row: R) => number = () => 256,
-): Promise<void> {
-  const maxRows = 200;
+function* chunked<R>(rows: Iterable<R>, sizeOf: (row: R) => number, maxRows: number): Generator<R[]> {
   const maxBytes = 4 * 1024 * 1024;
   let chunk: R[] = [];
   let bytes = 0;
   for (const row of rows) {
     const size = sizeOf(row);
     if (chunk.length > 0 && (chunk.length >= maxRows || bytes + size > maxBytes)) {
-      await trx(table).insert(chunk);
+      yield chunk;
       chunk = [];
       bytes = 0;
     }
     chunk.push(row);
     bytes += size;
   }
-  if (chunk.length > 0) await trx(table).insert(chunk);
+  if (chunk.length > 0) yield chunk;
+}
+
+/** Multi-row inserts, a statement per chunk. */
+export async function insertChunked<R extends Record<string, unknown>>(
+  trx: Knex.Transaction,
+  table: string,
+  rows: readonly R[],
+  sizeOf: (row: R) => number = () => 256,
+): Promise<void> {
+  for (const chunk of chunked(rows, sizeOf, 200)) await trx(table).insert(chunk);
 }
 
 /** One row of an updateEach: its id, columns that must also match, and its new values. */
@@ -45,7 +49,8 @@ export interface RowUpdate {
 }
 
 /**
- * Many rows updated, each with its own values, in one statement per chunk instead of one per row:
+ * Many rows updated by their `id`, each with its own values, in one statement per chunk instead
+ * of one per row:
  *
  *   UPDATE t SET c = CASE id WHEN ? THEN ? ... END, ... WHERE id IN (...) AND m = CASE id WHEN ? THEN ? END
  *
@@ -62,26 +67,17 @@ export async function updateEach(trx: Knex.Transaction, table: string, rows: rea
   const groups = new Map<string, RowUpdate[]>();
   for (const row of merged.values()) {
     const shape = `${Object.keys(row.set).sort().join(",")}|${Object.keys(row.match ?? {}).sort().join(",")}`;
-    groups.set(shape, [...(groups.get(shape) ?? []), row]);
+    const group = groups.get(shape);
+    if (group) group.push(row);
+    else groups.set(shape, [row]);
   }
-  const maxRows = 100;
-  const maxBytes = 4 * 1024 * 1024;
   for (const group of groups.values()) {
-    let chunk: RowUpdate[] = [];
-    let bytes = 0;
-    for (const row of group) {
-      const size = sizeOf(row);
-      if (chunk.length > 0 && (chunk.length >= maxRows || bytes + size > maxBytes)) {
-        await updateChunk(trx, table, chunk);
-        chunk = [];
-        bytes = 0;
-      }
-      chunk.push(row);
-      bytes += size;
-    }
-    if (chunk.length > 0) await updateChunk(trx, table, chunk);
+    for (const chunk of chunked(group, sizeOf, 100)) await updateChunk(trx, table, chunk);
   }
 }
+
+// The key column, quoted as both SQLite and MySQL accept.
+const ID = "`id`";
 
 async function updateChunk(trx: Knex.Transaction, table: string, rows: readonly RowUpdate[]): Promise<void> {
   const [first] = rows;
@@ -89,11 +85,11 @@ async function updateChunk(trx: Knex.Transaction, table: string, rows: readonly 
   const caseOf = (column: string, value: (row: RowUpdate) => Knex.RawBinding): string => {
     bindings.push(column);
     for (const row of rows) bindings.push(row.id, value(row));
-    return `CASE ${"`id`"} ${rows.map(() => "WHEN ? THEN ?").join(" ")} END`;
+    return `CASE ${ID} ${rows.map(() => "WHEN ? THEN ?").join(" ")} END`;
   };
   const sets = Object.keys(first!.set).map((column) => `?? = ${caseOf(column, (row) => row.set[column] ?? null)}`);
   bindings.push(...rows.map((row) => row.id));
   const matches = Object.keys(first!.match ?? {}).map((column) => `?? = ${caseOf(column, (row) => row.match![column]!)}`);
-  const sql = `UPDATE ?? SET ${sets.join(", ")} WHERE ${"`id`"} IN (${rows.map(() => "?").join(", ")})${matches.map((m) => ` AND ${m}`).join("")}`;
+  const sql = `UPDATE ?? SET ${sets.join(", ")} WHERE ${ID} IN (${rows.map(() => "?").join(", ")})${matches.map((m) => ` AND ${m}`).join("")}`;
   await trx.raw(sql, bindings);
 }

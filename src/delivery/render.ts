@@ -10,8 +10,8 @@ export interface RenderedMessage {
 }
 
 /**
- * RFC 5322 source of a message, composed by nodemailer (its tree, assembled by buildMime). Bcc recipients get the mail through the
- * envelope only: the composer leaves them out of the headers. The plain-text part is derived
+ * RFC 5322 source of a message, composed by nodemailer (its tree, assembled by buildMime). Bcc
+ * recipients get the mail through the envelope only: the composer leaves them out of the headers. The plain-text part is derived
  * from the HTML when the client gave none, so every message is multipart/alternative.
  */
 export async function renderMessage(message: MessageRecord, now: number, tracked?: TrackedParts): Promise<RenderedMessage> {
