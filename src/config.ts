@@ -102,6 +102,8 @@ export interface DeliveryConfig {
   concurrency: number;
   /** Threads that render and DKIM-sign outgoing mail; 0: on the worker's event loop. */
   composeThreads: number;
+  /** Content bytes of the messages a worker holds at once (one message always goes, however large). */
+  maxBytesInHand: number;
   connectTimeoutMs: number;
   /** Per SMTP phase: greeting, each command's reply, the DATA transfer. */
   commandTimeoutMs: number;
@@ -148,6 +150,7 @@ export const SETTINGS = {
   sendingHostname: { env: "SENDING_HOSTNAME", default: "", meaning: "This MTA's public host name: EHLO name, SPF a: mechanism and return-path MX target. Empty: the machine's host name." },
   smtpMaxConnectionsPerDestination: { env: "SMTP_MAX_CONNECTIONS_PER_DESTINATION", default: "10", meaning: "Open SMTP connections per destination MX host, per worker." },
   deliveryConcurrency: { env: "DELIVERY_CONCURRENCY", default: "100", meaning: "SMTP transactions a worker runs at once." },
+  deliveryMaxBytesInHand: { env: "DELIVERY_MAX_BYTES_IN_HAND", default: String(64 * 1024 * 1024), meaning: "Content (subject, bodies, attachments as accepted) of the messages a worker holds at once; a message waits until it fits beside the others, and one larger than this goes alone. Bounds a worker's memory (a message in hand takes a few times its content: see docs/delivery.md)." },
   deliveryComposeThreads: { env: "DELIVERY_COMPOSE_THREADS", default: "1", meaning: "Worker threads of a delivery worker that render and DKIM-sign outgoing mail, started on first use (the CPU-heavy part of sending: see docs/performance.md); 0 does it on the worker's event loop." },
   smtpConnectTimeoutMs: { env: "SMTP_CONNECT_TIMEOUT_MS", default: "30000", meaning: "Timeout to open an SMTP connection." },
   smtpCommandTimeoutMs: { env: "SMTP_COMMAND_TIMEOUT_MS", default: "60000", meaning: "Timeout of each SMTP phase (greeting, each reply, the DATA transfer)." },
@@ -228,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerDestination: int("smtpMaxConnectionsPerDestination", 1, 1000),
       concurrency: int("deliveryConcurrency", 1, 10_000),
       composeThreads: int("deliveryComposeThreads", 0, 64),
+      maxBytesInHand: int("deliveryMaxBytesInHand", 1),
       connectTimeoutMs: int("smtpConnectTimeoutMs", 100, 600_000),
       commandTimeoutMs: int("smtpCommandTimeoutMs", 100, 600_000),
       retryMinSeconds: int("retryMinSeconds", 0, 86400),

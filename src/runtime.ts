@@ -126,7 +126,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       metrics,
       log: logger,
     },
-    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000, maxInFlight: Math.max(config.worker.batchSize, config.delivery.concurrency) },
+    { batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, leaseSeconds: config.worker.leaseSeconds, lifetimeMs: config.delivery.lifetimeSeconds * 1000, maxInFlight: Math.max(config.worker.batchSize, config.delivery.concurrency), maxBytesInHand: config.delivery.maxBytesInHand },
   );
   const webhookSecrets = new SealedBox(secret, "webhook-secrets");
   const targetGuard = new TargetGuard({ allowPrivate: config.webhooks.allowPrivateTargets, dnsServers: config.delivery.dnsServers });

@@ -10,6 +10,8 @@ import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
 import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
+import { batchLoader } from "./batch-loader.js";
+import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
 import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
@@ -23,7 +25,11 @@ export interface WorkerSettings {
   lifetimeMs: number;
   /** Messages a running worker works on at once; it claims more as they finish. */
   maxInFlight: number;
+  /** Content bytes of the messages it holds at once (DELIVERY_MAX_BYTES_IN_HAND). */
+  maxBytesInHand: number;
 }
+
+type Suppressions = Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>;
 
 /** How one environment's mail leaves: the hand-off and the wait before a deferred retry. */
 export interface Route {
@@ -63,12 +69,14 @@ export class DeliveryWorker {
   /** Ids of the jobs this worker holds and has not finished. */
   private readonly held = new Set<number>();
   private readonly claims: ClaimLoop<JobRow>;
+  private readonly budget: ByteBudget;
 
   constructor(
     private readonly deps: WorkerDependencies,
     private readonly settings: WorkerSettings,
   ) {
     const leaseMs = settings.leaseSeconds * 1000;
+    this.budget = new ByteBudget(settings.maxBytesInHand);
     this.claims = new ClaimLoop({
       claim: (limit) => this.claim(limit),
       work: (jobs) => this.work(jobs),
@@ -116,22 +124,39 @@ export class DeliveryWorker {
     await Promise.all(groupByScope(jobs).map((group) => this.processGroup(group)));
   }
 
+  /**
+   * Works the jobs of one scope. Each job first takes its message's size from the byte budget,
+   * then its message is loaded: the messages whose budget is granted in the same turn are loaded
+   * together (one query for all of them when the budget has room, as it nearly always has).
+   */
   private async processGroup(jobs: JobRow[]): Promise<void> {
-    try {
-      const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
-      const route = this.deps.routes[scope.environment]!;
-      const jobIds = new Map(jobs.map((j) => [j.message_id, j.id]));
-      const records = await this.deps.messages.findMany(scope, jobs.map((j) => j.message_id));
-      const suppressions = await this.deps.suppressions.findByEmails(scope, [...new Set(records.flatMap((r) => r.recipients.map((p) => p.email)))]);
-      await Promise.all(records.map((record) => this.process(record, route, suppressions).finally(() => this.held.delete(jobIds.get(record.id)!))));
-    } catch (error) {
-      this.deps.log.error({ err: error }, "could not load claimed messages");
-    } finally {
-      for (const job of jobs) this.held.delete(job.id);
-    }
+    const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
+    const route = this.deps.routes[scope.environment]!;
+    const load = batchLoader((ids: string[]) => this.load(scope, ids));
+    await Promise.all(
+      jobs.map(async (job) => {
+        const giveBack = await this.budget.take(job.content_bytes);
+        try {
+          const loaded = await load(job.message_id);
+          if (loaded) await this.process(loaded.record, route, loaded.suppressions);
+        } catch (error) {
+          this.deps.log.error({ err: error, message_id: job.message_id }, "could not load a claimed message");
+        } finally {
+          giveBack();
+          this.held.delete(job.id);
+        }
+      }),
+    );
   }
 
-  private async process(record: MessageRecord, route: Route, suppressions: Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>): Promise<void> {
+  /** Claimed messages with the suppressions of their recipients, by message id. */
+  private async load(scope: Scope, ids: string[]): Promise<Map<string, { record: MessageRecord; suppressions: Suppressions }>> {
+    const records = await this.deps.messages.findMany(scope, ids);
+    const suppressions = await this.deps.suppressions.findByEmails(scope, [...new Set(records.flatMap((r) => r.recipients.map((p) => p.email)))]);
+    return new Map(records.map((record) => [record.id, { record, suppressions }]));
+  }
+
+  private async process(record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
     const { metrics, log } = this.deps;
     try {
       const now = this.deps.clock.now();

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { composeMessage } from "../../src/delivery/compose.js";
+import { composeMessage, type Compose } from "../../src/delivery/compose.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
+import { DeliveryWorker } from "../../src/delivery/worker.js";
+import { migrationSource } from "../../src/db/migrations/index.js";
 import { simulateDelivery } from "../../src/delivery/transports/sandbox.js";
 import { Verp } from "../../src/domain/verp.js";
 import { TrackingLinks } from "../../src/tracking/links.js";
@@ -102,6 +104,107 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       expect((await events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.delivered"]);
     });
 
+  });
+
+  describe("byte budget (DELIVERY_MAX_BYTES_IN_HAND)", () => {
+    /**
+     * A worker on this app's database whose hand-off takes a while, recording the content bytes
+     * of the messages it has in hand (from the start of composing to the end of the hand-off).
+     */
+    const budgetedWorker = (maxBytesInHand: number, sizeOf: (messageId: string) => number) => {
+      const verp = new Verp("ab".repeat(32));
+      const seen = { inHand: 0, peak: 0, peakMessages: 0, messages: 0, delivered: 0 };
+      const byMessage = new Map<string, number>();
+      const compose: Compose = async (request) => {
+        const bytes = sizeOf(request.message.id);
+        byMessage.set(request.message.id, bytes);
+        seen.inHand += bytes;
+        seen.messages++;
+        seen.peak = Math.max(seen.peak, seen.inHand);
+        seen.peakMessages = Math.max(seen.peakMessages, seen.messages);
+        return composeMessage(request);
+      };
+      const worker = new DeliveryWorker(
+        {
+          jobs: t.runtime.repositories.jobs,
+          messages: t.runtime.repositories.messages,
+          suppressions: t.runtime.repositories.suppressions,
+          groupCommit: t.runtime.repositories.groupCommit,
+          identity: async () => null,
+          verp,
+          tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", verp),
+          compose,
+          routes: {
+            sandbox: {
+              deliver: async (recipient, _envelope, _mime, message) => {
+                await new Promise((resolve) => setTimeout(resolve, 30));
+                seen.inHand -= byMessage.get(message.id)!;
+                seen.messages--;
+                seen.delivered++;
+                return simulateDelivery(recipient, message);
+              },
+              retryDelayMs: () => 30_000,
+            },
+          },
+          clock: t.clock,
+          metrics: t.runtime.metrics,
+          log: { error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) },
+        },
+        { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand },
+      );
+      return { worker, seen };
+    };
+    const jobSizes = async () => {
+      const rows = (await t.runtime.db.knex("jobs").select("message_id", "content_bytes")) as Array<{ message_id: string; content_bytes: number | string }>;
+      return new Map(rows.map((r) => [r.message_id, Number(r.content_bytes)]));
+    };
+
+    it("holds no more messages than fit in the budget, and delivers every one", async () => {
+      const html = `<p>${"x".repeat(200_000)}</p>`;
+      const sent: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: `reader${i}@example.com`, html }) });
+        expect(res.statusCode, res.body).toBe(202);
+        sent.push(res.json().id as string);
+      }
+      const sizes = await jobSizes();
+      const size = sizes.get(sent[0]!)!;
+      // The job weighs the content as stored: at least the html (the subject and any text add to it).
+      expect(size).toBeGreaterThanOrEqual(html.length);
+
+      // Room for three of them at once (the six are the same size).
+      const { worker, seen } = budgetedWorker(3 * size + 10_000, (id) => sizes.get(id)!);
+      while ((await worker.tick()) > 0);
+      expect(seen.delivered).toBe(6);
+      expect(seen.peak).toBeLessThanOrEqual(3 * size + 10_000);
+      expect(seen.peak).toBeGreaterThanOrEqual(3 * size); // three at once: the budget is used, not just obeyed
+      for (const id of sent) expect((await message(id)).status).toBe("delivered");
+    });
+
+    it("weighs jobs queued before the upgrade that added sizes as the accept path weighs new ones", async () => {
+      await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html: `<p>${"z".repeat(5_000)}</p>`, text: "Plain words", attachments: [{ filename: "a.txt", content: Buffer.from("attached").toString("base64") }] }) });
+      const atAccept = await jobSizes();
+      const { knex } = t.runtime.db;
+      await knex.migrate.down({ migrationSource });
+      expect(await knex.schema.hasColumn("jobs", "content_bytes")).toBe(false);
+      await knex.migrate.latest({ migrationSource });
+      expect(await jobSizes()).toEqual(atAccept);
+    });
+
+    it("delivers a message larger than the whole budget, alone", async () => {
+      const small = [await sendOk("ada@example.com"), await sendOk("grace@example.com")];
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: "big@example.com", html: `<p>${"y".repeat(300_000)}</p>` }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const big = res.json().id as string;
+      const sizes = await jobSizes();
+
+      const { worker, seen } = budgetedWorker(100_000, (id) => sizes.get(id)!);
+      while ((await worker.tick()) > 0);
+      expect(seen.delivered).toBe(3);
+      // While the large one was in hand nothing else was: the most bytes ever held is its own size.
+      expect(seen.peak).toBe(sizes.get(big));
+      for (const id of [...small, big]) expect((await message(id)).status).toBe("delivered");
+    });
   });
 
   describe("durability", () => {

@@ -10,6 +10,8 @@ export interface JobRow {
   attempts: number;
   locked_by: string | null;
   locked_until: number | null;
+  /** The size of the message's content as accepted: what the worker takes in hand to deliver it. */
+  content_bytes: number;
 }
 
 export interface JobClaim {

@@ -6,6 +6,7 @@ import * as templates from "./004-templates.js";
 import * as webhooks from "./005-webhooks.js";
 import * as engagement from "./006-engagement.js";
 import * as inbound from "./007-inbound.js";
+import * as jobSizes from "./008-job-sizes.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "005-webhooks": webhooks,
   "006-engagement": engagement,
   "007-inbound": inbound,
+  "008-job-sizes": jobSizes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -12,7 +12,7 @@ export class JobsRepository {
 
   async claim(claim: JobClaim): Promise<JobRow[]> {
     const rows = await this.dialect.claimJobs(this.knex, claim);
-    return rows.map((row) => ({ ...row, run_at: toNumber(row.run_at), attempts: Number(row.attempts), locked_until: toNumberOrNull(row.locked_until) }));
+    return rows.map((row) => ({ ...row, run_at: toNumber(row.run_at), attempts: Number(row.attempts), locked_until: toNumberOrNull(row.locked_until), content_bytes: Number(row.content_bytes) }));
   }
 
   /** Extends the leases a worker still holds (a job taken over by another worker is left alone). */

@@ -223,13 +223,14 @@ export class MessagesRepository {
     write: async (trx, items) => {
       const holders = await this.idempotencyHolders(trx, items);
       const fresh = items.filter((m) => m.idempotency_key === null || holders.get(idempotencySlot(m)) === m.id);
-      await insertChunked(trx, "messages", fresh.map(toMessageRow), (row) => (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachments.length + 1024);
+      const rows = fresh.map(toMessageRow);
+      await insertChunked(trx, "messages", rows, (row) => contentSize(row) + 1024);
       await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
       await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
       const firstEvents = fresh.map(toFirstEventRow);
       await insertChunked(trx, "events", firstEvents);
       await this.webhooks.fanOut(trx, firstEvents.map((row) => row.id));
-      await insertChunked(trx, "jobs", fresh.map((m) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at })));
+      await insertChunked(trx, "jobs", fresh.map((m, i) => ({ kind: "deliver", message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, run_at: m.run_at, attempts: 0, created_at: m.created_at, content_bytes: contentSize(rows[i]!) })));
       for (const count of liveUsage(fresh)) await this.usage.increment(trx, count.workspaceId, count.day, count.messages, count.recipients);
       return items.map((m) => {
         const holder = m.idempotency_key === null ? m.id : holders.get(idempotencySlot(m))!;
@@ -461,6 +462,15 @@ function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string
 }
 
 const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_key ?? m.id}`;
+
+/**
+ * A stored message's content (subject, bodies, attachments as base64 JSON), in characters: what
+ * loading it costs, roughly, and so what a delivery job weighs against a worker's byte budget.
+ * Migration 008 measures queued messages the same way.
+ */
+function contentSize(row: { subject: string; html: string | null; text: string | null; attachments: string }): number {
+  return row.subject.length + (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachments.length;
+}
 
 function toMessageRow(m: NewMessage) {
   return {
