@@ -54,7 +54,7 @@ build: $(CLI_DIST) $(DASHBOARD_DIST) ## Build the SDK (sdk/dist), the CLI (cli/d
 
 # --- the two commands a fresh clone needs ------------------------------------------------------
 run: $(STAMP) $(CLI_DIST) $(DASHBOARD_DIST) ## Serve on http://127.0.0.1:3000 with embedded SQLite under ./data
-	$(BIN)/tsx src/main.ts serve
+	bin/mailroom-server serve
 
 test: $(STAMP) $(CLI_DIST) $(DASHBOARD_DIST) ## Run every vitest project (MariaDB too when TEST_MYSQL_URL is set)
 	@if [ -n "$${TEST_MYSQL_URL:-}" ]; then echo "test: SQLite + MariaDB ($${TEST_MYSQL_URL%%://*}://…@$${TEST_MYSQL_URL#*@})"; \
@@ -102,10 +102,10 @@ bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (ben
 	$(BIN)/tsx bench/templates.ts
 
 bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
-	@$(BIN)/tsx src/main.ts bootstrap $(ARGS)
+	@bin/mailroom-server bootstrap $(ARGS)
 
 migrate: $(STAMP) ## Apply database migrations (DATABASE_URL)
-	$(BIN)/tsx src/main.ts migrate
+	bin/mailroom-server migrate
 
 mariadb: ## Install/start a local MariaDB for tests; prints TEST_MYSQL_URL=…
 	scripts/mariadb.sh

@@ -7,8 +7,8 @@
  *   node_modules/.bin/tsx bench/delivery.ts
  *
  * Processes: the SMTP sink (bench/smtp-sink.ts) and the DNS server (bench/loopback-dns.ts) each
- * run in their own child process; every worker is `node --import tsx src/main.ts serve --role
- * worker`, as production runs it. This process prepares the databases, sends the baseline,
+ * run in their own child process; every worker is `bin/mailroom-server serve --role worker`, as
+ * production runs it (Node with the heap limit HEAP_LIMIT_MB sets). This process prepares the databases, sends the baseline,
  * polls and samples, and does nothing else while a drain is timed. The baseline sender
  * (bench/nodemailer-baseline.ts) has its own process too. The sink offers no STARTTLS: Mailroom's
  * MX transport uses STARTTLS only when it is offered, so neither sender pays for TLS.
@@ -31,7 +31,8 @@
  *   BENCH_MYSQL_BACKLOG (20000)     the backlog of each MariaDB run
  *   BENCH_WORKER_NODE_ARGS          extra node flags for the workers, e.g. "--cpu-prof
  *                                   --cpu-prof-dir=/tmp/prof" (workers always stop with SIGTERM,
- *                                   so a profile is written)
+ *                                   so a profile is written); the workers then start without the
+ *                                   launcher and its heap limit, unless the flags give one
  *   BENCH_QUIET_WAIT_S (8)          at most this long, before each timed part, wait for the
  *                                   machine to be quiet (other jobs' CPU skews a 2-core machine)
  *
@@ -56,7 +57,7 @@ import { createRuntime } from "../src/runtime.js";
 import type { DnsRecord } from "../test/helpers/dns-server.js";
 import type { SinkStats } from "./smtp-sink.js";
 import type { components } from "../generated/v1.js";
-import { CLK_TCK, sleep, intEnv, startProcess, onCleanup, runMain, machineBusy, processTicks, databasePids, waitForQuiet, type Proc } from "./machine.js";
+import { CLK_TCK, sleep, intEnv, startProcess, startMailroom, onCleanup, runMain, machineBusy, processTicks, databasePids, waitForQuiet, type Proc } from "./machine.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
@@ -79,7 +80,7 @@ const started = Date.now();
 /**
  * Worker-settings variants tried on a smaller backlog. WORKER_POLL_MS only matters when a claim
  * comes back empty, which it does not while a backlog lasts; one variant shows it. The last is
- * not a worker setting but node's: a smaller old generation, against the RSS target.
+ * the heap limit: Node's own (a quarter of memory up to 4 GiB), which the launcher's replaces.
  */
 const SWEEP: Array<Record<string, string>> = process.env.BENCH_SWEEP
   ? process.env.BENCH_SWEEP.split(";").map((variant) =>
@@ -92,7 +93,7 @@ const SWEEP: Array<Record<string, string>> = process.env.BENCH_SWEEP
       { DELIVERY_CONCURRENCY: "10" },
       { SMTP_MAX_CONNECTIONS_PER_DESTINATION: "20" },
       { WORKER_POLL_MS: "50" },
-      { NODE_OPTIONS: "--max-old-space-size=128" },
+      { HEAP_LIMIT_MB: "0" },
     ];
 
 
@@ -515,7 +516,7 @@ async function drain(options: { name: string; db: BenchDatabase; peers: Peers; w
     ...options.settings,
   };
   const spawnedAt = Date.now();
-  const workers = Array.from({ length: options.workers }, () => startProcess([...WORKER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", "--role", "worker"], env));
+  const workers = Array.from({ length: options.workers }, () => startMailroom(["serve", "--role", "worker"], env, WORKER_NODE_ARGS));
   const pids = workers.map((w) => w.child.pid!);
   const cpuRoles = { measured: pids, sink: [peers.sink.pid!], dns: [peers.dns.pid!], db: db.kind === "mysql" ? databasePids() : [] };
   // Start-up (loading the code, migrations, the first claim) is left out: CPU is counted from

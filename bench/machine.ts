@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -31,9 +32,9 @@ export interface Proc {
   output(): string;
 }
 
-/** `node <args>` from the repository root; killed with the benchmark, whatever ends it. */
-export function startProcess(args: string[], env: NodeJS.ProcessEnv, ipc = false): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe", ...(ipc ? (["ipc"] as const) : [])] });
+/** `node <args>` (or `command <args>`) from the repository root; killed with the benchmark, whatever ends it. */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, ipc = false, command = process.execPath): Proc {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe", ...(ipc ? (["ipc"] as const) : [])] });
   children.add(child);
   child.on("exit", () => children.delete(child));
   let tail = "";
@@ -138,9 +139,22 @@ export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split
 /** Laid over a benchmarked server's settings: production mode on loopback, quiet logs, and no rate limit in the way. */
 export const SERVER_ENV = { LOG_LEVEL: "warn", RATE_LIMIT_REQUESTS: "1000000000", HOST: "127.0.0.1", NODE_ENV: "production" } as const;
 
+/** bin/mailroom-server: the server as production starts it, Node with the heap limit HEAP_LIMIT_MB sets. */
+const LAUNCHER = join(ROOT, "bin", "mailroom-server");
+
+/**
+ * `mailroom-server <args>` as production starts it, through bin/mailroom-server. Node flags
+ * (BENCH_*_NODE_ARGS: --cpu-prof and the like, which NODE_OPTIONS does not take) bypass the
+ * launcher, `node <flags> bin/mailroom-server.js <args>`: Node's own heap limit then, unless
+ * the flags give one.
+ */
+export function startMailroom(args: string[], env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Proc {
+  return nodeArgs.length === 0 ? startProcess(args, env, false, LAUNCHER) : startProcess([...nodeArgs, join(ROOT, "bin", "mailroom-server.js"), ...args], env);
+}
+
 /** Runs `bootstrap --json` on the database `env` names; returns the new workspace's sandbox key. */
 export async function bootstrapSandboxKey(env: NodeJS.ProcessEnv): Promise<string> {
-  const bootstrap = startProcess(["--import", "tsx", "src/main.ts", "bootstrap", "--json"], env);
+  const bootstrap = startMailroom(["bootstrap", "--json"], env);
   const code = await new Promise<number | null>((resolve) => bootstrap.child.once("exit", resolve));
   if (code !== 0) throw new Error(`bootstrap failed (${code}):\n${bootstrap.output()}`);
   const { sandbox_key: key } = JSON.parse(bootstrap.output().trim().split("\n").pop()!) as { sandbox_key: string };
@@ -150,7 +164,7 @@ export async function bootstrapSandboxKey(env: NodeJS.ProcessEnv): Promise<strin
 /** Starts `serve <args>` (e.g. `--role api`) on a free port; waitForHttp tells when it listens. */
 export async function startServer(env: NodeJS.ProcessEnv, args: string[]): Promise<Server> {
   const port = await freePort();
-  return { ...startProcess([...SERVER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", ...args], { INBOUND_SMTP_PORT: "0", ...env, PORT: String(port) }), port };
+  return { ...startMailroom(["serve", ...args], { INBOUND_SMTP_PORT: "0", ...env, PORT: String(port) }, SERVER_NODE_ARGS), port };
 }
 
 // --- /proc: CPU ---------------------------------------------------------------------------------

@@ -8,8 +8,8 @@
  *
  *   node_modules/.bin/tsx bench/webhooks.ts
  *
- * Processes: the receiver (bench/webhook-receiver.ts) and the worker (`src/main.ts serve --role
- * worker`, as production runs it) each have their own. This process prepares the database through
+ * Processes: the receiver (bench/webhook-receiver.ts) and the worker (`bin/mailroom-server serve
+ * --role worker`, as production runs it) each have their own. This process prepares the database through
  * the services (src/runtime.ts): a workspace, the endpoints (subscribed to message.scheduled) and
  * the backlog, accepted as scheduled sandbox messages a day ahead, so each message makes exactly
  * one event and the delivery worker has nothing to do while the dispatcher is measured.
@@ -31,7 +31,7 @@ import { loadConfig } from "../src/config.js";
 import type { Principal } from "../src/domain/environments.js";
 import { createRuntime, type Runtime } from "../src/runtime.js";
 import { webhookHeaders } from "../src/webhooks/signing.js";
-import { CLK_TCK, intEnv, onCleanup, processTicks, runMain, sleep, startProcess, waitForQuiet, type Proc } from "./machine.js";
+import { CLK_TCK, intEnv, onCleanup, processTicks, runMain, sleep, startMailroom, startProcess, waitForQuiet, type Proc } from "./machine.js";
 
 const EVENTS = intEnv("BENCH_WEBHOOK_EVENTS", 10_000);
 const FANOUT_EVENTS = intEnv("BENCH_WEBHOOK_FANOUT_EVENTS", 400);
@@ -135,7 +135,7 @@ async function backlogRun(base: string, paths: string[], events: number, reset: 
   const expected = events * paths.filter((p) => !p.startsWith("/slow")).length;
   await reset();
   console.error(`  quiet: ${await waitForQuiet(QUIET_WAIT_S)}`);
-  const worker = startProcess([...WORKER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", "--role", "worker"], prepared.env);
+  const worker = startMailroom(["serve", "--role", "worker"], prepared.env, WORKER_NODE_ARGS);
   try {
     // CPU is counted from the first receipt on, so start-up (loading the code) is left out.
     const first = await waitFor(stats, (s) => s.fast > 0, 60_000, worker);
@@ -150,7 +150,7 @@ async function backlogRun(base: string, paths: string[], events: number, reset: 
 
 async function steadyRun(base: string, reset: () => Promise<void>, stats: () => Promise<Stats>) {
   const prepared = await prepare(base, ["/steady"], 0);
-  const worker = startProcess([...WORKER_NODE_ARGS, "--import", "tsx", "src/main.ts", "serve", "--role", "worker"], prepared.env);
+  const worker = startMailroom(["serve", "--role", "worker"], prepared.env, WORKER_NODE_ARGS);
   // The generator plays the API's part: its own runtime on the same database, accepting in batches.
   const runtime = await createRuntime(loadConfig(prepared.env));
   try {

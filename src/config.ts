@@ -16,6 +16,8 @@ export interface Config {
   worker: { batchSize: number; pollMs: number; leaseSeconds: number };
   sandbox: { deferSeconds: number };
   shutdownGraceMs: number;
+  /** The heap limit bin/mailroom-server starts Node with, in MiB (0: Node's default). */
+  heapLimitMb: number;
   /** 32-byte key that encrypts stored idempotent responses; null = derive a file under ./data. */
   secretKey: string | null;
   dataDir: string;
@@ -136,6 +138,7 @@ export const SETTINGS = {
   jobLeaseSeconds: { env: "JOB_LEASE_SECONDS", default: "120", meaning: "A claimed job whose worker has not finished by then is reclaimed." },
   sandboxDeferSeconds: { env: "SANDBOX_DEFER_SECONDS", default: "30", meaning: "Delay before a simulated deferral (deferred@simulator.test) is retried." },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", default: "10000", meaning: "How long shutdown waits for in-flight requests and jobs." },
+  heapLimitMb: { env: "HEAP_LIMIT_MB", default: "1024", meaning: "Node's heap limit in MiB, set by bin/mailroom-server (and so make run) as it starts Node: under 2 GiB, V8 lets the heap grow far less past its live data, which keeps a delivery worker's memory flat (docs/performance.md). 0: Node's default. A --max-old-space-size in NODE_OPTIONS wins." },
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
   trustProxy: { env: "TRUST_PROXY", default: "", meaning: "Reverse proxies whose X-Forwarded-For gives the client's address (sign-in throttling, the IP of opens and clicks): comma-separated addresses and CIDRs such as 127.0.0.1,10.0.0.0/8; empty for none. Name only proxies you run: a trusted hop's header is believed." },
@@ -215,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: { batchSize: int("workerBatchSize", 1, 1000), pollMs: int("workerPollMs", 10, 60_000), leaseSeconds: int("jobLeaseSeconds", 5, 86400) },
     sandbox: { deferSeconds: int("sandboxDeferSeconds", 0, 86400) },
     shutdownGraceMs: int("shutdownGraceMs", 0, 600_000),
+    heapLimitMb: int("heapLimitMb", 0),
     secretKey,
     dataDir: read("dataDir"),
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { getHeapStatistics } from "node:v8";
 import { pino } from "pino";
 import { buildApp, LOG_REDACTION } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
@@ -77,7 +78,11 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
   const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
   const origin = config.publicUrl ?? `http://${host}:${config.port}`;
-  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined }, "mailroom is running");
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  if (startedWithoutHeapLimit(config)) {
+    log.warn({ heap_limit_mb: heapLimitMb }, `Node was started without the heap limit HEAP_LIMIT_MB=${config.heapLimitMb} asks for: start the server with bin/mailroom-server (make run does), or give node --max-old-space-size; without it a worker's memory grows further (docs/performance.md#delivery)`);
+  }
+  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
@@ -105,6 +110,15 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   return new Promise<number>(() => {});
+}
+
+/**
+ * The heap limit is a flag of Node's command line (bin/mailroom-server sets it), so a process
+ * started another way (`node src/main.ts`, a custom container command) runs without it.
+ */
+function startedWithoutHeapLimit(config: Config): boolean {
+  const flagged = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("--max-old-space-size"));
+  return config.heapLimitMb > 0 && !flagged;
 }
 
 /** Prunes expired idempotency records, rate-limit windows, sessions, access tokens and old webhook attempts every few minutes. */

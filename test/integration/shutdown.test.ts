@@ -1,15 +1,17 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { SETTINGS } from "../../src/config.js";
 import { openDatabase } from "../../src/db/connection.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage } from "../helpers/test-app.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+/** The server as production starts it: Node with the heap limit HEAP_LIMIT_MB sets. */
+const LAUNCHER = fileURLToPath(new URL("../../bin/mailroom-server", import.meta.url));
 
 /** Resolves with the first stdout log record that matches, or rejects after `ms`. */
 function waitForLog(server: Server, match: (record: Record<string, unknown>) => boolean, ms: number): Promise<Record<string, unknown>> {
@@ -48,9 +50,9 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function startServer(env: NodeJS.ProcessEnv): Server {
-  // Every role, the inbound SMTP server on a free port (2525 may be a developer's `make run`).
-  const child = spawn(TSX, ["src/main.ts", "serve"], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function startServer(env: NodeJS.ProcessEnv, roles: string[] = [], command: string[] = [LAUNCHER]): Server {
+  // Every role unless told, the inbound SMTP server on a free port (2525 may be a developer's `make run`).
+  const child = spawn(command[0]!, [...command.slice(1), "serve", ...roles.flatMap((role) => ["--role", role])], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const server: Server = {
     child,
     stdout: "",
@@ -97,21 +99,30 @@ function slowPost(url: string, key: string, body: string): { req: ClientRequest;
   return { req, response, finish: () => req.end(bytes.subarray(half)) };
 }
 
+/** Node's heap_size_limit in MiB under --max-old-space-size=MB (the old generation plus the young one), or by default. */
+function heapLimitFor(oldSpaceMb?: number): number {
+  const flags = oldSpaceMb === undefined ? [] : [`--max-old-space-size=${oldSpaceMb}`];
+  const probe = spawnSync(process.execPath, [...flags, "-p", "Math.round(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"], { encoding: "utf8" });
+  return Number(probe.stdout.trim());
+}
+
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
 
+/** The server and the database of the running test: after it, the server is killed if it still runs, and the database dropped. */
+let server: Server | null = null;
+let drop: (() => Promise<void>) | null = null;
+afterEach(async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill("SIGKILL");
+    await withTimeout(server.exited, 10_000, "killing the server").catch(() => undefined);
+  }
+  server = null;
+  await drop?.();
+  drop = null;
+});
+
 describe.each(databases)("graceful shutdown ($name)", (database) => {
-  let server: Server | null = null;
-  let drop: (() => Promise<void>) | null = null;
-  afterEach(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill("SIGKILL");
-      await withTimeout(server.exited, 10_000, "killing the server").catch(() => undefined);
-    }
-    server = null;
-    await drop?.();
-    drop = null;
-  });
 
   describe("serve", () => {
     it("finishes the request in flight on SIGTERM, stops taking new ones, keeps what it accepted and exits 0", { timeout: 120_000 }, async () => {
@@ -128,14 +139,15 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
         ...(database.name === "mysql" ? { SECRET_KEY: randomBytes(32).toString("hex") } : {}),
       };
 
-      const bootstrap = await promisify(execFile)(TSX, ["src/main.ts", "bootstrap", "--json"], { cwd: ROOT, env, timeout: 60_000 });
+      const bootstrap = await promisify(execFile)(LAUNCHER, ["bootstrap", "--json"], { cwd: ROOT, env, timeout: 60_000 });
       const keys = JSON.parse(bootstrap.stdout.trim().split("\n").pop()!) as { sandbox_key: string };
       expect(keys.sandbox_key).toMatch(/^svc_test_/);
 
       server = startServer(env);
       const listening = await waitForLog(server, (r) => typeof r.msg === "string" && r.msg.startsWith("Server listening at"), 60_000);
       const base = /(http:\/\/[^\s]+)/.exec(String(listening.msg))![1]!;
-      await waitForLog(server, (r) => r.msg === "mailroom is running", 10_000);
+      const running = await waitForLog(server, (r) => r.msg === "mailroom is running", 10_000);
+      expect(running.heap_limit_mb).toBe(heapLimitFor(Number(SETTINGS.heapLimitMb.default)));
       expect((await fetch(`${base}/ready`)).status).toBe(200);
 
       // One message accepted before the signal.
@@ -194,5 +206,39 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
         await check.close();
       }
     });
+  });
+});
+
+describe("bin/mailroom-server", () => {
+
+  /** The heap limit a worker started by the launcher with `env` reports, and whether it warned about it. */
+  const startedHeap = async (env: NodeJS.ProcessEnv, command?: string[]) => {
+    const db = await databases[0]!.create();
+    drop = db.drop;
+    server = startServer({ ...process.env, DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: "info", NODE_OPTIONS: "", ...env }, ["worker"], command);
+    const running = await waitForLog(server, (r) => r.msg === "mailroom is running", 60_000);
+    return { heapLimitMb: running.heap_limit_mb, warned: server.records.some((r) => String(r.msg).includes("without the heap limit")) };
+  };
+
+  it("starts Node with the heap limit HEAP_LIMIT_MB gives", { timeout: 60_000 }, async () => {
+    expect(await startedHeap({ HEAP_LIMIT_MB: "512" })).toEqual({ heapLimitMb: heapLimitFor(512), warned: false });
+  });
+
+  it("leaves Node's own limit with HEAP_LIMIT_MB=0", { timeout: 60_000 }, async () => {
+    expect(await startedHeap({ HEAP_LIMIT_MB: "0" })).toEqual({ heapLimitMb: heapLimitFor(), warned: false });
+  });
+
+  it("lets a --max-old-space-size in NODE_OPTIONS win", { timeout: 60_000 }, async () => {
+    expect(await startedHeap({ HEAP_LIMIT_MB: "512", NODE_OPTIONS: "--max-old-space-size=300" })).toEqual({ heapLimitMb: heapLimitFor(300), warned: false });
+  });
+
+  it("is what the server asks for: started another way, it says the limit is missing", { timeout: 60_000 }, async () => {
+    expect(await startedHeap({}, [process.execPath, "--import", "tsx", "src/main.ts"])).toEqual({ heapLimitMb: heapLimitFor(), warned: true });
+  });
+
+  it("refuses a HEAP_LIMIT_MB that is not a number of MiB, before starting anything", () => {
+    const run = spawnSync(LAUNCHER, ["serve"], { cwd: ROOT, env: { ...process.env, HEAP_LIMIT_MB: "1g" }, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/HEAP_LIMIT_MB must be a whole number of MiB, not "1g"/);
   });
 });
