@@ -10,7 +10,7 @@ import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
 import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
-import { batchLoader } from "./batch-loader.js";
+import { batchLoader } from "../db/batch-loader.js";
 import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";

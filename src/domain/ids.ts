@@ -49,22 +49,26 @@ export function hasPrefix(id: string, kind: IdKind): boolean {
 }
 
 function encodeTime(ms: number): string {
-  let out = "";
-  let value = ms;
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[value % 32] + out;
-    value = Math.floor(value / 32);
-  }
-  return out;
+  return base32(ms, 10);
 }
 
+/** 80 bits as two 40-bit halves: each is exact in a double, and 40 bits are 8 whole characters. */
 function encodeRandom(bytes: Uint8Array): string {
-  let bits = 0n;
-  for (const byte of bytes) bits = (bits << 8n) | BigInt(byte);
+  return base32(uint40(bytes, 0), 8) + base32(uint40(bytes, 5), 8);
+}
+
+function uint40(bytes: Uint8Array, offset: number): number {
+  let value = 0;
+  for (let i = offset; i < offset + 5; i++) value = value * 256 + bytes[i]!;
+  return value;
+}
+
+/** `value` in `length` base32 characters, most significant first (value < 2^53). */
+function base32(value: number, length: number): string {
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = ALPHABET[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  for (let i = 0; i < length; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
   }
   return out;
 }

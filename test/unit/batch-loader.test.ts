@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchLoader } from "../../src/delivery/batch-loader.js";
+import { batchLoader } from "../../src/db/batch-loader.js";
 
 describe("batchLoader", () => {
   it("loads the keys asked for in one turn with one call, each caller getting its own value", async () => {
@@ -15,6 +15,16 @@ describe("batchLoader", () => {
     }));
     expect(values).toEqual(["A", "B", "C"]);
     expect(calls).toEqual([["a", "b", "c"]]);
+  });
+
+  it("asks for a key once however many callers want it", async () => {
+    const calls: string[][] = [];
+    const load = batchLoader(async (keys: string[]) => {
+      calls.push(keys);
+      return new Map(keys.map((k) => [k, k.length]));
+    });
+    expect(await Promise.all([load("ab"), load("ab"), load("c")])).toEqual([2, 2, 1]);
+    expect(calls).toEqual([["ab", "c"]]);
   });
 
   it("makes a new call for keys asked in a later turn", async () => {

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull } from "../../domain/clock.js";
 import type { Environment, Permission, Scope } from "../../domain/environments.js";
+import { batchLoader } from "../batch-loader.js";
 import type { BatchWriter } from "../group-commit.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { toNumber, toNumberOrNull } from "../rows.js";
@@ -69,36 +70,20 @@ export class ApiKeysRepository {
    * query runs after every lookup it answers was asked: none sees older data than its own.
    */
   findBySecretDigest(digest: string): Promise<KeyBySecret | undefined> {
-    return new Promise((resolve, reject) => {
-      if (this.lookups === null) {
-        this.lookups = new Map();
-        setImmediate(() => void this.lookUp());
-      }
-      const waiting = this.lookups.get(digest) ?? [];
-      waiting.push({ resolve, reject });
-      this.lookups.set(digest, waiting);
-    });
+    return this.secretsByDigest(digest);
   }
 
-  private lookups: Map<string, Array<{ resolve(found: KeyBySecret | undefined): void; reject(error: unknown): void }>> | null = null;
-
-  private async lookUp(): Promise<void> {
-    const lookups = this.lookups!;
-    this.lookups = null;
-    try {
-      const rows = (await this.knex("api_key_secrets as s")
-        .join("api_keys as k", "k.id", "s.api_key_id")
-        .whereIn("s.digest", [...lookups.keys()])
-        .select("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as Array<ApiKeyRow & { secret_digest: string; secret_expires_at: number | null }>;
-      const found = new Map<string, KeyBySecret>();
-      for (const { secret_digest, secret_expires_at, ...key } of rows) {
-        found.set(secret_digest, { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) });
-      }
-      for (const [digest, waiting] of lookups) for (const { resolve } of waiting) resolve(found.get(digest));
-    } catch (error) {
-      for (const waiting of lookups.values()) for (const { reject } of waiting) reject(error);
+  private readonly secretsByDigest = batchLoader(async (digests: string[]) => {
+    const rows = (await this.knex("api_key_secrets as s")
+      .join("api_keys as k", "k.id", "s.api_key_id")
+      .whereIn("s.digest", digests)
+      .select("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as Array<ApiKeyRow & { secret_digest: string; secret_expires_at: number | null }>;
+    const found = new Map<string, KeyBySecret>();
+    for (const { secret_digest, secret_expires_at, ...key } of rows) {
+      found.set(secret_digest, { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) });
     }
-  }
+    return found;
+  });
 
   async find(scope: Scope, id: string): Promise<ApiKeyRow | undefined> {
     const row = (await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).first()) as ApiKeyRow | undefined;

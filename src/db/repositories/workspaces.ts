@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { toIso } from "../../domain/clock.js";
 import type { Environment } from "../../domain/environments.js";
+import { batchLoader } from "../batch-loader.js";
 import { toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
@@ -34,20 +35,29 @@ export class WorkspacesRepository {
     await trx("workspaces").insert(row);
   }
 
-  async find(id: string): Promise<WorkspaceRow | undefined> {
-    const row = (await this.knex("workspaces").where({ id }).first()) as (Omit<WorkspaceRow, "tracking"> & Record<(typeof TRACKING_COLUMNS)[keyof WorkspaceTracking], boolean | number>) | undefined;
-    if (!row) return undefined;
-    // BIGINT columns may come back as strings, booleans as 0/1 (src/db/rows.ts).
-    return {
-      id: row.id,
-      name: row.name,
-      default_from: row.default_from,
-      monthly_quota: toNumberOrNull(row.monthly_quota),
-      tracking: { opens: Boolean(row.track_opens), clicks: Boolean(row.track_clicks), replies: Boolean(row.track_replies), unsubscribe: Boolean(row.unsubscribe) },
-      created_at: toNumber(row.created_at),
-      updated_at: toNumber(row.updated_at),
-    };
+  /** Lookups asked in the same turn of the event loop share one query (every send reads its workspace's defaults). */
+  find(id: string): Promise<WorkspaceRow | undefined> {
+    return this.byId(id);
   }
+
+  private readonly byId = batchLoader(async (ids: string[]) => {
+    const rows = (await this.knex("workspaces").whereIn("id", ids)) as Array<Omit<WorkspaceRow, "tracking"> & Record<(typeof TRACKING_COLUMNS)[keyof WorkspaceTracking], boolean | number>>;
+    // BIGINT columns may come back as strings, booleans as 0/1 (src/db/rows.ts).
+    return new Map<string, WorkspaceRow>(
+      rows.map((row) => [
+        row.id,
+        {
+          id: row.id,
+          name: row.name,
+          default_from: row.default_from,
+          monthly_quota: toNumberOrNull(row.monthly_quota),
+          tracking: { opens: Boolean(row.track_opens), clicks: Boolean(row.track_clicks), replies: Boolean(row.track_replies), unsubscribe: Boolean(row.unsubscribe) },
+          created_at: toNumber(row.created_at),
+          updated_at: toNumber(row.updated_at),
+        },
+      ]),
+    );
+  });
 
   async update(id: string, patch: WorkspacePatch, now: number): Promise<void> {
     const { tracking, ...rest } = patch;
