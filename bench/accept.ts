@@ -110,6 +110,8 @@ interface LoadRun {
   accepted: number; // 202s
   ok: number; // any 2xx
   non2xx: number;
+  /** The non-2xx answers by status code, e.g. "503 x4". */
+  non2xxByStatus: string;
   errors: number;
   p50: number;
   p99: number;
@@ -150,6 +152,10 @@ async function load(port: number, seconds: number, headers: Record<string, strin
     accepted: result.statusCodeStats["202"]?.count ?? 0,
     ok: result["2xx"],
     non2xx: result.non2xx,
+    non2xxByStatus: Object.entries(result.statusCodeStats)
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, stats]) => `${code} x${stats.count}`)
+      .join(", "),
     errors: result.errors + result.timeouts,
     p50: pct(50),
     p99: pct(99),
@@ -331,7 +337,7 @@ function printDetails(rows: Row[]): void {
       const c = r.cpu;
       console.log(
         `  measured ${r.seconds.toFixed(2)} s: ${r.accepted || r.ok} accepted, p50 ${f2(r.p50)} ms, p99 ${f2(r.p99)} ms, max ${f1(r.max)} ms, ` +
-          `${r.non2xx} non-2xx, ${r.errors} socket errors/timeouts`,
+          `${r.non2xx} non-2xx${r.non2xxByStatus ? ` (${r.non2xxByStatus})` : ""}, ${r.errors} socket errors/timeouts`,
       );
       console.log(
         `  CPU (cores) during the measured run: server ${f2(c.server)}${row.kind === "mysql" ? `, mariadbd ${f2(c.db)}` : ""}, load generator ${f2(c.loadgen)}, ` +

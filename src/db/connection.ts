@@ -146,7 +146,17 @@ function openMysql(url: string): Database {
   const knex = knexFactory({
     client: "mysql2",
     connection: { uri: url, charset: "utf8mb4", supportBigNumbers: true, bigNumberStrings: false, timezone: "Z" } as Knex.MySql2ConnectionConfig,
-    pool: { min: 0, max: 10 },
+    pool: {
+      min: 0,
+      max: 10,
+      // READ COMMITTED, not InnoDB's REPEATABLE READ: under it a locking read (a worker's claim,
+      // FOR UPDATE SKIP LOCKED) also locks the gaps between the rows it scans, and deadlocks with
+      // the inserts of newly accepted jobs into those gaps. Nothing here relies on gap locks:
+      // every check-then-write is guarded by a unique key or a lock on an existing row.
+      afterCreate(conn: { query(sql: string, callback: (error: Error | null) => void): void }, done: (error: Error | null, conn: unknown) => void) {
+        conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", (error) => done(error, conn));
+      },
+    },
   });
   return { knex, dialect: mysqlDialect, close: () => knex.destroy() };
 }

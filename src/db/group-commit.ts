@@ -17,7 +17,15 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-const MAX_ATTEMPTS = 3;
+/**
+ * A batch a deadlock (or a lock wait timeout) rolled back is written again, up to this many times
+ * in all, after a short random wait that doubles each time: replayed at once, the same
+ * transactions meet again in the same order and tend to deadlock again. With MySQL, the API's
+ * accepts, workers' claims and outcome writes meet on the jobs and messages tables; a batch that
+ * still fails after the last attempt fails every submission in it (the API answers 503).
+ */
+const MAX_ATTEMPTS = 6;
+const FIRST_RETRY_MS = 5;
 
 /**
  * Group commit: everything submitted while a commit is in flight rides in the next transaction,
@@ -86,6 +94,7 @@ export class GroupCommit {
       } catch (error) {
         // A deadlock victim's transaction was rolled back whole; replaying it is safe.
         if (attempt >= MAX_ATTEMPTS || !this.dialect.isRetryable(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** (attempt - 1) * (0.5 + Math.random())));
       }
     }
   }
