@@ -82,11 +82,11 @@ case "$DNS_SERVERS" in
 esac
 
 log "migrating ($DATABASE_URL)"
-"$TSX" src/main.ts migrate >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; log "ERROR: migrate failed"; exit 1; }
+"$ROOT/bin/mailroom-server" migrate >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; log "ERROR: migrate failed"; exit 1; }
 
 log "starting the server on $BASE"
 # The inbound SMTP server on a free port: 2525 may be a developer's `make run`.
-INBOUND_SMTP_PORT=0 setsid "$TSX" src/main.ts serve </dev/null >"$TMP/server.log" 2>&1 &
+INBOUND_SMTP_PORT=0 setsid "$ROOT/bin/mailroom-server" serve </dev/null >"$TMP/server.log" 2>&1 &
 SERVER_PID=$!
 ready=""
 for _ in $(seq 1 120); do

@@ -18,8 +18,8 @@ export function batchLoader<K, V>(loadMany: (keys: K[]) => Promise<Map<K, V>>): 
   };
   return (key) =>
     new Promise((resolve, reject) => {
-      // setImmediate, not a microtask: callers become ready in a chain of microtasks (each one's
-      // budget granted), and the batch should hold all of them.
+      // setImmediate, not a microtask: callers often become ready one after another in a chain of
+      // microtasks (each after an await of its own), and the batch should hold all of them.
       if (asked.push({ key, resolve, reject }) === 1) setImmediate(flush);
     });
 }
