@@ -138,6 +138,18 @@ describe.each(databases)("tracking ($name)", (database) => {
       expect(res.headers.get("location")).toBe(long);
     });
 
+    /**
+     * The URL with the last byte of its token changed. Changing its last characters instead may
+     * leave the bytes as they were (base64url's last character can carry bits the decoder drops),
+     * which now and then sent a valid token here (once in CI: 200, not 404).
+     */
+    const withTamperedToken = (url: string) => {
+      const cut = url.lastIndexOf("/") + 1;
+      const bytes = Buffer.from(url.slice(cut), "base64url");
+      bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
+      return url.slice(0, cut) + bytes.toString("base64url");
+    };
+
     it("answers 404 with no Location to a tampered, truncated or foreign token, and records nothing", async () => {
       ({ h, receiver } = await startTracking(database));
       const id = await h.send({ to: ada, track_opens: true, track_clicks: true, unsubscribe: true, html: `<a href="https://shop.example/">shop</a>` });
@@ -157,15 +169,15 @@ describe.each(databases)("tracking ($name)", (database) => {
         `${base}/t/c/${flipped.toString("base64url")}`,
         `${base}/t/c/${token.slice(0, -3)}`,
         `${base}/t/c/${pixelOf(mail.html)!.split("/t/o/")[1]}`, // an open token is not a click token
-        `${pixelOf(mail.html)!.slice(0, -2)}xx`,
-        `${unsubscribe.slice(0, -2)}xx`,
+        withTamperedToken(pixelOf(mail.html)!),
+        withTamperedToken(unsubscribe),
         `${base}/t/c/https%3A%2F%2Fevil.example%2F`,
       ]) {
         const res = await fetch(url, { redirect: "manual", headers: { "user-agent": BROWSER } });
         expect(res.status, url).toBe(404);
         expect(res.headers.get("location"), url).toBeNull();
       }
-      const post = await fetch(`${unsubscribe.slice(0, -2)}xx`, { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
+      const post = await fetch(withTamperedToken(unsubscribe), { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
       expect(post.status).toBe(404);
       expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered"]);
     });
