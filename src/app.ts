@@ -1,5 +1,6 @@
 import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import openapiGlue from "fastify-openapi-glue";
+import { ValidationError } from "./domain/errors.js";
 import { newId } from "./domain/ids.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidator, relaxBatchItems } from "./http/batch.js";
@@ -11,6 +12,7 @@ import { registerDashboard } from "./http/dashboard-routes.js";
 import { registerMetaRoutes } from "./http/meta-routes.js";
 import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
+import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
 import type { Runtime } from "./runtime.js";
@@ -64,7 +66,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const defaultJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     if (body === "") return done(null, undefined);
-    defaultJson(req, body as string, done);
+    defaultJson(req, body as string, (error, parsed) => {
+      // The parser refuses a __proto__ or constructor.prototype key (prototype poisoning) as if the
+      // body were not JSON; it is JSON, refused on purpose, so the answer names the key.
+      const pointer = error ? prototypeKeyPointer(body as string) : null;
+      if (pointer !== null) return done(ValidationError.field(pointer, "is a key no request body may use (it could reach an object's prototype)"), undefined);
+      done(error, parsed);
+    });
   });
   // Request bodies are application/json only. Body schemas are keyed by media type, so a body of
   // any other type that Fastify could parse would reach the handlers unvalidated: Fastify's

@@ -3,6 +3,7 @@ import addFormatsModule from "ajv-formats";
 import type { FastifyRequest } from "fastify";
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
 import { DomainError, type FieldError } from "../domain/errors.js";
+import { pointerSegment } from "../domain/json-pointer.js";
 
 // ajv-formats is CommonJS with a default export that NodeNext sees as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -83,17 +84,16 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case "required":
-      return { pointer: `${error.instancePath}/${escape(String(params.missingProperty))}`, message: "is required" };
+      return { pointer: `${error.instancePath}/${pointerSegment(String(params.missingProperty))}`, message: "is required" };
     case "additionalProperties":
-      return { pointer: `${error.instancePath}/${escape(String(params.additionalProperty))}`, message: "is not a known field" };
+      return { pointer: `${error.instancePath}/${pointerSegment(String(params.additionalProperty))}`, message: "is not a known field" };
     case "oneOf":
     case "anyOf":
       return { pointer: error.instancePath, message: "does not match any of the allowed forms" };
     case "propertyNames":
-      return { pointer: `${error.instancePath}/${escape(String(params.propertyName))}`, message: "is not an allowed name" };
+      return { pointer: `${error.instancePath}/${pointerSegment(String(params.propertyName))}`, message: "is not an allowed name" };
     default:
       return { pointer: error.instancePath, message: error.message ?? "is invalid" };
   }
 }
 
-const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -4,6 +4,7 @@ import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import type { components } from "../../generated/v1.js";
+import { pointerSegment } from "../domain/json-pointer.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 
@@ -84,7 +85,7 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {})) {
-    const pointer = `/headers/${escapePointer(name)}`;
+    const pointer = `/headers/${pointerSegment(name)}`;
     if (RESERVED_HEADERS.has(name.toLowerCase())) fail(pointer, `${name} is set by Mailroom and cannot be given`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
     else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");
@@ -186,4 +187,3 @@ function uniqueRecipients(list: Array<{ type: "to" | "cc" | "bcc"; mailbox: Mail
   return out;
 }
 
-const escapePointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -1,5 +1,6 @@
 import type { FieldError } from "../domain/errors.js";
 import type { components } from "../../generated/v1.js";
+import { pointerSegment } from "../domain/json-pointer.js";
 
 type TemplateVariable = components["schemas"]["TemplateVariable"];
 type VariableType = TemplateVariable["type"];
@@ -53,7 +54,7 @@ export function resolveValues(declared: readonly TemplateVariable[], referenced:
   const used = new Set(referenced);
   for (const variable of declared) {
     const value = Object.hasOwn(given, variable.name) ? given[variable.name] : undefined;
-    const pointer = `${base}/${escape(variable.name)}`;
+    const pointer = `${base}/${pointerSegment(variable.name)}`;
     if (value === undefined || value === null) {
       if (variable.required) errors.push({ location: "body", pointer, message: "is required" });
       else values[variable.name] = variable.default ?? null;
@@ -66,9 +67,8 @@ export function resolveValues(declared: readonly TemplateVariable[], referenced:
   for (const name of Object.keys(given)) {
     if (byName.has(name)) continue;
     if (used.has(name)) values[name] = given[name];
-    else errors.push({ location: "body", pointer: `${base}/${escape(name)}`, message: "is neither declared nor used by the template" });
+    else errors.push({ location: "body", pointer: `${base}/${pointerSegment(name)}`, message: "is neither declared nor used by the template" });
   }
   return { values, errors };
 }
 
-const escape = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1");

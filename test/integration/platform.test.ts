@@ -199,6 +199,23 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(await keyCount()).toBe(before);
     });
 
+    it("answers 422 naming a __proto__ or constructor.prototype key anywhere in a body, and stores nothing", async () => {
+      const before = await keyCount();
+      for (const [payload, pointer] of [
+        ['{"name": "x", "__proto__": {"admin": true}}', "/__proto__"],
+        ['{"name": "x", "expires_at": null, "extra": [{"a/b": {"__proto__": 1}}]}', "/extra/0/a~1b/__proto__"],
+        ['{"name": "x", "constructor": {"prototype": {"admin": true}}}', "/constructor/prototype"],
+      ]) {
+        const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
+        const body = expectProblem(res, 422, "validation_failed");
+        expect(body.errors, payload).toEqual([{ location: "body", pointer, message: expect.stringContaining("no request body may use") }]);
+      }
+      // A key merely called constructor, without a prototype in it, is an ordinary unknown field.
+      const plain = await t.call({ method: "POST", url: "/v1/api-keys", payload: '{"name": "x", "constructor": 1}', headers: { "content-type": "application/json" } });
+      expect(expectProblem(plain, 422, "validation_failed").errors).toEqual([{ location: "body", pointer: "/constructor", message: "is not a known field" }]);
+      expect(await keyCount()).toBe(before);
+    });
+
     it("answers 422 to a JSON body that is not an object", async () => {
       for (const payload of ["[]", '"name"', "42", "null"]) {
         const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
