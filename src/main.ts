@@ -117,7 +117,8 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
  * started another way (`node src/main.ts`, a custom container command) runs without it.
  */
 function startedWithoutHeapLimit(config: Config): boolean {
-  const flagged = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("--max-old-space-size"));
+  // V8 takes a flag's words joined by dashes or by underscores.
+  const flagged = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => /--max[-_]old[-_]space[-_]size\b/.test(arg));
   return config.heapLimitMb > 0 && !flagged;
 }
 
