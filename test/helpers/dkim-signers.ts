@@ -1,3 +1,4 @@
+import { dkimSign } from "mailauth/lib/dkim/sign.js";
 import type { DkimSigner } from "../../src/delivery/dkim.js";
 import { generateDkimKey } from "../../src/domain/dkim-keys.js";
 
@@ -19,4 +20,27 @@ export function dkimTestKeys() {
     return [[value]];
   };
   return { rsa, ed, signers, resolver };
+}
+
+export interface MailauthSigner {
+  signingDomain: string;
+  selector: string;
+  /** PEM. */
+  privateKey: string;
+  algorithm: "rsa-sha256" | "ed25519-sha256";
+}
+
+/**
+ * The DKIM-Signature field(s) mailauth's own dkimSign() makes for a message, relaxed/relaxed,
+ * as another sender's MTA signs, with t= fixed to `signTime`. It must be passed: without it
+ * mailauth reads the clock twice, as Math.round(Date.now() / 1000), once for the header it signs
+ * and once for the header it emits, and when the RSA signature between the two reads straddles
+ * a half second, t= differs by one and the signature fails ("bad signature"). The same reason
+ * src/delivery/dkim.ts passes signTime.
+ */
+export async function mailauthSignatures(message: string | Buffer, signers: readonly MailauthSigner[], signTime = new Date()): Promise<string> {
+  const signatureData = signers.map((signer) => ({ ...signer, canonicalization: "relaxed/relaxed" }));
+  const result = await dkimSign(message, { ...signatureData[0]!, signatureData, signTime });
+  if (result.errors.length > 0) throw new Error(`dkimSign: ${result.errors.map((e) => String((e as { err?: unknown }).err ?? e)).join("; ")}`);
+  return result.signatures;
 }
