@@ -8,6 +8,8 @@ import { isIP } from "node:net";
 export interface Config {
   host: string;
   port: number;
+  /** The operators' port (/metrics, /health, /ready) on `host`; null: none. */
+  metricsPort: number | null;
   databaseUrl: string;
   logLevel: string;
   bodyLimitBytes: number;
@@ -122,10 +124,11 @@ interface Setting {
   meaning: string;
 }
 
-/** The table the README's configuration section is generated from (see docs/configuration.md). */
+/** Every setting; the README's configuration table names each one (test/unit/config.test.ts checks). */
 export const SETTINGS = {
   host: { env: "HOST", default: "127.0.0.1", meaning: "Interface the HTTP server binds (0.0.0.0 to expose it)." },
   port: { env: "PORT", default: "3000", meaning: "HTTP port." },
+  metricsPort: { env: "METRICS_PORT", default: "", meaning: "The operators' port: when set, the process also serves GET /metrics, /health and /ready there (on HOST), whatever its roles. A --role worker or --role smtp process serves no other HTTP, so this is where its job, recipient and webhook counters are scraped. Empty: none (the API role still serves /metrics on PORT)." },
   databaseUrl: { env: "DATABASE_URL", default: "sqlite:./data/mailroom.db", meaning: "sqlite:PATH (embedded) or mysql://user:pass@host:port/db (MySQL/MariaDB)." },
   logLevel: { env: "LOG_LEVEL", default: "info", meaning: "pino level: fatal, error, warn, info, debug, trace, silent." },
   bodyLimitBytes: { env: "BODY_LIMIT_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest accepted request body; larger gets 413 payload_too_large." },
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     host: read("host"),
     port: int("port", 0, 65535),
+    metricsPort: read("metricsPort") === "" ? null : int("metricsPort", 0, 65535),
     databaseUrl,
     logLevel: read("logLevel"),
     bodyLimitBytes: int("bodyLimitBytes", 1024),

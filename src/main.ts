@@ -5,7 +5,9 @@ import { buildApp, LOG_REDACTION } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, openDatabase } from "./db/connection.js";
-import type { Lifecycle } from "./http/handlers.js";
+import { newId } from "./domain/ids.js";
+import { startOpsServer } from "./http/ops-server.js";
+import type { Lifecycle } from "./http/readiness.js";
 import { createRuntime } from "./runtime.js";
 
 /**
@@ -64,6 +66,8 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   // The worker, the dispatcher and the SMTP server log through the runtime's logger.
   const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION });
   const runtime = await createRuntime(config, { logger: processLog });
+  // Up before the roles start, so that probes see "not ready" until they have.
+  const ops = config.metricsPort === null ? null : await startOpsServer({ host: config.host, port: config.metricsPort, metrics: runtime.metrics, lifecycle, ping: runtime.repositories.ping, newRequestId: () => newId("request", runtime.clock.now()), log: processLog });
   // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
   const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
   const log = app?.log ?? processLog;
@@ -82,7 +86,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (startedWithoutHeapLimit(config)) {
     log.warn({ heap_limit_mb: heapLimitMb }, `Node was started without the heap limit HEAP_LIMIT_MB=${config.heapLimitMb} asks for: start the server with bin/mailroom-server (make run does), or give node --max-old-space-size; without it a worker's memory grows further (docs/performance.md#delivery)`);
   }
-  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
+  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
@@ -104,6 +108,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
     if (maintenance) clearInterval(maintenance);
     await app?.close(); // stops accepting; waits for in-flight requests
     await runtime.close(); // SMTP stops accepting; worker finishes its batch; group commit drains; database closes
+    await ops?.close(); // last: probes saw "not ready" throughout the drain
     log.info({}, "stopped");
     process.exit(0);
   };

@@ -18,12 +18,24 @@ export class Metrics {
   readonly jobs = new Counter({ name: "mailroom_jobs_total", help: "Delivery jobs processed, by outcome.", labelNames: ["outcome"] as const, registers: [this.registry] });
   readonly recipients = new Counter({ name: "mailroom_recipients_total", help: "Recipient delivery attempts by environment and outcome.", labelNames: ["environment", "outcome"] as const, registers: [this.registry] });
 
-  /** Queue gauges are read from the database at scrape time, so they are right on every node. */
-  watchQueue(read: () => Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }>): void {
-    let last: Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }> | null = null;
+  readonly webhookAttempts = new Counter({ name: "mailroom_webhook_attempts_total", help: "Webhook delivery attempts, by what followed: succeeded, retrying (another attempt is scheduled) or failed (no more attempts).", labelNames: ["outcome"] as const, registers: [this.registry] });
+
+  /**
+   * Gauges of a queue, read from the database at scrape time, so they are right on every node:
+   * `<prefix>_depth`, `<prefix>_due` and `<prefix>_oldest_due_age_seconds`. One read serves the
+   * three gauges of a scrape.
+   */
+  watchQueue(prefix: string, items: string, read: () => Promise<QueueStats>): void {
+    let last: Promise<QueueStats> | null = null;
     const sample = () => (last ??= read().finally(() => setImmediate(() => (last = null))));
-    new Gauge({ name: "mailroom_queue_depth", help: "Delivery jobs waiting (due or scheduled).", registers: [this.registry], collect: async function () { this.set((await sample()).depth); } });
-    new Gauge({ name: "mailroom_queue_due", help: "Delivery jobs due now.", registers: [this.registry], collect: async function () { this.set((await sample()).due); } });
-    new Gauge({ name: "mailroom_queue_oldest_due_age_seconds", help: "Age of the oldest due delivery job.", registers: [this.registry], collect: async function () { this.set((await sample()).oldestDueAgeSeconds); } });
+    new Gauge({ name: `${prefix}_depth`, help: `${items} waiting (due or scheduled).`, registers: [this.registry], collect: async function () { this.set((await sample()).depth); } });
+    new Gauge({ name: `${prefix}_due`, help: `${items} due now.`, registers: [this.registry], collect: async function () { this.set((await sample()).due); } });
+    new Gauge({ name: `${prefix}_oldest_due_age_seconds`, help: `How long the oldest of the ${items.toLowerCase()} due now has been due.`, registers: [this.registry], collect: async function () { this.set((await sample()).oldestDueAgeSeconds); } });
   }
+}
+
+export interface QueueStats {
+  depth: number;
+  due: number;
+  oldestDueAgeSeconds: number;
 }

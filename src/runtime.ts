@@ -93,7 +93,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   await migrate(db);
   const repositories = createRepositories(db);
   const metrics = new Metrics();
-  metrics.watchQueue(() => repositories.jobs.stats(clock.now()));
+  metrics.watchQueue("mailroom_queue", "Delivery jobs", () => repositories.jobs.stats(clock.now()));
+  metrics.watchQueue("mailroom_webhook_queue", "Webhook deliveries", () => repositories.webhookDeliveries.stats(clock.now()));
 
   const secret = secretKey(config);
   const dnsResolver = MxResolver.fromConfig(config.delivery);
@@ -137,6 +138,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       endpoints: repositories.webhookEndpoints,
       events: repositories.events,
       groupCommit: repositories.groupCommit,
+      metrics,
       secrets: webhookSecrets,
       post: (url, headers, body) => webhookClient.post(url, headers, body),
       clock,

@@ -9,6 +9,12 @@ export function parseJson<T>(value: unknown): T {
 export const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value));
 export const toNumberOrNull = (value: unknown): number | null => (value == null ? null : toNumber(value));
 
+/** A queue's gauges (/metrics) from its counts and the earliest due time among its due items. */
+export function queueStats(depth: unknown, due: unknown, oldestDueAt: unknown, now: number): { depth: number; due: number; oldestDueAgeSeconds: number } {
+  const oldest = toNumberOrNull(oldestDueAt);
+  return { depth: toNumber(depth), due: toNumber(due), oldestDueAgeSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000) };
+}
+
 /**
  * Rows split into chunks that stay under SQLite's bound-variable limit and MySQL's
  * max_allowed_packet (large html bodies and attachments count by size, not only by rows).

@@ -5,14 +5,11 @@ import type { HandlerMap } from "./handler-types.js";
 import { createInboundHandlers } from "./inbound-handlers.js";
 import { createTemplateHandlers } from "./template-handlers.js";
 import { publicOrigin } from "./origin.js";
+import { isReady, NOT_READY_DETAIL, type Lifecycle } from "./readiness.js";
 import { pageOf, principalOf } from "./request-parts.js";
 import { toProblem } from "./problems.js";
 import { createWebhookHandlers } from "./webhook-handlers.js";
 
-/** Readiness: false while starting and from the moment shutdown begins. */
-export interface Lifecycle {
-  ready: boolean;
-}
 
 const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : Date.parse(value));
 
@@ -31,8 +28,7 @@ export function createHandlers(
     getHealth: async () => ({ status: "ok" }),
 
     getReadiness: async () => {
-      const ready = lifecycle.ready && (await ping().then(() => true, () => false));
-      if (!ready) throw new UnavailableError("Not ready: the server is starting, draining for shutdown, or its database does not answer.");
+      if (!(await isReady(lifecycle, ping))) throw new UnavailableError(NOT_READY_DETAIL);
       return { status: "ready" };
     },
 

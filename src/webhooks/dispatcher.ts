@@ -7,6 +7,7 @@ import type { DeliveryKey, WebhookDeliveriesRepository, WebhookDeliveryRow, Webh
 import type { WebhookEndpointRow, WebhookEndpointsRepository } from "../db/repositories/webhook-endpoints.js";
 import { ClaimLoop } from "../delivery/claim-loop.js";
 import { Semaphore } from "../delivery/semaphore.js";
+import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
 import type { PostResult } from "./http-client.js";
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from "./retry-schedule.js";
@@ -28,6 +29,7 @@ export interface DispatcherDependencies {
   endpoints: WebhookEndpointsRepository;
   events: EventsRepository;
   groupCommit: GroupCommit;
+  metrics: Metrics;
   /** Opens the endpoints' sealed secrets. */
   secrets: SealedBox;
   post(url: string, headers: Record<string, string>, body: string): Promise<PostResult>;
@@ -214,7 +216,9 @@ export class WebhookDispatcher {
     );
     if (result === null) return false;
     const at = Math.max(this.deps.clock.now(), sentAt);
-    await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcomeOf(row, result, at, this.id));
+    const outcome = outcomeOf(row, result, at, this.id);
+    await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcome);
+    this.deps.metrics.webhookAttempts.inc({ outcome: outcome.next.state === "pending" ? "retrying" : outcome.next.state });
     return true;
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { ManualClock } from "../../src/domain/clock.js";
-import type { Lifecycle } from "../../src/http/handlers.js";
+import type { Lifecycle } from "../../src/http/readiness.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import type { TestDatabase } from "./databases.js";
 

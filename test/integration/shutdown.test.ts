@@ -1,84 +1,11 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../src/config.js";
 import { openDatabase } from "../../src/db/connection.js";
 import { databases } from "../helpers/databases.js";
+import { apiBase, bootstrapped, killServer, LAUNCHER, ROOT, startServer, waitForLog, withTimeout, type Server } from "../helpers/server-process.js";
 import { aMessage } from "../helpers/test-app.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** The server as production starts it: Node with the heap limit HEAP_LIMIT_MB sets. */
-const LAUNCHER = fileURLToPath(new URL("../../bin/mailroom-server", import.meta.url));
-
-/** Resolves with the first stdout log record that matches, or rejects after `ms`. */
-function waitForLog(server: Server, match: (record: Record<string, unknown>) => boolean, ms: number): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = server.records.find(match);
-      if (found) {
-        cleanup();
-        resolve(found);
-      }
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`no matching log line within ${ms} ms; stdout:\n${server.stdout}\nstderr:\n${server.stderr}`));
-    }, ms);
-    const onExit = () => {
-      cleanup();
-      reject(new Error(`the server exited early; stdout:\n${server.stdout}\nstderr:\n${server.stderr}`));
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      server.child.stdout!.off("data", check);
-      server.child.off("exit", onExit);
-    };
-    server.child.stdout!.on("data", check);
-    server.child.on("exit", onExit);
-    check();
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  records: Array<Record<string, unknown>>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function startServer(env: NodeJS.ProcessEnv, roles: string[] = [], command: string[] = [LAUNCHER]): Server {
-  // Every role unless told, the inbound SMTP server on a free port (2525 may be a developer's `make run`).
-  const child = spawn(command[0]!, [...command.slice(1), "serve", ...roles.flatMap((role) => ["--role", role])], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const server: Server = {
-    child,
-    stdout: "",
-    stderr: "",
-    records: [],
-    exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))),
-  };
-  let partial = "";
-  child.stdout!.setEncoding("utf8");
-  child.stderr!.setEncoding("utf8");
-  // Registered before any waiter, so records are parsed before waiters look at them.
-  child.stdout!.on("data", (chunk: string) => {
-    server.stdout += chunk;
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop()!;
-    for (const line of lines) {
-      try {
-        server.records.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // not a log record
-      }
-    }
-  });
-  child.stderr!.on("data", (chunk: string) => (server.stderr += chunk));
-  return server;
-}
 
 /** A POST whose body is sent in two parts, so it can be held in flight. */
 function slowPost(url: string, key: string, body: string): { req: ClientRequest; response: Promise<{ status: number; body: string }>; finish(): void } {
@@ -106,17 +33,11 @@ function heapLimitFor(oldSpaceMb?: number): number {
   return Number(probe.stdout.trim());
 }
 
-const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
-
 /** The server and the database of the running test: after it, the server is killed if it still runs, and the database dropped. */
 let server: Server | null = null;
 let drop: (() => Promise<void>) | null = null;
 afterEach(async () => {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill("SIGKILL");
-    await withTimeout(server.exited, 10_000, "killing the server").catch(() => undefined);
-  }
+  if (server) await killServer(server);
   server = null;
   await drop?.();
   drop = null;
@@ -128,24 +49,12 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
     it("finishes the request in flight on SIGTERM, stops taking new ones, keeps what it accepted and exits 0", { timeout: 120_000 }, async () => {
       const db = await database.create();
       drop = db.drop;
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        DATABASE_URL: db.url,
-        DATA_DIR: db.dataDir,
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "info",
-        SHUTDOWN_GRACE_MS: "15000",
-        ...(database.name === "mysql" ? { SECRET_KEY: randomBytes(32).toString("hex") } : {}),
-      };
-
-      const bootstrap = await promisify(execFile)(LAUNCHER, ["bootstrap", "--json"], { cwd: ROOT, env, timeout: 60_000 });
-      const keys = JSON.parse(bootstrap.stdout.trim().split("\n").pop()!) as { sandbox_key: string };
+      const { env, sandboxKey } = await bootstrapped(database, db, { SHUTDOWN_GRACE_MS: "15000" });
+      const keys = { sandbox_key: sandboxKey };
       expect(keys.sandbox_key).toMatch(/^svc_test_/);
 
       server = startServer(env);
-      const listening = await waitForLog(server, (r) => typeof r.msg === "string" && r.msg.startsWith("Server listening at"), 60_000);
-      const base = /(http:\/\/[^\s]+)/.exec(String(listening.msg))![1]!;
+      const base = await apiBase(server);
       const running = await waitForLog(server, (r) => r.msg === "mailroom is running", 10_000);
       expect(running.heap_limit_mb).toBe(heapLimitFor(Number(SETTINGS.heapLimitMb.default)));
       expect((await fetch(`${base}/ready`)).status).toBe(200);

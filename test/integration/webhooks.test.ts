@@ -515,6 +515,39 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await t.runtime.db.knex("webhook_deliveries").select("state")).map((d: { state: string }) => d.state)).toEqual(["failed"]);
     });
 
+    it("counts attempts by outcome on /metrics, and shows the pending deliveries' queue without a disabled endpoint's", async () => {
+      await open();
+      const webhook = await create({ event_types: ["message.queued"] });
+      const metric = async (series: string) => {
+        const body = (await t.call({ method: "GET", url: "/metrics", key: null })).body;
+        const line = body.split("\n").find((l) => l.startsWith(`${series} `));
+        return line === undefined ? null : Number(line.slice(series.length + 1));
+      };
+      const queue = async () => [await metric("mailroom_webhook_queue_depth"), await metric("mailroom_webhook_queue_due"), await metric("mailroom_webhook_queue_oldest_due_age_seconds")];
+      receiver.script({ status: 500 });
+      await send();
+      t.clock.advance(2000);
+      expect(await queue()).toEqual([1, 1, 2]);
+      expect(await tick()).toBe(1);
+      expect([await metric('mailroom_webhook_attempts_total{outcome="retrying"}'), await queue()]).toEqual([1, [1, 0, 0]]);
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      expect(await tick()).toBe(1);
+      expect([await metric('mailroom_webhook_attempts_total{outcome="succeeded"}'), await queue()]).toEqual([1, [0, 0, 0]]);
+      receiver.otherwise = { status: 410 };
+      await send();
+      expect(await tick()).toBe(1);
+      expect(await metric('mailroom_webhook_attempts_total{outcome="failed"}')).toBe(1);
+
+      // A delivery held for a disabled endpoint waits for it to be enabled: it is not in the queue.
+      receiver.otherwise = { status: 204 };
+      expect((await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } })).statusCode).toBe(200);
+      await send();
+      expect(await queue()).toEqual([1, 1, 0]);
+      expect((await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } })).statusCode).toBe(200);
+      expect(await t.runtime.db.knex("webhook_deliveries").where({ state: "pending" }).count({ n: "*" }).first()).toEqual({ n: 1 });
+      expect(await queue()).toEqual([0, 0, 0]);
+    });
+
     it("counts a receiver that answers after the timeout as a failed attempt, and retries it", async () => {
       await open({ WEBHOOK_TIMEOUT_MS: "300" });
       const webhook = await create();

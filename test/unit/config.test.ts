@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError, loadConfig, SETTINGS } from "../../src/config.js";
 
 describe("loadConfig", () => {
   it("runs with no settings at all on the embedded database", () => {
@@ -20,6 +21,19 @@ describe("loadConfig", () => {
       expect(message).toContain("RATE_LIMIT_REQUESTS");
       expect(message).toContain("DATABASE_URL");
     }
+  });
+
+  it("opens the operators' port only when METRICS_PORT is set", () => {
+    expect(loadConfig({}).metricsPort).toBeNull();
+    expect(loadConfig({ METRICS_PORT: "9464" }).metricsPort).toBe(9464);
+    expect(() => loadConfig({ METRICS_PORT: "metrics" })).toThrow(/METRICS_PORT/);
+  });
+
+  it("has every setting in the README's configuration table", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const firstCells = readme.split("\n").filter((line) => line.startsWith("| `")).map((line) => line.split("|")[1]!);
+    const named = new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1])));
+    expect(Object.values(SETTINGS).map((setting) => setting.env).filter((env) => !named.has(env))).toEqual([]);
   });
 
   it("trusts the X-Forwarded-For of the proxies TRUST_PROXY names, and of none by default", () => {

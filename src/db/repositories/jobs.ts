@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Dialect, JobClaim, JobRow } from "../dialects/dialect.js";
-import { toNumber, toNumberOrNull } from "../rows.js";
+import { queueStats, toNumber, toNumberOrNull } from "../rows.js";
 
 export type { JobRow };
 
@@ -32,7 +32,6 @@ export class JobsRepository {
   async stats(now: number): Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }> {
     const total = (await this.knex("jobs").count({ n: "*" }).first()) as { n: number | string };
     const due = (await this.knex("jobs").where("run_at", "<=", now).count({ n: "*" }).min({ oldest: "run_at" }).first()) as { n: number | string; oldest: number | string | null };
-    const oldest = toNumberOrNull(due.oldest);
-    return { depth: Number(total.n), due: Number(due.n), oldestDueAgeSeconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000) };
+    return queueStats(total.n, due.n, due.oldest, now);
   }
 }

@@ -4,7 +4,7 @@ import { newId } from "../../domain/ids.js";
 import type { Dialect, WebhookClaim, WebhookDeliveryRow } from "../dialects/dialect.js";
 import type { BatchWriter } from "../group-commit.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { insertChunked, toNumber, toNumberOrNull } from "../rows.js";
+import { insertChunked, queueStats, toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type WebhookDelivery = components["schemas"]["WebhookDelivery"];
@@ -222,6 +222,18 @@ export class WebhookDeliveriesRepository {
       .andWhere("event_created_at", ">=", since)
       .andWhere((q) => q.where("state", "failed").orWhere((p) => p.where("state", "pending").andWhere("attempts", ">", 0)))
       .update({ state: "pending", attempts: 0, due_at: now, locked_by: null, locked_until: null });
+  }
+
+  /**
+   * Pending deliveries, those due now, and how long the oldest due one has waited, for /metrics.
+   * A disabled endpoint's deliveries are not counted: no dispatcher claims them until it is
+   * enabled again, so they would only hold the oldest age up forever.
+   */
+  async stats(now: number): Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }> {
+    const pending = () => this.knex("webhook_deliveries as d").join("webhook_endpoints as w", "w.id", "d.endpoint_id").where({ "d.state": "pending", "w.enabled": true });
+    const total = (await pending().count({ n: "*" }).first()) as { n: number | string };
+    const due = (await pending().andWhere("d.due_at", "<=", now).count({ n: "*" }).min({ oldest: "d.due_at" }).first()) as { n: number | string; oldest: number | string | null };
+    return queueStats(total.n, due.n, due.oldest, now);
   }
 
   /**
