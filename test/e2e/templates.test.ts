@@ -86,13 +86,32 @@ describe("templates in the dashboard", () => {
     await previewFrame().getByText("Hello there,").waitFor();
   });
 
+  it("says which variables the saved content uses without declaring them, and declares one", async () => {
+    await replace(editor("Subject"), V1_SUBJECT);
+    await replace(editor("HTML"), `${V1_HTML}\n<p>{{ coupon }}</p>`);
+    // Once the preview has saved the draft, the server has found what it uses.
+    const undeclared = page.getByTestId("undeclared-variables");
+    await expect.poll(() => undeclared.textContent(), { timeout: 15_000 }).toMatch(/^The saved content uses plan and coupon without declaring them\./);
+    await page.getByRole("button", { name: "Declare coupon" }).click();
+    expect(await page.getByRole("textbox", { name: "Variable 2 name" }).inputValue()).toBe("coupon");
+    expect(await page.getByRole("combobox", { name: "Variable 2 type" }).inputValue()).toBe("string");
+    expect(await undeclared.textContent()).toMatch(/^The saved content uses plan without declaring it\./);
+    await screenshot(page, "template-undeclared-variables");
+
+    // Taken out of the content, it is declared and unused until the row goes too.
+    await replace(editor("HTML"), V1_HTML);
+    await expect.poll(() => page.getByTestId("unused-variables").textContent(), { timeout: 15_000 }).toBe("Declared, not used by the saved content: coupon. Sends must still give it where required.");
+    await page.getByRole("button", { name: "Remove coupon" }).click();
+    await page.getByTestId("unused-variables").waitFor({ state: "detached" });
+  });
+
   it("declares a variable, and the live preview renders the draft with the sample values, escaped", async () => {
     await page.getByRole("button", { name: "Add variable" }).click();
     await page.getByRole("textbox", { name: "Variable 2 name" }).fill("plan");
+    // Declared by hand as well: the notice goes as soon as the name is typed.
+    await page.getByTestId("undeclared-variables").waitFor({ state: "detached" });
     await page.getByRole("textbox", { name: "Variable 2 default" }).fill("the free plan");
     await page.getByRole("textbox", { name: "Variable 2 description" }).fill("The plan they chose");
-    await replace(editor("Subject"), V1_SUBJECT);
-    await replace(editor("HTML"), V1_HTML);
 
     // Derived from the defaults until edited.
     const samples = page.getByLabel("Sample values (JSON)");

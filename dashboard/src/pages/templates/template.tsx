@@ -233,7 +233,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       </div>
 
       <Card title="Variables" flush>
-        <VariablesForm rows={rows} onChange={setRows} readOnly={!canEdit} />
+        <VariablesForm rows={rows} onChange={setRows} readOnly={!canEdit} referenced={template.referenced_variables} />
       </Card>
 
       {/* Loaded again when a save makes a draft or a publish moves the published version. */}

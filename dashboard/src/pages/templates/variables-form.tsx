@@ -7,6 +7,8 @@ interface VariablesFormProps {
   rows: VariableRow[];
   onChange: (rows: VariableRow[]) => void;
   readOnly: boolean;
+  /** The variables the saved content uses (the server's referenced_variables). */
+  referenced: readonly string[];
 }
 
 /**
@@ -14,12 +16,38 @@ interface VariablesFormProps {
  * against them. A row's controls are named after its position ("Variable 2 name"), since its
  * name field may be empty while it is being typed.
  */
-export function VariablesForm({ rows, onChange, readOnly }: VariablesFormProps) {
+export function VariablesForm({ rows, onChange, readOnly, referenced }: VariablesFormProps) {
   const change = (key: number, patch: Partial<VariableRow>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+  const declared = new Set(rows.map((row) => row.name.trim()));
+  const undeclared = referenced.filter((name) => !declared.has(name));
+  const unused = [...declared].filter((name) => name !== "" && !referenced.includes(name));
   return (
     <div className="variables">
+      {undeclared.length > 0 && (
+        <div className="notice variables__undeclared" role="note" data-testid="undeclared-variables">
+          <p>
+            The saved content uses {listOf(undeclared)} without declaring {undeclared.length === 1 ? "it" : "them"}. Sends may give{" "}
+            {undeclared.length === 1 ? "it" : "them"} with any type, or leave {undeclared.length === 1 ? "it" : "them"} out; declare{" "}
+            {undeclared.length === 1 ? "it" : "them"} to check the type, require a value or give a default.
+          </p>
+          {!readOnly && (
+            <div className="variables__declare">
+              {undeclared.map((name) => (
+                <button key={name} type="button" className="button button--small" onClick={() => onChange([...rows, toRow({ name, type: "string", required: false })])}>
+                  Declare {name}
+                </button>
+              ))}
+            </div>
+          )}
+        </div>
+      )}
+      {unused.length > 0 && (
+        <p className="muted card__padded" data-testid="unused-variables">
+          Declared, not used by the saved content: {listOf(unused)}. Sends must still give {unused.length === 1 ? "it" : "them"} where required.
+        </p>
+      )}
       {rows.length === 0 ? (
-        <p className="muted card__padded">No variables declared: the template must not use any.</p>
+        <p className="muted card__padded">No variables declared: sends may give the ones the content uses, with any type.</p>
       ) : (
         <table className="table variables__table">
           <thead>
@@ -127,4 +155,14 @@ export function VariablesForm({ rows, onChange, readOnly }: VariablesFormProps) 
       )}
     </div>
   );
+}
+
+/** Names in code type, joined as a sentence says them: `a`, `b` and `c`. */
+function listOf(names: readonly string[]) {
+  return names.map((name, index) => (
+    <span key={name}>
+      {index === 0 ? "" : index === names.length - 1 ? " and " : ", "}
+      <code>{name}</code>
+    </span>
+  ));
 }
