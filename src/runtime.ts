@@ -216,7 +216,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     tracking: trackingTokens,
     async startSmtp() {
       const receiver = new InboundReceiver(services.inbound, createResolver(config.delivery.dnsServers), config.delivery.hostname, clock, logger);
-      const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger });
+      const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger, metrics });
       smtpServers.push(server);
       return server;
     },

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { InboundConfig } from "../config.js";
+import type { Metrics } from "../metrics.js";
 import type { InboundService } from "../services/inbound.js";
 import type { AcceptedRoute, InboundReceiver, ReceiverLog } from "./receiver.js";
 
@@ -24,8 +25,16 @@ export interface InboundSmtpServer {
  * domains (never an open relay, no AUTH), and answers 250 to DATA only after what the mail says
  * is committed, so a crash before that makes the sender retry rather than lose it.
  */
-export async function startInboundServer(deps: { config: InboundConfig; hostname: string; service: InboundService; receiver: InboundReceiver; log: ReceiverLog }): Promise<InboundSmtpServer> {
-  const { config, service, receiver, log } = deps;
+export async function startInboundServer(deps: { config: InboundConfig; hostname: string; service: InboundService; receiver: InboundReceiver; log: ReceiverLog; metrics: Metrics }): Promise<InboundSmtpServer> {
+  const { config, service, receiver, log, metrics } = deps;
+  const refuseRecipient = (reason: "relay" | "unknown_token" | "too_many" | "lookup_failed", code: number, text: string) => {
+    metrics.inboundRecipientsRefused.inc({ reason });
+    return refusal(code, text);
+  };
+  const answerData = (outcome: "refused" | "deferred", code: number, text: string) => {
+    metrics.inboundMessages.inc({ outcome });
+    return refusal(code, text);
+  };
   const routes = new Map<string, AcceptedRoute[]>();
   const tls = config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
 
@@ -50,18 +59,18 @@ export async function startInboundServer(deps: { config: InboundConfig; hostname
 
     onRcptTo(address, session, callback) {
       const accepted = routes.get(session.id) ?? [];
-      if (accepted.length >= MAX_RECIPIENTS) return callback(refusal(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
+      if (accepted.length >= MAX_RECIPIENTS) return callback(refuseRecipient("too_many", 452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
       service.route(address.address).then(
         (route) => {
-          if (route.kind === "relay") return callback(refusal(550, "5.7.1 Relay access denied: this server takes mail only for its own addresses"));
-          if (route.kind === "unknown_token") return callback(refusal(550, "5.1.1 No such mailbox: the address's token is not valid"));
+          if (route.kind === "relay") return callback(refuseRecipient("relay", 550, "5.7.1 Relay access denied: this server takes mail only for its own addresses"));
+          if (route.kind === "unknown_token") return callback(refuseRecipient("unknown_token", 550, "5.1.1 No such mailbox: the address's token is not valid"));
           accepted.push(route);
           routes.set(session.id, accepted);
           callback();
         },
         (error: unknown) => {
           log.error({ err: error }, "inbound: RCPT lookup failed");
-          callback(refusal(451, "4.3.0 Temporary failure, try again later"));
+          callback(refuseRecipient("lookup_failed", 451, "4.3.0 Temporary failure, try again later"));
         },
       );
     },
@@ -69,15 +78,16 @@ export async function startInboundServer(deps: { config: InboundConfig; hostname
     onData(stream, session, callback) {
       read(stream)
         .then(async (raw) => {
-          if (stream.sizeExceeded) return callback(refusal(552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
+          if (stream.sizeExceeded) return callback(answerData("refused", 552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
           const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session.id) ?? []);
-          if (!verdict.accepted) return callback(refusal(verdict.code, verdict.message));
+          if (!verdict.accepted) return callback(answerData("refused", verdict.code, verdict.message));
           log.info({ recipients: session.envelope.rcptTo.map((r) => r.address), outcome: verdict.summary }, "inbound: accepted");
+          metrics.inboundMessages.inc({ outcome: "accepted" });
           callback(null, `2.0.0 Ok: ${verdict.summary}`);
         })
         .catch((error: unknown) => {
           log.error({ err: error }, "inbound: processing failed; the sender will retry");
-          callback(refusal(451, "4.3.0 Temporary failure while processing the message, try again later"));
+          callback(answerData("deferred", 451, "4.3.0 Temporary failure while processing the message, try again later"));
         });
     },
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LightMyRequestResponse } from "fastify";
+import type { Counter } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateDkimKey } from "../../src/domain/dkim-keys.js";
 import { databases } from "../helpers/databases.js";
@@ -63,6 +64,9 @@ const reply = (options: { from: string; to: string; inReplyTo?: string; subject?
     options.body,
     "",
   ].join("\r\n");
+
+/** A counter's values by their one label (/metrics, as the smtp role's operators' port shows them). */
+const counted = async (counter: Counter<string>) => Object.fromEntries((await counter.get()).values.map((v) => [Object.values(v.labels).join(","), v.value]));
 
 describe.each(databases)("inbound SMTP server ($name)", (database) => {
   let h: InboundHarness;
@@ -171,6 +175,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       const result = await swaks({ server: h.smtp, from: grace, to: `support@${RETURN_PATH_DOMAIN}`, data: reply({ from: grace, to: `support@${RETURN_PATH_DOMAIN}`, inReplyTo: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", body: "Hello?" }) });
       expect(result.last, result.transcript).toMatch(/^550 5\.1\.1 /);
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+      expect(await counted(h.t.runtime.metrics.inboundMessages)).toEqual({ refused: 1 });
     });
 
     it("threads a reply from someone who was not a recipient to the message, with no recipient", async () => {
@@ -208,6 +213,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
         const result = await swaks({ server: h.smtp, from: "spammer@example.org", to, body: "relay me" });
         expect(result.last, result.transcript).toMatch(/^550 5\.7\.1 Relay access denied/);
       }
+      expect(await counted(h.t.runtime.metrics.inboundRecipientsRefused)).toEqual({ relay: 3 });
     });
 
     it("refuses a reply or unsubscribe address whose token is forged with 550 5.1.1, and records nothing", async () => {
@@ -218,6 +224,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
         const result = await swaks({ server: h.smtp, from: ada, to, body: "forged" });
         expect(result.last, `${to}\n${result.transcript}`).toMatch(/^550 5\.1\.1 /);
       }
+      expect(await counted(h.t.runtime.metrics.inboundRecipientsRefused)).toEqual({ unknown_token: 3 });
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
     });
 
@@ -226,6 +233,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       const sent = await h.sendTracked();
       const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: reply({ from: ada, to: sent.replyTo, body: "x".repeat(70).concat("\r\n").repeat(100) }) });
       expect(result.last, result.transcript).toMatch(/^552 5\.3\.4 /);
+      expect(await counted(h.t.runtime.metrics.inboundMessages)).toEqual({ refused: 1 });
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
     });
 
@@ -248,6 +256,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       const retry = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
       expect(retry.last, retry.transcript).toMatch(/^250 /);
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toMatchObject([{ text: "Is this thing on?" }]);
+      expect(await counted(h.t.runtime.metrics.inboundMessages)).toEqual({ deferred: 1, accepted: 1 });
     });
 
     it("takes at most 50 recipients: of 60, the 51st to the 60th get 452 4.5.3", async () => {
@@ -261,6 +270,7 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       // The accepted recipients name one message: one reply is stored, once.
       expect(result.last).toMatch(/^250 /);
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toHaveLength(1);
+      expect([await counted(h.t.runtime.metrics.inboundRecipientsRefused), await counted(h.t.runtime.metrics.inboundMessages)]).toEqual([{ too_many: 10 }, { accepted: 1 }]);
     });
 
     it("greets with the configured host name and offers no AUTH", async () => {
