@@ -288,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^https?:\/\/[^/?#@\s]+$/.test(config.trackingBaseUrl)) problems.push(`${SETTINGS.trackingBaseUrl.env} must be an origin such as https://t.mail.example.com`);
   if (parseTrustProxy(read("trustProxy")) === null) problems.push(`${SETTINGS.trustProxy.env} must be empty or comma-separated addresses and CIDRs`);
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) problems.push(`${SETTINGS.logLevel.env} is not a pino level`);
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) problems.push(`${SETTINGS.metricsPort.env} must differ from ${SETTINGS.port.env}: the API serves /metrics on its own port already`);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return config;
 }

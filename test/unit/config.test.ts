@@ -27,6 +27,7 @@ describe("loadConfig", () => {
     expect(loadConfig({}).metricsPort).toBeNull();
     expect(loadConfig({ METRICS_PORT: "9464" }).metricsPort).toBe(9464);
     expect(() => loadConfig({ METRICS_PORT: "metrics" })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: "3000" })).toThrow(/METRICS_PORT must differ from PORT/);
   });
 
   it("has every setting in the README's configuration table", () => {
