@@ -18,6 +18,14 @@ export class Metrics {
   readonly jobs = new Counter({ name: "mailroom_jobs_total", help: "Delivery jobs processed, by outcome.", labelNames: ["outcome"] as const, registers: [this.registry] });
   readonly recipients = new Counter({ name: "mailroom_recipients_total", help: "Recipient delivery attempts by environment and outcome.", labelNames: ["environment", "outcome"] as const, registers: [this.registry] });
 
+  /** What a sender waits for: retries and deferrals included, so a slow queue or a struggling MX shows here first. */
+  readonly deliveryLatency = new Histogram({
+    name: "mailroom_delivery_latency_seconds",
+    help: "Per recipient delivered, from when its message was due (accepted, or its scheduled time) to the delivery, by environment.",
+    labelNames: ["environment"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
+    registers: [this.registry],
+  });
   readonly inboundMessages = new Counter({ name: "mailroom_inbound_messages_total", help: "Messages the inbound SMTP server was given (DATA), by its answer: accepted (250), refused (5xx) or deferred (4xx: the sender retries).", labelNames: ["outcome"] as const, registers: [this.registry] });
   readonly inboundRecipientsRefused = new Counter({ name: "mailroom_inbound_recipients_refused_total", help: "RCPT TO the inbound SMTP server refused, by reason: relay (not one of its domains), unknown_token, too_many, lookup_failed (4xx).", labelNames: ["reason"] as const, registers: [this.registry] });
   readonly webhookAttempts = new Counter({ name: "mailroom_webhook_attempts_total", help: "Webhook delivery attempts, by what followed: succeeded, retrying (another attempt is scheduled) or failed (no more attempts).", labelNames: ["outcome"] as const, registers: [this.registry] });

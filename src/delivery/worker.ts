@@ -175,7 +175,11 @@ export class DeliveryWorker {
       });
       await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);
       metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
-      for (const r of change.recipients) metrics.recipients.inc({ environment: record.scope.environment, outcome: r.status });
+      const waitedSeconds = Math.max(0, this.deps.clock.now() - due) / 1000;
+      for (const r of change.recipients) {
+        metrics.recipients.inc({ environment: record.scope.environment, outcome: r.status });
+        if (r.status === "delivered") metrics.deliveryLatency.observe({ environment: record.scope.environment }, waitedSeconds);
+      }
     } catch (error) {
       // A bug, not a mail outcome: keep the job leased so it is retried after the lease.
       metrics.jobs.inc({ outcome: "error" });

@@ -148,6 +148,10 @@ describe.each(databases)("sandbox ($name)", (database) => {
         ["message.delivered", "deferred", "delivered"],
       ]);
       expect((await events(id))[2]!.data).toMatchObject({ attempt: 2 });
+      // Delivered the retry delay after it was accepted: what the sender waited, on /metrics.
+      const metrics = (await t.call({ method: "GET", url: "/metrics", key: null })).body;
+      expect(metrics).toMatch(/^mailroom_delivery_latency_seconds_count\{environment="sandbox"\} 1$/m);
+      expect(metrics).toContain(`mailroom_delivery_latency_seconds_sum{environment="sandbox"} ${deferSeconds()}\n`);
     });
 
     it("keeps the MIME source and Message-ID of the first attempt across a deferral", async () => {
