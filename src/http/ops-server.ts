@@ -29,10 +29,12 @@ export interface OpsServer {
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const server = createServer((req, res) => {
-    void answer(options, req, res).catch((error: unknown) => {
+    const requestId = options.newRequestId();
+    res.setHeader("request-id", requestId);
+    void answer(options, req, res, requestId).catch((error: unknown) => {
       // A scrape whose queue gauges could not be read (the database is down) fails as a whole.
-      options.log.error({ err: error, path: req.url }, "operators' port request failed");
-      if (!res.headersSent) send(res, 500, "application/problem+json", JSON.stringify(problem(500, "internal_error", "Internal error", "The request could not be answered.", options.newRequestId())));
+      options.log.error({ err: error, path: req.url, reqId: requestId }, "operators' port request failed");
+      if (!res.headersSent) send(res, 500, "application/problem+json", JSON.stringify(problem(500, "internal_error", "Internal error", `The request could not be answered. Quote request ${requestId} when you report it.`, requestId)));
       else res.destroy();
     });
   });
@@ -50,9 +52,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   };
 }
 
-async function answer(options: OpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const requestId = options.newRequestId();
-  res.setHeader("request-id", requestId);
+async function answer(options: OpsServerOptions, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
   const path = new URL(req.url ?? "/", "http://ops.invalid").pathname;
   const route = ROUTES[path];
   if (route === undefined) {

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { startOpsServer } from "../../src/http/ops-server.js";
+import { Metrics } from "../../src/metrics.js";
 import { databases } from "../helpers/databases.js";
 import { apiBase, bootstrapped, killServer, startServer, waitForLog, type Server } from "../helpers/server-process.js";
 import { aMessage } from "../helpers/test-app.js";
@@ -65,5 +67,41 @@ describe.each(databases)("the operators' port, METRICS_PORT ($name)", (database)
     const draining = await fetch(`${ops}/ready`).then((res) => res.status, () => "closed");
     expect([503, "closed"]).toContain(draining);
     expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe("startOpsServer", () => {
+  it("answers 500 with its request id when the metrics cannot be read, 503 when the database does not answer, and HEAD without a body", async () => {
+    const metrics = new Metrics();
+    metrics.watchQueue("mailroom_queue", "Delivery jobs", async () => {
+      throw new Error("the database does not answer");
+    });
+    const errors: Array<Record<string, unknown>> = [];
+    let ids = 0;
+    const ops = await startOpsServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics,
+      lifecycle: { ready: true },
+      ping: async () => {
+        throw new Error("the database does not answer");
+      },
+      newRequestId: () => `req_test${++ids}`,
+      log: { error: (obj) => errors.push(obj as Record<string, unknown>) },
+    });
+    try {
+      const scrape = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
+      const body = (await scrape.json()) as { status: number; code: string; request_id: string };
+      expect([scrape.status, body.code, body.request_id]).toEqual([500, "internal_error", scrape.headers.get("request-id")]);
+      expect(errors).toMatchObject([{ reqId: body.request_id, err: { message: "the database does not answer" } }]);
+
+      const ready = await fetch(`http://127.0.0.1:${ops.port}/ready`);
+      expect([ready.status, ready.headers.get("retry-after"), ((await ready.json()) as { code: string }).code]).toEqual([503, "1", "service_unavailable"]);
+
+      const head = await fetch(`http://127.0.0.1:${ops.port}/health`, { method: "HEAD" });
+      expect([head.status, await head.text()]).toEqual([200, ""]);
+    } finally {
+      await ops.close();
+    }
   });
 });
