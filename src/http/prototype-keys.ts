@@ -13,17 +13,26 @@ export function prototypeKeyPointer(json: string): string | null {
   } catch {
     return null;
   }
-  return find(document, "");
+  return find(document);
 }
 
-function find(value: unknown, pointer: string): string | null {
-  if (value === null || typeof value !== "object") return null;
-  for (const [key, child] of Object.entries(value)) {
-    const here = `${pointer}/${pointerSegment(key)}`;
-    if (key === "__proto__") return here;
-    if (key === "constructor" && child !== null && typeof child === "object" && Object.hasOwn(child, "prototype")) return `${here}/prototype`;
-    const below = find(child, here);
-    if (below !== null) return below;
+/**
+ * Depth first, in document order, with a stack of its own: JSON.parse takes nesting deeper than
+ * the call stack does, and a body within the size limit can be nested that deep.
+ */
+function find(document: unknown): string | null {
+  const stack: Array<{ value: unknown; pointer: string }> = [{ value: document, pointer: "" }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, pointer } = next;
+    if (value === null || typeof value !== "object") continue;
+    const children: Array<{ value: unknown; pointer: string }> = [];
+    for (const [key, child] of Object.entries(value)) {
+      const here = `${pointer}/${pointerSegment(key)}`;
+      if (key === "__proto__") return here;
+      if (key === "constructor" && child !== null && typeof child === "object" && Object.hasOwn(child, "prototype")) return `${here}/prototype`;
+      children.push({ value: child, pointer: here });
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return null;
 }

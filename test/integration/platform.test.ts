@@ -216,6 +216,14 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(await keyCount()).toBe(before);
     });
 
+    it("finds a __proto__ key nested deeper than the call stack goes, and still answers 422", async () => {
+      const depth = 100_000;
+      const payload = `{"name": "x", "extra": ${"[".repeat(depth)}{"__proto__": 1}${"]".repeat(depth)}}`;
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
+      const [error] = expectProblem(res, 422, "validation_failed").errors as Array<{ pointer: string }>;
+      expect(error!.pointer).toBe(`/extra${"/0".repeat(depth)}/__proto__`);
+    });
+
     it("answers 422 to a JSON body that is not an object", async () => {
       for (const payload of ["[]", '"name"', "42", "null"]) {
         const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } });
