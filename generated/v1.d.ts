@@ -634,9 +634,13 @@ export interface paths {
          * Verify a sending domain
          * @description Looks every record up in DNS now and reports each: `verified`, `missing` (nothing
          *     published at that name) or `mismatch` (something else is published; `found` shows what).
-         *     The domain is `verified` when every required record is; a verified domain whose records
-         *     later disappear goes back to `pending` at its next verification, and live mail from it is
-         *     refused again. DNS answers may take a while to propagate: verifying again is harmless.
+         *     The domain is `verified` when every required record is. A verified domain is also looked
+         *     up again by the server on its own (every 6 hours by default, `next_check_at`): when a
+         *     required record has disappeared it becomes `temporary_failure`, keeps sending live mail
+         *     and is checked hourly; if the records are still missing 72 hours after they were first
+         *     found gone (`failing_since`), it becomes `failed` and live mail from it is refused until a
+         *     verification finds them again. DNS answers may take a while to propagate: verifying again
+         *     is harmless.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -2384,10 +2388,16 @@ export interface components {
             data: components["schemas"]["MessageBatchItem"][];
         };
         /**
-         * @description `verified` when every required DNS record was found at the last verification; live mail may only use verified domains.
+         * @description - `pending`: not verified yet: some required record has not been found. Live mail is refused.
+         *     - `verified`: every required record was found at the last check. Live mail may use it.
+         *     - `temporary_failure`: the domain was verified, but its last check did not find every
+         *       required record (`failing_since` says since when). Live mail is still sent, for a grace
+         *       period (72 hours by default) in which the server checks the records hourly.
+         *     - `failed`: the records stayed missing through the grace period. Live mail is refused
+         *       until a verification (`verifyDomain`) finds them again.
          * @enum {string}
          */
-        DomainStatus: "pending" | "verified";
+        DomainStatus: "pending" | "verified" | "temporary_failure" | "failed";
         DomainRecord: {
             /**
              * @description What the record is for: `spf` authorises this server to send for the return-path
@@ -2465,6 +2475,16 @@ export interface components {
              * @description When its records were last looked up.
              */
             last_checked_at: string | null;
+            /**
+             * Format: date-time
+             * @description For a `temporary_failure` or `failed` domain, when a check first found a required record gone; otherwise null.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When the server will look the records of this `verified` or `temporary_failure` domain up again by itself; null when it will not (a `pending` or `failed` domain waits for `verifyDomain`).
+             */
+            next_check_at: string | null;
         };
         DomainList: {
             /** @description The page. */

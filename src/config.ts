@@ -32,6 +32,7 @@ export interface Config {
   /** Which proxies' X-Forwarded-For is believed for a request's client address (Fastify's trustProxy). */
   trustProxy: false | string[];
   delivery: DeliveryConfig;
+  domains: DomainsConfig;
   templates: TemplatesConfig;
   webhooks: WebhooksConfig;
   inbound: InboundConfig;
@@ -51,6 +52,14 @@ export interface InboundConfig {
   /** PEM files offering STARTTLS; without both, STARTTLS is not offered. */
   tlsKeyFile: string | null;
   tlsCertFile: string | null;
+}
+
+/** Automatic re-verification of verified domains (docs/domains.md#automatic-checks). */
+export interface DomainsConfig {
+  /** How often a verified domain's records are looked up again; 0 turns automatic checks off. */
+  recheckMinutes: number;
+  /** How long a verified domain whose records went missing keeps sending live mail before it fails. */
+  graceHours: number;
 }
 
 /** Webhook delivery (DESIGN.md §10, docs/webhooks.md). */
@@ -163,6 +172,8 @@ export const SETTINGS = {
   retryMinSeconds: { env: "RETRY_MIN_SECONDS", default: "300", meaning: "First retry of a deferred recipient; doubles on each attempt." },
   retryMaxSeconds: { env: "RETRY_MAX_SECONDS", default: "4000", meaning: "Longest wait between retries." },
   deliveryLifetimeSeconds: { env: "DELIVERY_LIFETIME_SECONDS", default: String(5 * 24 * 3600), meaning: "How long a message is retried before it fails with 4.4.7 (a message's expires_at may shorten it)." },
+  domainRecheckMinutes: { env: "DOMAIN_RECHECK_MINUTES", default: "360", meaning: "How often a worker looks a verified domain's DNS records up again (hourly, at most, while they are missing). 0 turns automatic checks off: a domain then changes status only when verified by hand." },
+  domainGraceHours: { env: "DOMAIN_GRACE_HOURS", default: "72", meaning: "How long a verified domain whose required records went missing (temporary_failure) keeps sending live mail before it is failed and refused." },
   templateRenderWorkers: { env: "TEMPLATE_RENDER_WORKERS", default: "2", meaning: "Worker threads that render templates (each renders one at a time), so a runaway template never stalls the server." },
   templateRenderTimeoutMs: { env: "TEMPLATE_RENDER_TIMEOUT_MS", default: "2000", meaning: "Hard limit of one template render: past it the worker is terminated and replaced, and the request gets 422 template_render_failed." },
   templateRenderLimitMs: { env: "TEMPLATE_RENDER_LIMIT_MS", default: "500", meaning: "liquidjs' render-time limit per field (renderLimit), checked between template nodes; stops most runaway loops before the hard timeout." },
@@ -246,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryMaxSeconds: int("retryMaxSeconds", 0, 7 * 86400),
       lifetimeSeconds: int("deliveryLifetimeSeconds", 1, 30 * 86400),
     },
+    domains: { recheckMinutes: int("domainRecheckMinutes", 0, 30 * 24 * 60), graceHours: int("domainGraceHours", 0, 90 * 24) },
     webhooks: {
       timeoutMs: int("webhookTimeoutMs", 100, 600_000),
       allowPrivateTargets: read("webhookAllowPrivateTargets") === "true",

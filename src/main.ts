@@ -8,6 +8,7 @@ import { migrate, openDatabase } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
 import { startOpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
+import { startMaintenance } from "./maintenance.js";
 import { createRuntime } from "./runtime.js";
 
 /**
@@ -105,8 +106,9 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    if (maintenance) clearInterval(maintenance);
+    maintenance?.stop();
     await app?.close(); // stops accepting; waits for in-flight requests
+    await maintenance?.round; // a round in progress finishes before the database closes
     await runtime.close(); // SMTP stops accepting; worker finishes its batch; group commit drains; database closes
     await ops?.close(); // last: probes saw "not ready" throughout the drain
     log.info({}, "stopped");
@@ -125,24 +127,6 @@ function startedWithoutHeapLimit(config: Config): boolean {
   // V8 takes a flag's words joined by dashes or by underscores.
   const flagged = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => /--max[-_]old[-_]space[-_]size\b/.test(arg));
   return config.heapLimitMb > 0 && !flagged;
-}
-
-/** Prunes expired idempotency records, rate-limit windows, sessions, access tokens and old webhook attempts every few minutes. */
-function startMaintenance(runtime: Awaited<ReturnType<typeof createRuntime>>, log: { error(obj: object, msg: string): void }): NodeJS.Timeout {
-  const run = async () => {
-    try {
-      await runtime.services.idempotency.prune();
-      await runtime.services.rateLimiter.prune();
-      await runtime.services.sessions.prune();
-      await runtime.services.webhooks.prune();
-    } catch (err) {
-      log.error({ err }, "maintenance failed");
-    }
-  };
-  const timer = setInterval(() => void run(), 5 * 60 * 1000);
-  timer.unref();
-  void run();
-  return timer;
 }
 
 async function bootstrap(config: Config, name: string, json: boolean): Promise<number> {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { DOMAIN_STATUSES, type DomainStatus } from "./domain/domain-status.js";
 
 /**
  * Prometheus metrics, one registry per process (tests build several apps in one process, so
@@ -41,6 +42,20 @@ export class Metrics {
     new Gauge({ name: `${prefix}_depth`, help: `${items} waiting (due or scheduled).`, registers: [this.registry], collect: async function () { this.set((await sample()).depth); } });
     new Gauge({ name: `${prefix}_due`, help: `${items} due now.`, registers: [this.registry], collect: async function () { this.set((await sample()).due); } });
     new Gauge({ name: `${prefix}_oldest_due_age_seconds`, help: `How long the oldest of the ${items.toLowerCase()} due now has been due.`, registers: [this.registry], collect: async function () { this.set((await sample()).oldestDueAgeSeconds); } });
+  }
+
+  /** `mailroom_domains{status}`, read from the database at scrape time: alert on temporary_failure above 0. */
+  watchDomains(read: () => Promise<Partial<Record<DomainStatus, number>>>): void {
+    new Gauge({
+      name: "mailroom_domains",
+      help: "Sending domains by status (temporary_failure: a verified domain's records went missing; failed: they stayed missing and live mail from it is refused).",
+      labelNames: ["status"] as const,
+      registers: [this.registry],
+      collect: async function () {
+        const counts = await read();
+        for (const status of DOMAIN_STATUSES) this.set({ status }, counts[status] ?? 0);
+      },
+    });
   }
 }
 

@@ -95,10 +95,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const metrics = new Metrics();
   metrics.watchQueue("mailroom_queue", "Delivery jobs", () => repositories.jobs.stats(clock.now()));
   metrics.watchQueue("mailroom_webhook_queue", "Webhook deliveries", () => repositories.webhookDeliveries.stats(clock.now()));
+  metrics.watchDomains(() => repositories.domains.countByStatus());
 
   const secret = secretKey(config);
   const dnsResolver = MxResolver.fromConfig(config.delivery);
-  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname);
+  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname, {
+    recheckMs: config.domains.recheckMinutes * 60_000,
+    graceMs: config.domains.graceHours * 3_600_000,
+  });
   const trackingTokens = new TrackingTokens(secret, clock);
   // One VERP/reply-address signer: the worker writes the addresses the inbound server reads.
   const verp = new Verp(secret);
@@ -172,7 +176,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       {
         domainStatus: async (workspaceId, domain) => {
           const identity = await domains.sendingIdentity(workspaceId, domain);
-          return identity === null ? "unknown" : identity.verified ? "verified" : "unverified";
+          return identity === null ? "unknown" : identity.sendsLive ? "verified" : "unverified";
         },
         domainTracking: async (workspaceId, domain) => {
           const identity = await domains.sendingIdentity(workspaceId, domain);

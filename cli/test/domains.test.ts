@@ -10,6 +10,7 @@ const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mail
 const DOMAIN_ID = "dom_01jd3k8m2q5v7w9x1y3z5a7b9c";
 const pending = contractExample<Domain>("PendingDomain");
 const verified = contractExample<Domain>("VerifiedDomain");
+const failing = contractExample<Domain>("FailingDomain");
 const deleted = contractExample<DeletedObject>("DeletedDomain");
 
 describe("mailroom domains create", () => {
@@ -177,6 +178,25 @@ describe("mailroom domains verify", () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("Still pending: 2 required records not found as published.");
+  });
+
+  it("says since when records are missing and that live mail still goes out, for a domain in its grace period", async () => {
+    const result = await runCli(["domains", "verify", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, failing).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^status\s+temporary_failure$/m);
+    expect(result.stdout).toMatch(/^failing_since\s+2026-11-22T15:20:00Z$/m);
+    expect(result.stdout).toMatch(/^next_check_at\s+2026-11-22T17:20:00Z$/m);
+    expect(result.stdout).toContain("Records missing since 2026-11-22T15:20:00Z: 1 required record not found as published. Live mail is still sent");
+  });
+
+  it("says live mail is refused for a failed domain, which the server no longer checks by itself", async () => {
+    const failed: Domain = { ...failing, status: "failed", next_check_at: null };
+
+    const result = await runCli(["domains", "verify", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, failed).fetch });
+
+    expect(result.stdout).toMatch(/^next_check_at\s+\(none: checked when you run domains verify\)$/m);
+    expect(result.stdout).toContain("Failed: 1 required record not found as published, past the grace period. Live mail from this domain is refused");
   });
 });
 

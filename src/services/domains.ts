@@ -6,7 +6,8 @@ import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, Valida
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { DomainsRepository, type DkimAlgorithm, type DomainRecord, type DomainRow, type DomainSettings, type StoredDkimKey } from "../db/repositories/domains.js";
+import { DomainsRepository, type DkimAlgorithm, type DomainCheck, type DomainRecord, type DomainRow, type DomainSettings, type StoredDkimKey } from "../db/repositories/domains.js";
+import { afterCheck, FAILING_RECHECK_MS, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainStatus } from "../domain/domain-status.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
 
@@ -32,7 +33,8 @@ export interface DnsLookup {
 export interface SendingIdentity {
   domainId: string;
   name: string;
-  verified: boolean;
+  /** Whether live mail may use it: verified, or in the grace period of a temporary failure. */
+  sendsLive: boolean;
   returnPathDomain: string;
   signers: Array<{ domain: string; selector: string; algorithm: DkimAlgorithm; privateKeyPem: string }>;
   /** Tracking defaults of mail from this domain; null follows the workspace's. */
@@ -41,6 +43,20 @@ export interface SendingIdentity {
   /** The host name serving its tracking links, if set. */
   trackingDomain: string | null;
 }
+
+/** What an automatic check found, for the worker's log. */
+export interface DomainCheckOutcome {
+  workspaceId: string;
+  domainId: string;
+  name: string;
+  from: DomainStatus;
+  to: DomainStatus;
+  /** The required records not found verified (their names), or null when DNS did not answer at all. */
+  missing: string[] | null;
+}
+
+/** Domains one automatic round claims and checks at once. */
+const RECHECK_BATCH = 20;
 
 /**
  * How long sendingIdentity() answers from memory. It runs for every message, so the row is not
@@ -76,6 +92,8 @@ export class DomainsService {
     private readonly clock: Clock,
     /** The host of TRACKING_BASE_URL: what a tracking domain's CNAME points at. */
     private readonly trackingHost: string,
+    /** When verified domains are looked up again by themselves, and how long a failing one keeps sending. */
+    private readonly policy: DomainCheckPolicy,
   ) {}
 
   async create(principal: Principal, input: CreateDomainRequest): Promise<Domain> {
@@ -110,6 +128,8 @@ export class DomainsService {
       created_at: now,
       verified_at: null,
       last_checked_at: null,
+      failing_since: null,
+      next_check_at: null,
     };
     try {
       await this.domains.insert(row);
@@ -172,31 +192,66 @@ export class DomainsService {
   }
 
   /**
-   * Looks every record up now. A record whose lookup fails temporarily (SERVFAIL, timeout) keeps
-   * its previous status and `found`: a DNS hiccup must not take a verified domain out of service,
-   * nor verify one. When no lookup answers at all, nothing is saved and the call answers 503.
-   * `verified_at` moves only when every required record was found verified by this check itself.
+   * Looks every record up now and moves the domain's status (src/domain/domain-status.ts). When
+   * no lookup answers at all, nothing is saved and the call answers 503.
    */
   async verify(principal: Principal, id: string): Promise<Domain> {
     const row = await this.find(principal, id);
+    const check = await this.check(row);
+    if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
+    await this.domains.saveCheck(principal.workspaceId, id, check);
+    this.forget(principal.workspaceId, row.name);
+    return DomainsRepository.toWire({ ...row, ...check });
+  }
+
+  /**
+   * Checks the domains whose automatic check is due (verified ones every DOMAIN_RECHECK_MINUTES,
+   * failing ones hourly), up to one batch; the worker calls it until it answers an empty list.
+   * Each domain is claimed first, so workers sharing a database check it once. When DNS does
+   * not answer at all, the domain keeps its state and is tried again at the claim's end.
+   */
+  async recheckDue(): Promise<DomainCheckOutcome[]> {
+    if (this.policy.recheckMs === 0) return [];
+    const now = this.clock.now();
+    const due = await this.domains.dueForCheck(now, RECHECK_BATCH);
+    const retryAt = now + Math.min(FAILING_RECHECK_MS, this.policy.recheckMs);
+    const outcomes = await Promise.all(
+      due.map(async (domain): Promise<DomainCheckOutcome | null> => {
+        if (!(await this.domains.claimCheck(domain, retryAt))) return null; // another worker has it
+        const row = await this.domains.find(domain.workspace_id, domain.id);
+        if (!row) return null; // deleted meanwhile
+        const check = await this.check(row);
+        if (check !== null) {
+          await this.domains.saveCheck(row.workspace_id, row.id, check);
+          this.forget(row.workspace_id, row.name);
+        }
+        const missing = check && check.records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
+        return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };
+      }),
+    );
+    return outcomes.filter((outcome) => outcome !== null);
+  }
+
+  /**
+   * Looks every record up and works out the domain's new state; null when no lookup answered.
+   * A record whose lookup fails temporarily (SERVFAIL, timeout) keeps its previous status and
+   * `found`: a DNS hiccup must not take a verified domain towards failure, nor verify one.
+   * `verified_at` moves only when every required record was found verified by this check itself.
+   */
+  private async check(row: DomainRow): Promise<DomainCheck | null> {
     const hostname = this.hostname();
     const answers = await Promise.all(row.records.map((record) => this.lookUp(record)));
-    if (answers.every((answer) => answer === undefined)) {
-      throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
-    }
+    if (answers.every((answer) => answer === undefined)) return null;
     const records = row.records.map((record, i): DomainRecord => {
       const answer = answers[i];
       if (answer === undefined) return record; // temporary failure: keep what the last check found
       return { ...record, ...checkRecord(record, answer, record.purpose === "tracking" ? this.trackingHost : hostname) };
     });
-    const required = records.filter((record) => record.required);
-    const verified = required.every((record) => record.status === "verified");
-    const freshlyVerified = verified && records.every((record, i) => !record.required || answers[i] !== undefined);
+    const requiredFound = records.every((record) => !record.required || record.status === "verified");
+    const freshlyVerified = requiredFound && records.every((record, i) => !record.required || answers[i] !== undefined);
     const now = this.clock.now();
-    const check = { status: verified ? ("verified" as const) : ("pending" as const), records, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now };
-    await this.domains.saveCheck(principal.workspaceId, id, check);
-    this.forget(principal.workspaceId, row.name);
-    return DomainsRepository.toWire({ ...row, ...check });
+    const health = afterCheck(row, requiredFound, now, this.policy);
+    return { ...health, records, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
   }
 
   /**
@@ -218,7 +273,7 @@ export class DomainsService {
     this.identities.set(key, entry); // concurrent callers share this lookup
     try {
       const found = await identity;
-      if (found?.verified) entry.expiresAt = now + IDENTITY_CACHE.VERIFIED_TTL_MS;
+      if (found?.sendsLive) entry.expiresAt = now + IDENTITY_CACHE.VERIFIED_TTL_MS;
       return found;
     } catch (error) {
       if (this.identities.get(key) === entry) this.identities.delete(key);
@@ -232,7 +287,7 @@ export class DomainsService {
     return {
       domainId: row.id,
       name: row.name,
-      verified: row.status === "verified",
+      sendsLive: sendsLive(row.status),
       returnPathDomain: row.return_path_domain,
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,

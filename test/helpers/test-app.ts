@@ -94,7 +94,7 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
         const domain = await runtime.services.domains.create(principal, { name });
         const now = clock.now();
         const records = domain.records.map((record) => ({ ...record, status: "verified" as const, found: [record.value] }));
-        await runtime.repositories.domains.saveCheck(workspace.id, domain.id, { status: "verified", records, verified_at: now, last_checked_at: now });
+        await runtime.repositories.domains.saveCheck(workspace.id, domain.id, { status: "verified", records, verified_at: now, last_checked_at: now, failing_since: null, next_check_at: null }); // verified by fiat: no DNS publishes it, so no automatic check
       },
       async drain() {
         for (let i = 0; i < 100; i++) if ((await runtime.worker.tick()) === 0) return;

@@ -3,9 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
+import { migrationSource } from "../../src/db/migrations/index.js";
+import { runMaintenance, type MaintenanceLog } from "../../src/maintenance.js";
 import type { components } from "../../generated/v1.js";
 
 const HOSTNAME = "mail.mailroom.test";
+const HOUR = 3_600_000;
 
 type Domain = components["schemas"]["Domain"];
 type DomainRecord = components["schemas"]["DomainRecord"];
@@ -39,6 +42,8 @@ describe.each(databases)("Domains ($name)", (database) => {
   };
   const record = (domain: Domain, purpose: DomainRecord["purpose"], nth = 0) => domain.records.filter((r) => r.purpose === purpose)[nth]!;
   const statuses = (domain: Domain) => domain.records.map((r) => `${r.purpose}:${r.status}`);
+  /** Live mail from the domain: 202 while it may send, 422 sender_domain_not_verified when not. */
+  const sendLive = () => t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: { from: "hello@acme.example", to: "ada@example.net", subject: "Hi", html: "<p>Hi</p>" } });
   /** Publishes a record as the API asked for it. */
   const publish = (r: DomainRecord) => dns.add(r.name, r.type === "MX" ? { type: "MX", priority: r.priority!, exchange: `${r.value}.` } : { type: "TXT", value: r.value });
 
@@ -77,7 +82,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(row.dkim_keys).not.toContain("PRIVATE KEY");
 
       const identity = await t.runtime.services.domains.sendingIdentity(t.workspace.id, "ACME.example.");
-      expect(identity).toMatchObject({ domainId: domain.id, name: "acme.example", verified: false, returnPathDomain: "bounces.acme.example" });
+      expect(identity).toMatchObject({ domainId: domain.id, name: "acme.example", sendsLive: false, returnPathDomain: "bounces.acme.example" });
       expect(identity!.signers.map((s) => [s.domain, s.selector, s.algorithm])).toEqual(domain.dkim.map((k) => ["acme.example", k.selector, k.algorithm]));
       for (const [i, signer] of identity!.signers.entries()) {
         const publicKey = createPublicKey(createPrivateKey(signer.privateKeyPem));
@@ -227,7 +232,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       // The RSA record is longer than one 255-byte string: what was found is the joined value.
       expect(record(checked, "dkim").found).toEqual([record(domain, "dkim").value]);
       expect(checked.status).toBe("pending");
-      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: false });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ sendsLive: false });
 
       publish(record(domain, "dkim", 1));
       t.clock.advance(60_000);
@@ -235,7 +240,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       // DMARC is recommended, not required.
       expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:missing"]);
       expect(checked).toMatchObject({ status: "verified", verified_at: new Date(t.clock.now()).toISOString(), last_checked_at: new Date(t.clock.now()).toISOString() });
-      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: true });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ sendsLive: true });
 
       publish(record(domain, "dmarc"));
       checked = await verify(domain.id);
@@ -283,19 +288,29 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(record(await verify(domain.id), "spf").status).toBe("mismatch");
     });
 
-    it("goes back to pending when a required record disappears, keeping when it was last verified", async () => {
+    it("takes a verified domain whose required record disappeared into temporary_failure, still sending live mail, keeping when it was last verified", async () => {
       const domain = await addDomain();
       for (const r of domain.records) publish(r);
       const verified = await verify(domain.id);
-      expect(verified.status).toBe("verified");
-      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: true });
+      expect(verified).toMatchObject({ status: "verified", failing_since: null, next_check_at: new Date(t.clock.now() + 6 * HOUR).toISOString() });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ sendsLive: true });
 
       dns.remove(record(domain, "dkim", 1).name);
-      t.clock.advance(3_600_000);
+      t.clock.advance(HOUR);
       const checked = await verify(domain.id);
-      expect(checked).toMatchObject({ status: "pending", verified_at: verified.verified_at, last_checked_at: new Date(t.clock.now()).toISOString() });
+      const now = new Date(t.clock.now()).toISOString();
+      expect(checked).toMatchObject({ status: "temporary_failure", verified_at: verified.verified_at, last_checked_at: now, failing_since: now, next_check_at: new Date(t.clock.now() + HOUR).toISOString() });
       expect(record(checked, "dkim", 1)).toMatchObject({ status: "missing", found: [] });
-      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ verified: false });
+      expect(await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example")).toMatchObject({ sendsLive: true });
+      expect((await sendLive()).statusCode).toBe(202);
+    });
+
+    it("leaves a domain that was never verified pending when a record disappears", async () => {
+      const domain = await addDomain();
+      publish(record(domain, "return_path"));
+      expect(statuses(await verify(domain.id))[0]).toBe("return_path:verified");
+      dns.remove("bounces.acme.example");
+      expect(await verify(domain.id)).toMatchObject({ status: "pending", failing_since: null, next_check_at: null });
     });
 
     it("keeps a record's last status through a temporary DNS failure (SERVFAIL): a verified domain stays verified", async () => {
@@ -310,14 +325,14 @@ describe.each(databases)("Domains ($name)", (database) => {
       t.clock.advance(60_000);
       let checked = await verify(domain.id);
       expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:missing", "dmarc:verified"]);
-      expect(checked.status).toBe("pending");
+      expect(checked.status).toBe("temporary_failure");
 
       publish(record(domain, "dkim", 1));
       t.clock.advance(60_000);
       checked = await verify(domain.id);
       expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:verified"]);
       // Verified, but not freshly: one required record could not be looked up.
-      expect(checked).toMatchObject({ status: "verified", verified_at: verified.verified_at, last_checked_at: new Date(t.clock.now()).toISOString() });
+      expect(checked).toMatchObject({ status: "verified", verified_at: verified.verified_at, last_checked_at: new Date(t.clock.now()).toISOString(), failing_since: null });
       expect(record(checked, "dkim", 0).found).toEqual([record(domain, "dkim", 0).value]);
     });
 
@@ -338,6 +353,141 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(res.headers["retry-after"]).toBeDefined();
       expect(res.json()).toMatchObject({ code: "service_unavailable" });
       expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(domain);
+    });
+  });
+
+  describe("automatic checks (recheckDue, run by the worker's maintenance)", () => {
+    const recheck = () => t.runtime.services.domains.recheckDue();
+    const get = async (id: string) => (await t.call({ method: "GET", url: `/v1/domains/${id}` })).json() as Domain;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const verifiedDomain = async (name = "acme.example") => {
+      const domain = await addDomain({ name });
+      for (const r of domain.records) publish(r);
+      expect((await verify(domain.id)).status).toBe("verified");
+      return domain;
+    };
+
+    it("looks a verified domain up again every 6 hours, and not before", async () => {
+      const domain = await verifiedDomain();
+      t.clock.advance(6 * HOUR - 1);
+      expect(await recheck()).toEqual([]);
+      t.clock.advance(1);
+      expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "verified", to: "verified", missing: [] }]);
+      expect(await get(domain.id)).toMatchObject({ status: "verified", last_checked_at: iso(t.clock.now()), verified_at: iso(t.clock.now()), next_check_at: iso(t.clock.now() + 6 * HOUR) });
+      expect(await recheck()).toEqual([]);
+    });
+
+    it("keeps sending through the 72-hour grace period when a required record disappears, checking hourly, then fails the domain and refuses its live mail", async () => {
+      const domain = await verifiedDomain();
+      const rsa = record(domain, "dkim", 0);
+      dns.remove(rsa.name);
+      t.clock.advance(6 * HOUR);
+      const since = t.clock.now();
+      expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "verified", to: "temporary_failure", missing: [rsa.name] }]);
+      expect(await get(domain.id)).toMatchObject({ status: "temporary_failure", failing_since: iso(since), next_check_at: iso(since + HOUR) });
+      expect(record(await get(domain.id), "dkim", 0)).toMatchObject({ status: "missing" });
+      expect((await sendLive()).statusCode).toBe(202);
+      const metrics = (await t.call({ method: "GET", url: "/metrics", key: null })).body;
+      expect(metrics).toContain('mailroom_domains{status="temporary_failure"} 1');
+      expect(metrics).toContain('mailroom_domains{status="failed"} 0');
+
+      t.clock.advance(HOUR);
+      expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
+      expect(await get(domain.id)).toMatchObject({ failing_since: iso(since), next_check_at: iso(t.clock.now() + HOUR) });
+
+      t.clock.set(since + 72 * HOUR - 1);
+      expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
+      expect((await sendLive()).statusCode).toBe(202);
+      t.clock.set(since + 73 * HOUR);
+      expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "temporary_failure", to: "failed", missing: [rsa.name] }]);
+      expect(await get(domain.id)).toMatchObject({ status: "failed", failing_since: iso(since), next_check_at: null });
+      const refused = await sendLive();
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ code: "sender_domain_not_verified" });
+      expect((await t.call({ method: "GET", url: "/metrics", key: null })).body).toContain('mailroom_domains{status="failed"} 1');
+
+      // A failed domain waits for verifyDomain; publishing the record again and verifying restores it.
+      publish(rsa);
+      t.clock.advance(24 * HOUR);
+      expect(await recheck()).toEqual([]);
+      expect(await verify(domain.id)).toMatchObject({ status: "verified", failing_since: null, verified_at: iso(t.clock.now()), next_check_at: iso(t.clock.now() + 6 * HOUR) });
+      expect((await sendLive()).statusCode).toBe(202);
+    });
+
+    it("takes a domain back to verified when its records return within the grace period", async () => {
+      const domain = await verifiedDomain();
+      const spf = record(domain, "spf");
+      dns.remove(spf.name); // the return path's MX goes too: two required records missing
+      t.clock.advance(6 * HOUR);
+      expect((await recheck())[0]).toMatchObject({ to: "temporary_failure", missing: [spf.name, spf.name] });
+      publish(record(domain, "return_path"));
+      publish(spf);
+      t.clock.advance(HOUR);
+      expect((await recheck())[0]).toMatchObject({ from: "temporary_failure", to: "verified", missing: [] });
+      expect(await get(domain.id)).toMatchObject({ status: "verified", failing_since: null, next_check_at: iso(t.clock.now() + 6 * HOUR) });
+    });
+
+    it("leaves the domain as it was when DNS does not answer at all, and tries again within the hour", async () => {
+      const domain = await verifiedDomain();
+      const before = await get(domain.id);
+      for (const r of domain.records) dns.fail(r.name, "SERVFAIL");
+      t.clock.advance(6 * HOUR);
+      expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "verified", to: "verified", missing: null }]);
+      expect(await get(domain.id)).toEqual({ ...before, next_check_at: iso(t.clock.now() + HOUR) });
+      expect(await recheck()).toEqual([]);
+    });
+
+    it("checks each due domain once when rounds run at the same time (as on several workers)", async () => {
+      const names = ["a.example", "b.example", "c.example"];
+      for (const name of names) await verifiedDomain(name);
+      t.clock.advance(6 * HOUR);
+      const [first, second] = await Promise.all([recheck(), recheck()]);
+      expect([...first!, ...second!].map((o) => o.name).sort()).toEqual(names);
+    });
+
+    it("gives domains verified before the upgrade that added automatic checks their first check at once", async () => {
+      const domain = await verifiedDomain();
+      const checkedAt = t.clock.now();
+      const { knex } = t.runtime.db;
+      await knex.migrate.down({ migrationSource, name: "009-domain-checks" });
+      expect(await knex.schema.hasColumn("domains", "next_check_at")).toBe(false);
+      await knex.migrate.latest({ migrationSource });
+      expect(await get(domain.id)).toMatchObject({ status: "verified", failing_since: null, next_check_at: iso(checkedAt) });
+      t.clock.advance(1);
+      expect((await recheck()).map((o) => o.domainId)).toEqual([domain.id]);
+    });
+
+    it("never checks a pending domain by itself", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      t.clock.advance(30 * 24 * HOUR);
+      expect(await recheck()).toEqual([]);
+      expect(await get(domain.id)).toMatchObject({ status: "pending", last_checked_at: null, next_check_at: null });
+    });
+
+    it("is the worker's maintenance round, which logs a domain that went missing", async () => {
+      const domain = await verifiedDomain();
+      dns.remove(record(domain, "dkim", 1).name);
+      t.clock.advance(6 * HOUR);
+      const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];
+      const log = Object.fromEntries((["info", "warn", "error"] as const).map((level) => [level, (fields: Record<string, unknown>, msg: string) => lines.push({ level, fields, msg })])) as unknown as MaintenanceLog;
+      await runMaintenance(t.runtime, log);
+      expect(lines).toEqual([{ level: "warn", fields: expect.objectContaining({ domain: "acme.example", from: "verified", to: "temporary_failure", missing: [record(domain, "dkim", 1).name] }), msg: expect.stringContaining("grace period") }]);
+      expect((await get(domain.id)).status).toBe("temporary_failure");
+    });
+  });
+
+  describe("automatic check settings", () => {
+    it("DOMAIN_RECHECK_MINUTES=0 turns automatic checks off; DOMAIN_GRACE_HOURS=0 fails a domain at the first check that misses a record", async () => {
+      await t.close();
+      t = await createTestApp(database, { DNS_SERVERS: dns.address, SENDING_HOSTNAME: HOSTNAME, DOMAIN_RECHECK_MINUTES: "0", DOMAIN_GRACE_HOURS: "0" });
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      expect(await verify(domain.id)).toMatchObject({ status: "verified", next_check_at: null });
+      dns.remove(record(domain, "dkim", 0).name);
+      t.clock.advance(30 * 24 * HOUR);
+      expect(await t.runtime.services.domains.recheckDue()).toEqual([]);
+      expect(await verify(domain.id)).toMatchObject({ status: "failed", failing_since: new Date(t.clock.now()).toISOString(), next_check_at: null });
     });
   });
 

@@ -185,7 +185,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html: `<p>${"z".repeat(5_000)}</p>`, text: "Plain words", attachments: [{ filename: "a.txt", content: Buffer.from("attached").toString("base64") }] }) });
       const atAccept = await jobSizes();
       const { knex } = t.runtime.db;
-      await knex.migrate.down({ migrationSource });
+      await knex.migrate.down({ migrationSource, name: "008-job-sizes" });
       expect(await knex.schema.hasColumn("jobs", "content_bytes")).toBe(false);
       await knex.migrate.latest({ migrationSource });
       expect(await jobSizes()).toEqual(atAccept);

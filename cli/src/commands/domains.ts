@@ -29,6 +29,8 @@ function renderDomain(domain: Domain): string {
     ["created_at", domain.created_at],
     ["verified_at", domain.verified_at],
     ["last_checked_at", domain.last_checked_at ?? "never"],
+    ...(domain.failing_since === null ? [] : ([["failing_since", domain.failing_since]] as Array<[string, string]>)),
+    ["next_check_at", domain.next_check_at ?? "(none: checked when you run domains verify)"],
   ]);
   const records = table(
     ["TYPE", "NAME", "PRIORITY", "STATUS", "VALUE"],
@@ -61,11 +63,16 @@ function trackingDomain(args: Args): string | null | undefined {
   return args["tracking-domain"] === false ? null : optionalString(args, "tracking-domain");
 }
 
-/** The closing line after a verification: done, or what is still missing. */
+/** The closing line after a verification: done, or what is still missing and what that means for live mail. */
 function verdict(domain: Domain): string {
   if (domain.status === "verified") return "Verified: live mail may be sent from this domain.";
   const waiting = domain.records.filter((record) => record.required && record.status !== "verified").length;
-  return `Still pending: ${waiting} required record${waiting === 1 ? "" : "s"} not found as published. DNS changes can take a while to show; verifying again is harmless.`;
+  const missing = `${waiting} required record${waiting === 1 ? "" : "s"} not found as published`;
+  if (domain.status === "temporary_failure") {
+    return `Records missing since ${domain.failing_since}: ${missing}. Live mail is still sent during the grace period (72 hours by default), then refused; publish the records again and re-run domains verify.`;
+  }
+  if (domain.status === "failed") return `Failed: ${missing}, past the grace period. Live mail from this domain is refused until the records are published again and domains verify finds them.`;
+  return `Still pending: ${missing}. DNS changes can take a while to show; verifying again is harmless.`;
 }
 
 export const domains: Noun = {

@@ -7,6 +7,7 @@ import * as webhooks from "./005-webhooks.js";
 import * as engagement from "./006-engagement.js";
 import * as inbound from "./007-inbound.js";
 import * as jobSizes from "./008-job-sizes.js";
+import * as domainChecks from "./009-domain-checks.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "006-engagement": engagement,
   "007-inbound": inbound,
   "008-job-sizes": jobSizes,
+  "009-domain-checks": domainChecks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

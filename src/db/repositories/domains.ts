@@ -4,11 +4,12 @@ import { UniqueViolation } from "../../domain/errors.js";
 import { isUniqueViolation } from "../driver-errors.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { DomainStatus } from "../../domain/domain-status.js";
 import type { components } from "../../../generated/v1.js";
 
 type Domain = components["schemas"]["Domain"];
 export type DomainRecord = components["schemas"]["DomainRecord"];
-export type DomainStatus = components["schemas"]["DomainStatus"];
+export type { DomainStatus };
 export type DkimAlgorithm = components["schemas"]["DomainDkimKey"]["algorithm"];
 
 /** A DKIM key as stored: the private key sealed (AES-GCM under a key derived from SECRET_KEY). */
@@ -37,6 +38,10 @@ export interface DomainRow {
   created_at: number;
   verified_at: number | null;
   last_checked_at: number | null;
+  /** When a check first found a required record of this (once verified) domain missing. */
+  failing_since: number | null;
+  /** When a worker looks its records up again by itself; null: only verifyDomain does. */
+  next_check_at: number | null;
 }
 
 export type DomainSettings = Partial<Pick<DomainRow, "track_opens" | "track_clicks" | "tracking_domain" | "records">>;
@@ -46,6 +51,15 @@ export interface DomainCheck {
   records: DomainRecord[];
   verified_at: number | null;
   last_checked_at: number;
+  failing_since: number | null;
+  next_check_at: number | null;
+}
+
+/** A domain due for an automatic check, as `dueForCheck` finds it. */
+export interface DueDomain {
+  workspace_id: string;
+  id: string;
+  next_check_at: number;
 }
 
 export const UQ_DOMAIN_NAME = "uq_domains__workspace_name";
@@ -87,7 +101,36 @@ export class DomainsRepository {
   async saveCheck(workspaceId: string, id: string, check: DomainCheck): Promise<void> {
     await this.knex("domains")
       .where({ workspace_id: workspaceId, id })
-      .update({ status: check.status, records: JSON.stringify(check.records), verified_at: check.verified_at, last_checked_at: check.last_checked_at });
+      .update({ ...check, records: JSON.stringify(check.records) });
+  }
+
+  /**
+   * Domains of every workspace whose automatic check is due, oldest first. Not scoped by
+   * workspace: the worker checks them all, as it claims every workspace's jobs.
+   */
+  async dueForCheck(now: number, limit: number): Promise<DueDomain[]> {
+    const rows = (await this.knex("domains")
+      .where("next_check_at", "<=", now)
+      .orderBy("next_check_at")
+      .limit(limit)
+      .select("workspace_id", "id", "next_check_at")) as Array<{ workspace_id: string; id: string; next_check_at: number | string }>;
+    return rows.map((row) => ({ ...row, next_check_at: toNumber(row.next_check_at) }));
+  }
+
+  /**
+   * Takes a due check for this worker by moving its time on to `until` (a lease: a worker that
+   * dies mid-check leaves it due again then). A compare-and-set on `next_check_at`, so of two
+   * workers that found the same domain due only one checks it, on either database.
+   */
+  async claimCheck(domain: DueDomain, until: number): Promise<boolean> {
+    const claimed = await this.knex("domains").where({ workspace_id: domain.workspace_id, id: domain.id, next_check_at: domain.next_check_at }).update({ next_check_at: until });
+    return claimed === 1;
+  }
+
+  /** How many domains are in each status, over every workspace (for the `mailroom_domains` gauge). */
+  async countByStatus(): Promise<Partial<Record<DomainStatus, number>>> {
+    const rows = (await this.knex("domains").groupBy("status").select("status").count({ n: "*" })) as Array<{ status: DomainStatus; n: number | string }>;
+    return Object.fromEntries(rows.map((row) => [row.status, toNumber(row.n)]));
   }
 
   /** Whether the row was this workspace's (and so updated). */
@@ -112,6 +155,8 @@ export class DomainsRepository {
       created_at: toIso(row.created_at),
       verified_at: toIsoOrNull(row.verified_at),
       last_checked_at: toIsoOrNull(row.last_checked_at),
+      failing_since: toIsoOrNull(row.failing_since),
+      next_check_at: toIsoOrNull(row.next_check_at),
     };
   }
 }
@@ -131,5 +176,7 @@ function normalise(raw: unknown): DomainRow | undefined {
     created_at: toNumber(row.created_at),
     verified_at: toNumberOrNull(row.verified_at),
     last_checked_at: toNumberOrNull(row.last_checked_at),
+    failing_since: toNumberOrNull(row.failing_since),
+    next_check_at: toNumberOrNull(row.next_check_at),
   };
 }

@@ -1,0 +1,59 @@
+import type { Runtime } from "./runtime.js";
+import type { DomainCheckOutcome } from "./services/domains.js";
+
+export interface MaintenanceLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** How often a worker process runs the maintenance round. */
+export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * The worker role's housekeeping, every few minutes: prunes expired idempotency records,
+ * rate-limit windows, sessions, access tokens and old webhook attempts, and checks the sending
+ * domains whose automatic check is due. Any number of workers may run it at once: pruning is
+ * idempotent, and each domain check is claimed by one of them.
+ */
+export function startMaintenance(runtime: Runtime, log: MaintenanceLog, intervalMs = MAINTENANCE_INTERVAL_MS): { stop(): void; round: Promise<void> } {
+  let round = runMaintenance(runtime, log);
+  const timer = setInterval(() => {
+    round = round.then(() => runMaintenance(runtime, log)); // one round at a time
+  }, intervalMs);
+  timer.unref();
+  return {
+    stop: () => clearInterval(timer),
+    get round() {
+      return round;
+    },
+  };
+}
+
+/** One round; logs its failures instead of throwing, so the next round still comes. */
+export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Promise<void> {
+  try {
+    await runtime.services.idempotency.prune();
+    await runtime.services.rateLimiter.prune();
+    await runtime.services.sessions.prune();
+    await runtime.services.webhooks.prune();
+  } catch (err) {
+    log.error({ err }, "maintenance failed");
+  }
+  try {
+    for (let outcomes = await runtime.services.domains.recheckDue(); outcomes.length > 0; outcomes = await runtime.services.domains.recheckDue()) {
+      for (const outcome of outcomes) logDomainCheck(outcome, log);
+    }
+  } catch (err) {
+    log.error({ err }, "automatic domain checks failed");
+  }
+}
+
+/** A domain whose status changed is worth a line (a warning when it went towards failure); an unchanged one is not. */
+function logDomainCheck(outcome: DomainCheckOutcome, log: MaintenanceLog): void {
+  const fields = { workspace_id: outcome.workspaceId, domain_id: outcome.domainId, domain: outcome.name, from: outcome.from, to: outcome.to, missing: outcome.missing ?? undefined };
+  if (outcome.missing === null) log.info(fields, "automatic domain check: DNS did not answer; tried again within the hour");
+  else if (outcome.to === "temporary_failure" && outcome.from !== "temporary_failure") log.warn(fields, "a verified domain's DNS records are missing: live mail still goes out during the grace period (DOMAIN_GRACE_HOURS)");
+  else if (outcome.to === "failed") log.warn(fields, "a domain's DNS records stayed missing through the grace period: live mail from it is refused until it is verified again");
+  else if (outcome.to !== outcome.from) log.info(fields, "a domain's DNS records are back: verified again");
+}
