@@ -2391,8 +2391,8 @@ export interface components {
          * @description - `pending`: not verified yet: some required record has not been found. Live mail is refused.
          *     - `verified`: every required record was found at the last check. Live mail may use it.
          *     - `temporary_failure`: the domain was verified, but its last check did not find every
-         *       required record (`failing_since` says since when). Live mail is still sent, for a grace
-         *       period (72 hours by default) in which the server checks the records hourly.
+         *       required record (`failing_since` says since when). Live mail is still sent until
+         *       `grace_ends_at` (72 hours later by default), and the server checks the records hourly.
          *     - `failed`: the records stayed missing through the grace period. Live mail is refused
          *       until a verification (`verifyDomain`) finds them again.
          * @enum {string}
@@ -2480,6 +2480,13 @@ export interface components {
              * @description For a `temporary_failure` or `failed` domain, when a check first found a required record gone; otherwise null.
              */
             failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description For a `temporary_failure` or `failed` domain, when its grace period ends (or ended):
+             *     `failing_since` plus the server's grace period. Live mail is sent until then; the first
+             *     check after it that still misses a record fails the domain. Otherwise null.
+             */
+            grace_ends_at: string | null;
             /**
              * Format: date-time
              * @description When the server will look the records of this `verified` or `temporary_failure` domain up again by itself; null when it will not (a `pending` or `failed` domain waits for `verifyDomain`).

@@ -187,7 +187,8 @@ describe("mailroom domains verify", () => {
     expect(result.stdout).toMatch(/^status\s+temporary_failure$/m);
     expect(result.stdout).toMatch(/^failing_since\s+2026-11-22T15:20:00Z$/m);
     expect(result.stdout).toMatch(/^next_check_at\s+2026-11-22T17:20:00Z$/m);
-    expect(result.stdout).toContain("Records missing since 2026-11-22T15:20:00Z: 1 required record not found as published. Live mail is still sent");
+    expect(result.stdout).toMatch(/^grace_ends_at\s+2026-11-25T15:20:00Z$/m);
+    expect(result.stdout).toContain("Records missing since 2026-11-22T15:20:00Z: 1 required record not found as published. Live mail is still sent until the grace period ends at 2026-11-25T15:20:00Z, then refused");
   });
 
   it("says live mail is refused for a failed domain, which the server no longer checks by itself", async () => {

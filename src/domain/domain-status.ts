@@ -42,13 +42,18 @@ export function sendsLive(status: DomainStatus): boolean {
   return status === "verified" || status === "temporary_failure";
 }
 
+/** When the grace period of a domain failing since `failingSince` ends: live mail is sent until then. */
+export function graceEndsAt(failingSince: number, policy: DomainCheckPolicy): number {
+  return failingSince + policy.graceMs;
+}
+
 /** Where a check that found (or did not find) every required record leaves the domain. */
 export function afterCheck(previous: DomainHealth, requiredFound: boolean, now: number, policy: DomainCheckPolicy): DomainHealth {
   if (requiredFound) return { status: "verified", failing_since: null };
   // A domain never verified has nothing to fall from; a failed one waits for its records.
   if (previous.status === "pending" || previous.status === "failed") return { status: previous.status, failing_since: previous.failing_since };
   const failingSince = previous.failing_since ?? now;
-  return { status: now - failingSince >= policy.graceMs ? "failed" : "temporary_failure", failing_since: failingSince };
+  return { status: now >= graceEndsAt(failingSince, policy) ? "failed" : "temporary_failure", failing_since: failingSince };
 }
 
 /**

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { domainToASCII } from "node:url";
-import type { Clock } from "../domain/clock.js";
+import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { DomainsRepository, type DkimAlgorithm, type DomainCheck, type DomainRecord, type DomainRow, type DomainSettings, type StoredDkimKey } from "../db/repositories/domains.js";
-import { afterCheck, FAILING_RECHECK_MS, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainStatus } from "../domain/domain-status.js";
+import type { DkimAlgorithm, DomainCheck, DomainRecord, DomainRow, DomainSettings, DomainsRepository, StoredDkimKey } from "../db/repositories/domains.js";
+import { afterCheck, FAILING_RECHECK_MS, graceEndsAt, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainStatus } from "../domain/domain-status.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
 
@@ -138,15 +138,16 @@ export class DomainsService {
       throw error;
     }
     this.forget(principal.workspaceId, name);
-    return DomainsRepository.toWire(row);
+    return this.toWire(row);
   }
 
   async list(principal: Principal, page: PageRequest): Promise<Page<Domain>> {
-    return this.domains.list(principal.workspaceId, page);
+    const rows = await this.domains.list(principal.workspaceId, page);
+    return { ...rows, data: rows.data.map((row) => this.toWire(row)) };
   }
 
   async get(principal: Principal, id: string): Promise<Domain> {
-    return DomainsRepository.toWire(await this.find(principal, id));
+    return this.toWire(await this.find(principal, id));
   }
 
   /**
@@ -168,10 +169,10 @@ export class DomainsService {
       const tracking = trackingDomain === null ? [] : current?.name === trackingDomain ? [current] : [trackingRecord(trackingDomain, this.trackingHost)];
       settings.records = [...others, ...tracking];
     }
-    if (Object.keys(settings).length === 0) return DomainsRepository.toWire(row);
+    if (Object.keys(settings).length === 0) return this.toWire(row);
     if (!(await this.domains.updateSettings(principal.workspaceId, id, settings))) throw new NotFoundError("domain", id);
     this.forget(principal.workspaceId, row.name);
-    return DomainsRepository.toWire({ ...row, ...settings });
+    return this.toWire({ ...row, ...settings });
   }
 
   /** A tracking domain must be a host under the domain: never its apex (no CNAME there) nor its return path (an MX). */
@@ -201,7 +202,7 @@ export class DomainsService {
     if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
     await this.domains.saveCheck(principal.workspaceId, id, check);
     this.forget(principal.workspaceId, row.name);
-    return DomainsRepository.toWire({ ...row, ...check });
+    return this.toWire({ ...row, ...check });
   }
 
   /**
@@ -323,6 +324,28 @@ export class DomainsService {
     } catch {
       return undefined;
     }
+  }
+
+  /** The domain on the wire; its grace period's end follows from this server's DOMAIN_GRACE_HOURS. */
+  private toWire(row: DomainRow): Domain {
+    return {
+      id: row.id,
+      object: "domain",
+      name: row.name,
+      status: row.status,
+      return_path_domain: row.return_path_domain,
+      dkim: row.dkim_keys.map(({ selector, algorithm }) => ({ selector, algorithm })),
+      records: row.records,
+      track_opens: row.track_opens,
+      track_clicks: row.track_clicks,
+      tracking_domain: row.tracking_domain,
+      created_at: toIso(row.created_at),
+      verified_at: toIsoOrNull(row.verified_at),
+      last_checked_at: toIsoOrNull(row.last_checked_at),
+      failing_since: toIsoOrNull(row.failing_since),
+      grace_ends_at: row.failing_since === null ? null : toIso(graceEndsAt(row.failing_since, this.policy)),
+      next_check_at: toIsoOrNull(row.next_check_at),
+    };
   }
 
   private hostname(): string {

@@ -384,7 +384,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       t.clock.advance(6 * HOUR);
       const since = t.clock.now();
       expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "verified", to: "temporary_failure", missing: [rsa.name] }]);
-      expect(await get(domain.id)).toMatchObject({ status: "temporary_failure", failing_since: iso(since), next_check_at: iso(since + HOUR) });
+      expect(await get(domain.id)).toMatchObject({ status: "temporary_failure", failing_since: iso(since), grace_ends_at: iso(since + 72 * HOUR), next_check_at: iso(since + HOUR) });
       expect(record(await get(domain.id), "dkim", 0)).toMatchObject({ status: "missing" });
       expect((await sendLive()).statusCode).toBe(202);
       const metrics = (await t.call({ method: "GET", url: "/metrics", key: null })).body;
@@ -395,12 +395,14 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
       expect(await get(domain.id)).toMatchObject({ failing_since: iso(since), next_check_at: iso(t.clock.now() + HOUR) });
 
+      // The list shows the same state as get.
+      expect((await t.call({ method: "GET", url: "/v1/domains" })).json().data).toEqual([await get(domain.id)]);
       t.clock.set(since + 72 * HOUR - 1);
       expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
       expect((await sendLive()).statusCode).toBe(202);
       t.clock.set(since + 73 * HOUR);
       expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "temporary_failure", to: "failed", missing: [rsa.name] }]);
-      expect(await get(domain.id)).toMatchObject({ status: "failed", failing_since: iso(since), next_check_at: null });
+      expect(await get(domain.id)).toMatchObject({ status: "failed", failing_since: iso(since), grace_ends_at: iso(since + 72 * HOUR), next_check_at: null });
       const refused = await sendLive();
       expect(refused.statusCode).toBe(422);
       expect(refused.json()).toMatchObject({ code: "sender_domain_not_verified" });
@@ -410,7 +412,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       publish(rsa);
       t.clock.advance(24 * HOUR);
       expect(await recheck()).toEqual([]);
-      expect(await verify(domain.id)).toMatchObject({ status: "verified", failing_since: null, verified_at: iso(t.clock.now()), next_check_at: iso(t.clock.now() + 6 * HOUR) });
+      expect(await verify(domain.id)).toMatchObject({ status: "verified", failing_since: null, grace_ends_at: null, verified_at: iso(t.clock.now()), next_check_at: iso(t.clock.now() + 6 * HOUR) });
       expect((await sendLive()).statusCode).toBe(202);
     });
 
@@ -487,7 +489,8 @@ describe.each(databases)("Domains ($name)", (database) => {
       dns.remove(record(domain, "dkim", 0).name);
       t.clock.advance(30 * 24 * HOUR);
       expect(await t.runtime.services.domains.recheckDue()).toEqual([]);
-      expect(await verify(domain.id)).toMatchObject({ status: "failed", failing_since: new Date(t.clock.now()).toISOString(), next_check_at: null });
+      const now = new Date(t.clock.now()).toISOString();
+      expect(await verify(domain.id)).toMatchObject({ status: "failed", failing_since: now, grace_ends_at: now, next_check_at: null });
     });
   });
 

@@ -29,7 +29,7 @@ function renderDomain(domain: Domain): string {
     ["created_at", domain.created_at],
     ["verified_at", domain.verified_at],
     ["last_checked_at", domain.last_checked_at ?? "never"],
-    ...(domain.failing_since === null ? [] : ([["failing_since", domain.failing_since]] as Array<[string, string]>)),
+    ...(domain.failing_since === null ? [] : ([["failing_since", domain.failing_since], ["grace_ends_at", domain.grace_ends_at ?? ""]] as Array<[string, string]>)),
     ["next_check_at", domain.next_check_at ?? "(none: checked when you run domains verify)"],
   ]);
   const records = table(
@@ -69,7 +69,7 @@ function verdict(domain: Domain): string {
   const waiting = domain.records.filter((record) => record.required && record.status !== "verified").length;
   const missing = `${waiting} required record${waiting === 1 ? "" : "s"} not found as published`;
   if (domain.status === "temporary_failure") {
-    return `Records missing since ${domain.failing_since}: ${missing}. Live mail is still sent during the grace period (72 hours by default), then refused; publish the records again and re-run domains verify.`;
+    return `Records missing since ${domain.failing_since}: ${missing}. Live mail is still sent until the grace period ends at ${domain.grace_ends_at}, then refused; publish the records again and re-run domains verify.`;
   }
   if (domain.status === "failed") return `Failed: ${missing}, past the grace period. Live mail from this domain is refused until the records are published again and domains verify finds them.`;
   return `Still pending: ${missing}. DNS changes can take a while to show; verifying again is harmless.`;

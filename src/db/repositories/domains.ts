@@ -1,5 +1,4 @@
 import type { Knex } from "knex";
-import { toIso, toIsoOrNull } from "../../domain/clock.js";
 import { UniqueViolation } from "../../domain/errors.js";
 import { isUniqueViolation } from "../driver-errors.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
@@ -7,7 +6,6 @@ import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { DomainStatus } from "../../domain/domain-status.js";
 import type { components } from "../../../generated/v1.js";
 
-type Domain = components["schemas"]["Domain"];
 export type DomainRecord = components["schemas"]["DomainRecord"];
 export type { DomainStatus };
 export type DkimAlgorithm = components["schemas"]["DomainDkimKey"]["algorithm"];
@@ -88,9 +86,9 @@ export class DomainsRepository {
     return normalise(await this.knex("domains").where({ workspace_id: workspaceId, name }).first());
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<Domain>> {
+  async list(workspaceId: string, page: PageRequest): Promise<Page<DomainRow>> {
     const query = this.knex("domains").where({ workspace_id: workspaceId });
-    return paginate<DomainRow, Domain>(query, "id", (row) => row.id, page, "desc", (row) => DomainsRepository.toWire(normalise(row)!));
+    return paginate<DomainRow, DomainRow>(query, "id", (row) => row.id, page, "desc", (row) => normalise(row)!);
   }
 
   /** Whether a row was deleted (false: not this workspace's, or already gone). */
@@ -138,26 +136,6 @@ export class DomainsRepository {
     const { records, ...rest } = settings;
     const update = { ...rest, ...(records ? { records: JSON.stringify(records) } : {}) };
     return (await this.knex("domains").where({ workspace_id: workspaceId, id }).update(update)) === 1;
-  }
-
-  static toWire(row: DomainRow): Domain {
-    return {
-      id: row.id,
-      object: "domain",
-      name: row.name,
-      status: row.status,
-      return_path_domain: row.return_path_domain,
-      dkim: row.dkim_keys.map(({ selector, algorithm }) => ({ selector, algorithm })),
-      records: row.records,
-      track_opens: row.track_opens,
-      track_clicks: row.track_clicks,
-      tracking_domain: row.tracking_domain,
-      created_at: toIso(row.created_at),
-      verified_at: toIsoOrNull(row.verified_at),
-      last_checked_at: toIsoOrNull(row.last_checked_at),
-      failing_since: toIsoOrNull(row.failing_since),
-      next_check_at: toIsoOrNull(row.next_check_at),
-    };
   }
 }
 
