@@ -10,9 +10,12 @@ import type { DnsRecord } from "../helpers/dns-server.js";
  * whose resolver is a real DNS server on loopback (DNS_SERVERS): the records are published there
  * exactly as the page's Copy buttons give them, as a person would paste them at their DNS
  * provider. Then live mail from the domain counts on the overview against the monthly quota set
- * in Settings. The worker does not run (test/helpers/http-server.ts), and the recipient's domain
- * has no records on this DNS server, so the live message stays queued and nothing leaves the
- * machine. Each `it` runs on from where the previous one left the page.
+ * in Settings. Then its RSA DKIM record is removed from the DNS server: Verify finds it missing,
+ * the domain keeps sending through its grace period, fails once the server's clock is past it, and
+ * is verified again when the record is back. The worker does not run (test/helpers/http-server.ts),
+ * so only Verify checks the records, and the recipient's domain has no records on this DNS server,
+ * so live messages stay queued and nothing leaves the machine. Each `it` runs on from where the
+ * previous one left the page.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery", workspace_name: "Acme Mail" };
 const VIEWER = { name: "Grace Hopper", email: "grace@acme.example", password: "another fine passphrase" };
@@ -20,6 +23,9 @@ const DOMAIN = "acme.example";
 const RETURN_PATH = "bounce";
 const SENDING_HOSTNAME = "mail.mailroom.test";
 const QUOTA = 50_000;
+const HOUR_MS = 60 * 60 * 1000;
+// The server's default DOMAIN_GRACE_HOURS, which this test's server keeps.
+const GRACE_MS = 72 * HOUR_MS;
 
 interface PublishedRecord {
   purpose: string;
@@ -41,6 +47,17 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   const rowOf = (purpose: string, nth = 0) => recordRows().filter({ hasText: purpose }).nth(nth);
   const statuses = async () => (await page.getByTestId("record-status").locator(".badge").allTextContents()).map((text) => text.trim());
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+  const domainStatus = () => page.getByTestId("domain-status").textContent();
+  const healthNotice = () => page.getByTestId("domain-health-notice");
+  const summaryRow = (label: string) => page.locator(".summary__row").filter({ has: page.locator("dt", { hasText: label }) });
+  /** A live message from the domain: accepted, or the error that refused it. */
+  const sendLive = async (subject: string) =>
+    (await harness.sdk("live")).messages
+      .create({ from: `Acme <hello@${DOMAIN}>`, to: "someone@nowhere.test", subject, html: "<p>Hello</p>" })
+      .catch((error: unknown) => error);
+  /** An instant as the page shows it (lib/format's formatDateTime, in the browser's locale and zone). */
+  const shownAs = (iso: string) =>
+    page.evaluate((value) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(value)), iso);
   const verify = async () => {
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await page.getByTestId("verify-result").waitFor();
@@ -106,7 +123,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await page.waitForURL(/\/domains\/dom_[A-Za-z0-9]+$/);
     domainPath = new URL(page.url()).pathname;
     await expect.poll(() => heading().textContent()).toBe(DOMAIN);
-    expect(await page.getByTestId("domain-status").textContent()).toBe("pending");
+    expect(await domainStatus()).toBe("Pending");
     expect(await page.locator(".summary").textContent()).toContain(`${RETURN_PATH}.${DOMAIN}`);
 
     // The return path's MX and SPF, a DKIM key per selector (RSA and Ed25519), and DMARC.
@@ -138,7 +155,11 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await verify();
     expect(await page.getByTestId("verify-result").textContent()).toContain("Not verified yet");
     expect(await statuses()).toEqual(Array(5).fill("Missing"));
-    expect(await page.getByTestId("domain-status").textContent()).toBe("pending");
+    expect(await domainStatus()).toBe("Pending");
+    // Never verified: nothing fell out of service, and the server does not check it by itself.
+    expect(await healthNotice().count()).toBe(0);
+    expect(await summaryRow("Failing since").count()).toBe(0);
+    expect(await summaryRow("Next automatic check").count()).toBe(0);
   });
 
   it("reports a mismatch, with what DNS answered, when a published record differs from what was asked", async () => {
@@ -159,7 +180,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await rowOf("DMARC").getByTestId("record-status").textContent()).toContain("Nothing is published at this name yet");
     expect(await rowOf("Return path").getByTestId("record-status").textContent()).toBe("Verified");
     expect(await rowOf("DKIM", 0).getByTestId("record-status").textContent()).toBe("Verified");
-    expect(await page.getByTestId("domain-status").textContent()).toBe("pending");
+    expect(await domainStatus()).toBe("Pending");
     await screenshot(page, "domain-mismatch");
   });
 
@@ -172,13 +193,16 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await verify();
     expect(await page.getByTestId("verify-result").textContent()).toContain(`${DOMAIN} is verified`);
     expect(await statuses()).toEqual(records.map((record) => (record.purpose === "DMARC" ? "Missing" : "Verified")));
-    expect(await page.getByTestId("domain-status").textContent()).toBe("verified");
+    expect(await domainStatus()).toBe("Verified");
     expect(await page.locator(".summary").textContent()).toContain("4 of 4 verified");
+    // A verified domain is looked up again by the server on its own schedule.
+    expect(await summaryRow("Next automatic check").count()).toBe(1);
+    expect(await summaryRow("Failing since").count()).toBe(0);
     await screenshot(page, "domain-verified");
 
     await page.getByRole("link", { name: "← Domains" }).click();
     const row = page.getByTestId("domain-row").filter({ hasText: DOMAIN });
-    await expect.poll(() => row.textContent()).toContain("verified");
+    await expect.poll(() => row.locator(".badge").textContent()).toBe("Verified");
     expect(await row.textContent()).toContain("4 of 4 verified");
     await screenshot(page, "domains");
   });
@@ -245,6 +269,96 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await screenshot(page, "overview-usage");
   });
 
+  it("shows a verified domain whose DKIM record is gone as missing records after Verify: still sending, in its grace period", async () => {
+    await page.goto(domainPath);
+    await expect.poll(domainStatus).toBe("Verified");
+    expect(await healthNotice().count()).toBe(0);
+
+    const rsa = records.find((record) => record.purpose === "DKIM" && record.value.startsWith("v=DKIM1; k=rsa"))!;
+    harness.dns.remove(rsa.name);
+    await verify();
+
+    expect(await page.getByTestId("verify-result").textContent()).toContain("No longer verified: 1 required record was not found as expected");
+    expect(await page.getByTestId("verify-result").textContent()).toContain("Live mail is still sent during a grace period");
+    expect(await domainStatus()).toBe("Records missing");
+    expect(await rowOf("DKIM", 0).getByTestId("record-status").locator(".badge").textContent()).toBe("Missing");
+    expect(await rowOf("DKIM", 1).getByTestId("record-status").locator(".badge").textContent()).toBe("Verified");
+    expect(await page.locator(".summary").textContent()).toContain("3 of 4 verified");
+
+    // The rows show the API's instants: the failure began at this check, the next is within the hour.
+    const domain = await (await harness.sdk("live")).domains.get(domainPath.split("/").pop()!);
+    expect(domain).toMatchObject({ status: "temporary_failure", failing_since: domain.last_checked_at });
+    expect(Date.parse(domain.grace_ends_at!) - Date.parse(domain.failing_since!)).toBe(GRACE_MS);
+    expect(Date.parse(domain.next_check_at!) - Date.parse(domain.last_checked_at!)).toBeLessThanOrEqual(HOUR_MS);
+    expect(await summaryRow("Failing since").locator("dd").textContent()).toBe(await shownAs(domain.failing_since!));
+    expect(await summaryRow("Grace period ends").locator("dd").textContent()).toBe(await shownAs(domain.grace_ends_at!));
+    expect(await summaryRow("Next automatic check").locator("dd").textContent()).toBe(await shownAs(domain.next_check_at!));
+
+    const notice = (await healthNotice().textContent()) ?? "";
+    expect(await healthNotice().getAttribute("class")).toContain("notice--warning");
+    expect(notice).toContain(`Required records missing since ${await shownAs(domain.failing_since!)}.`);
+    expect(notice).toContain(`Live mail from ${DOMAIN} is still sent until its grace period ends, ${await shownAs(domain.grace_ends_at!)}, then refused`);
+    expect(notice).toContain("The server looks them up again every hour");
+    expect(notice).toContain("Republish the records marked Missing or Mismatch below, then press Verify.");
+    await screenshot(page, "domain-records-missing");
+
+    // What the notice promises: live mail from the domain is still accepted.
+    const accepted = await sendLive("Still sending");
+    expect(accepted).toMatchObject({ environment: "live" });
+
+    await page.getByRole("link", { name: "← Domains" }).click();
+    const row = page.getByTestId("domain-row").filter({ hasText: DOMAIN });
+    await expect.poll(() => row.locator(".badge").textContent()).toBe("Records missing");
+    expect(await row.textContent()).toContain("3 of 4 verified");
+  });
+
+  it("says the records are still missing when Verify finds them gone again within the grace period", async () => {
+    await page.goto(domainPath);
+    await expect.poll(domainStatus).toBe("Records missing");
+    harness.server.testApp.clock.advance(HOUR_MS);
+    await verify();
+    expect(await page.getByTestId("verify-result").textContent()).toContain("Records still missing: 1 required record was not found as expected");
+    expect(await page.getByTestId("verify-result").textContent()).toContain("The grace period continues");
+    expect(await page.getByTestId("verify-result").textContent()).not.toContain("Not verified yet");
+    expect(await domainStatus()).toBe("Records missing");
+  });
+
+  it("fails the domain when Verify finds the record still missing after the grace period: live mail is refused", async () => {
+    // Past the end of the grace period on the server's clock (the page's token expires with it and is renewed).
+    harness.server.testApp.clock.advance(GRACE_MS);
+    await verify();
+
+    expect(await page.getByTestId("verify-result").textContent()).toContain("Grace period over: 1 required record was not found as expected");
+    expect(await page.getByTestId("verify-result").textContent()).toContain(`Live mail from ${DOMAIN} is refused from now on`);
+    expect(await domainStatus()).toBe("Failed");
+    const notice = (await healthNotice().textContent()) ?? "";
+    expect(await healthNotice().getAttribute("class")).toContain("notice--danger");
+    expect(notice).toContain(`Live mail from ${DOMAIN} is refused.`);
+    expect(notice).toContain("Republish the records marked Missing or Mismatch below, then press Verify.");
+    // A failed domain waits for Verify: no automatic check, and its failure keeps its start.
+    expect(await summaryRow("Next automatic check").count()).toBe(0);
+    expect(await summaryRow("Failing since").count()).toBe(1);
+    await screenshot(page, "domain-failed");
+
+    const refused = await sendLive("Refused while failed");
+    expect(refused).toBeInstanceOf(UnprocessableEntityError);
+    expect((refused as UnprocessableEntityError).code).toBe("sender_domain_not_verified");
+  });
+
+  it("verifies the domain again once the DKIM record is republished, and live mail is accepted again", async () => {
+    const rsa = records.find((record) => record.purpose === "DKIM" && record.value.startsWith("v=DKIM1; k=rsa"))!;
+    harness.dns.set(rsa.name, [asDns(rsa)]);
+    await verify();
+
+    expect(await page.getByTestId("verify-result").textContent()).toContain(`${DOMAIN} is verified again.`);
+    expect(await page.getByTestId("verify-result").textContent()).toContain("live mail may be sent from it again");
+    expect(await domainStatus()).toBe("Verified");
+    expect(await healthNotice().count()).toBe(0);
+    expect(await summaryRow("Failing since").count()).toBe(0);
+    expect(await summaryRow("Next automatic check").count()).toBe(1);
+    expect(await sendLive("Sending again")).toMatchObject({ environment: "live" });
+  });
+
   it("deletes the domain after confirmation, after which live mail from it is refused", async () => {
     await page.goto(domainPath);
     await page.getByRole("button", { name: "Delete domain" }).click();
@@ -262,8 +376,9 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   });
 
   it("raised no script error along the way", () => {
-    // The one expected failure: the browser logs the 422 of the refused domain name.
-    const unexpected = harness.opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of 422/.test(error));
+    // The browser logs each 4xx answer: the 422 is the refused domain name; the 401 is the page's
+    // token, expired when the server's clock jumped past the grace period, and renewed.
+    const unexpected = harness.opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of (422|401)/.test(error));
     expect(unexpected).toEqual([]);
   });
 });

@@ -33,6 +33,14 @@ export function trackingValue(choice: string): boolean | null {
   return choice === "on" ? true : choice === "off" ? false : null;
 }
 
+/** A domain's status in words (the contract's DomainStatus). */
+export const DOMAIN_STATUS_LABELS: Record<Domain["status"], string> = {
+  pending: "Pending",
+  verified: "Verified",
+  temporary_failure: "Records missing",
+  failed: "Failed",
+};
+
 export const RECORD_STATUS_LABELS: Record<DomainRecordStatus, string> = {
   pending: "Not checked yet",
   verified: "Verified",

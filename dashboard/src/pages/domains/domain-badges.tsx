@@ -1,9 +1,9 @@
 import type { Domain } from "mailroom";
-import { RECORD_STATUS_LABELS, type DomainRecordStatus } from "../../lib/domains";
+import { DOMAIN_STATUS_LABELS, RECORD_STATUS_LABELS, type DomainRecordStatus } from "../../lib/domains";
 
-/** A domain's status: verified (live mail may use it) or pending. */
+/** A domain's status: whether live mail may use it, and whether its records need attention. */
 export function DomainStatusBadge({ status }: { status: Domain["status"] }) {
-  return <span className={`badge badge--domain-${status}`}>{status}</span>;
+  return <span className={`badge badge--domain-${status}`}>{DOMAIN_STATUS_LABELS[status]}</span>;
 }
 
 /** A DNS record's status as of the last verification. */

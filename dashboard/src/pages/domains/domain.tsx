@@ -42,26 +42,120 @@ function Summary({ domain }: { domain: Domain }) {
         </ul>
       </SummaryRow>
       <SummaryRow label="Last checked">{formatDateTime(domain.last_checked_at, "Never")}</SummaryRow>
-      <SummaryRow label="Verified">{formatDateTime(domain.verified_at, "Not yet")}</SummaryRow>
+      {domain.failing_since && <SummaryRow label="Failing since">{formatDateTime(domain.failing_since)}</SummaryRow>}
+      {domain.grace_ends_at && <SummaryRow label="Grace period ends">{formatDateTime(domain.grace_ends_at)}</SummaryRow>}
+      {domain.next_check_at && (
+        <SummaryRow label="Next automatic check">{formatDateTime(domain.next_check_at)}</SummaryRow>
+      )}
+      {/* Not "Verified": a failing domain has a verified_at too, the last check that found every record. */}
+      <SummaryRow label="Last verified">{formatDateTime(domain.verified_at, "Never")}</SummaryRow>
     </SummaryList>
   );
 }
 
-/** What the last verification concluded, in words, after the user pressed Verify. */
-function VerifyResult({ domain }: { domain: Domain }) {
+/**
+ * What a once-verified domain whose records went missing means for its mail, and what to do.
+ * Shown whenever the page is, not only after Verify: the server's own checks take a domain out of
+ * `verified` without anyone pressing anything.
+ */
+function HealthNotice({ domain, canManage }: { domain: Domain; canManage: boolean }) {
+  const since = domain.failing_since && <> since {formatDateTime(domain.failing_since)}</>;
+  const fix = (
+    <>
+      Republish the records marked Missing or Mismatch below, then {canManage ? "press Verify" : "ask an admin or an owner to press Verify"}.
+    </>
+  );
+  if (domain.status === "temporary_failure") {
+    return (
+      <p className="notice notice--warning" role="note" data-testid="domain-health-notice">
+        <strong>Required records missing{since}.</strong> Live mail from {domain.name} is still sent until its grace period ends,{" "}
+        {formatDateTime(domain.grace_ends_at)}, then refused if the records are still missing.{" "}
+        {domain.next_check_at && <>The server looks them up again every hour (next at {formatDateTime(domain.next_check_at)}). </>}
+        {fix}
+      </p>
+    );
+  }
+  if (domain.status === "failed") {
+    return (
+      <p className="notice notice--danger" role="alert" data-testid="domain-health-notice">
+        <strong>Live mail from {domain.name} is refused.</strong> Its required records have been missing{since}, past the grace period, and the
+        server no longer looks them up by itself. {fix} Once every required record is found, the domain is verified and sends live mail again; the
+        sandbox accepts mail from it meanwhile.
+      </p>
+    );
+  }
+  return null;
+}
+
+/**
+ * What the verification just made of the domain, in words, after the user pressed Verify.
+ * `before` is the status it had until then: the same answer means different things to a domain
+ * that was never verified, one that just lost a record, and one already in its grace period.
+ */
+function VerifyResult({ domain, before }: { domain: Domain; before: Domain["status"] }) {
   const progress = requiredProgress(domain);
   const left = progress.required - progress.verified;
-  return domain.status === "verified" ? (
-    <p className="notice notice--success" role="status" data-testid="verify-result">
-      <strong>{domain.name} is verified.</strong> Every required record was found: live mail may now be sent from it.
-      {domain.records.some((record) => !record.required && record.status !== "verified") && " Publish the recommended records too."}
-    </p>
-  ) : (
-    <p className="notice notice--warning" role="status" data-testid="verify-result">
-      <strong>Not verified yet:</strong> {left} required {left === 1 ? "record was" : "records were"} not found as expected (see each record's
-      status below). DNS changes can take a while to reach every server; verifying again is harmless.
-    </p>
+  const notFound = (
+    <>
+      {left} required {left === 1 ? "record was" : "records were"} not found as expected (see each record's status below).
+    </>
   );
+  const propagation = "DNS changes can take a while to reach every server; verifying again is harmless.";
+  switch (domain.status) {
+    case "verified": {
+      const recovered = before === "temporary_failure" || before === "failed";
+      return (
+        <p className="notice notice--success" role="status" data-testid="verify-result">
+          <strong>
+            {domain.name} is verified{recovered && " again"}.
+          </strong>{" "}
+          Every required record was found:{" "}
+          {before === "failed"
+            ? "live mail may be sent from it again."
+            : before === "temporary_failure"
+              ? "it is out of its grace period and goes on sending live mail."
+              : "live mail may now be sent from it."}
+          {domain.records.some((record) => !record.required && record.status !== "verified") && " Publish the recommended records too."}
+        </p>
+      );
+    }
+    case "pending":
+      return (
+        <p className="notice notice--warning" role="status" data-testid="verify-result">
+          <strong>Not verified yet:</strong> {notFound} {propagation}
+        </p>
+      );
+    case "temporary_failure":
+      return (
+        <p className="notice notice--warning" role="status" data-testid="verify-result">
+          {before === "temporary_failure" ? (
+            <>
+              <strong>Records still missing:</strong> {notFound} The grace period continues: live mail is still sent for now.
+            </>
+          ) : (
+            <>
+              <strong>No longer verified:</strong> {notFound} Live mail is still sent during a grace period.
+            </>
+          )}{" "}
+          {propagation}
+        </p>
+      );
+    case "failed":
+      return (
+        <p className="notice notice--danger" role="status" data-testid="verify-result">
+          {before === "failed" ? (
+            <>
+              <strong>Still failed:</strong> {notFound} Live mail from {domain.name} stays refused until they are.
+            </>
+          ) : (
+            <>
+              <strong>Grace period over:</strong> {notFound} Live mail from {domain.name} is refused from now on.
+            </>
+          )}{" "}
+          {propagation}
+        </p>
+      );
+  }
 }
 
 function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: Domain) => void }) {
@@ -70,11 +164,13 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
   const [, navigate] = useLocation();
   const canManage = hasRole(workspace.role, "admin");
   const [deleting, setDeleting] = useState<Domain | null>(null);
-  const [verified, setVerified] = useState(false);
+  // The status before the last Verify, once it has answered: VerifyResult words its outcome by it.
+  const [verifiedFrom, setVerifiedFrom] = useState<Domain["status"] | null>(null);
   const verify = useAction(async () => {
-    setVerified(false);
+    const before = domain.status;
+    setVerifiedFrom(null);
     onChange(await api.call((mr) => mr.domains.verify(domain.id)));
-    setVerified(true);
+    setVerifiedFrom(before);
   });
 
   return (
@@ -105,7 +201,8 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
         </p>
       )}
       {verify.error !== undefined && <ErrorState error={verify.error} title="Could not verify the domain" onRetry={() => void verify.run()} />}
-      {verified && !verify.pending && <VerifyResult domain={domain} />}
+      {verifiedFrom !== null && !verify.pending && <VerifyResult domain={domain} before={verifiedFrom} />}
+      <HealthNotice domain={domain} canManage={canManage} />
       <Summary domain={domain} />
       <Card title="DNS records" flush>
         <div className="card__padded records__intro">
