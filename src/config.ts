@@ -22,6 +22,8 @@ export interface Config {
   heapLimitMb: number;
   /** 32-byte key that encrypts stored idempotent responses; null = derive a file under ./data. */
   secretKey: string | null;
+  /** Keys SECRET_KEY replaced, newest first: what they sealed or signed still opens or verifies. */
+  secretKeyPrevious: string[];
   dataDir: string;
   /** Where people reach the dashboard (invitation links, cookie security); null = from each request. */
   publicUrl: string | null;
@@ -152,6 +154,7 @@ export const SETTINGS = {
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", default: "10000", meaning: "How long shutdown waits for in-flight requests and jobs." },
   heapLimitMb: { env: "HEAP_LIMIT_MB", default: "1024", meaning: "Node's heap limit in MiB, set by bin/mailroom-server (and so make run) as it starts Node: under 2 GiB, V8 lets the heap grow far less past its live data, which keeps a delivery worker's memory flat (docs/performance.md). 0: Node's default. A --max-old-space-size in NODE_OPTIONS wins." },
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
+  secretKeyPrevious: { env: "SECRET_KEY_PREVIOUS", default: "", meaning: "Keys SECRET_KEY replaced, comma-separated, newest first: data sealed and links signed under them still open and verify (docs/deployment.md#rotating-the-secret-key)." },
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
   trustProxy: { env: "TRUST_PROXY", default: "", meaning: "Reverse proxies whose X-Forwarded-For gives the client's address (sign-in throttling, the IP of opens and clicks): comma-separated addresses and CIDRs such as 127.0.0.1,10.0.0.0/8; empty for none. Name only proxies you run: a trusted hop's header is believed." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
@@ -220,6 +223,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const secretKey = read("secretKey") || null;
   if (secretKey !== null && !/^[0-9a-fA-F]{64}$/.test(secretKey)) problems.push(`${SETTINGS.secretKey.env} must be 64 hex characters`);
   if (secretKey === null && !databaseUrl.startsWith("sqlite:")) problems.push(`${SETTINGS.secretKey.env} is required with MySQL so that every node shares it`);
+  const secretKeyPrevious = read("secretKeyPrevious").split(",").map((key) => key.trim()).filter(Boolean);
+  if (secretKeyPrevious.some((key) => !/^[0-9a-fA-F]{64}$/.test(key))) problems.push(`${SETTINGS.secretKeyPrevious.env} must be 64-hex-character keys, comma-separated`);
+  if (secretKeyPrevious.length > 0 && secretKey === null) problems.push(`${SETTINGS.secretKeyPrevious.env} needs ${SETTINGS.secretKey.env}, the new key, set too`);
+  if (secretKey !== null && secretKeyPrevious.some((key) => key.toLowerCase() === secretKey.toLowerCase())) problems.push(`${SETTINGS.secretKeyPrevious.env} must not list ${SETTINGS.secretKey.env} itself`);
 
   const config: Config = {
     host: read("host"),
@@ -235,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int("shutdownGraceMs", 0, 600_000),
     heapLimitMb: int("heapLimitMb", 0),
     secretKey,
+    secretKeyPrevious,
     dataDir: read("dataDir"),
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
     signup: read("signup") === "open" ? "open" : "invitation",

@@ -21,7 +21,9 @@ const USAGE = `usage: mailroom-server <command>
                                        run the HTTP API, the delivery worker and webhook dispatcher, and/or the
                                        inbound SMTP server (replies, bounces, complaints) (default: all three)
   migrate                              apply database migrations and exit
-  bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once`;
+  bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once
+  reseal [--json]                      after a SECRET_KEY rotation, seal every stored DKIM key, webhook secret and
+                                       idempotent response under the new key (SECRET_KEY_PREVIOUS opens the old ones)`;
 
 const ROLES = ["api", "worker", "smtp"] as const;
 type Role = (typeof ROLES)[number];
@@ -50,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "bootstrap":
       return bootstrap(config, values.workspace ?? "My workspace", values.json ?? !process.stdout.isTTY);
+    case "reseal":
+      return reseal(config, values.json ?? !process.stdout.isTTY);
     default:
       console.error(`unknown command ${command}\n${USAGE}`);
       return 2;
@@ -141,6 +145,35 @@ async function bootstrap(config: Config, name: string, json: boolean): Promise<n
       console.log("These secrets are shown once. Store them now; only their digests are kept.");
     }
     return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/**
+ * Re-seals stored secrets under the current SECRET_KEY, showing progress on stderr. Exits 1 when
+ * some value no key opens: dropping SECRET_KEY_PREVIOUS would not lose it (it is lost already),
+ * but the operator must know before deciding.
+ */
+async function reseal(config: Config, json: boolean): Promise<number> {
+  const runtime = await createRuntime(config);
+  try {
+    const counts = await runtime.services.reseal.run((count) => {
+      if (!json || process.stderr.isTTY) process.stderr.write(`${count.name}: ${count.rows} read, ${count.resealed} resealed\n`);
+    });
+    const unreadable = counts.reduce((sum, count) => sum + count.unreadable, 0);
+    if (json) console.log(JSON.stringify({ counts, unreadable }));
+    else {
+      for (const count of counts) {
+        console.log(`${count.name}: ${count.resealed} of ${count.rows} resealed under SECRET_KEY${count.changed ? `, ${count.changed} changed meanwhile (run again)` : ""}${count.unreadable ? `, ${count.unreadable} UNREADABLE` : ""}`);
+      }
+      console.log(
+        unreadable > 0
+          ? "Some values open under no key given: add the key that sealed them to SECRET_KEY_PREVIOUS and run reseal again."
+          : "Every stored secret is sealed under SECRET_KEY. Keep the old key in SECRET_KEY_PREVIOUS for as long as links and reply addresses in mail already sent should work (docs/deployment.md#rotating-the-secret-key).",
+      );
+    }
+    return unreadable > 0 ? 1 : 0;
   } finally {
     await runtime.close();
   }

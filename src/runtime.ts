@@ -19,6 +19,8 @@ import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
 import { DomainsService } from "./services/domains.js";
+import { ResealService } from "./services/reseal.js";
+import { secretKeys } from "./domain/secret-keys.js";
 import { EngagementService } from "./services/engagement.js";
 import { InboundService } from "./services/inbound.js";
 import { InboundReceiver } from "./inbound/receiver.js";
@@ -45,6 +47,8 @@ import { TrackingLinks } from "./tracking/links.js";
 import { TrackingTokens } from "./tracking/tokens.js";
 
 export interface Services {
+  /** Moves sealed values under the current SECRET_KEY (`mailroom-server reseal`). */
+  reseal: ResealService;
   auth: AuthService;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyService;
@@ -97,9 +101,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   metrics.watchQueue("mailroom_webhook_queue", "Webhook deliveries", () => repositories.webhookDeliveries.stats(clock.now()));
   metrics.watchDomains(() => repositories.domains.countByStatus());
 
-  const secret = secretKey(config);
+  const secret = secretKeys(secretKey(config), config.secretKeyPrevious);
   const dnsResolver = MxResolver.fromConfig(config.delivery);
-  const domains = new DomainsService(repositories.domains, new SealedBox(secret, "dkim-keys"), dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname, {
+  const dkimKeys = new SealedBox(secret, "dkim-keys");
+  const idempotentResponses = new SealedBox(secret, "idempotent-responses");
+  const domains = new DomainsService(repositories.domains, dkimKeys, dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname, {
     recheckMs: config.domains.recheckMinutes * 60_000,
     graceMs: config.domains.graceHours * 3_600_000,
   });
@@ -166,7 +172,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
-    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, new SealedBox(secret, "idempotent-responses"), clock),
+    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock),
     apiKeys,
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
     messages: new MessagesService(
@@ -199,6 +205,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     webhooks: new WebhooksService(repositories.webhookEndpoints, repositories.webhookDeliveries, repositories.events, webhookSecrets, targetGuard, clock, () => dispatcher.notify()),
     engagement,
     tracking: new TrackingService(trackingTokens, engagement, clock, logger),
+    reseal: new ResealService([
+      { name: "dkim_keys", box: dkimKeys, store: repositories.domains },
+      { name: "webhook_secrets", box: webhookSecrets, store: repositories.webhookEndpoints },
+      { name: "idempotent_responses", box: idempotentResponses, store: repositories.idempotency },
+    ]),
     inbound: new InboundService({
       inbound: repositories.inbound,
       engagement,

@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { allSecretKeys, type SecretKeys } from "./secret-keys.js";
 
 /**
  * VERP return paths (DESIGN.md §9): each recipient's envelope sender is
@@ -15,10 +16,11 @@ export interface VerpTarget {
 const TAG_LENGTH = 10; // hex characters: 40 bits, far beyond what guessing by mail can reach
 
 export class Verp {
-  private readonly key: Buffer;
+  /** From SECRET_KEY, then SECRET_KEY_PREVIOUS: addresses in mail sent before a rotation still parse. */
+  private readonly keys: Buffer[];
 
-  constructor(secretKeyHex: string) {
-    this.key = Buffer.from(hkdfSync("sha256", Buffer.from(secretKeyHex, "hex"), Buffer.alloc(0), "mailroom:verp", 32));
+  constructor(secretKeys: SecretKeys) {
+    this.keys = allSecretKeys(secretKeys).map((hex) => Buffer.from(hkdfSync("sha256", Buffer.from(hex, "hex"), Buffer.alloc(0), "mailroom:verp", 32)));
   }
 
   returnPath(target: VerpTarget, returnPathDomain: string): string {
@@ -32,7 +34,7 @@ export class Verp {
     if (!match) return null;
     const id = match[1]!.toLowerCase();
     const position = Number(match[2]);
-    return this.matches(match[3]!, this.tag(id, position)) ? { messageId: id, position } : null;
+    return this.matches(match[3]!, id, position) ? { messageId: id, position } : null;
   }
 
   /**
@@ -49,16 +51,19 @@ export class Verp {
     const match = /^reply\+([a-z]+_[0-9a-z]{26})-([0-9a-f]+)@/i.exec(address);
     if (!match) return null;
     const id = match[1]!.toLowerCase();
-    return this.matches(match[2]!, this.tag(id, "reply")) ? { messageId: id } : null;
+    return this.matches(match[2]!, id, "reply") ? { messageId: id } : null;
   }
 
-  private matches(given: string, expected: string): boolean {
+  /** Whether `given` is the tag of (id, position) under any of the keys. */
+  private matches(given: string, id: string, position: number | "reply"): boolean {
     const a = Buffer.from(given.toLowerCase());
-    const b = Buffer.from(expected);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return this.keys.some((key) => {
+      const b = Buffer.from(this.tag(id, position, key));
+      return a.length === b.length && timingSafeEqual(a, b);
+    });
   }
 
-  private tag(id: string, position: number | "reply"): string {
-    return createHmac("sha256", this.key).update(`${id}:${position}`).digest("hex").slice(0, TAG_LENGTH);
+  private tag(id: string, position: number | "reply", key = this.keys[0]!): string {
+    return createHmac("sha256", key).update(`${id}:${position}`).digest("hex").slice(0, TAG_LENGTH);
   }
 }

@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
+import { allSecretKeys, type SecretKeys } from "../domain/secret-keys.js";
 
 /**
  * Signed tracking tokens (DESIGN.md §10, docs/tracking.md#tokens). A token names a message, one
@@ -47,16 +48,17 @@ const MAILTO_TAG_LENGTH = 10;
 const CLOCK_SKEW_MS = 60_000;
 
 export class TrackingTokens {
-  private readonly master: Buffer;
-  private readonly keys = new Map<number, Buffer>();
+  /** SECRET_KEY, then SECRET_KEY_PREVIOUS: links in mail sent before a rotation still verify. */
+  private readonly masters: Buffer[];
+  private readonly keys = new Map<string, Buffer>();
 
   constructor(
-    secretKeyHex: string,
+    secretKeys: SecretKeys,
     private readonly clock: Clock,
     private readonly periodMs: number = KEY_PERIOD_MS,
     private readonly lifetimeMs: number = TOKEN_LIFETIME_MS,
   ) {
-    this.master = Buffer.from(secretKeyHex, "hex");
+    this.masters = allSecretKeys(secretKeys).map((hex) => Buffer.from(hex, "hex"));
   }
 
   /** A URL-safe token for `claims`, signed with the current period's key. */
@@ -87,7 +89,8 @@ export class TrackingTokens {
     const keyId = payload.readUInt32BE(2);
     const issuedAt = payload.readUInt32BE(6) * 1000;
     if (!this.usable(keyId, issuedAt)) return null;
-    if (!timingSafeEqual(raw.subarray(raw.length - MAC_BYTES), this.mac(keyId, payload))) return null;
+    const mac = raw.subarray(raw.length - MAC_BYTES);
+    if (!this.masters.some((_, master) => timingSafeEqual(mac, this.mac(keyId, payload, master)))) return null;
     const position = payload.readUInt16BE(10);
     const idLength = payload.readUInt8(12);
     if (payload.length < HEADER_BYTES + idLength) return null;
@@ -118,8 +121,11 @@ export class TrackingTokens {
     const now = this.clock.now();
     if (keyId * this.periodMs > now + CLOCK_SKEW_MS || now - (keyId + 1) * this.periodMs > this.lifetimeMs) return null;
     const given = Buffer.from(match[4]!.toLowerCase());
-    const expected = Buffer.from(this.mailtoTag(keyId, target));
-    return given.length === expected.length && timingSafeEqual(given, expected) ? target : null;
+    const signed = this.masters.some((_, master) => {
+      const expected = Buffer.from(this.mailtoTag(keyId, target, master));
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+    return signed ? target : null;
   }
 
   private keyIdAt(now: number): number {
@@ -133,22 +139,24 @@ export class TrackingTokens {
     return keyId === this.keyIdAt(issuedAt);
   }
 
-  private mac(keyId: number, payload: Buffer): Buffer {
-    return createHmac("sha256", this.key(keyId)).update(payload).digest().subarray(0, MAC_BYTES);
+  /** `master` indexes `masters`: 0, the current SECRET_KEY, signs; the others only verify. */
+  private mac(keyId: number, payload: Buffer, master = 0): Buffer {
+    return createHmac("sha256", this.key(keyId, master)).update(payload).digest().subarray(0, MAC_BYTES);
   }
 
-  private mailtoTag(keyId: number, target: TrackingTarget): string {
-    return createHmac("sha256", this.key(keyId)).update(`unsubscribe:${target.messageId}:${target.position}`).digest("hex").slice(0, MAILTO_TAG_LENGTH);
+  private mailtoTag(keyId: number, target: TrackingTarget, master = 0): string {
+    return createHmac("sha256", this.key(keyId, master)).update(`unsubscribe:${target.messageId}:${target.position}`).digest("hex").slice(0, MAILTO_TAG_LENGTH);
   }
 
   /** Key `n`, derived once per process: HKDF-SHA256(SECRET_KEY, info "mailroom:tracking:<n>"). */
-  private key(keyId: number): Buffer {
-    let key = this.keys.get(keyId);
+  private key(keyId: number, master: number): Buffer {
+    const cacheKey = `${master}:${keyId}`;
+    let key = this.keys.get(cacheKey);
     if (!key) {
-      key = Buffer.from(hkdfSync("sha256", this.master, Buffer.alloc(0), `mailroom:tracking:${keyId}`, 32));
-      this.keys.set(keyId, key);
+      key = Buffer.from(hkdfSync("sha256", this.masters[master]!, Buffer.alloc(0), `mailroom:tracking:${keyId}`, 32));
+      this.keys.set(cacheKey, key);
       // Only the periods within the lifetime are ever derived; keep the map from growing past them.
-      if (this.keys.size > Math.ceil(this.lifetimeMs / this.periodMs) + 4) this.keys.delete(this.keys.keys().next().value!);
+      if (this.keys.size > (Math.ceil(this.lifetimeMs / this.periodMs) + 4) * this.masters.length) this.keys.delete(this.keys.keys().next().value!);
     }
     return key;
   }

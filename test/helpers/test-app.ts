@@ -29,8 +29,9 @@ export interface TestApp {
   /**
    * Closes the app and runtime as a process exit would, then opens a new runtime and app on the
    * same database (same clock, workspaces and keys). `app` and `runtime` point at the new ones.
+   * `changes` to the environment apply from then on (a new SECRET_KEY, say).
    */
-  restart(): Promise<void>;
+  restart(changes?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +45,7 @@ const TEST_SECRET_KEY = "0123456789abcdef".repeat(4);
 export async function createTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await database.create();
   try {
-    const config: Config = loadConfig({
+    const configWith = (changes: Record<string, string>): Config => loadConfig({
       DATABASE_URL: db.url,
       DATA_DIR: db.dataDir,
       LOG_LEVEL: "silent",
@@ -59,7 +60,9 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
       DELIVERY_COMPOSE_THREADS: "0",
       ...(database.name === "mysql" ? { SECRET_KEY: TEST_SECRET_KEY } : {}),
       ...env,
+      ...changes,
     });
+    let config = configWith({});
     const clock = new ManualClock(Date.now());
     const lifecycle: Lifecycle = { ready: true };
     const open = async () => {
@@ -104,8 +107,9 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
         for (let i = 0; i < 100; i++) if ((await runtime.dispatcher.tick()) === 0) return;
         throw new Error("the webhook dispatcher did not drain in 100 ticks");
       },
-      async restart() {
+      async restart(changes) {
         await shutdown();
+        if (changes) config = configWith(changes);
         ({ runtime, app } = await open());
         testApp.runtime = runtime;
         testApp.app = app;

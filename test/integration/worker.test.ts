@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { secretKeys } from "../../src/domain/secret-keys.js";
 import { composeMessage, type Compose } from "../../src/delivery/compose.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
 import { DeliveryWorker } from "../../src/delivery/worker.js";
@@ -73,8 +74,8 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         claimedBy: "slow-worker",
         identity: null,
         suppressions: new Map(),
-        verp: new Verp("ab".repeat(32)),
-        tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", new Verp("ab".repeat(32))),
+        verp: new Verp(secretKeys("ab".repeat(32))),
+        tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", new Verp(secretKeys("ab".repeat(32)))),
         compose: composeMessage,
         deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message),
         retryDelayMs: () => 30_000,
@@ -112,7 +113,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
      * of the messages it has in hand (from the start of composing to the end of the hand-off).
      */
     const budgetedWorker = (maxBytesInHand: number, sizeOf: (messageId: string) => number) => {
-      const verp = new Verp("ab".repeat(32));
+      const verp = new Verp(secretKeys("ab".repeat(32)));
       const seen = { inHand: 0, peak: 0, peakMessages: 0, messages: 0, delivered: 0 };
       const byMessage = new Map<string, number>();
       const compose: Compose = async (request) => {

@@ -50,6 +50,15 @@ describe("loadConfig", () => {
     for (const bad of ["t.mail.example.com", "https://t.example/path", "ftp://t.example", "https://user@t.example"]) expect(() => loadConfig({ TRACKING_BASE_URL: bad }), bad).toThrow(/TRACKING_BASE_URL/);
   });
 
+  it("takes the keys SECRET_KEY replaced from SECRET_KEY_PREVIOUS, newest first, only beside a new SECRET_KEY", () => {
+    const [a, b, c] = ["aa", "bb", "cc"].map((pair) => pair.repeat(32)) as [string, string, string];
+    expect(loadConfig({}).secretKeyPrevious).toEqual([]);
+    expect(loadConfig({ SECRET_KEY: a, SECRET_KEY_PREVIOUS: ` ${b}, ${c} ` }).secretKeyPrevious).toEqual([b, c]);
+    expect(() => loadConfig({ SECRET_KEY_PREVIOUS: b })).toThrow(/SECRET_KEY_PREVIOUS needs SECRET_KEY/);
+    expect(() => loadConfig({ SECRET_KEY: a, SECRET_KEY_PREVIOUS: "abc" })).toThrow(/SECRET_KEY_PREVIOUS must be 64-hex-character keys/);
+    expect(() => loadConfig({ SECRET_KEY: a, SECRET_KEY_PREVIOUS: `${b},${a.toUpperCase()}` })).toThrow(/must not list SECRET_KEY itself/);
+  });
+
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));

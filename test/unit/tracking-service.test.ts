@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { secretKeys } from "../../src/domain/secret-keys.js";
 import { ManualClock } from "../../src/domain/clock.js";
 import type { EngagementInput } from "../../src/services/engagement.js";
 import { TrackingService, type EngagementRecorder } from "../../src/services/tracking.js";
@@ -9,7 +10,7 @@ const visitor = { method: "GET", userAgent: "Mozilla/5.0 (X11; Linux x86_64) Fir
 
 function setup(recorder: EngagementRecorder) {
   const clock = new ManualClock();
-  const tokens = new TrackingTokens("ab".repeat(32), clock);
+  const tokens = new TrackingTokens(secretKeys("ab".repeat(32)), clock);
   const errors: object[] = [];
   const service = new TrackingService(tokens, recorder, clock, { error: (obj) => void errors.push(obj) }, { recordWaitMs: 50 });
   return { clock, tokens, service, errors };

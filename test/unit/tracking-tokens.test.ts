@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { secretKeys } from "../../src/domain/secret-keys.js";
 import { ManualClock } from "../../src/domain/clock.js";
 import { KEY_PERIOD_MS, TOKEN_LIFETIME_MS, TrackingTokens } from "../../src/tracking/tokens.js";
 
@@ -8,7 +9,7 @@ const DAY = 24 * 3600 * 1000;
 
 const setup = () => {
   const clock = new ManualClock(Date.parse("2026-11-21T10:00:00Z"));
-  return { clock, tokens: new TrackingTokens(SECRET, clock) };
+  return { clock, tokens: new TrackingTokens(secretKeys(SECRET), clock) };
 };
 
 /** Flips one bit of the decoded token at `byte` (from the start, or from the end when negative). */
@@ -40,12 +41,27 @@ describe("TrackingTokens", () => {
     expect(tokens.verify(forged, "click")).toBeNull();
   });
 
+  it("verifies tokens and mailto addresses signed under a key listed in SECRET_KEY_PREVIOUS, and signs new ones with SECRET_KEY", () => {
+    const { clock, tokens: before } = setup();
+    const link = before.issue({ kind: "click", messageId, position: 2, url: "https://acme.example/a" });
+    const mailto = before.unsubscribeMailto({ messageId, position: 2 }, "b.example");
+    const rotated = new TrackingTokens(secretKeys("cd".repeat(32), [SECRET]), clock);
+    expect(rotated.verify(link, "click")).toMatchObject({ messageId, position: 2, url: "https://acme.example/a" });
+    expect(rotated.parseUnsubscribeAddress(mailto)).toEqual({ messageId, position: 2 });
+    // New tokens are the new key's: a server that has only the old key refuses them.
+    expect(before.verify(rotated.issue({ kind: "open", messageId, position: 0 }), "open")).toBeNull();
+    // Once the old key is dropped, what it signed no longer verifies.
+    const dropped = new TrackingTokens(secretKeys("cd".repeat(32)), clock);
+    expect(dropped.verify(link, "click")).toBeNull();
+    expect(dropped.parseUnsubscribeAddress(mailto)).toBeNull();
+  });
+
   it("refuses a token of another kind, from another server's secret, or that is not a token at all", () => {
     const { clock, tokens } = setup();
     const open = tokens.issue({ kind: "open", messageId, position: 0 });
     expect(tokens.verify(open, "unsubscribe")).toBeNull();
     expect(tokens.verify(open, "click")).toBeNull();
-    expect(tokens.verify(new TrackingTokens("cd".repeat(32), clock).issue({ kind: "open", messageId, position: 0 }), "open")).toBeNull();
+    expect(tokens.verify(new TrackingTokens(secretKeys("cd".repeat(32)), clock).issue({ kind: "open", messageId, position: 0 }), "open")).toBeNull();
     for (const junk of ["", "x", "not a token", "A".repeat(40), `${open}.gif`, open.slice(0, -2)]) expect(tokens.verify(junk, "open")).toBeNull();
   });
 
@@ -66,7 +82,7 @@ describe("TrackingTokens", () => {
 
   it("refuses a token that claims to have been issued in the future", () => {
     const { clock, tokens } = setup();
-    const later = new TrackingTokens(SECRET, new ManualClock(clock.now() + 2 * KEY_PERIOD_MS)).issue({ kind: "open", messageId, position: 0 });
+    const later = new TrackingTokens(secretKeys(SECRET), new ManualClock(clock.now() + 2 * KEY_PERIOD_MS)).issue({ kind: "open", messageId, position: 0 });
     expect(tokens.verify(later, "open")).toBeNull();
   });
 
@@ -84,7 +100,7 @@ describe("TrackingTokens", () => {
     const address = tokens.unsubscribeMailto({ messageId, position: 1 }, "b.example");
     expect(tokens.parseUnsubscribeAddress(address.replace("-1-", "-2-"))).toBeNull();
     expect(tokens.parseUnsubscribeAddress(address.replace(/-[0-9a-f]{10}@/, "-0000000000@"))).toBeNull();
-    expect(tokens.parseUnsubscribeAddress(new TrackingTokens("cd".repeat(32), clock).unsubscribeMailto({ messageId, position: 1 }, "b.example"))).toBeNull();
+    expect(tokens.parseUnsubscribeAddress(new TrackingTokens(secretKeys("cd".repeat(32)), clock).unsubscribeMailto({ messageId, position: 1 }, "b.example"))).toBeNull();
     expect(tokens.parseUnsubscribeAddress("reply+msg_01jd3k8m2q5v7w9x1y3z5a7b9c-0123456789@b.example")).toBeNull();
     clock.advance(TOKEN_LIFETIME_MS + 2 * KEY_PERIOD_MS);
     expect(tokens.parseUnsubscribeAddress(address)).toBeNull();

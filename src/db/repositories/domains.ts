@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { UniqueViolation } from "../../domain/errors.js";
 import { isUniqueViolation } from "../driver-errors.js";
+import type { SealedRow, SealedStore } from "./sealed-store.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { DomainStatus } from "../../domain/domain-status.js";
@@ -63,7 +64,7 @@ export interface DueDomain {
 export const UQ_DOMAIN_NAME = "uq_domains__workspace_name";
 
 /** Domains belong to a workspace and serve both its environments: every query is scoped by workspace. */
-export class DomainsRepository {
+export class DomainsRepository implements SealedStore {
   constructor(private readonly knex: Knex) {}
 
   /** Throws UniqueViolation(UQ_DOMAIN_NAME) when the workspace already has the name. */
@@ -123,6 +124,25 @@ export class DomainsRepository {
   async claimCheck(domain: DueDomain, until: number): Promise<boolean> {
     const claimed = await this.knex("domains").where({ workspace_id: domain.workspace_id, id: domain.id, next_check_at: domain.next_check_at }).update({ next_check_at: until });
     return claimed === 1;
+  }
+
+  /** Every workspace's domains with their sealed DKIM private keys, in id order (SealedStore). */
+  async sealedPage(after: string | null, limit: number): Promise<SealedRow[]> {
+    const query = this.knex("domains").orderBy("id").limit(limit).select("id", "dkim_keys");
+    if (after !== null) query.where("id", ">", after);
+    const rows = (await query) as Array<{ id: string; dkim_keys: unknown }>;
+    return rows.map((row) => ({ key: row.id, sealed: parseJson<StoredDkimKey[]>(row.dkim_keys).map((key) => key.private_key) }));
+  }
+
+  /** Replaces the domain's sealed private keys if its keys are still those `row` read (SealedStore). */
+  async replaceSealed(row: SealedRow, next: Array<string | null>): Promise<boolean> {
+    const current = (await this.knex("domains").where({ id: row.key }).first("dkim_keys")) as { dkim_keys: string } | undefined;
+    if (!current) return false;
+    const keys = parseJson<StoredDkimKey[]>(current.dkim_keys);
+    if (keys.length !== row.sealed.length || keys.some((key, i) => key.private_key !== row.sealed[i])) return false;
+    const resealed = keys.map((key, i) => ({ ...key, private_key: next[i] ?? key.private_key }));
+    // Compare-and-set on the whole column: a concurrent change to the keys makes this a no-op.
+    return (await this.knex("domains").where({ id: row.key, dkim_keys: current.dkim_keys }).update({ dkim_keys: JSON.stringify(resealed) })) === 1;
   }
 
   /** How many domains are in each status, over every workspace (for the `mailroom_domains` gauge). */

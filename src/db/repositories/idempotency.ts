@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Scope } from "../../domain/environments.js";
 import type { BatchWriter } from "../group-commit.js";
 import { toNumber } from "../rows.js";
+import type { SealedRow, SealedStore } from "./sealed-store.js";
 
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -31,7 +32,7 @@ export interface CompleteItem {
   response: string;
 }
 
-export class IdempotencyRepository {
+export class IdempotencyRepository implements SealedStore {
   /**
    * Claims keys atomically: insert-if-absent, then read what is there. The caller owns the key
    * when the stored claim_token is its own. A crashed request's stale claim (past locked_until,
@@ -84,6 +85,27 @@ export class IdempotencyRepository {
   /** Forgets a claim whose request failed unexpectedly, so a retry runs again. */
   async release(scope: Scope, key: string, claimToken: string): Promise<void> {
     await this.knex("idempotency_keys").where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_key: key, claim_token: claimToken, state: "running" }).delete();
+  }
+
+  /**
+   * Every environment's stored responses, in primary-key order (SealedStore). The key is the
+   * JSON of (workspace_id, environment, idempotency_key).
+   */
+  async sealedPage(after: string | null, limit: number): Promise<SealedRow[]> {
+    const query = this.knex("idempotency_keys")
+      .whereNotNull("response")
+      .orderBy(["workspace_id", "environment", "idempotency_key"])
+      .limit(limit)
+      .select("workspace_id", "environment", "idempotency_key", "response");
+    if (after !== null) query.whereRaw("(workspace_id, environment, idempotency_key) > (?, ?, ?)", JSON.parse(after) as [string, string, string]);
+    const rows = (await query) as Array<{ workspace_id: string; environment: string; idempotency_key: string; response: string }>;
+    return rows.map((row) => ({ key: JSON.stringify([row.workspace_id, row.environment, row.idempotency_key]), sealed: [row.response] }));
+  }
+
+  /** Replaces the stored response if it is still the one `row` read (SealedStore). */
+  async replaceSealed(row: SealedRow, next: Array<string | null>): Promise<boolean> {
+    const [workspace_id, environment, idempotency_key] = JSON.parse(row.key) as [string, string, string];
+    return (await this.knex("idempotency_keys").where({ workspace_id, environment, idempotency_key, response: row.sealed[0] }).update({ response: next[0] ?? row.sealed[0] })) === 1;
   }
 
   async pruneExpired(now: number, limit = 1000): Promise<number> {

@@ -5,6 +5,7 @@ import type { EventType } from "../../domain/events.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
+import type { SealedRow, SealedStore } from "./sealed-store.js";
 
 type Webhook = components["schemas"]["Webhook"];
 export type WebhookDisabledReason = components["schemas"]["WebhookDisabledReason"];
@@ -35,7 +36,7 @@ export type WebhookEndpointPatch = Partial<Omit<WebhookEndpointRow, "id" | "work
 const ALL_TYPES = "*";
 
 /** Webhook endpoints belong to one (workspace, environment): every tenant query takes that scope. */
-export class WebhookEndpointsRepository {
+export class WebhookEndpointsRepository implements SealedStore {
   constructor(private readonly knex: Knex) {}
 
   async insert(row: WebhookEndpointRow): Promise<void> {
@@ -90,6 +91,23 @@ export class WebhookEndpointsRepository {
       for (const table of ["webhook_subscriptions", "webhook_deliveries", "webhook_attempts"]) await trx(table).where({ endpoint_id: id }).delete();
       return true;
     });
+  }
+
+  /** Every environment's endpoints with their sealed secret and previous secret, in id order (SealedStore). */
+  async sealedPage(after: string | null, limit: number): Promise<SealedRow[]> {
+    const query = this.knex("webhook_endpoints").orderBy("id").limit(limit).select("id", "secret", "previous_secret");
+    if (after !== null) query.where("id", ">", after);
+    const rows = (await query) as Array<{ id: string; secret: string; previous_secret: string | null }>;
+    return rows.map((row) => ({ key: row.id, sealed: [row.secret, row.previous_secret] }));
+  }
+
+  /** Replaces the endpoint's sealed secrets if they are still those `row` read, so a rotation meanwhile wins (SealedStore). */
+  async replaceSealed(row: SealedRow, next: Array<string | null>): Promise<boolean> {
+    const [secret, previous] = row.sealed;
+    const query = this.knex("webhook_endpoints").where({ id: row.key, secret });
+    if (previous === null) query.whereNull("previous_secret");
+    else query.where({ previous_secret: previous });
+    return (await query.update({ secret: next[0] ?? secret, previous_secret: next[1] ?? previous })) === 1;
   }
 
   private async subscribe(trx: Knex.Transaction, row: WebhookEndpointRow): Promise<void> {
