@@ -88,6 +88,24 @@ describe.each(databases)("Rotating the secret key ($name)", (database) => {
     expect((await reseal()).map((count) => count.resealed)).toEqual([1, 1, 1]);
   });
 
+  it("pages through every workspace's and environment's stored responses, past keys that sort alike", async () => {
+    for (const [key, idempotencyKey] of [[t.workspace.liveKey, "order-42"], [t.other.sandboxKey, "order-42"], [undefined, "order-42a"], [undefined, "Order-42"]] as const) {
+      const res = await t.call({ ...idempotent, ...(key ? { key } : {}), headers: { "idempotency-key": idempotencyKey }, payload: aMessage(key === t.workspace.liveKey ? { from: "hello@acme.example" } : {}) });
+      expect(res.statusCode, res.body).toBe(202);
+    }
+    const store = t.runtime.repositories.idempotency;
+    const seen: string[] = [];
+    for (let after: string | null = null; ; ) {
+      const page = await store.sealedPage(after, 2);
+      seen.push(...page.map((row) => row.key));
+      if (page.length < 2) break;
+      after = page[page.length - 1]!.key;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    expect([...seen].sort()).toEqual(seen);
+  });
+
   it("leaves a row that changed after it was read: a secret rotated meanwhile wins", async () => {
     await t.restart({ SECRET_KEY: NEW, SECRET_KEY_PREVIOUS: OLD });
     const store = t.runtime.repositories.webhookEndpoints;
