@@ -649,6 +649,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/domains/{domain_id}/rotate-dkim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a domain's DKIM keys
+         * @description Starts replacing the domain's DKIM keys without a moment of unsigned or unverifiable mail
+         *     (M3AAWG recommends rotating them at least every six months, and at once when a key may
+         *     have leaked). New keys are generated (RSA-2048 and Ed25519, new selectors) and listed in
+         *     `dkim_rotation`; their TXT records join `records` with the purpose `dkim_next`. Mail is
+         *     still signed with the current keys. Publish the new records: the first verification that
+         *     finds them all (`verifyDomain`, or the server's own check) makes the new keys the
+         *     domain's `dkim`, signing every message from then on, and drops the old keys and their
+         *     records. Leave the old TXT records published for a week after that, for mail still on its
+         *     way. Only a `verified` domain's keys can be rotated; rotating again before the new keys
+         *     are in use replaces them with newer ones (publish those instead).
+         */
+        post: operations["rotateDomainDkim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/suppressions": {
         parameters: {
             query?: never;
@@ -1659,7 +1694,7 @@ export interface components {
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
-             *     `last_owner`, `already_a_member`, `domain_exists`, `sender_domain_not_verified`,
+             *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
              *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
              *     `template_render_failed`, `webhook_target_not_allowed`, `internal_error`,
@@ -2401,12 +2436,14 @@ export interface components {
         DomainRecord: {
             /**
              * @description What the record is for: `spf` authorises this server to send for the return-path
-             *     domain, `dkim` publishes a signing key, `dmarc` a policy (`p=none` to start with),
+             *     domain, `dkim` publishes a signing key, `dkim_next` a new key of a rotation in progress
+             *     (see `rotateDomainDkim`; not required: the domain's status does not depend on it),
+             *     `dmarc` a policy (`p=none` to start with),
              *     `return_path` routes bounces and replies (the envelope sender's domain) back to this
              *     server, and `tracking` points the tracking domain, if one is set, at this server.
              * @enum {string}
              */
-            purpose: "spf" | "dkim" | "dmarc" | "return_path" | "tracking";
+            purpose: "spf" | "dkim" | "dkim_next" | "dmarc" | "return_path" | "tracking";
             /**
              * @description The DNS record type.
              * @enum {string}
@@ -2492,6 +2529,17 @@ export interface components {
              * @description When the server will look the records of this `verified` or `temporary_failure` domain up again by itself; null when it will not (a `pending` or `failed` domain waits for `verifyDomain`).
              */
             next_check_at: string | null;
+            /** @description The new keys of a rotation in progress (`rotateDomainDkim`), which take over from `dkim` once their `dkim_next` records are all found; null otherwise. */
+            dkim_rotation: components["schemas"]["DomainDkimRotation"] | null;
+        };
+        DomainDkimRotation: {
+            /**
+             * Format: date-time
+             * @description When the rotation was started.
+             */
+            started_at: string;
+            /** @description The new keys, not signing yet. */
+            keys: components["schemas"]["DomainDkimKey"][];
         };
         DomainList: {
             /** @description The page. */
@@ -2931,8 +2979,8 @@ export interface components {
         };
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
-         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `template_exists`,
-         *     `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
+         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
+         *     `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
@@ -4509,6 +4557,54 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The domain, with each records status. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateDomainDkim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The domain's id.
+                 * @example dom_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                domain_id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain, with the new keys in `dkim_rotation` and their records to publish. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -236,7 +236,7 @@ describe("domains", () => {
     expectTypeOf(mr.domains.create).toBeCallableWith({ return_path_subdomain: "bounces" });
     expectTypeOf(mr.domains.verify).returns.resolves.toEqualTypeOf<Domain>();
     expectTypeOf<DomainRecord["type"]>().toEqualTypeOf<"TXT" | "MX" | "CNAME">();
-    expectTypeOf<DomainRecord["purpose"]>().toEqualTypeOf<"spf" | "dkim" | "dmarc" | "return_path" | "tracking">();
+    expectTypeOf<DomainRecord["purpose"]>().toEqualTypeOf<"spf" | "dkim" | "dkim_next" | "dmarc" | "return_path" | "tracking">();
     expectTypeOf<DomainRecord["status"]>().toEqualTypeOf<"pending" | "verified" | "missing" | "mismatch">();
   });
 

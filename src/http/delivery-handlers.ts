@@ -9,6 +9,7 @@ type DeliveryOperation =
   | "updateDomain"
   | "deleteDomain"
   | "verifyDomain"
+  | "rotateDomainDkim"
   | "listSuppressions"
   | "createSuppression"
   | "getSuppression"
@@ -33,6 +34,8 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
     deleteDomain: async (req) => services.domains.delete(principalOf(req), req.params.domain_id),
 
     verifyDomain: async (req) => services.domains.verify(principalOf(req), req.params.domain_id),
+
+    rotateDomainDkim: async (req) => services.domains.rotateDkim(principalOf(req), req.params.domain_id),
 
     listSuppressions: async (req) => services.suppressions.list(principalOf(req), { reason: req.query.reason, email: req.query.email }, pageOf(req.query)),
 

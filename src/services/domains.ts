@@ -101,19 +101,11 @@ export class DomainsService {
     if (name === null) throw ValidationError.field("/name", `${JSON.stringify(input.name)} is not a domain name such as acme.example`);
     const returnPathDomain = `${(input.return_path_subdomain ?? "bounces").toLowerCase()}.${name}`;
     const now = this.clock.now();
-    const selectorBase = `mr${new Date(now).toISOString().slice(2, 4)}${new Date(now).toISOString().slice(5, 7)}${randomLabel(3)}`;
     // The longest name published is a DKIM selector's; it and the return-path must fit in DNS.
-    const longest = Math.max(returnPathDomain.length, `${selectorBase}-rsa._domainkey.${name}`.length);
+    const longest = Math.max(returnPathDomain.length, `${selectorBase(now)}-rsa._domainkey.${name}`.length);
     if (longest > 253) throw ValidationError.field("/name", `is too long: its DNS records would be named with more than 253 characters`);
     if (await this.domains.findByName(principal.workspaceId, name)) throw domainExists(name);
-
-    // Generated on the thread pool: RSA-2048 costs ~300 ms of CPU, too long to block the event loop.
-    const keys: StoredDkimKey[] = await Promise.all(
-      DKIM_ALGORITHMS.map(async ({ algorithm, suffix }) => {
-        const key = await generateDkimKeyAsync(algorithm);
-        return { selector: `${selectorBase}-${suffix}`, algorithm, dns_value: key.dnsValue, private_key: this.keyBox.seal(key.privateKeyPem) };
-      }),
-    );
+    const keys = await this.newKeys(now);
     const row: DomainRow = {
       id: newId("domain", now),
       workspace_id: principal.workspaceId,
@@ -139,6 +131,50 @@ export class DomainsService {
     }
     this.forget(principal.workspaceId, name);
     return this.toWire(row);
+  }
+
+  /**
+   * Starts a DKIM key rotation (docs/domains.md#rotating-dkim-keys): new keys that sign nothing
+   * until a check finds their `dkim_next` records, when `check` promotes them. Rotating again
+   * before that replaces the new keys. Only a verified domain: one whose records are not all
+   * published has something else to fix first.
+   */
+  async rotateDkim(principal: Principal, id: string): Promise<Domain> {
+    let row = await this.rotatable(principal, id);
+    const next = await this.newKeys(this.clock.now(), true);
+    // Written only over the keys it read: a check that promoted keys, or another rotation, in
+    // the ~0.3 s the keys took would otherwise be undone. Then it starts again from the new state.
+    for (let attempt = 1; ; attempt++) {
+      const dkimKeys = [...row.dkim_keys.filter((key) => key.pending_since === undefined), ...next];
+      const records = [...row.records.filter((record) => record.purpose !== "dkim_next"), ...next.map((key) => dkimRecord(key, row.name, "dkim_next"))];
+      if (await this.domains.replaceKeys(principal.workspaceId, id, row.dkim_keys, { dkim_keys: dkimKeys, records })) {
+        this.forget(principal.workspaceId, row.name);
+        return this.toWire({ ...row, dkim_keys: dkimKeys, records });
+      }
+      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while its new keys were being saved; try again.`);
+      row = await this.rotatable(principal, id);
+    }
+  }
+
+  private async rotatable(principal: Principal, id: string): Promise<DomainRow> {
+    const row = await this.find(principal, id);
+    if (row.status !== "verified") {
+      throw new ConflictError("domain_not_verified", "Domain not verified", `Only a verified domain's DKIM keys can be rotated; ${row.name} is ${row.status}. Publish its records and call verifyDomain first.`);
+    }
+    return row;
+  }
+
+  /** A new RSA and Ed25519 key under fresh selectors; `pending` for a rotation's. */
+  private async newKeys(now: number, pending = false): Promise<StoredDkimKey[]> {
+    const base = selectorBase(now);
+    // Generated on the thread pool: RSA-2048 costs ~300 ms of CPU, too long to block the event loop.
+    return Promise.all(
+      DKIM_ALGORITHMS.map(async ({ algorithm, suffix }): Promise<StoredDkimKey> => {
+        const key = await generateDkimKeyAsync(algorithm);
+        const stored = { selector: `${base}-${suffix}`, algorithm, dns_value: key.dnsValue, private_key: this.keyBox.seal(key.privateKeyPem) };
+        return pending ? { ...stored, pending_since: now } : stored;
+      }),
+    );
   }
 
   async list(principal: Principal, page: PageRequest): Promise<Page<Domain>> {
@@ -197,12 +233,17 @@ export class DomainsService {
    * no lookup answers at all, nothing is saved and the call answers 503.
    */
   async verify(principal: Principal, id: string): Promise<Domain> {
-    const row = await this.find(principal, id);
-    const check = await this.check(row);
-    if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
-    await this.domains.saveCheck(principal.workspaceId, id, check);
-    this.forget(principal.workspaceId, row.name);
-    return this.toWire({ ...row, ...check });
+    // A check is saved only over the keys it was made against; a rotation meanwhile means again.
+    for (let attempt = 1; ; attempt++) {
+      const row = await this.find(principal, id);
+      const check = await this.check(row);
+      if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
+      if (await this.domains.saveCheck(principal.workspaceId, id, check, row.dkim_keys)) {
+        this.forget(principal.workspaceId, row.name);
+        return this.toWire({ ...row, ...check });
+      }
+      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while it was being verified; try again.`);
+    }
   }
 
   /**
@@ -221,11 +262,10 @@ export class DomainsService {
         if (!(await this.domains.claimCheck(domain, retryAt))) return null; // another worker has it
         const row = await this.domains.find(domain.workspace_id, domain.id);
         if (!row) return null; // deleted meanwhile
-        const check = await this.check(row);
-        if (check !== null) {
-          await this.domains.saveCheck(row.workspace_id, row.id, check);
-          this.forget(row.workspace_id, row.name);
-        }
+        // Not saved when the keys changed meanwhile: the domain is checked again at the claim's end.
+        let check = await this.check(row);
+        if (check !== null && !(await this.domains.saveCheck(row.workspace_id, row.id, check, row.dkim_keys))) check = null;
+        if (check !== null) this.forget(row.workspace_id, row.name);
         const missing = check && check.records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
         return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };
       }),
@@ -243,16 +283,17 @@ export class DomainsService {
     const hostname = this.hostname();
     const answers = await Promise.all(row.records.map((record) => this.lookUp(record)));
     if (answers.every((answer) => answer === undefined)) return null;
-    const records = row.records.map((record, i): DomainRecord => {
+    const looked = row.records.map((record, i): DomainRecord => {
       const answer = answers[i];
       if (answer === undefined) return record; // temporary failure: keep what the last check found
       return { ...record, ...checkRecord(record, answer, record.purpose === "tracking" ? this.trackingHost : hostname) };
     });
+    const { dkim_keys, records } = promoteRotation(row.dkim_keys, looked, answers);
     const requiredFound = records.every((record) => !record.required || record.status === "verified");
-    const freshlyVerified = requiredFound && records.every((record, i) => !record.required || answers[i] !== undefined);
+    const freshlyVerified = requiredFound && looked.every((record, i) => !record.required || answers[i] !== undefined);
     const now = this.clock.now();
     const health = afterCheck(row, requiredFound, now, this.policy);
-    return { ...health, records, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
+    return { ...health, records, dkim_keys, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
   }
 
   /**
@@ -293,7 +334,7 @@ export class DomainsService {
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
       trackingDomain: row.tracking_domain,
-      signers: row.dkim_keys.map((key) => ({ domain: row.name, selector: key.selector, algorithm: key.algorithm, privateKeyPem: this.keyBox.open(key.private_key) })),
+      signers: activeKeys(row.dkim_keys).map((key) => ({ domain: row.name, selector: key.selector, algorithm: key.algorithm, privateKeyPem: this.keyBox.open(key.private_key) })),
     };
   }
 
@@ -334,7 +375,7 @@ export class DomainsService {
       name: row.name,
       status: row.status,
       return_path_domain: row.return_path_domain,
-      dkim: row.dkim_keys.map(({ selector, algorithm }) => ({ selector, algorithm })),
+      dkim: activeKeys(row.dkim_keys).map(({ selector, algorithm }) => ({ selector, algorithm })),
       records: row.records,
       track_opens: row.track_opens,
       track_clicks: row.track_clicks,
@@ -345,6 +386,7 @@ export class DomainsService {
       failing_since: toIsoOrNull(row.failing_since),
       grace_ends_at: row.failing_since === null ? null : toIso(graceEndsAt(row.failing_since, this.policy)),
       next_check_at: toIsoOrNull(row.next_check_at),
+      dkim_rotation: dkimRotation(row.dkim_keys),
     };
   }
 
@@ -355,8 +397,38 @@ export class DomainsService {
 
 const cacheKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
 
+/** The keys that sign the domain's mail: all but a rotation's new ones. */
+const activeKeys = (keys: readonly StoredDkimKey[]) => keys.filter((key) => key.pending_since === undefined);
+
+/** A rotation in progress, as the API shows it. */
+function dkimRotation(keys: readonly StoredDkimKey[]): Domain["dkim_rotation"] {
+  const next = keys.filter((key) => key.pending_since !== undefined);
+  if (next.length === 0) return null;
+  return { started_at: toIso(next[0]!.pending_since!), keys: next.map(({ selector, algorithm }) => ({ selector, algorithm })) };
+}
+
+/**
+ * Ends a DKIM rotation when this check found every one of its `dkim_next` records by its own
+ * answers: the new keys sign from then on, and the old keys and their records go (docs/domains.md
+ * #rotating-dkim-keys). The new records become `dkim`, required, with what this check found.
+ */
+function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers: ReadonlyArray<DnsAnswer | undefined>): { dkim_keys: StoredDkimKey[]; records: DomainRecord[] } {
+  const next = records.flatMap((record, i) => (record.purpose === "dkim_next" ? [{ record, fresh: answers[i] !== undefined }] : []));
+  if (next.length === 0 || !next.every(({ record, fresh }) => fresh && record.status === "verified")) return { dkim_keys: keys, records };
+  return {
+    dkim_keys: keys.filter((key) => key.pending_since !== undefined).map(({ pending_since: _started, ...key }) => key),
+    records: records.filter((record) => record.purpose !== "dkim").map((record) => (record.purpose === "dkim_next" ? { ...record, purpose: "dkim" as const, required: true } : record)),
+  };
+}
+
 const domainExists = (name: string) =>
   new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; get it with listDomains, or delete it first to start over with new keys.`);
+
+/** `mr<yymm><3 random characters>`: the date tells an operator how old a key is (docs/domains.md). */
+function selectorBase(now: number): string {
+  const iso = new Date(now).toISOString();
+  return `mr${iso.slice(2, 4)}${iso.slice(5, 7)}${randomLabel(3)}`;
+}
 
 function randomLabel(length: number): string {
   // 256 is a multiple of 32: every character is equally likely.
@@ -394,9 +466,14 @@ export function recordsFor(name: string, returnPathDomain: string, keys: readonl
   return [
     record("return_path", "MX", returnPathDomain, hostname, true, 10),
     record("spf", "TXT", returnPathDomain, `v=spf1 a:${hostname} ~all`, true),
-    ...keys.map((key) => record("dkim", "TXT", `${key.selector}._domainkey.${name}`, key.dns_value, true)),
+    ...keys.map((key) => dkimRecord(key, name, "dkim")),
     record("dmarc", "TXT", `_dmarc.${name}`, DMARC_VALUE, false),
   ];
+}
+
+/** The TXT record publishing a DKIM key: required once it signs (`dkim`), not while a rotation waits for it (`dkim_next`). */
+export function dkimRecord(key: StoredDkimKey, name: string, purpose: "dkim" | "dkim_next"): DomainRecord {
+  return { purpose, type: "TXT", name: `${key.selector}._domainkey.${name}`, value: key.dns_value, priority: null, required: purpose === "dkim", status: "pending", found: [] };
 }
 
 /** A tracking domain's record: a CNAME to the host serving the tracking links (docs/tracking.md#tracking-domain). */
@@ -432,7 +509,7 @@ export function checkRecord(record: DomainRecord, answer: DnsAnswer, hostname: s
   }
   const txt = answer.txt;
   if (txt.length === 0) return { status: "missing", found: [] };
-  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dkim" ? dkimKeyPublished(txt, record.value) : dmarcPublished(txt);
+  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dmarc" ? dmarcPublished(txt) : dkimKeyPublished(txt, record.value);
   return { status: matches ? "verified" : "mismatch", found: keepable(txt) };
 }
 

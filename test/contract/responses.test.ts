@@ -68,6 +68,12 @@ describe("every response honours the contract", () => {
     await expectConforming("updateDomain", "PATCH", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`, { payload: { tracking_domain: "elsewhere.example" } });
     await expectConforming("updateDomain", "PATCH", "/v1/domains/{domain_id}", "/v1/domains/dom_unknown", { payload: { track_opens: null } });
     await expectConforming("verifyDomain", "POST", "/v1/domains/{domain_id}/verify", "/v1/domains/dom_unknown/verify");
+    await expectConforming("rotateDomainDkim", "POST", "/v1/domains/{domain_id}/rotate-dkim", `/v1/domains/${domainId}/rotate-dkim`); // 409: pending
+    await expectConforming("rotateDomainDkim", "POST", "/v1/domains/{domain_id}/rotate-dkim", "/v1/domains/dom_unknown/rotate-dkim");
+    await t.verifiedDomain("verified.example");
+    const verified = (await t.call({ method: "GET", url: "/v1/domains?limit=100" })).json().data.find((d: { name: string }) => d.name === "verified.example").id as string;
+    const rotating = await expectConforming("rotateDomainDkim", "POST", "/v1/domains/{domain_id}/rotate-dkim", `/v1/domains/${verified}/rotate-dkim`);
+    expect(rotating.statusCode).toBe(200);
     await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
     await expectConforming("deleteDomain", "DELETE", "/v1/domains/{domain_id}", `/v1/domains/${domainId}`);
     const suppression = await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ada@example.com", detail: "asked" } });

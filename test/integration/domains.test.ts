@@ -494,6 +494,106 @@ describe.each(databases)("Domains ($name)", (database) => {
     });
   });
 
+  describe("rotateDomainDkim", () => {
+    const rotate = async (id: string) => {
+      const res = await t.call({ method: "POST", url: `/v1/domains/${id}/rotate-dkim` });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as Domain;
+    };
+    const verifiedDomain = async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      const verified = await verify(domain.id);
+      expect(verified.status).toBe("verified");
+      return verified;
+    };
+    const nextRecords = (domain: Domain) => domain.records.filter((r) => r.purpose === "dkim_next");
+    const signers = async () => (await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example"))!.signers.map((s) => s.selector);
+    /** The public key of each signer, as its DNS record publishes it (`p=`). */
+    const publishedBySigners = async () =>
+      (await t.runtime.services.domains.sendingIdentity(t.workspace.id, "acme.example"))!.signers.map((signer) => {
+        const publicKey = createPublicKey(createPrivateKey(signer.privateKeyPem));
+        return signer.algorithm === "rsa-sha256" ? publicKey.export({ type: "spki", format: "der" }).toString("base64") : Buffer.from(publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
+      });
+
+    it("makes new keys under new selectors that wait for their records, while the current keys go on signing", async () => {
+      const before = await verifiedDomain();
+      t.clock.advance(60_000);
+      const rotating = await rotate(before.id);
+      expect(rotating).toMatchObject({ status: "verified", dkim: before.dkim, verified_at: before.verified_at });
+      const keys = rotating.dkim_rotation!.keys;
+      expect(rotating.dkim_rotation!.started_at).toBe(new Date(t.clock.now()).toISOString());
+      expect(keys.map((k) => k.algorithm)).toEqual(["rsa-sha256", "ed25519-sha256"]);
+      expect(keys.map((k) => k.selector)).not.toEqual(before.dkim.map((k) => k.selector));
+      expect(nextRecords(rotating)).toEqual(
+        keys.map((k) => ({ purpose: "dkim_next", type: "TXT", name: `${k.selector}._domainkey.acme.example`, value: expect.stringMatching(/^v=DKIM1; k=(rsa|ed25519); p=/), priority: null, required: false, status: "pending", found: [] })),
+      );
+      expect(rotating.records.filter((r) => r.purpose !== "dkim_next")).toEqual(before.records);
+      expect(await signers()).toEqual(before.dkim.map((k) => k.selector));
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
+
+      // Not found yet: the rotation waits, and the domain stays verified.
+      const checked = await verify(before.id);
+      expect(checked).toMatchObject({ status: "verified", dkim: before.dkim, dkim_rotation: rotating.dkim_rotation });
+      expect(nextRecords(checked).map((r) => r.status)).toEqual(["missing", "missing"]);
+    });
+
+    it("hands signing to the new keys once a check finds every new record, and drops the old keys and records", async () => {
+      const before = await verifiedDomain();
+      const rotating = await rotate(before.id);
+      const [rsa, ed] = nextRecords(rotating);
+      publish(rsa!);
+      let checked = await verify(before.id);
+      expect(nextRecords(checked).map((r) => r.status)).toEqual(["verified", "missing"]);
+      expect(checked.dkim).toEqual(before.dkim);
+
+      publish(ed!);
+      t.clock.advance(60_000);
+      checked = await verify(before.id);
+      expect(checked).toMatchObject({ status: "verified", dkim: rotating.dkim_rotation!.keys, dkim_rotation: null, verified_at: new Date(t.clock.now()).toISOString() });
+      expect(checked.records.filter((r) => r.purpose === "dkim")).toEqual([rsa, ed].map((r) => ({ ...r!, purpose: "dkim", required: true, status: "verified", found: [r!.value] })));
+      expect(nextRecords(checked)).toEqual([]);
+      expect(await signers()).toEqual(rotating.dkim_rotation!.keys.map((k) => k.selector));
+      expect((await publishedBySigners()).map((p, i) => [rsa, ed][i]!.value.endsWith(`p=${p}`))).toEqual([true, true]);
+      const row = await t.runtime.db.knex("domains").where({ id: before.id }).first();
+      expect(JSON.parse(row.dkim_keys).map((k: { selector: string }) => k.selector)).toEqual(rotating.dkim_rotation!.keys.map((k) => k.selector));
+
+      // The old records may go now: they are no longer the domain's.
+      for (const old of before.records.filter((r) => r.purpose === "dkim")) dns.remove(old.name);
+      expect((await verify(before.id)).status).toBe("verified");
+    });
+
+    it("ends a rotation at the server's own check as well", async () => {
+      const before = await verifiedDomain();
+      const rotating = await rotate(before.id);
+      for (const r of nextRecords(rotating)) publish(r);
+      t.clock.advance(6 * HOUR);
+      expect((await t.runtime.services.domains.recheckDue()).map((o) => o.to)).toEqual(["verified"]);
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toMatchObject({ dkim: rotating.dkim_rotation!.keys, dkim_rotation: null });
+    });
+
+    it("replaces the waiting keys when rotated again", async () => {
+      const before = await verifiedDomain();
+      const first = await rotate(before.id);
+      const second = await rotate(before.id);
+      expect(second.dkim).toEqual(before.dkim);
+      expect(second.dkim_rotation!.keys.map((k) => k.selector)).not.toEqual(first.dkim_rotation!.keys.map((k) => k.selector));
+      expect(nextRecords(second).map((r) => r.name)).toEqual(second.dkim_rotation!.keys.map((k) => `${k.selector}._domainkey.acme.example`));
+      // The first rotation's records no longer count.
+      for (const r of nextRecords(first)) publish(r);
+      expect((await verify(before.id)).dkim).toEqual(before.dkim);
+    });
+
+    it("refuses a domain that is not verified with 409 domain_not_verified, changing nothing", async () => {
+      const domain = await addDomain();
+      const res = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/rotate-dkim` });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "domain_not_verified" });
+      expect(res.json().detail).toContain("acme.example is pending");
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(domain);
+    });
+  });
+
   describe("permissions and tenancy", () => {
     it("refuses a sending_access key with 403 on every domain operation", async () => {
       const domain = await addDomain();
@@ -503,6 +603,7 @@ describe.each(databases)("Domains ($name)", (database) => {
         { method: "GET" as const, url: "/v1/domains" },
         { method: "GET" as const, url: `/v1/domains/${domain.id}` },
         { method: "POST" as const, url: `/v1/domains/${domain.id}/verify` },
+        { method: "POST" as const, url: `/v1/domains/${domain.id}/rotate-dkim` },
         { method: "DELETE" as const, url: `/v1/domains/${domain.id}` },
       ];
       for (const call of calls) {
@@ -520,6 +621,7 @@ describe.each(databases)("Domains ($name)", (database) => {
         for (const call of [
           { method: "GET" as const, url: `/v1/domains/${theirs.id}` },
           { method: "POST" as const, url: `/v1/domains/${theirs.id}/verify` },
+          { method: "POST" as const, url: `/v1/domains/${theirs.id}/rotate-dkim` },
           { method: "DELETE" as const, url: `/v1/domains/${theirs.id}` },
         ]) {
           const res = await t.call({ ...call, key });

@@ -43,6 +43,24 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     expect(delivered.data).toMatchObject({ smtp_code: 250, enhanced_status: expect.stringMatching(/^2\./), remote_host: `mx1.${RECIPIENT_DOMAIN}[127.0.0.1]`, attempt: 1 });
   });
 
+  it("signs with the new keys once a DKIM rotation ends, which the independent verifier checks against the new records alone", async () => {
+    h = await startLiveHarness(database);
+    const call = (method: "GET" | "POST", url: string) => h.t.call({ method, url, key: h.t.workspace.liveKey });
+    const domainId = (await call("GET", "/v1/domains")).json().data[0].id as string;
+    const rotating = (await call("POST", `/v1/domains/${domainId}/rotate-dkim`)).json() as { records: Array<{ purpose: string; name: string; value: string }>; dkim_rotation: { keys: Array<{ selector: string }> } };
+    const published: Record<string, string> = {};
+    for (const record of rotating.records.filter((r) => r.purpose === "dkim_next")) {
+      h.dns.add(record.name, { type: "TXT", value: record.value });
+      published[record.name] = record.value;
+    }
+    expect((await call("POST", `/v1/domains/${domainId}/verify`)).json()).toMatchObject({ dkim_rotation: null, dkim: rotating.dkim_rotation.keys });
+
+    await h.send({ to: ada, subject: "Signed anew" });
+    await h.t.drain();
+    const results = await verifyDkim(h.sink.accepted[0]!.raw, published);
+    expect(results.map((r) => [r.selector, r.valid, r.error])).toEqual(rotating.dkim_rotation.keys.map((k) => [k.selector, true, null]));
+  });
+
   it("defers on 451 with backoff, then delivers once when the MX accepts", async () => {
     h = await startLiveHarness(database);
     h.sink.onRcpt((_address, attempt) => (attempt <= 2 ? { code: 451, message: "4.7.1 Greylisted, try again later" } : undefined));

@@ -31,10 +31,11 @@ function renderDomain(domain: Domain): string {
     ["last_checked_at", domain.last_checked_at ?? "never"],
     ...(domain.failing_since === null ? [] : ([["failing_since", domain.failing_since], ["grace_ends_at", domain.grace_ends_at ?? ""]] as Array<[string, string]>)),
     ["next_check_at", domain.next_check_at ?? "(none: checked when you run domains verify)"],
+    ...(domain.dkim_rotation === null ? [] : ([["dkim_rotation", `${domain.dkim_rotation.keys.map((key) => key.selector).join(", ")} (since ${domain.dkim_rotation.started_at}; not signing yet)`]] as Array<[string, string]>)),
   ]);
   const records = table(
     ["TYPE", "NAME", "PRIORITY", "STATUS", "VALUE"],
-    domain.records.map((record) => [record.type, record.name, record.priority === null ? "" : String(record.priority), record.required ? record.status : `${record.status} (optional)`, record.value]),
+    domain.records.map((record) => [record.type, record.name, record.priority === null ? "" : String(record.priority), record.required ? record.status : record.purpose === "dkim_next" ? `${record.status} (new key)` : `${record.status} (optional)`, record.value]),
   );
   // What DNS answered instead is what tells a person how to fix a mismatch.
   const mismatches = domain.records
@@ -173,6 +174,23 @@ export const domains: Noun = {
       async run({ client, output }, args) {
         const domain = await client().domains.verify(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(domain, () => `${renderDomain(domain)}\n\n${verdict(domain)}`);
+      },
+    },
+    {
+      command: "rotate-dkim <domain_id>",
+      describe: "Make new DKIM keys; they take over once their records are published and verified",
+      operationId: "rotateDomainDkim",
+      examples: [["$0 domains rotate-dkim dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Start a key rotation and see the new records to publish"]],
+      builder: (yargs) => yargs.option("idempotency-key", idempotencyFlag),
+      async run({ client, output }, args) {
+        const domain = await client().domains.rotateDkim(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        output.result(domain, () => {
+          const next = domain.records.filter((record) => record.purpose === "dkim_next").map((record) => `${record.type} ${record.name} -> ${record.value}`);
+          return (
+            `${renderDomain(domain)}\n\nPublish the new keys' records:\n${next.join("\n")}\n\nThen run: mailroom domains verify ${domain.id}\n` +
+            "Mail is signed with the current keys until every new record is found; keep the old records published for a week after that."
+          );
+        });
       },
     },
   ],

@@ -10,6 +10,7 @@ export const RECORD_PURPOSES: Record<DomainRecord["purpose"], { label: string; w
   return_path: { label: "Return path", why: "Routes bounces back to Mailroom (the envelope sender's domain)." },
   spf: { label: "SPF", why: "Allows this server to send for the return-path domain." },
   dkim: { label: "DKIM", why: "Publishes a key that receivers check each message's signature with." },
+  dkim_next: { label: "New DKIM key", why: "A new key of the rotation in progress: once every new key is found, the domain signs with them." },
   dmarc: { label: "DMARC", why: "Tells receivers what to do with mail that fails SPF and DKIM (p=none to start with)." },
   tracking: { label: "Tracking domain", why: "Points the tracking domain at Mailroom, so open images and tracked links use your own host name." },
 };

@@ -46,4 +46,11 @@ export class Domains extends Resource {
       this.client.http.POST("/v1/domains/{domain_id}/verify", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "POST") }),
     );
   }
+
+  /** `rotateDomainDkim`: new DKIM keys, in `dkim_rotation`; publish their `dkim_next` records, then `verify`, and they take over. */
+  rotateDkim(domainId: string, options?: RequestOptions): Promise<Domain> {
+    return this.client.unwrap(
+      this.client.http.POST("/v1/domains/{domain_id}/rotate-dkim", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "POST") }),
+    );
+  }
 }

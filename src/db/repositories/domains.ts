@@ -19,6 +19,8 @@ export interface StoredDkimKey {
   dns_value: string;
   /** The PKCS#8 PEM, sealed: a database dump alone cannot sign mail. */
   private_key: string;
+  /** Set on a rotation's new key until it takes over (docs/domains.md#rotating-dkim-keys). */
+  pending_since?: number;
 }
 
 export interface DomainRow {
@@ -48,6 +50,8 @@ export type DomainSettings = Partial<Pick<DomainRow, "track_opens" | "track_clic
 export interface DomainCheck {
   status: DomainStatus;
   records: DomainRecord[];
+  /** Changed when the check ended a key rotation. */
+  dkim_keys: StoredDkimKey[];
   verified_at: number | null;
   last_checked_at: number;
   failing_since: number | null;
@@ -97,10 +101,23 @@ export class DomainsRepository implements SealedStore {
     return (await this.knex("domains").where({ workspace_id: workspaceId, id }).delete()) === 1;
   }
 
-  async saveCheck(workspaceId: string, id: string, check: DomainCheck): Promise<void> {
-    await this.knex("domains")
-      .where({ workspace_id: workspaceId, id })
-      .update({ ...check, records: JSON.stringify(check.records) });
+  /**
+   * Saves a check if the domain's keys are still `readKeys`, the ones it was made against; false
+   * when a key rotation started or ended meanwhile (the check is stale: make it again).
+   */
+  async saveCheck(workspaceId: string, id: string, check: DomainCheck, readKeys: readonly StoredDkimKey[]): Promise<boolean> {
+    const updated = await this.knex("domains")
+      .where({ workspace_id: workspaceId, id, dkim_keys: JSON.stringify(readKeys) })
+      .update({ ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) });
+    return updated === 1;
+  }
+
+  /** Writes new keys and records if the keys are still `readKeys` (compare-and-set, as saveCheck). */
+  async replaceKeys(workspaceId: string, id: string, readKeys: readonly StoredDkimKey[], next: { dkim_keys: StoredDkimKey[]; records: DomainRecord[] }): Promise<boolean> {
+    const updated = await this.knex("domains")
+      .where({ workspace_id: workspaceId, id, dkim_keys: JSON.stringify(readKeys) })
+      .update({ dkim_keys: JSON.stringify(next.dkim_keys), records: JSON.stringify(next.records) });
+    return updated === 1;
   }
 
   /**
