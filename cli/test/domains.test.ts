@@ -11,6 +11,7 @@ const DOMAIN_ID = "dom_01jd3k8m2q5v7w9x1y3z5a7b9c";
 const pending = contractExample<Domain>("PendingDomain");
 const verified = contractExample<Domain>("VerifiedDomain");
 const failing = contractExample<Domain>("FailingDomain");
+const rotating = contractExample<Domain>("RotatingDomain");
 const deleted = contractExample<DeletedObject>("DeletedDomain");
 
 describe("mailroom domains create", () => {
@@ -198,6 +199,34 @@ describe("mailroom domains verify", () => {
 
     expect(result.stdout).toMatch(/^next_check_at\s+\(none: checked when you run domains verify\)$/m);
     expect(result.stdout).toContain("Failed: 1 required record not found as published, past the grace period. Live mail from this domain is refused");
+  });
+});
+
+describe("mailroom domains rotate-dkim", () => {
+  it("asks the API for new keys, with an Idempotency-Key and no body, and prints the domain", async () => {
+    const api = stubApi(200, rotating);
+
+    const result = await runCli(["domains", "rotate-dkim", DOMAIN_ID], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<Domain>()).toEqual(rotating);
+    expect(api.seen).toEqual([{ method: "POST", target: `/v1/domains/${DOMAIN_ID}/rotate-dkim`, authorization: "Bearer svc_test_stub", idempotencyKey: expect.any(String), body: undefined }]);
+  });
+
+  it("lists the new records to publish on a terminal, marked as new keys, and what happens next", async () => {
+    const result = await runCli(["domains", "rotate-dkim", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, rotating).fetch });
+
+    expect(result.stdout).toMatch(/^dkim_rotation\s+mr2611q7k-rsa, mr2611q7k-ed \(since 2026-11-22T10:00:00Z; not signing yet\)$/m);
+    expect(result.stdout).toMatch(/^TXT\s+mr2611q7k-ed\._domainkey\.acme\.example\s+pending \(new key\)\s+v=DKIM1; k=ed25519; p=/m);
+    expect(result.stdout).toContain("Publish the new keys' records:\nTXT mr2611q7k-rsa._domainkey.acme.example -> v=DKIM1; k=rsa; p=");
+    expect(result.stdout).toContain(`Then run: mailroom domains verify ${DOMAIN_ID}`);
+  });
+
+  it("exits 1 with the API's 409 domain_not_verified for a domain that is not verified", async () => {
+    const result = await runCli(["domains", "rotate-dkim", DOMAIN_ID], { env, fetch: stubApi(409, problemBody(409, "domain_not_verified")).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 409, code: "domain_not_verified" });
   });
 });
 

@@ -180,7 +180,7 @@ export const domains: Noun = {
       command: "rotate-dkim <domain_id>",
       describe: "Make new DKIM keys; they take over once their records are published and verified",
       operationId: "rotateDomainDkim",
-      examples: [["$0 domains rotate-dkim dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Start a key rotation and see the new records to publish"]],
+      examples: [["$0 domains rotate-dkim dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Start a key rotation"]],
       builder: (yargs) => yargs.option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const domain = await client().domains.rotateDkim(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
