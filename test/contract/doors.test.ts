@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -31,6 +31,13 @@ describe("every operation of the contract", () => {
     const resource = (client as unknown as Record<string, Record<string, unknown>>)[resourceOf(tag)];
     expect(resource, `mr.${resourceOf(tag)}`).toBeDefined();
     expect(typeof resource?.[methodOf(operationId, tag)], `mr.${resourceOf(tag)}.${methodOf(operationId, tag)}`).toBe("function");
+  });
+
+  it.each(operations)("$operationId is documented in the SDK's README (its method table) and the CLI's", ({ operationId, tag }) => {
+    const sdkReadme = readFileSync(join(REPO, "sdk/README.md"), "utf8");
+    const cliReadme = readFileSync(join(REPO, "cli/README.md"), "utf8");
+    expect(sdkReadme).toMatch(new RegExp(`^\\| \`mr\\.${resourceOf(tag)}\\.${methodOf(operationId, tag)}\\(.*\\| \`${operationId}\` \\|`, "m"));
+    expect(cliReadme).toContain(`\`${operationId}\``);
   });
 
   it.each(operations)("$operationId has a CLI command under its tag's noun", ({ operationId, tag }) => {
