@@ -262,10 +262,12 @@ export class DomainsService {
         if (!(await this.domains.claimCheck(domain, retryAt))) return null; // another worker has it
         const row = await this.domains.find(domain.workspace_id, domain.id);
         if (!row) return null; // deleted meanwhile
-        // Not saved when the keys changed meanwhile: the domain is checked again at the claim's end.
-        let check = await this.check(row);
-        if (check !== null && !(await this.domains.saveCheck(row.workspace_id, row.id, check, row.dkim_keys))) check = null;
-        if (check !== null) this.forget(row.workspace_id, row.name);
+        const check = await this.check(row);
+        if (check !== null) {
+          // Not saved when a rotation changed the keys meanwhile: checked again at the claim's end.
+          if (!(await this.domains.saveCheck(row.workspace_id, row.id, check, row.dkim_keys))) return null;
+          this.forget(row.workspace_id, row.name);
+        }
         const missing = check && check.records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
         return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };
       }),
