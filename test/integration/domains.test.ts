@@ -584,6 +584,17 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect((await verify(before.id)).dkim).toEqual(before.dkim);
     });
 
+    it("never saves a check made against keys a rotation has since replaced, nor a rotation over a check that ended one", async () => {
+      const before = await verifiedDomain();
+      const repository = t.runtime.repositories.domains;
+      const stale = (await repository.find(t.workspace.id, before.id))!;
+      const rotating = await rotate(before.id);
+      const staleCheck = { status: "verified" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: 1, failing_since: null, next_check_at: null };
+      expect(await repository.saveCheck(t.workspace.id, before.id, staleCheck, stale.dkim_keys)).toBe(false);
+      expect(await repository.replaceKeys(t.workspace.id, before.id, stale.dkim_keys, { dkim_keys: stale.dkim_keys, records: stale.records })).toBe(false);
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
+    });
+
     it("refuses a domain that is not verified with 409 domain_not_verified, changing nothing", async () => {
       const domain = await addDomain();
       const res = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/rotate-dkim` });
