@@ -10,7 +10,9 @@ import type { DnsRecord } from "../helpers/dns-server.js";
  * whose resolver is a real DNS server on loopback (DNS_SERVERS): the records are published there
  * exactly as the page's Copy buttons give them, as a person would paste them at their DNS
  * provider. Then live mail from the domain counts on the overview against the monthly quota set
- * in Settings. Then its RSA DKIM record is removed from the DNS server: Verify finds it missing,
+ * in Settings. Its DKIM keys are rotated: the new keys' records join the table while the current
+ * keys sign, and the first Verify that finds them all switches signing to them. Then its (new) RSA
+ * DKIM record is removed from the DNS server: Verify finds it missing,
  * the domain keeps sending through its grace period, fails once the server's clock is past it, and
  * is verified again when the record is back. The worker does not run (test/helpers/http-server.ts),
  * so only Verify checks the records, and the recipient's domain has no records on this DNS server,
@@ -44,11 +46,17 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   const nav = (name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
   const heading = () => page.getByRole("heading", { level: 1 });
   const recordRows = () => page.getByTestId("dns-record-row");
-  const rowOf = (purpose: string, nth = 0) => recordRows().filter({ hasText: purpose }).nth(nth);
+  // By the label exactly: "DKIM" is also in "New DKIM key", and in DMARC's explanation, which
+  // follows the DKIM rows until a rotation's switch moves them to the end of the table.
+  const rowsOf = (purpose: string) => recordRows().filter({ has: page.getByTestId("record-purpose").filter({ hasText: new RegExp(`^${purpose}$`) }) });
+  const rowOf = (purpose: string, nth = 0) => rowsOf(purpose).nth(nth);
   const statuses = async () => (await page.getByTestId("record-status").locator(".badge").allTextContents()).map((text) => text.trim());
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
   const domainStatus = () => page.getByTestId("domain-status").textContent();
   const healthNotice = () => page.getByTestId("domain-health-notice");
+  const rotateButton = () => page.getByRole("button", { name: "Rotate DKIM keys", exact: true });
+  const rotationNotice = () => page.getByTestId("dkim-rotation-notice");
+  const domainId = () => domainPath.split("/").pop()!;
   const summaryRow = (label: string) => page.locator(".summary__row").filter({ has: page.locator("dt", { hasText: label }) });
   /** A live message from the domain: accepted, or the error that refused it. */
   const sendLive = async (subject: string) =>
@@ -58,6 +66,8 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   /** An instant as the page shows it (lib/format's formatDateTime, in the browser's locale and zone). */
   const shownAs = (iso: string) =>
     page.evaluate((value) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(value)), iso);
+  /** A day as the page shows it (lib/format's formatDate). */
+  const shownAsDate = (ms: number) => page.evaluate((value) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(new Date(value)), ms);
   const verify = async () => {
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await page.getByTestId("verify-result").waitFor();
@@ -156,6 +166,8 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await page.getByTestId("verify-result").textContent()).toContain("Not verified yet");
     expect(await statuses()).toEqual(Array(5).fill("Missing"));
     expect(await domainStatus()).toBe("Pending");
+    // Only a verified domain's keys can be rotated (the server answers domain_not_verified).
+    expect(await rotateButton().count()).toBe(0);
     // Never verified: nothing fell out of service, and the server does not check it by itself.
     expect(await healthNotice().count()).toBe(0);
     expect(await summaryRow("Failing since").count()).toBe(0);
@@ -207,7 +219,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await screenshot(page, "domains");
   });
 
-  it("shows the domain to a viewer read-only: the records and their Copy buttons, no Add, Verify or Delete", async () => {
+  it("shows the domain to a viewer read-only: the records and their Copy buttons, no Add, Verify, Rotate DKIM keys or Delete", async () => {
     const viewer = await harness.openAsInvitedMember(VIEWER, "viewer");
     try {
       await viewer.page.goto("/domains");
@@ -220,6 +232,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
       expect(await viewer.page.getByTestId("dns-record-row").count()).toBe(5);
       expect(await viewer.page.getByRole("button", { name: "Copy value" }).count()).toBe(5);
       expect(await viewer.page.getByRole("button", { name: "Verify", exact: true }).count()).toBe(0);
+      expect(await viewer.page.getByRole("button", { name: "Rotate DKIM keys" }).count()).toBe(0);
       expect(await viewer.page.getByRole("button", { name: "Delete domain" }).count()).toBe(0);
       expect(await viewer.page.getByTestId("read-only-note").count()).toBe(1);
       await screenshot(viewer.page, "domain-viewer");
@@ -227,6 +240,136 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     } finally {
       await viewer.context.close();
     }
+  });
+
+  it("starts a DKIM key rotation after confirmation: two New DKIM key records to publish, while the current keys go on signing", async () => {
+    await page.goto(domainPath);
+    await expect.poll(domainStatus).toBe("Verified");
+    const live = await harness.sdk("live");
+    const before = await live.domains.get(domainId());
+    const current = before.dkim.map((key) => key.selector);
+    expect(await rotationNotice().count()).toBe(0);
+
+    await rotateButton().click();
+    const dialog = page.getByRole("dialog", { name: "Rotate DKIM keys?" });
+    const explanation = (await dialog.textContent()) ?? "";
+    expect(explanation).toContain(`Mail keeps being signed with the current keys (${current[0]} and ${current[1]}) until the new records are published`);
+    expect(explanation).not.toContain("already waiting");
+    await dialog.getByRole("button", { name: "Rotate DKIM keys" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await rotationNotice().waitFor();
+
+    const rotating = await live.domains.get(domainId());
+    expect(rotating.dkim).toEqual(before.dkim);
+    const rotation = rotating.dkim_rotation!;
+    expect(rotation.keys.map((key) => key.algorithm)).toEqual(["rsa-sha256", "ed25519-sha256"]);
+    const next = rotation.keys.map((key) => key.selector);
+    expect(next.filter((selector) => current.includes(selector))).toEqual([]);
+
+    const notice = (await rotationNotice().textContent()) ?? "";
+    expect(notice).toContain(`A DKIM key rotation started ${await shownAs(rotation.started_at)} is waiting for its new records.`);
+    expect(notice).toContain(`The new keys (${next[0]} and ${next[1]}) sign nothing until a verification finds all their records`);
+    expect(notice).toContain(`until then the current keys (${current[0]} and ${current[1]}) go on signing mail from ${DOMAIN}`);
+    expect(notice).toContain("Publish the records marked New DKIM key below, then press Verify");
+    expect(notice).toContain("the old DKIM records can be removed from DNS a week later");
+
+    // The new keys' records, after the others, with Copy buttons like them; not "Recommended":
+    // the rotation never ends without them.
+    await expect.poll(() => recordRows().count()).toBe(7);
+    const added = rowsOf("New DKIM key");
+    expect(await added.getByTestId("record-name").allTextContents()).toEqual(next.map((selector) => `${selector}._domainkey.${DOMAIN}`));
+    expect(await added.getByTestId("record-value").allTextContents()).toEqual([
+      expect.stringMatching(/^v=DKIM1; k=rsa; p=/),
+      expect.stringMatching(/^v=DKIM1; k=ed25519; p=/),
+    ]);
+    expect(await added.getByTestId("record-need").allTextContents()).toEqual(["For the key rotation", "For the key rotation"]);
+    expect(await added.getByTestId("record-status").allTextContents()).toEqual(["Not checked yet", "Not checked yet"]);
+    expect(await added.getByRole("button", { name: "Copy name" }).count()).toBe(2);
+    expect(await added.getByRole("button", { name: "Copy value" }).count()).toBe(2);
+    expect(await rowsOf("DKIM").getByTestId("record-need").allTextContents()).toEqual(["Required", "Required"]);
+    expect(await rowOf("DMARC").getByTestId("record-need").textContent()).toBe("Recommended");
+    // The summary lists the keys that sign: still the current ones.
+    const selectors = (await summaryRow("DKIM selectors").locator("dd").textContent()) ?? "";
+    for (const selector of current) expect(selectors).toContain(selector);
+    for (const selector of next) expect(selectors).not.toContain(selector);
+    await screenshot(page, "domain-dkim-rotation");
+  });
+
+  it("replaces the waiting keys when rotated again, and keeps signing with the current keys while Verify does not find the new records", async () => {
+    const live = await harness.sdk("live");
+    const first = (await live.domains.get(domainId())).dkim_rotation!.keys.map((key) => key.selector);
+    const firstValues = await rowsOf("New DKIM key").getByTestId("record-value").allTextContents();
+
+    await rotateButton().click();
+    const dialog = page.getByRole("dialog", { name: "Rotate DKIM keys?" });
+    expect(await dialog.textContent()).toContain(`is already waiting: its keys (${first[0]} and ${first[1]}) are replaced`);
+    await dialog.getByRole("button", { name: "Rotate DKIM keys" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const rotating = await live.domains.get(domainId());
+    const next = rotating.dkim_rotation!.keys.map((key) => key.selector);
+    // Fresh keys (the selectors' random part could repeat; the keys cannot).
+    await expect.poll(() => rowsOf("New DKIM key").getByTestId("record-value").allTextContents()).not.toEqual(firstValues);
+    expect(await rowsOf("New DKIM key").getByTestId("record-name").allTextContents()).toEqual(next.map((selector) => `${selector}._domainkey.${DOMAIN}`));
+    expect(await recordRows().count()).toBe(7);
+    expect(await rotationNotice().textContent()).toContain(`The new keys (${next[0]} and ${next[1]})`);
+
+    // DMARC published, so that no recommended record is left to mention: a new key's record is
+    // not one, and must not be called one.
+    const dmarc = records.find((record) => record.purpose === "DMARC")!;
+    harness.dns.add(dmarc.name, asDns(dmarc));
+    await verify();
+    const result = (await page.getByTestId("verify-result").textContent()) ?? "";
+    expect(result).toContain(`${DOMAIN} is verified.`);
+    expect(result).toContain("The new DKIM keys take over once all their records are found; until then mail is still signed with the current keys.");
+    expect(result).not.toContain("recommended");
+    expect(await rowsOf("New DKIM key").getByTestId("record-status").locator(".badge").allTextContents()).toEqual(["Missing", "Missing"]);
+    expect(await domainStatus()).toBe("Verified");
+    expect(await rotationNotice().count()).toBe(1);
+    expect((await live.domains.get(domainId())).dkim_rotation!.keys.map((key) => key.selector)).toEqual(next);
+  });
+
+  it("switches signing to the new keys when Verify finds their records, and says the old DKIM records can go in a week", async () => {
+    const live = await harness.sdk("live");
+    const before = await live.domains.get(domainId());
+    const next = before.dkim_rotation!.keys.map((key) => key.selector);
+    const old = before.dkim.map((key) => key.selector);
+    const oldNames = before.records.filter((record) => record.purpose === "dkim").map((record) => record.name);
+
+    // Published as the page's Copy buttons give them, as for the domain's first records.
+    const published: PublishedRecord[] = [];
+    for (const row of await rowsOf("New DKIM key").all()) published.push(await copyRecord(row));
+    expect(published.map((record) => record.name)).toEqual(next.map((selector) => `${selector}._domainkey.${DOMAIN}`));
+    for (const record of published) harness.dns.add(record.name, asDns(record));
+    await verify();
+
+    const after = await live.domains.get(domainId());
+    expect(after.dkim.map((key) => key.selector)).toEqual(next);
+    expect(after.dkim_rotation).toBeNull();
+    expect(after.records.filter((record) => record.purpose === "dkim").map((record) => record.name)).toEqual(published.map((record) => record.name));
+    expect(after.records.some((record) => oldNames.includes(record.name))).toBe(false);
+
+    const result = (await page.getByTestId("verify-result").textContent()) ?? "";
+    expect(result).toContain(`${DOMAIN} is verified.`);
+    expect(result).toContain(`The new DKIM keys now sign ${DOMAIN}'s mail (${next[0]} and ${next[1]}).`);
+    const weekLater = await shownAsDate(Date.parse(after.last_checked_at!) + 7 * 24 * HOUR_MS);
+    expect(result).toContain(`The old DKIM records (${oldNames[0]} and ${oldNames[1]}) can be removed from DNS in a week, from ${weekLater}`);
+    expect(await rotationNotice().count()).toBe(0);
+
+    // The new records are the domain's DKIM records now, required; the old ones are gone.
+    expect(await rowsOf("New DKIM key").count()).toBe(0);
+    expect(await recordRows().count()).toBe(5);
+    const dkim = rowsOf("DKIM");
+    expect(await dkim.getByTestId("record-name").allTextContents()).toEqual(published.map((record) => record.name));
+    expect(await dkim.getByTestId("record-need").allTextContents()).toEqual(["Required", "Required"]);
+    expect(await dkim.getByTestId("record-status").allTextContents()).toEqual(["Verified", "Verified"]);
+    const selectors = (await summaryRow("DKIM selectors").locator("dd").textContent()) ?? "";
+    for (const selector of next) expect(selectors).toContain(selector);
+    for (const selector of old) expect(selectors).not.toContain(selector);
+    await screenshot(page, "domain-dkim-rotated");
+
+    // The later tests take the DKIM record in use out of DNS: the new RSA one.
+    const others = records.filter((record) => record.purpose !== "DKIM");
+    records.splice(0, records.length, ...others, ...published.map((record) => ({ ...record, purpose: "DKIM" })));
   });
 
   it("sets a monthly quota in Settings, next to the default sender", async () => {
@@ -284,6 +427,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await rowOf("DKIM", 0).getByTestId("record-status").locator(".badge").textContent()).toBe("Missing");
     expect(await rowOf("DKIM", 1).getByTestId("record-status").locator(".badge").textContent()).toBe("Verified");
     expect(await page.locator(".summary").textContent()).toContain("3 of 4 verified");
+    expect(await rotateButton().count()).toBe(0);
 
     // The rows show the API's instants: the failure began at this check, the next is within the hour.
     const domain = await (await harness.sdk("live")).domains.get(domainPath.split("/").pop()!);

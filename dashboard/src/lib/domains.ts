@@ -15,6 +15,22 @@ export const RECORD_PURPOSES: Record<DomainRecord["purpose"], { label: string; w
   tracking: { label: "Tracking domain", why: "Points the tracking domain at Mailroom, so open images and tracked links use your own host name." },
 };
 
+/**
+ * Whether a record is one the domain merely should have (DMARC, a tracking domain's CNAME).
+ * `required: false` says only that the domain's status does not depend on the record: a
+ * rotation's `dkim_next` record is not required in that sense, yet the rotation never ends
+ * without it, so it is never "recommended" (nor counted among the records to publish "too").
+ */
+export function isRecommended(record: DomainRecord): boolean {
+  return !record.required && record.purpose !== "dkim_next";
+}
+
+/** What the records table says of a record's need, beside its purpose. */
+export function recordNeed(record: DomainRecord): string {
+  if (record.required) return "Required";
+  return isRecommended(record) ? "Recommended" : "For the key rotation";
+}
+
 /** A domain's open or click tracking default, as the settings form's select holds it. */
 export type TrackingChoice = "workspace" | "on" | "off";
 

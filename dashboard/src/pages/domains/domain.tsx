@@ -10,9 +10,10 @@ import { ErrorState } from "../../components/error-state";
 import { PageHeader } from "../../components/page-header";
 import { ResourcePage } from "../../components/resource-page";
 import { SummaryList, SummaryRow } from "../../components/summary-list";
-import { DOMAINS_SCOPE_NOTE, requiredProgress } from "../../lib/domains";
+import { DOMAINS_SCOPE_NOTE, isRecommended, requiredProgress } from "../../lib/domains";
 import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
+import { DkimRotationNotice, RotateDkimExplanation, RotationOutcome } from "./dkim-rotation";
 import { DomainStatusBadge } from "./domain-badges";
 import { RecordsTable } from "./records-table";
 import { TrackingSettings } from "./tracking-settings";
@@ -89,10 +90,11 @@ function HealthNotice({ domain, canManage }: { domain: Domain; canManage: boolea
 
 /**
  * What the verification just made of the domain, in words, after the user pressed Verify.
- * `before` is the status it had until then: the same answer means different things to a domain
- * that was never verified, one that just lost a record, and one already in its grace period.
+ * `before` is the domain until then: the same answer means different things to a domain that
+ * was never verified, one that just lost a record, and one already in its grace period; and a
+ * rotation waiting before it may have ended.
  */
-function VerifyResult({ domain, before }: { domain: Domain; before: Domain["status"] }) {
+function VerifyResult({ domain, before }: { domain: Domain; before: Domain }) {
   const progress = requiredProgress(domain);
   const left = progress.required - progress.verified;
   const notFound = (
@@ -101,21 +103,23 @@ function VerifyResult({ domain, before }: { domain: Domain; before: Domain["stat
     </>
   );
   const propagation = "DNS changes can take a while to reach every server; verifying again is harmless.";
+  const rotation = <RotationOutcome domain={domain} before={before} />;
   switch (domain.status) {
     case "verified": {
-      const recovered = before === "temporary_failure" || before === "failed";
+      const recovered = before.status === "temporary_failure" || before.status === "failed";
       return (
         <p className="notice notice--success" role="status" data-testid="verify-result">
           <strong>
             {domain.name} is verified{recovered && " again"}.
           </strong>{" "}
           Every required record was found:{" "}
-          {before === "failed"
+          {before.status === "failed"
             ? "live mail may be sent from it again."
-            : before === "temporary_failure"
+            : before.status === "temporary_failure"
               ? "it is out of its grace period and goes on sending live mail."
               : "live mail may now be sent from it."}
-          {domain.records.some((record) => !record.required && record.status !== "verified") && " Publish the recommended records too."}
+          {domain.records.some((record) => isRecommended(record) && record.status !== "verified") && " Publish the recommended records too."}
+          {rotation}
         </p>
       );
     }
@@ -123,12 +127,13 @@ function VerifyResult({ domain, before }: { domain: Domain; before: Domain["stat
       return (
         <p className="notice notice--warning" role="status" data-testid="verify-result">
           <strong>Not verified yet:</strong> {notFound} {propagation}
+          {rotation}
         </p>
       );
     case "temporary_failure":
       return (
         <p className="notice notice--warning" role="status" data-testid="verify-result">
-          {before === "temporary_failure" ? (
+          {before.status === "temporary_failure" ? (
             <>
               <strong>Records still missing:</strong> {notFound} The grace period continues: live mail is still sent for now.
             </>
@@ -138,12 +143,13 @@ function VerifyResult({ domain, before }: { domain: Domain; before: Domain["stat
             </>
           )}{" "}
           {propagation}
+          {rotation}
         </p>
       );
     case "failed":
       return (
         <p className="notice notice--danger" role="status" data-testid="verify-result">
-          {before === "failed" ? (
+          {before.status === "failed" ? (
             <>
               <strong>Still failed:</strong> {notFound} Live mail from {domain.name} stays refused until they are.
             </>
@@ -153,6 +159,7 @@ function VerifyResult({ domain, before }: { domain: Domain; before: Domain["stat
             </>
           )}{" "}
           {propagation}
+          {rotation}
         </p>
       );
   }
@@ -164,10 +171,11 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
   const [, navigate] = useLocation();
   const canManage = hasRole(workspace.role, "admin");
   const [deleting, setDeleting] = useState<Domain | null>(null);
-  // The status before the last Verify, once it has answered: VerifyResult words its outcome by it.
-  const [verifiedFrom, setVerifiedFrom] = useState<Domain["status"] | null>(null);
+  const [rotating, setRotating] = useState<Domain | null>(null);
+  // The domain before the last Verify, once it has answered: VerifyResult words its outcome by it.
+  const [verifiedFrom, setVerifiedFrom] = useState<Domain | null>(null);
   const verify = useAction(async () => {
-    const before = domain.status;
+    const before = domain;
     setVerifiedFrom(null);
     onChange(await api.call((mr) => mr.domains.verify(domain.id)));
     setVerifiedFrom(before);
@@ -182,6 +190,12 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
           canManage && (
             <>
               <ActionButton label="Verify" pendingLabel="Verifying…" pending={verify.pending} onClick={() => void verify.run()} />
+              {/* The server refuses any other status (domain_not_verified): its records come first. */}
+              {domain.status === "verified" && (
+                <button type="button" className="button" onClick={() => setRotating(domain)}>
+                  Rotate DKIM keys
+                </button>
+              )}
               <button type="button" className="button button--danger" onClick={() => setDeleting(domain)}>
                 Delete domain
               </button>
@@ -191,7 +205,7 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
       />
       {!canManage && (
         <p className="notice" role="note" data-testid="read-only-note">
-          You can see this domain, its DNS records and its tracking settings. Admins and owners verify, change and delete domains.
+          You can see this domain, its DNS records and its tracking settings. Admins and owners verify, change and delete domains, and rotate their DKIM keys.
         </p>
       )}
       {verify.pending && (
@@ -203,6 +217,7 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
       {verify.error !== undefined && <ErrorState error={verify.error} title="Could not verify the domain" onRetry={() => void verify.run()} />}
       {verifiedFrom !== null && !verify.pending && <VerifyResult domain={domain} before={verifiedFrom} />}
       <HealthNotice domain={domain} canManage={canManage} />
+      <DkimRotationNotice domain={domain} canManage={canManage} />
       <Summary domain={domain} />
       <Card title="DNS records" flush>
         <div className="card__padded records__intro">
@@ -218,6 +233,19 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
         <RecordsTable records={domain.records} checking={verify.pending} />
       </Card>
       <TrackingSettings domain={domain} canEdit={canManage} onChange={onChange} />
+      <ConfirmDialog
+        target={rotating}
+        title="Rotate DKIM keys?"
+        confirmLabel="Rotate DKIM keys"
+        onClose={() => setRotating(null)}
+        onConfirm={async (target) => {
+          onChange(await api.call((mr) => mr.domains.rotateDkim(target.id)));
+          // The last Verify's result spoke of the records before these: it would mislead now.
+          setVerifiedFrom(null);
+        }}
+      >
+        {(target) => <RotateDkimExplanation domain={target} />}
+      </ConfirmDialog>
       <ConfirmDialog
         target={deleting}
         title="Delete domain?"
@@ -242,7 +270,7 @@ function DomainView({ domain, onChange }: { domain: Domain; onChange: (domain: D
   );
 }
 
-/** `/domains/:id`: one domain's DNS records, their status, Verify and Delete. */
+/** `/domains/:id`: one domain's DNS records, their status, Verify, Rotate DKIM keys and Delete. */
 export function DomainPage({ id }: { id: string }) {
   const api = useApi();
   const domain = useRequest((signal) => api.call((mr) => mr.domains.get(id, { signal })), [api, id]);

@@ -2,7 +2,7 @@ import { Fragment } from "react";
 import type { DomainRecord } from "mailroom";
 import { CopyButton } from "../../components/copy-button";
 import { Table } from "../../components/table";
-import { RECORD_PURPOSES } from "../../lib/domains";
+import { RECORD_PURPOSES, recordNeed } from "../../lib/domains";
 import { RecordStatusBadge } from "./domain-badges";
 
 /** A host name that wraps between its labels rather than inside them (the text itself is unchanged). */
@@ -58,7 +58,9 @@ export function RecordsTable({ records, checking }: { records: DomainRecord[]; c
                 </span>
               </p>
               <p className="records__facts">
-                <span className={record.required ? "records__required" : undefined}>{record.required ? "Required" : "Recommended"}</span>
+                <span className={record.required ? "records__required" : undefined} data-testid="record-need">
+                  {recordNeed(record)}
+                </span>
                 {record.priority !== null && (
                   <>
                     {" · "}
