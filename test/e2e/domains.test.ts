@@ -14,7 +14,8 @@ import type { DnsRecord } from "../helpers/dns-server.js";
  * keys sign, and the first Verify that finds them all switches signing to them. Then its (new) RSA
  * DKIM record is removed from the DNS server: Verify finds it missing,
  * the domain keeps sending through its grace period, fails once the server's clock is past it, and
- * is verified again when the record is back. The worker does not run (test/helpers/http-server.ts),
+ * is verified again when the record is back; meanwhile the overview warns of it, one line that links
+ * to the domain's page. The worker does not run (test/helpers/http-server.ts),
  * so only Verify checks the records, and the recipient's domain has no records on this DNS server,
  * so live messages stay queued and nothing leaves the machine. Each `it` runs on from where the
  * previous one left the page.
@@ -58,6 +59,14 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   const rotationNotice = () => page.getByTestId("dkim-rotation-notice");
   const domainId = () => domainPath.split("/").pop()!;
   const summaryRow = (label: string) => page.locator(".summary__row").filter({ has: page.locator("dt", { hasText: label }) });
+  const domainNotices = () => page.getByTestId("domain-notice");
+  const envSwitch = () => page.getByRole("switch", { name: "Live mode" });
+  /** The overview, once its domains have loaded: only then does "no line" mean every domain is well. */
+  const openOverview = async () => {
+    await nav("Overview").click();
+    await expect.poll(() => heading().textContent()).toBe("Overview");
+    await page.locator('[data-testid="domain-notices"][aria-busy="false"]').waitFor({ state: "attached" });
+  };
   /** A live message from the domain: accepted, or the error that refused it. */
   const sendLive = async (subject: string) =>
     (await harness.sdk("live")).messages
@@ -456,6 +465,56 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await row.textContent()).toContain("3 of 4 verified");
   });
 
+  it("warns on the overview, in either environment, that the domain's records are missing until when, with a link to its page", async () => {
+    const domain = await (await harness.sdk("live")).domains.get(domainId());
+    const expected = `${DOMAIN} is missing DNS records since ${await shownAs(domain.failing_since!)}: live mail from it stops at ${await shownAs(domain.grace_ends_at!)} unless they are published again.`;
+    await openOverview();
+    expect(await domainNotices().count()).toBe(1);
+    expect(await domainNotices().getAttribute("class")).toContain("notice--warning");
+    expect(await domainNotices().textContent()).toBe(expected);
+    expect(await domainNotices().getByRole("link", { name: DOMAIN, exact: true }).getAttribute("href")).toBe(domainPath);
+    await screenshot(page, "overview-domain-records-missing");
+
+    // Domains belong to the workspace: the live side warns the same.
+    expect(await envSwitch().getAttribute("aria-checked")).toBe("false");
+    await envSwitch().click();
+    await expect.poll(() => envSwitch().getAttribute("aria-checked")).toBe("true");
+    await expect.poll(() => domainNotices().textContent()).toBe(expected);
+    await envSwitch().click();
+    await expect.poll(() => envSwitch().getAttribute("aria-checked")).toBe("false");
+
+    await domainNotices().getByRole("link", { name: DOMAIN, exact: true }).click();
+    await page.waitForURL((url) => url.pathname === domainPath);
+    await expect.poll(domainStatus).toBe("Records missing");
+    expect(await healthNotice().count()).toBe(1);
+  });
+
+  it("keeps the rest of the overview, without a domain line or an error, when the domains cannot be listed", async () => {
+    // Every member may list domains (x-mailroom-role: viewer); the refusal is staged in the
+    // browser, as a role lowered below that, or any server trouble, would answer.
+    const refuse = (url: URL) => url.pathname === "/v1/domains";
+    await page.route(refuse, (route) =>
+      route.fulfill({
+        status: 403,
+        contentType: "application/problem+json",
+        body: JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, code: "insufficient_role", detail: "Staged by the test." }),
+      }),
+    );
+    const before = harness.opened.errors.length;
+    try {
+      await openOverview();
+      expect(await domainNotices().count()).toBe(0);
+      await page.getByRole("region", { name: "Live usage" }).getByTestId("usage-quota").waitFor();
+      expect(await page.locator(".error-state").count()).toBe(0);
+    } finally {
+      await page.unroute(refuse);
+    }
+    // The browser's own line for the refused request, and nothing from the page.
+    await expect
+      .poll(() => harness.opened.errors.slice(before))
+      .toEqual([expect.stringMatching(/Failed to load resource: the server responded with a status of 403/)]);
+  });
+
   it("says the records are still missing when Verify finds them gone again within the grace period", async () => {
     await page.goto(domainPath);
     await expect.poll(domainStatus).toBe("Records missing");
@@ -489,6 +548,21 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect((refused as UnprocessableEntityError).code).toBe("sender_domain_not_verified");
   });
 
+  it("says on the overview that live mail from the failed domain is refused, with a link to its page", async () => {
+    const domain = await (await harness.sdk("live")).domains.get(domainId());
+    expect(domain.status).toBe("failed");
+    await openOverview();
+    expect(await domainNotices().count()).toBe(1);
+    expect(await domainNotices().getAttribute("class")).toContain("notice--danger");
+    expect(await domainNotices().textContent()).toBe(
+      `Live mail from ${DOMAIN} is refused: its DNS records have been missing since ${await shownAs(domain.failing_since!)}.`,
+    );
+    await screenshot(page, "overview-domain-failed");
+    await domainNotices().getByRole("link", { name: DOMAIN, exact: true }).click();
+    await page.waitForURL((url) => url.pathname === domainPath);
+    await expect.poll(domainStatus).toBe("Failed");
+  });
+
   it("verifies the domain again once the DKIM record is republished, and live mail is accepted again", async () => {
     const rsa = records.find((record) => record.purpose === "DKIM" && record.value.startsWith("v=DKIM1; k=rsa"))!;
     harness.dns.set(rsa.name, [asDns(rsa)]);
@@ -501,6 +575,9 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await summaryRow("Failing since").count()).toBe(0);
     expect(await summaryRow("Next automatic check").count()).toBe(1);
     expect(await sendLive("Sending again")).toMatchObject({ environment: "live" });
+
+    await openOverview();
+    expect(await domainNotices().count()).toBe(0);
   });
 
   it("deletes the domain after confirmation, after which live mail from it is refused", async () => {
@@ -521,8 +598,9 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
 
   it("raised no script error along the way", () => {
     // The browser logs each 4xx answer: the 422 is the refused domain name; the 401 is the page's
-    // token, expired when the server's clock jumped past the grace period, and renewed.
-    const unexpected = harness.opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of (422|401)/.test(error));
+    // token, expired when the server's clock jumped past the grace period, and renewed; the 403 is
+    // the domain listing refused on purpose (its own test checks that nothing else was logged).
+    const unexpected = harness.opened.errors.filter((error) => !/Failed to load resource: the server responded with a status of (422|401|403)/.test(error));
     expect(unexpected).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { UsageChart } from "../components/usage-chart";
 import { formatCount, formatRate, formatUtcDate, startOfDay, utcDay } from "../lib/format";
 import { hasRole } from "../lib/roles";
 import { dailyStats } from "../lib/stats";
+import { DomainNotices } from "./overview-domain-notices";
 
 const DAYS = 7;
 // The chart is computed in the browser from the message list; past this many messages in the
@@ -190,6 +191,7 @@ export function OverviewPage() {
   return (
     <>
       <PageHeader title="Overview" description="How your email is doing." />
+      <DomainNotices />
       <MessageStats />
       <Usage />
       <RecentEvents />
