@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { DomainRecord } from "../../src/db/repositories/domains.js";
-import { checkRecord, normaliseDomainName, recordsFor, trackingRecord } from "../../src/services/domains.js";
+import { checkRecord, recordsFor, trackingRecord, type DomainRecord } from "../../src/domain/domain-records.js";
+import { normaliseDomainName } from "../../src/services/domains.js";
 
 const HOST = "mail.mailroom.test";
 const RSA_P = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxyz+/abc=";
@@ -8,8 +8,8 @@ const records = recordsFor(
   "acme.example",
   "bounces.acme.example",
   [
-    { selector: "mr2611abc-rsa", algorithm: "rsa-sha256", dns_value: `v=DKIM1; k=rsa; p=${RSA_P}`, private_key: "sealed" },
-    { selector: "mr2611abc-ed", algorithm: "ed25519-sha256", dns_value: "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=", private_key: "sealed" },
+    { selector: "mr2611abc-rsa", dns_value: `v=DKIM1; k=rsa; p=${RSA_P}` },
+    { selector: "mr2611abc-ed", dns_value: "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=" },
   ],
   HOST,
 );

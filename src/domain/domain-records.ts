@@ -1,0 +1,131 @@
+import type { components } from "../../generated/v1.js";
+
+/**
+ * The DNS records a sending domain publishes, and how a lookup's answer is judged against each
+ * (docs/domains.md "The records to publish" and "Verification"). Pure code: DomainsService looks
+ * the records up and saves what this concludes.
+ */
+export type DomainRecord = components["schemas"]["DomainRecord"];
+
+/** What a DKIM record needs of its key. */
+export interface PublishedDkimKey {
+  selector: string;
+  /** The TXT value published at `<selector>._domainkey.<domain>`. */
+  dns_value: string;
+}
+
+const DMARC_VALUE = "v=DMARC1; p=none;";
+
+/** The records a domain must (and should) publish, in the order the dashboard lists them. */
+export function recordsFor(name: string, returnPathDomain: string, keys: readonly PublishedDkimKey[], hostname: string): DomainRecord[] {
+  const record = (purpose: DomainRecord["purpose"], type: DomainRecord["type"], at: string, value: string, required: boolean, priority: number | null = null): DomainRecord => ({
+    purpose,
+    type,
+    name: at,
+    value,
+    priority,
+    required,
+    status: "pending",
+    found: [],
+  });
+  return [
+    record("return_path", "MX", returnPathDomain, hostname, true, 10),
+    record("spf", "TXT", returnPathDomain, `v=spf1 a:${hostname} ~all`, true),
+    ...keys.map((key) => dkimRecord(key, name, "dkim")),
+    record("dmarc", "TXT", `_dmarc.${name}`, DMARC_VALUE, false),
+  ];
+}
+
+/** The TXT record publishing a DKIM key: required once it signs (`dkim`), not while a rotation waits for it (`dkim_next`). */
+export function dkimRecord(key: PublishedDkimKey, name: string, purpose: "dkim" | "dkim_next"): DomainRecord {
+  return { purpose, type: "TXT", name: `${key.selector}._domainkey.${name}`, value: key.dns_value, priority: null, required: purpose === "dkim", status: "pending", found: [] };
+}
+
+/** A tracking domain's record: a CNAME to the host serving the tracking links (docs/tracking.md#tracking-domain). */
+export function trackingRecord(trackingDomain: string, trackingHost: string): DomainRecord {
+  return { purpose: "tracking", type: "CNAME", name: trackingDomain, value: trackingHost, priority: null, required: false, status: "pending", found: [] };
+}
+
+export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: string }> } | { type: "TXT"; txt: string[] } | { type: "CNAME"; cname: string[] };
+
+/**
+ * A record's status given what DNS answered at its name (an empty answer: nothing there).
+ * - MX (return path): verified when any exchange is this server's host name.
+ * - SPF: verified when the name has exactly one `v=spf1` record (RFC 7208 §4.5: two are an error)
+ *   and it holds the mechanism `a:<hostname>` (with no qualifier or `+`). An `include:` of some
+ *   other record is not followed: the return-path domain is ours alone, publish what we give.
+ * - DKIM: verified when a TXT record at the selector carries the same public key (`p=`),
+ *   compared without whitespace (long keys are often split or wrapped by DNS providers).
+ * - DMARC: verified when a `v=DMARC1` record exists, whatever its policy.
+ * - CNAME (tracking domain): verified when it points at `hostname`, the tracking host.
+ * Otherwise `missing` when nothing of the type is published at the name, `mismatch` if
+ * something else is; `found` shows what was there.
+ */
+export function checkRecord(record: DomainRecord, answer: DnsAnswer, hostname: string): Pick<DomainRecord, "status" | "found"> {
+  if (answer.type === "MX") {
+    const found = keepable(answer.mx.map((mx) => `${mx.priority} ${mx.exchange.replace(/\.$/, "")}`));
+    if (found.length === 0) return { status: "missing", found };
+    return { status: answer.mx.some((mx) => hostKey(mx.exchange) === hostKey(hostname)) ? "verified" : "mismatch", found };
+  }
+  if (answer.type === "CNAME") {
+    const found = keepable(answer.cname.map(hostKey));
+    if (found.length === 0) return { status: "missing", found };
+    return { status: found.includes(hostKey(hostname)) ? "verified" : "mismatch", found };
+  }
+  const txt = answer.txt;
+  if (txt.length === 0) return { status: "missing", found: [] };
+  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dmarc" ? dmarcPublished(txt) : dkimKeyPublished(txt, record.value);
+  return { status: matches ? "verified" : "mismatch", found: keepable(txt) };
+}
+
+/** Bytes of `found` kept per record: the domain owner controls these answers, and they are stored. */
+const FOUND_MAX_BYTES = 4096;
+const FOUND_ENTRY_MAX_CHARS = 1024;
+
+/** What DNS answered, bounded so that an enormous answer cannot overflow the stored row. */
+function keepable(found: readonly string[]): string[] {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const value of found) {
+    const entry = value.length > FOUND_ENTRY_MAX_CHARS ? `${value.slice(0, FOUND_ENTRY_MAX_CHARS)}…` : value;
+    bytes += Buffer.byteLength(JSON.stringify(entry));
+    if (bytes > FOUND_MAX_BYTES) break;
+    kept.push(entry);
+  }
+  return kept;
+}
+
+export const hostKey = (host: string) => host.trim().toLowerCase().replace(/\.$/, "");
+
+function spfAuthorises(txt: readonly string[], hostname: string): boolean {
+  const spf = txt.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
+  if (spf.length !== 1) return false;
+  return spf[0]!
+    .trim()
+    .split(/\s+/)
+    .some((term) => {
+      const match = /^\+?a:(.+)$/i.exec(term);
+      return match !== null && hostKey(match[1]!) === hostKey(hostname);
+    });
+}
+
+/** DKIM tag=value pairs (RFC 6376 §3.2); values without whitespace. */
+function dkimTags(value: string): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    tags.set(part.slice(0, eq).trim(), part.slice(eq + 1).replace(/\s+/g, ""));
+  }
+  return tags;
+}
+
+function dkimKeyPublished(txt: readonly string[], expected: string): boolean {
+  const key = dkimTags(expected).get("p");
+  if (!key) return false;
+  return txt.some((value) => dkimTags(value).get("p") === key);
+}
+
+function dmarcPublished(txt: readonly string[]): boolean {
+  return txt.some((value) => /^v\s*=\s*DMARC1\s*(;|$)/i.test(value.trim()));
+}
