@@ -1694,7 +1694,7 @@ export interface components {
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
-             *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `sender_domain_not_verified`,
+             *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
              *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
              *     `template_render_failed`, `webhook_target_not_allowed`, `internal_error`,
@@ -2980,7 +2980,7 @@ export interface components {
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
-         *     `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
+         *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
          */
         Conflict: {
