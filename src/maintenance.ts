@@ -16,11 +16,11 @@ export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
  * domains whose automatic check is due. Any number of workers may run it at once: pruning is
  * idempotent, and each domain check is claimed by one of them.
  */
-export function startMaintenance(runtime: Runtime, log: MaintenanceLog, intervalMs = MAINTENANCE_INTERVAL_MS): { stop(): void; round: Promise<void> } {
+export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(): void; round: Promise<void> } {
   let round = runMaintenance(runtime, log);
   const timer = setInterval(() => {
     round = round.then(() => runMaintenance(runtime, log)); // one round at a time
-  }, intervalMs);
+  }, MAINTENANCE_INTERVAL_MS);
   timer.unref();
   return {
     stop: () => clearInterval(timer),

@@ -4,11 +4,11 @@ import { isUniqueViolation } from "../driver-errors.js";
 import type { SealedRow, SealedStore } from "./sealed-store.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { DomainRecord } from "../../domain/domain-records.js";
 import type { DomainStatus } from "../../domain/domain-status.js";
 import type { components } from "../../../generated/v1.js";
 
-export type DomainRecord = components["schemas"]["DomainRecord"];
-export type { DomainStatus };
+export type { DomainRecord };
 export type DkimAlgorithm = components["schemas"]["DomainDkimKey"]["algorithm"];
 
 /** A DKIM key as stored: the private key sealed (AES-GCM under a key derived from SECRET_KEY). */
