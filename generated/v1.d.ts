@@ -1105,7 +1105,8 @@ export interface paths {
          * Send a sample event to a webhook endpoint
          * @description Queues a sample event of `type` for this endpoint, whether or not it subscribes to that type.
          *     It is signed and retried like any other delivery; its `data` carries `test: true` and it
-         *     belongs to no message of yours. Its attempts appear in `listWebhookAttempts`.
+         *     belongs to no message or domain of yours (a domain event's sample names `example.com`).
+         *     Its attempts appear in `listWebhookAttempts`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1466,6 +1467,72 @@ export interface webhooks {
          *     `message.replied`. Answer with any 2xx within 15 seconds; anything else is retried.
          */
         post: operations["messageRepliedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.verified
+         * @description A check (verifyDomain or the automatic one) found every required record of the domain: it was pending, failing or failed, and now sends live mail. A domain serves both environments: sent to every enabled endpoint of the
+         *     workspace, in either environment, that subscribes to `domain.verified`. Answer with any 2xx within
+         *     15 seconds; anything else is retried.
+         */
+        post: operations["domainVerifiedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.temporary_failure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.temporary_failure
+         * @description A check of a verified domain missed a required record (`data.missing_records` names them). Live mail is still sent until `domain.grace_ends_at`; publish the records again before then. A domain serves both environments: sent to every enabled endpoint of the
+         *     workspace, in either environment, that subscribes to `domain.temporary_failure`. Answer with any 2xx within
+         *     15 seconds; anything else is retried.
+         */
+        post: operations["domainTemporaryFailureWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.failed
+         * @description The domain's required records were still missing when its grace period ended: live mail from it is refused (`sender_domain_not_verified`) until verifyDomain finds them. A domain serves both environments: sent to every enabled endpoint of the
+         *     workspace, in either environment, that subscribes to `domain.failed`. Answer with any 2xx within
+         *     15 seconds; anything else is retried.
+         */
+        post: operations["domainFailedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2089,6 +2156,47 @@ export interface components {
          * @enum {string}
          */
         EventType: "message.queued" | "message.scheduled" | "message.delivered" | "message.deferred" | "message.bounced" | "message.failed" | "message.suppressed" | "message.canceled" | "message.opened" | "message.clicked" | "message.complained" | "message.unsubscribed" | "message.replied";
+        /**
+         * @description What happened to a sending domain; the type names the status it moved into.
+         * @enum {string}
+         */
+        DomainEventType: "domain.verified" | "domain.temporary_failure" | "domain.failed";
+        /** @description An event type a webhook endpoint can subscribe to, a message's or a domain's. */
+        WebhookEventType: components["schemas"]["EventType"] | components["schemas"]["DomainEventType"];
+        /**
+         * @description A sending domain changed status (docs/domains.md#automatic-checks). Domain events are sent
+         *     to webhook endpoints only; `listEvents` lists messages' events.
+         */
+        DomainEvent: {
+            /** @description The event id, `evt_…`: the same for every endpoint it is sent to. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "event";
+            type: components["schemas"]["DomainEventType"];
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            created_at: string;
+            /** @description The receiving endpoint's environment (a domain serves both). */
+            environment: components["schemas"]["Environment"];
+            /** @description The domain, `dom_…`. */
+            domain_id: string;
+            from_status: components["schemas"]["DomainStatus"];
+            to_status: components["schemas"]["DomainStatus"];
+            /** @description The domain as getDomain answered right after the change, its records with what the check found. */
+            domain: components["schemas"]["Domain"];
+            /** @description Details of the change. */
+            data: {
+                /** @description The names of the required records the check did not find verified; empty for `domain.verified`. */
+                missing_records: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        };
         Event: {
             /** @description The event id, `evt_…`. */
             id: string;
@@ -2698,7 +2806,7 @@ export interface components {
             /** @description A note of your own. */
             description: string | null;
             /** @description The event types sent to it; null for every type, including types added later. */
-            event_types: components["schemas"]["EventType"][] | null;
+            event_types: components["schemas"]["WebhookEventType"][] | null;
             /** @description Whether events are sent to it. */
             enabled: boolean;
             status: components["schemas"]["WebhookStatus"];
@@ -2745,7 +2853,7 @@ export interface components {
             /** @description A note of your own. */
             description?: string | null;
             /** @description The event types to send; absent or null for every type. */
-            event_types?: components["schemas"]["EventType"][] | null;
+            event_types?: components["schemas"]["WebhookEventType"][] | null;
             /**
              * @description Whether to send events to it from now on.
              * @default true
@@ -2757,7 +2865,7 @@ export interface components {
             /** @description A note of your own. */
             description?: string | null;
             /** @description The event types to send; null for every type. */
-            event_types?: components["schemas"]["EventType"][] | null;
+            event_types?: components["schemas"]["WebhookEventType"][] | null;
             /** @description Whether to send events to it; true also re-enables an endpoint Mailroom disabled. */
             enabled?: boolean;
         };
@@ -2785,7 +2893,7 @@ export interface components {
             previous_secret_expires_at: string | null;
         };
         TestWebhookRequest: {
-            type: components["schemas"]["EventType"];
+            type: components["schemas"]["WebhookEventType"];
         };
         RedeliverWebhookEventRequest: {
             /** @description The event to send again, `evt_…`. */
@@ -4329,6 +4437,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
                 after?: components["parameters"]["After"];
+                /** @description Only domains in this status, e.g. `temporary_failure` for those whose records went missing. */
+                status?: components["schemas"]["DomainStatus"];
             };
             header?: never;
             path?: never;
@@ -6335,6 +6445,132 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.replied";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    domainVerifiedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"] & {
+                    /** @constant */
+                    type?: "domain.verified";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    domainTemporaryFailureWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"] & {
+                    /** @constant */
+                    type?: "domain.temporary_failure";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    domainFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"] & {
+                    /** @constant */
+                    type?: "domain.failed";
                 };
             };
         };

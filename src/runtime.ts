@@ -108,7 +108,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const domains = new DomainsService(repositories.domains, dkimKeys, dnsResolver, config.delivery.hostname, clock, new URL(config.trackingBaseUrl).hostname, {
     recheckMs: config.domains.recheckMinutes * 60_000,
     graceMs: config.domains.graceHours * 3_600_000,
-  });
+  }, () => dispatcher.notify());
   const trackingTokens = new TrackingTokens(secret, clock);
   // One VERP/reply-address signer: the worker writes the addresses the inbound server reads.
   const verp = new Verp(secret);

@@ -25,6 +25,23 @@ export type EventType = (typeof EVENT_TYPES)[number];
 type ContractEventType = components["schemas"]["EventType"];
 export const _sameEventTypesAsContract: [Exclude<ContractEventType, EventType> | Exclude<EventType, ContractEventType>] extends [never] ? true : never = true;
 
+/**
+ * A sending domain's events, one per status it can move into after a check (docs/domains.md
+ * #automatic-checks). They go to webhook endpoints only: a domain serves both environments and
+ * has no message, so they are not rows of `events`.
+ */
+export const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed"] as const;
+
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+
+/** What a webhook endpoint can subscribe to. */
+export type WebhookEventType = EventType | DomainEventType;
+
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [...EVENT_TYPES, ...DOMAIN_EVENT_TYPES];
+
+type ContractDomainEventType = components["schemas"]["DomainEventType"];
+export const _sameDomainEventTypesAsContract: [Exclude<ContractDomainEventType, DomainEventType> | Exclude<DomainEventType, ContractDomainEventType>] extends [never] ? true : never = true;
+
 /** The event that announces a move into `status`, if that move is announced at all. */
 export function eventTypeForStatus(status: MessageStatus): EventType | null {
   switch (status) {

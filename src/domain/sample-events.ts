@@ -1,5 +1,8 @@
+import { domainEvent } from "./domain-events.js";
+import { recordsFor } from "./domain-records.js";
+import type { DomainStatus } from "./domain-status.js";
 import type { Environment } from "./environments.js";
-import type { EventType } from "./events.js";
+import type { DomainEventType, EventType, WebhookEventType } from "./events.js";
 import type { MessageStatus } from "./message-status.js";
 
 /**
@@ -23,8 +26,13 @@ const TRANSITIONS: Record<EventType, [MessageStatus | null, MessageStatus | null
   "message.replied": [null, null],
 };
 
-/** A sample event of `type`, shaped like GET /v1/events answers, marked `data.test: true`. */
-export function sampleEvent(type: EventType, environment: Environment, id: string, createdAt: string) {
+/** A sample event of `type`, shaped as a real one of that type is, marked `data.test: true`. */
+export function sampleEvent(type: WebhookEventType, environment: Environment, id: string, createdAt: string) {
+  return type.startsWith("domain.") ? sampleDomainEvent(type as DomainEventType, environment, id, createdAt) : sampleMessageEvent(type as EventType, environment, id, createdAt);
+}
+
+/** A message's event, shaped like GET /v1/events answers. */
+function sampleMessageEvent(type: EventType, environment: Environment, id: string, createdAt: string) {
   const [from_status, to_status] = TRANSITIONS[type];
   return {
     id,
@@ -42,4 +50,50 @@ export function sampleEvent(type: EventType, environment: Environment, id: strin
     idempotency_key: null,
     data: { test: true },
   };
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The change each domain event type announces in a sample, and when the sample domain started
+ * failing (hours before the event): what a real event carries, grace period included.
+ */
+const DOMAIN_CHANGES: Record<DomainEventType, { from: DomainStatus; to: DomainStatus; failingForHours: number | null }> = {
+  "domain.verified": { from: "pending", to: "verified", failingForHours: null },
+  "domain.temporary_failure": { from: "verified", to: "temporary_failure", failingForHours: 0 },
+  "domain.failed": { from: "temporary_failure", to: "failed", failingForHours: 72 },
+};
+
+/** A domain event about `example.com`, whose RSA DKIM record is the one missing when it fails. */
+function sampleDomainEvent(type: DomainEventType, environment: Environment, id: string, createdAt: string) {
+  const { from, to, failingForHours } = DOMAIN_CHANGES[type];
+  const at = Date.parse(createdAt);
+  const failingSince = failingForHours === null ? null : at - failingForHours * HOUR;
+  const dkim = { selector: "mr2611abc-rsa", dns_value: "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" };
+  const records = recordsFor("example.com", "bounces.example.com", [dkim], "mail.mailroom.example").map((record) => {
+    const missing = failingSince !== null && record.purpose === "dkim";
+    return { ...record, status: missing ? ("missing" as const) : ("verified" as const), found: missing ? [] : [record.type === "MX" ? `${record.priority} ${record.value}` : record.value] };
+  });
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const domain = {
+    id: "dom_00000000000000000000000000",
+    object: "domain" as const,
+    name: "example.com",
+    status: to,
+    return_path_domain: "bounces.example.com",
+    dkim: [{ selector: dkim.selector, algorithm: "rsa-sha256" as const }],
+    records,
+    track_opens: null,
+    track_clicks: null,
+    tracking_domain: null,
+    created_at: iso(at - 30 * 24 * HOUR)!,
+    verified_at: iso(failingSince === null ? at : failingSince - 6 * HOUR),
+    last_checked_at: createdAt,
+    failing_since: iso(failingSince),
+    grace_ends_at: iso(failingSince === null ? null : failingSince + 72 * HOUR),
+    next_check_at: iso(to === "failed" ? null : at + (to === "verified" ? 6 : 1) * HOUR),
+    dkim_rotation: null,
+  };
+  const missing = records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
+  return domainEvent(id, type, createdAt, environment, domain, from, missing, { test: true });
 }

@@ -25,7 +25,7 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
       return domain;
     },
 
-    listDomains: async (req) => services.domains.list(principalOf(req), pageOf(req.query)),
+    listDomains: async (req) => services.domains.list(principalOf(req), { status: req.query.status }, pageOf(req.query)),
 
     getDomain: async (req) => services.domains.get(principalOf(req), req.params.domain_id),
 

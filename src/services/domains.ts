@@ -3,7 +3,8 @@ import { domainToASCII } from "node:url";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
-import type { Principal } from "../domain/environments.js";
+import { domainEvent, domainEventTypeFor, type DomainAnnouncement } from "../domain/domain-events.js";
+import { ENVIRONMENTS, type Environment, type Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { DkimAlgorithm, DomainCheck, DomainRecord, DomainRow, DomainSettings, DomainsRepository, StoredDkimKey } from "../db/repositories/domains.js";
@@ -94,6 +95,8 @@ export class DomainsService {
     private readonly trackingHost: string,
     /** When verified domains are looked up again by themselves, and how long a failing one keeps sending. */
     private readonly policy: DomainCheckPolicy,
+    /** A status change was announced: the in-process webhook dispatcher may skip the rest of its poll interval. */
+    private readonly notify: () => void = () => undefined,
   ) {}
 
   async create(principal: Principal, input: CreateDomainRequest): Promise<Domain> {
@@ -177,8 +180,8 @@ export class DomainsService {
     );
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<Page<Domain>> {
-    const rows = await this.domains.list(principal.workspaceId, page);
+  async list(principal: Principal, filters: { status?: DomainStatus | undefined }, page: PageRequest): Promise<Page<Domain>> {
+    const rows = await this.domains.list(principal.workspaceId, filters, page);
     return { ...rows, data: rows.data.map((row) => this.toWire(row)) };
   }
 
@@ -238,12 +241,34 @@ export class DomainsService {
       const row = await this.find(principal, id);
       const check = await this.check(row);
       if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
-      if (await this.domains.saveCheck(principal.workspaceId, id, check, row.dkim_keys)) {
-        this.forget(principal.workspaceId, row.name);
-        return this.toWire({ ...row, ...check });
-      }
+      if (await this.save(row, check)) return this.toWire({ ...row, ...check });
       if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while it was being verified; try again.`);
     }
+  }
+
+  /**
+   * Saves a check over the domain as it was read (false when another check or a rotation came
+   * first), announcing a status change to the workspace's webhook endpoints in the same write.
+   */
+  private async save(row: DomainRow, check: DomainCheck): Promise<boolean> {
+    const announcement = this.announcement(row, check);
+    if (!(await this.domains.saveCheck(row.workspace_id, row.id, row, check, announcement))) return false;
+    this.forget(row.workspace_id, row.name);
+    if (announcement) this.notify();
+    return true;
+  }
+
+  /** The domain event for the check's status change, if it changes the status (docs/webhooks.md#domain-events). */
+  private announcement(row: DomainRow, check: DomainCheck): DomainAnnouncement | null {
+    const type = check.status === row.status ? null : domainEventTypeFor(check.status);
+    if (type === null) return null;
+    const domain = this.toWire({ ...row, ...check });
+    const createdAt = check.last_checked_at;
+    const id = newId("event", createdAt);
+    const payloads = Object.fromEntries(
+      ENVIRONMENTS.map((environment) => [environment, JSON.stringify(domainEvent(id, type, toIso(createdAt), environment, domain, row.status, missingRecords(check.records)))]),
+    ) as Record<Environment, string>;
+    return { id, type, createdAt, payloads };
   }
 
   /**
@@ -263,12 +288,9 @@ export class DomainsService {
         const row = await this.domains.find(domain.workspace_id, domain.id);
         if (!row) return null; // deleted meanwhile
         const check = await this.check(row);
-        if (check !== null) {
-          // Not saved when a rotation changed the keys meanwhile: checked again at the claim's end.
-          if (!(await this.domains.saveCheck(row.workspace_id, row.id, check, row.dkim_keys))) return null;
-          this.forget(row.workspace_id, row.name);
-        }
-        const missing = check && check.records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
+        // Not saved when a check or a rotation changed the domain meanwhile: checked again at the claim's end.
+        if (check !== null && !(await this.save(row, check))) return null;
+        const missing = check && missingRecords(check.records);
         return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };
       }),
     );
@@ -396,6 +418,9 @@ export class DomainsService {
     return hostKey(this.sendingHostname);
   }
 }
+
+/** The names of the required records a check did not find verified (once each: an MX and a TXT may share one). */
+const missingRecords = (records: readonly DomainRecord[]) => [...new Set(records.filter((record) => record.required && record.status !== "verified").map((record) => record.name))];
 
 const cacheKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
 

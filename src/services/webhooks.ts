@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { NotFoundError, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
-import type { EventType } from "../domain/events.js";
+import type { WebhookEventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { sampleEvent } from "../domain/sample-events.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -141,7 +141,7 @@ export class WebhooksService {
   }
 
   /** Queues a sample event of `type` for the endpoint, subscribed or not, signed and retried as any other. */
-  async test(principal: Principal, id: string, type: EventType): Promise<WebhookDelivery> {
+  async test(principal: Principal, id: string, type: WebhookEventType): Promise<WebhookDelivery> {
     const scope = scopeOf(principal);
     const endpoint = await this.endpoint(scope, id);
     const now = this.clock.now();
@@ -218,6 +218,6 @@ export class WebhooksService {
 }
 
 /** Absent or null: every type (stored as null so types added later are included). */
-function eventTypes(types: EventType[] | null | undefined): EventType[] | null {
+function eventTypes(types: WebhookEventType[] | null | undefined): WebhookEventType[] | null {
   return types == null ? null : [...new Set(types)];
 }

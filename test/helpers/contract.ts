@@ -38,7 +38,17 @@ export class ContractChecker {
     if (!(mediaType in content)) return [`content type ${mediaType} is not declared for status ${status} (declared: ${Object.keys(content).join(", ")})`];
     // A binary body (an attachment download) has nothing for a JSON schema to check beyond its media type.
     if (!/^application\/(.+\+)?json$/.test(mediaType)) return [];
-    const schemaPointer = `${pointer}/content/${escape(mediaType)}/schema`;
+    return this.validate(`${pointer}/content/${escape(mediaType)}/schema`, body);
+  }
+
+  /** Problems with a webhook's JSON body of `type`, or [] when it is the contract's payload for that type (`webhooks:`). */
+  checkWebhook(type: string, body: string): string[] {
+    const pointer = `/webhooks/${escape(type)}/post/requestBody/content/application~1json/schema`;
+    if (this.at(pointer) === undefined) return [`the webhook ${type} is not in the contract`];
+    return this.validate(pointer, body);
+  }
+
+  private validate(schemaPointer: string, body: string): string[] {
     let validate = this.cache.get(schemaPointer);
     if (!validate) {
       validate = this.ajv.compile({ $ref: `openapi#${schemaPointer}` });

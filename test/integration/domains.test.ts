@@ -2,7 +2,9 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
+import { ContractChecker } from "../helpers/contract.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { migrationSource } from "../../src/db/migrations/index.js";
 import { runMaintenance, type MaintenanceLog } from "../../src/maintenance.js";
 import type { components } from "../../generated/v1.js";
@@ -177,6 +179,30 @@ describe.each(databases)("Domains ($name)", (database) => {
       const second = (await t.call({ method: "GET", url: `/v1/domains?limit=2&after=${first.next_cursor}` })).json();
       expect(second).toMatchObject({ has_more: false, next_cursor: null });
       expect(second.data.map((d: Domain) => d.name)).toEqual(["one.example"]);
+    });
+  });
+
+  describe("listDomains with a status filter", () => {
+    it("lists only the domains in that status", async () => {
+      const pending = await addDomain({ name: "pending.example" });
+      const verified = await addDomain({ name: "verified.example" });
+      for (const r of verified.records) publish(r);
+      await verify(verified.id);
+      const ids = async (status: string) => {
+        const res = await t.call({ method: "GET", url: `/v1/domains?status=${status}` });
+        expect(res.statusCode, res.body).toBe(200);
+        return (res.json().data as Domain[]).map((d) => d.id);
+      };
+      expect(await ids("verified")).toEqual([verified.id]);
+      expect(await ids("pending")).toEqual([pending.id]);
+      expect(await ids("failed")).toEqual([]);
+      expect((await t.call({ method: "GET", url: "/v1/domains?status=verified", key: t.other.sandboxKey })).json().data).toEqual([]);
+    });
+
+    it("refuses an unknown status with 422", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/domains?status=broken" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: expect.stringContaining("status") }] });
     });
   });
 
@@ -419,9 +445,9 @@ describe.each(databases)("Domains ($name)", (database) => {
     it("takes a domain back to verified when its records return within the grace period", async () => {
       const domain = await verifiedDomain();
       const spf = record(domain, "spf");
-      dns.remove(spf.name); // the return path's MX goes too: two required records missing
+      dns.remove(spf.name); // the return path's MX goes too: two required records missing, one name
       t.clock.advance(6 * HOUR);
-      expect((await recheck())[0]).toMatchObject({ to: "temporary_failure", missing: [spf.name, spf.name] });
+      expect((await recheck())[0]).toMatchObject({ to: "temporary_failure", missing: [spf.name] });
       publish(record(domain, "return_path"));
       publish(spf);
       t.clock.advance(HOUR);
@@ -491,6 +517,141 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(await t.runtime.services.domains.recheckDue()).toEqual([]);
       const now = new Date(t.clock.now()).toISOString();
       expect(await verify(domain.id)).toMatchObject({ status: "failed", failing_since: now, grace_ends_at: now, next_check_at: null });
+    });
+  });
+
+  describe("domain events (webhooks)", () => {
+    const contract = new ContractChecker();
+    let receiver: WebhookReceiver;
+    beforeEach(async () => {
+      receiver = await startWebhookReceiver();
+    });
+    afterEach(async () => receiver.close());
+
+    /** An endpoint at the receiver; `key` picks the workspace and environment (sandbox by default). */
+    const subscribe = async (event_types: string[] | null, key?: string, url = receiver.url) => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url, event_types }, ...(key ? { key } : {}) });
+      expect(res.statusCode, res.body).toBe(201);
+      receiver.secrets.push(res.json().secret);
+      return res.json().id as string;
+    };
+    /** What the receiver got (every body verified by standardwebhooks), each checked against the contract. */
+    const deliveries = async (): Promise<ReceivedWebhook[]> => {
+      await t.drainWebhooks();
+      for (const got of receiver.received) expect(contract.checkWebhook(got.payload.type, got.body), got.body).toEqual([]);
+      return receiver.received;
+    };
+    const types = async () => (await deliveries()).map((got) => got.payload.type);
+    const verifiedDomain = async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      expect((await verify(domain.id)).status).toBe("verified");
+      return domain;
+    };
+
+    it("announces each status a check moves the domain into, to the workspace's endpoints of both environments", async () => {
+      const sandboxEndpoint = await subscribe(null);
+      const liveEndpoint = await subscribe(["domain.verified", "domain.temporary_failure", "domain.failed"], t.workspace.liveKey);
+      const domain = await verifiedDomain();
+      const byEnvironment = (await deliveries()).sort((a, b) => String(b.payload.environment).localeCompare(String(a.payload.environment)));
+      expect(byEnvironment).toHaveLength(2);
+      const [sandbox, live] = byEnvironment;
+      expect(sandbox!.payload).toMatchObject({ type: "domain.verified", environment: "sandbox", domain_id: domain.id, from_status: "pending", to_status: "verified", data: { missing_records: [] } });
+      expect(sandbox!.payload.domain).toEqual((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json());
+      // One event, two endpoints: the same id (the webhook-id), each with its own environment.
+      expect(live!.payload).toEqual({ ...sandbox!.payload, environment: "live" });
+      expect([sandbox!.id, live!.id]).toEqual([sandbox!.payload.id, sandbox!.payload.id]);
+      expect(sandbox!.payload.id).toMatch(/^evt_/);
+      const endpoints = [sandboxEndpoint, liveEndpoint];
+      for (const [i, endpoint] of endpoints.entries()) {
+        const attempts = await t.call({ method: "GET", url: `/v1/webhooks/${endpoint}/attempts`, key: i === 0 ? t.workspace.sandboxKey : t.workspace.liveKey });
+        expect(attempts.json().data).toMatchObject([{ event_id: sandbox!.payload.id, status: "succeeded" }]);
+      }
+
+      const rsa = record(domain, "dkim", 0);
+      dns.remove(rsa.name);
+      t.clock.advance(6 * HOUR);
+      const failingSince = t.clock.now();
+      await t.runtime.services.domains.recheckDue();
+      t.clock.advance(HOUR);
+      await t.runtime.services.domains.recheckDue(); // still failing: no event
+      t.clock.set(failingSince + 73 * HOUR);
+      await t.runtime.services.domains.recheckDue();
+      publish(rsa);
+      await verify(domain.id);
+      await verify(domain.id); // verified again: no event
+      const received = (await deliveries()).filter((got) => got.payload.environment === "live");
+      expect(received.map((got) => [got.payload.type, got.payload.from_status, got.payload.data])).toEqual([
+        ["domain.verified", "pending", { missing_records: [] }],
+        ["domain.temporary_failure", "verified", { missing_records: [rsa.name] }],
+        ["domain.failed", "temporary_failure", { missing_records: [rsa.name] }],
+        ["domain.verified", "failed", { missing_records: [] }],
+      ]);
+      expect(received[1]!.payload.domain).toMatchObject({ status: "temporary_failure", failing_since: new Date(failingSince).toISOString(), grace_ends_at: new Date(failingSince + 72 * HOUR).toISOString() });
+      expect(received[2]!.payload).toMatchObject({ created_at: new Date(failingSince + 73 * HOUR).toISOString(), domain: { status: "failed" } });
+      expect(receiver.unverified).toEqual([]);
+    });
+
+    it("sends only to endpoints that subscribe to the type and are enabled, of this workspace", async () => {
+      await subscribe(["message.delivered"]);
+      await subscribe(["domain.failed"]);
+      const disabled = await subscribe(["domain.verified"]);
+      expect((await t.call({ method: "PATCH", url: `/v1/webhooks/${disabled}`, payload: { enabled: false } })).statusCode).toBe(200);
+      await subscribe(null, t.other.liveKey);
+      const wanted = await subscribe(["domain.verified"], t.workspace.liveKey);
+      await verifiedDomain();
+      const received = await deliveries();
+      expect(received.map((got) => got.payload.type)).toEqual(["domain.verified"]);
+      const attempts = await t.call({ method: "GET", url: `/v1/webhooks/${wanted}/attempts`, key: t.workspace.liveKey });
+      expect(attempts.json().data).toHaveLength(1);
+    });
+
+    it("announces nothing for a check that leaves the status as it was", async () => {
+      await subscribe(null);
+      const domain = await addDomain();
+      await verify(domain.id); // nothing published: pending stays pending
+      expect(await types()).toEqual([]);
+      for (const r of domain.records) publish(r);
+      dns.fail(record(domain, "dkim", 0).name, "SERVFAIL"); // cannot be verified by a record it could not look up
+      await verify(domain.id);
+      expect(await types()).toEqual([]);
+    });
+
+    it("announces a change once when a check and another race: the later one is saved over the new status, or not at all", async () => {
+      await subscribe(null);
+      const domain = await verifiedDomain();
+      await deliveries();
+      dns.remove(record(domain, "dkim", 0).name);
+      t.clock.advance(6 * HOUR);
+      const repository = t.runtime.repositories.domains;
+      const stale = (await repository.find(t.workspace.id, domain.id))!;
+      await Promise.all([verify(domain.id), t.runtime.services.domains.recheckDue()]);
+      // A check made against the domain as it was before is refused, announcement and all.
+      const staleCheck = { status: "temporary_failure" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: t.clock.now(), failing_since: t.clock.now(), next_check_at: null };
+      const announcement = { id: "evt_stale", type: "domain.temporary_failure" as const, createdAt: t.clock.now(), payloads: { live: "{}", sandbox: "{}" } };
+      expect(await repository.saveCheck(t.workspace.id, domain.id, stale, staleCheck, announcement)).toBe(false);
+      expect(await types()).toEqual(["domain.verified", "domain.temporary_failure"]);
+    });
+
+    it("can be sent again by its id (redeliverWebhookEvent), with the same webhook-id and payload", async () => {
+      const endpoint = await subscribe(["domain.verified"]);
+      await verifiedDomain();
+      const [first] = await deliveries();
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${endpoint}/redeliver`, payload: { event_id: first!.payload.id } });
+      expect(res.statusCode, res.body).toBe(202);
+      const [, again] = await deliveries();
+      expect(again).toMatchObject({ id: first!.id, body: first!.body });
+    });
+
+    it("lets an endpoint subscribe to domain events, and sends a sample of one (testWebhook)", async () => {
+      const endpoint = await subscribe(["domain.failed", "message.bounced"]);
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${endpoint}` })).json().event_types).toEqual(["domain.failed", "message.bounced"]);
+      const res = await t.call({ method: "POST", url: `/v1/webhooks/${endpoint}/test`, payload: { type: "domain.temporary_failure" } });
+      expect(res.statusCode, res.body).toBe(202);
+      const [sample] = await deliveries();
+      expect(sample!.payload).toMatchObject({ type: "domain.temporary_failure", environment: "sandbox", from_status: "verified", to_status: "temporary_failure", domain: { name: "example.com" }, data: { test: true, missing_records: [expect.stringContaining("._domainkey.example.com")] } });
+      const unknown = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: receiver.url, event_types: ["domain.deleted"] } });
+      expect(unknown.statusCode).toBe(422);
     });
   });
 
@@ -590,7 +751,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       const stale = (await repository.find(t.workspace.id, before.id))!;
       const rotating = await rotate(before.id);
       const staleCheck = { status: "verified" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: 1, failing_since: null, next_check_at: null };
-      expect(await repository.saveCheck(t.workspace.id, before.id, staleCheck, stale.dkim_keys)).toBe(false);
+      expect(await repository.saveCheck(t.workspace.id, before.id, stale, staleCheck, null)).toBe(false);
       expect(await repository.replaceKeys(t.workspace.id, before.id, stale.dkim_keys, { dkim_keys: stale.dkim_keys, records: stale.records })).toBe(false);
       expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
     });

@@ -2,8 +2,10 @@ import type { Knex } from "knex";
 import { UniqueViolation } from "../../domain/errors.js";
 import { isUniqueViolation } from "../driver-errors.js";
 import type { SealedRow, SealedStore } from "./sealed-store.js";
+import type { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
+import type { DomainAnnouncement } from "../../domain/domain-events.js";
 import type { DomainRecord } from "../../domain/domain-records.js";
 import type { DomainStatus } from "../../domain/domain-status.js";
 import type { components } from "../../../generated/v1.js";
@@ -69,7 +71,10 @@ export const UQ_DOMAIN_NAME = "uq_domains__workspace_name";
 
 /** Domains belong to a workspace and serve both its environments: every query is scoped by workspace. */
 export class DomainsRepository implements SealedStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly webhooks: WebhookDeliveriesRepository,
+  ) {}
 
   /** Throws UniqueViolation(UQ_DOMAIN_NAME) when the workspace already has the name. */
   async insert(row: DomainRow): Promise<void> {
@@ -91,8 +96,9 @@ export class DomainsRepository implements SealedStore {
     return normalise(await this.knex("domains").where({ workspace_id: workspaceId, name }).first());
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<DomainRow>> {
+  async list(workspaceId: string, filters: { status?: DomainStatus | undefined }, page: PageRequest): Promise<Page<DomainRow>> {
     const query = this.knex("domains").where({ workspace_id: workspaceId });
+    if (filters.status !== undefined) query.andWhere("status", filters.status);
     return paginate<DomainRow, DomainRow>(query, "id", (row) => row.id, page, "desc", (row) => normalise(row)!);
   }
 
@@ -102,14 +108,20 @@ export class DomainsRepository implements SealedStore {
   }
 
   /**
-   * Saves a check if the domain's keys are still `readKeys`, the ones it was made against; false
-   * when a key rotation started or ended meanwhile (the check is stale: make it again).
+   * Saves a check if the domain is still as it was read: the same status, and the same keys it
+   * was made against; false when another check or a key rotation came first (the check is stale:
+   * make it again). A status change's announcement is queued for webhook endpoints in the same
+   * transaction, so it is sent exactly when the change is saved, and once.
    */
-  async saveCheck(workspaceId: string, id: string, check: DomainCheck, readKeys: readonly StoredDkimKey[]): Promise<boolean> {
-    const updated = await this.knex("domains")
-      .where({ workspace_id: workspaceId, id, dkim_keys: JSON.stringify(readKeys) })
-      .update({ ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) });
-    return updated === 1;
+  async saveCheck(workspaceId: string, id: string, read: Pick<DomainRow, "status" | "dkim_keys">, check: DomainCheck, announcement: DomainAnnouncement | null): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      const updated = await trx("domains")
+        .where({ workspace_id: workspaceId, id, status: read.status, dkim_keys: JSON.stringify(read.dkim_keys) })
+        .update({ ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) });
+      if (updated !== 1) return false;
+      if (announcement) await this.webhooks.fanOutToWorkspace(trx, workspaceId, announcement);
+      return true;
+    });
   }
 
   /** Writes new keys and records if the keys are still `readKeys` (compare-and-set, as saveCheck). */

@@ -66,7 +66,7 @@ export function createRepositories(db: Database): Repositories {
     members: new MembersRepository(db.knex),
     sessions: new SessionsRepository(db.knex),
     invitations: new InvitationsRepository(db.knex),
-    domains: new DomainsRepository(db.knex),
+    domains: new DomainsRepository(db.knex, webhookDeliveries),
     suppressions,
     usage,
     templates: new TemplatesRepository(db.knex),

@@ -1,5 +1,7 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull } from "../../domain/clock.js";
+import type { DomainAnnouncement } from "../../domain/domain-events.js";
+import type { Environment } from "../../domain/environments.js";
 import { newId } from "../../domain/ids.js";
 import type { Dialect, WebhookClaim, WebhookDeliveryRow } from "../dialects/dialect.js";
 import type { BatchWriter } from "../group-commit.js";
@@ -70,6 +72,24 @@ export class WebhookDeliveriesRepository {
         [true, ...ids],
       );
     }
+  }
+
+  /**
+   * Queues a workspace-wide event (a domain's) for every enabled endpoint of the workspace, in
+   * either environment, that subscribes to its type; each gets its environment's payload. In the
+   * caller's transaction, as fanOut. The event has no row of `events`: its delivery carries it.
+   */
+  async fanOutToWorkspace(trx: Knex.Transaction, workspaceId: string, announcement: DomainAnnouncement): Promise<void> {
+    const environments = Object.keys(announcement.payloads) as Environment[];
+    const { id, type, createdAt } = announcement;
+    await trx.raw(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, due_at, event_created_at, payload, created_at)
+       SELECT DISTINCT s.endpoint_id, ?, 'pending', 0, ?, ?, CASE s.environment ${environments.map(() => "WHEN ? THEN ?").join(" ")} END, ?
+         FROM webhook_subscriptions s
+         JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.enabled = ?
+        WHERE s.workspace_id = ? AND s.event_type IN (?, '*')`,
+      [id, createdAt, createdAt, ...environments.flatMap((environment) => [environment, announcement.payloads[environment]]), createdAt, true, workspaceId, type],
+    );
   }
 
   /** Due deliveries leased to the dispatcher, oldest first (events' order). */

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
-import type { EventType } from "../../domain/events.js";
+import type { WebhookEventType } from "../../domain/events.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
@@ -17,7 +17,7 @@ export interface WebhookEndpointRow {
   url: string;
   description: string | null;
   /** null: every event type, including types added later. */
-  event_types: EventType[] | null;
+  event_types: WebhookEventType[] | null;
   enabled: boolean;
   disabled_reason: WebhookDisabledReason | null;
   disabled_at: number | null;
@@ -144,7 +144,7 @@ function toDbRow(row: WebhookEndpointPatch): Record<string, unknown> {
 function fromDbRow(row: DbRow): WebhookEndpointRow {
   return {
     ...row,
-    event_types: row.event_types === null ? null : parseJson<EventType[]>(row.event_types),
+    event_types: row.event_types === null ? null : parseJson<WebhookEventType[]>(row.event_types),
     enabled: Boolean(row.enabled),
     disabled_at: toNumberOrNull(row.disabled_at),
     failing_since: toNumberOrNull(row.failing_since),

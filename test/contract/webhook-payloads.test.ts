@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_TYPES } from "../../src/domain/events.js";
+import { sampleEvent } from "../../src/domain/sample-events.js";
+import { loadSpec } from "../../src/http/spec.js";
+import { ContractChecker } from "../helpers/contract.js";
+
+/**
+ * Every event type a webhook endpoint can subscribe to is a payload of the contract's
+ * `webhooks:`, and the sample testWebhook sends for it is that payload: what a receiver built
+ * against a sample will also accept the real thing.
+ */
+describe("webhook payloads", () => {
+  const checker = new ContractChecker();
+
+  it("has one entry under webhooks: for every event type, and none other", () => {
+    expect(Object.keys((loadSpec() as { webhooks: Record<string, unknown> }).webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+  });
+
+  it.each(WEBHOOK_EVENT_TYPES.map((type) => [type]))("sends a %s sample that is the contract's payload for that type", (type) => {
+    const body = JSON.stringify(sampleEvent(type, "sandbox", "evt_01jd3k8m2q5v7w9x1y3z5a7b9c", "2026-11-22T10:00:00.000Z"));
+    expect(checker.checkWebhook(type, body)).toEqual([]);
+    expect(JSON.parse(body)).toMatchObject({ type, data: { test: true } });
+  });
+
+  it("tells a payload of another type apart", () => {
+    const body = JSON.stringify(sampleEvent("domain.failed", "live", "evt_01jd3k8m2q5v7w9x1y3z5a7b9c", "2026-11-22T10:00:00.000Z"));
+    expect(checker.checkWebhook("domain.verified", body)).not.toEqual([]);
+    expect(checker.checkWebhook("message.delivered", body)).not.toEqual([]);
+  });
+});
