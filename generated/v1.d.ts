@@ -159,6 +159,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{message_id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message's id.
+                 * @example msg_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reschedule a message
+         * @description Moves a `scheduled` message to another time, or sends it now (`scheduled_at: null`, or a
+         *     time not after now). The same limits as at creation apply: at most 30 days ahead, and
+         *     before the message's `expires_at`. The message keeps its id, content and Idempotency-Key;
+         *     a `message.scheduled` event records the change (`data.scheduled_at` and
+         *     `data.previous_scheduled_at`). A message that is no longer `scheduled` (queued, sent or
+         *     canceled) is `409 message_not_scheduled`.
+         */
+        post: operations["rescheduleMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{message_id}/events": {
         parameters: {
             query?: never;
@@ -1759,7 +1790,7 @@ export interface components {
             /**
              * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
-             *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`,
+             *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`, `message_not_scheduled`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
              *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
@@ -2142,6 +2173,13 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `after` for the next page. */
             next_cursor: string | null;
+        };
+        RescheduleMessageRequest: {
+            /**
+             * Format: date-time
+             * @description When to send it (RFC 3339; at most 30 days ahead, before `expires_at`); null, or a time not after now, sends it now.
+             */
+            scheduled_at: string | null;
         };
         MessageList: {
             /** @description The page. */
@@ -3086,7 +3124,7 @@ export interface components {
             };
         };
         /**
-         * @description The resource's state does not allow this (`message_not_cancelable`, `api_key_revoked`,
+         * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
          *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`).
@@ -3601,6 +3639,63 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rescheduleMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The message's id.
+                 * @example msg_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduled_at": "2026-11-23T09:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RescheduleMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The message, with its new `scheduled_at`. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];

@@ -61,6 +61,8 @@ export function createHandlers(
 
     cancelMessage: async (req) => services.messages.cancel(principalOf(req), req.params.message_id),
 
+    rescheduleMessage: async (req) => services.messages.reschedule(principalOf(req), req.params.message_id, req.body),
+
     listMessageEvents: async (req) => services.messages.listEvents(principalOf(req), req.params.message_id, pageOf(req.query)),
 
     listEvents: async (req) =>

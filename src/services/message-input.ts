@@ -106,11 +106,9 @@ export function prepareMessage(input: CreateMessageRequest, defaultFrom: string 
 
   let scheduledAt: number | null = null;
   if (input.scheduled_at !== undefined) {
-    const at = Date.parse(input.scheduled_at);
-    if (Number.isNaN(at)) fail("/scheduled_at", "must be an RFC 3339 date-time");
-    else if (at < now - LIMITS.scheduleSkewMs) fail("/scheduled_at", "must not be in the past");
-    else if (at > now + LIMITS.scheduleHorizonMs) fail("/scheduled_at", "must be at most 30 days ahead");
-    else if (at > now) scheduledAt = at;
+    const schedule = scheduledTime(input.scheduled_at, now);
+    if ("problem" in schedule) fail("/scheduled_at", schedule.problem);
+    else scheduledAt = schedule.at;
   }
 
   let expiresAt: number | null = null;
@@ -187,3 +185,15 @@ function uniqueRecipients(list: Array<{ type: "to" | "cc" | "bcc"; mailbox: Mail
   return out;
 }
 
+
+/**
+ * When a message asked to go at `value` is due: `at` null for now (a time up to now, within a
+ * minute's clock skew), or a problem with the time. Creation and rescheduling share the rule.
+ */
+export function scheduledTime(value: string, now: number): { at: number | null } | { problem: string } {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return { problem: "must be an RFC 3339 date-time" };
+  if (at < now - LIMITS.scheduleSkewMs) return { problem: "must not be in the past" };
+  if (at > now + LIMITS.scheduleHorizonMs) return { problem: "must be at most 30 days ahead" };
+  return { at: at > now ? at : null };
+}

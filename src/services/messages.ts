@@ -1,4 +1,4 @@
-import type { Clock } from "../domain/clock.js";
+import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
 import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
 import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError, type FieldError } from "../domain/errors.js";
@@ -11,7 +11,7 @@ import type { EventFilters, EventsRepository } from "../db/repositories/events.j
 import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { messageIdHeader, prepareMessage, resolveTracking, type DomainTrackingDefaults, type PreparedContent } from "./message-input.js";
+import { messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type PreparedContent } from "./message-input.js";
 import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
@@ -19,6 +19,7 @@ type Message = components["schemas"]["Message"];
 type MessageSummary = components["schemas"]["MessageSummary"];
 type Event = components["schemas"]["Event"];
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
+type RescheduleMessageRequest = components["schemas"]["RescheduleMessageRequest"];
 type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
 
 /** What the accept path needs to know about a workspace's sending domains and quota. */
@@ -268,6 +269,42 @@ export class MessagesService {
         recipients: canceled.map((r) => ({ id: r.id, status: r.status, detail: "canceled by request", attempts: r.attempts })),
         events: [{ id: newId("event", now), type: "message.canceled", recipient: null, from_status: record.status, to_status: status, data: { recipients: canceled.map((r) => r.email) }, created_at: now }],
         job: { action: "delete" },
+        now,
+      });
+    });
+    return this.get(principal, id);
+  }
+
+  /**
+   * Moves a scheduled message to another time, or to now (null, or a time not after now): the
+   * message keeps its id and content, its job its new due time, and a `message.scheduled` event
+   * records the change. Only while it is `scheduled` and no worker is handing it off.
+   */
+  async reschedule(principal: Principal, id: string, input: RescheduleMessageRequest): Promise<Message> {
+    const scope = scopeOf(principal);
+    const now = this.clock.now();
+    const schedule = input.scheduled_at === null ? { at: null } : scheduledTime(input.scheduled_at, now);
+    if ("problem" in schedule) throw ValidationError.field("/scheduled_at", schedule.problem);
+    const at = schedule.at ?? now;
+    await this.messages.withLockedMessage(scope, id, async (trx, record, leasedUntil) => {
+      if (!record) throw new NotFoundError("message", id);
+      if (record.status !== "scheduled") {
+        throw new ConflictError("message_not_scheduled", "Message not scheduled", `Message ${id} is ${record.status}; only a scheduled message can be rescheduled.`);
+      }
+      if (leasedUntil !== null && leasedUntil >= now) {
+        throw new ConflictError("message_not_scheduled", "Message not scheduled", `Message ${id} is being handed off for delivery right now; it can no longer be rescheduled.`);
+      }
+      if (record.expires_at !== null && at >= record.expires_at) {
+        throw ValidationError.field("/scheduled_at", `must be before the message's expires_at (${toIso(record.expires_at)})`);
+      }
+      await this.messages.applyChange(trx, {
+        scope,
+        messageId: id,
+        status: "scheduled",
+        recipients: [],
+        events: [{ id: newId("event", now), type: "message.scheduled", recipient: null, from_status: "scheduled", to_status: "scheduled", data: { scheduled_at: toIso(at), previous_scheduled_at: toIsoOrNull(record.scheduled_at) }, created_at: now }],
+        scheduledAt: at,
+        job: { action: "reschedule", runAt: at },
         now,
       });
     });

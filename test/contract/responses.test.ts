@@ -41,6 +41,12 @@ describe("every response honours the contract", () => {
     await expectConforming("listMessages", "GET", "/v1/messages", "/v1/messages?limit=1000");
     await expectConforming("listMessageEvents", "GET", "/v1/messages/{message_id}/events", `/v1/messages/${id}/events`);
     await expectConforming("listEvents", "GET", "/v1/events", "/v1/events?type=message.delivered");
+    const path = "/v1/messages/{message_id}/reschedule";
+    const at = new Date(t.clock.now() + 7_200_000).toISOString();
+    await expectConforming("rescheduleMessage", "POST", path, `/v1/messages/${scheduled.json().id}/reschedule`, { payload: { scheduled_at: at } });
+    await expectConforming("rescheduleMessage", "POST", path, `/v1/messages/${scheduled.json().id}/reschedule`, { payload: { scheduled_at: "2000-01-01T00:00:00Z" } });
+    await expectConforming("rescheduleMessage", "POST", path, `/v1/messages/${id}/reschedule`, { payload: { scheduled_at: null } });
+    await expectConforming("rescheduleMessage", "POST", path, "/v1/messages/msg_unknown/reschedule", { payload: { scheduled_at: null } });
     await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${scheduled.json().id}/cancel`);
     await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${id}/cancel`);
   });

@@ -40,7 +40,7 @@ describe.each(databases)("messages ($name)", (database) => {
   const events = async (id: string) => {
     const res = await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100` });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json().data as Array<{ type: string; from_status: string | null; to_status: string | null; recipient: string | null }>;
+    return res.json().data as Array<{ type: string; from_status: string | null; to_status: string | null; recipient: string | null; data: Record<string, unknown> }>;
   };
 
   const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
@@ -666,6 +666,120 @@ describe.each(databases)("messages ($name)", (database) => {
       expect(res.statusCode).toBe(404);
       const theirs = await t.call({ method: "GET", url: `/v1/messages/${body.id}`, key: t.other.sandboxKey });
       expect(theirs.json().status).toBe("queued");
+    });
+  });
+
+  describe("rescheduleMessage", () => {
+    const reschedule = (id: string, scheduled_at: string | null, key?: string) => t.call({ method: "POST", url: `/v1/messages/${id}/reschedule`, payload: { scheduled_at }, ...(key ? { key } : {}) });
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const scheduledIn = async (ms: number, extra: Record<string, unknown> = {}) => sendOk(aMessage({ scheduled_at: iso(t.clock.now() + ms), ...extra }));
+
+    it("moves a scheduled message to a later time: nothing is sent before it, and it is sent then", async () => {
+      const body = await scheduledIn(HOUR);
+      const first = iso(t.clock.now() + HOUR);
+      const later = iso(t.clock.now() + 3 * HOUR);
+      const res = await reschedule(body.id, later);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ id: body.id, status: "scheduled", scheduled_at: later, recipients: [{ status: "scheduled" }] });
+
+      t.clock.advance(2 * HOUR);
+      await t.drain();
+      expect((await get(body.id)).status).toBe("scheduled");
+      t.clock.advance(HOUR);
+      await t.drain();
+      expect((await get(body.id)).status).toBe("delivered");
+      expect((await events(body.id)).map((e) => [e.type, e.from_status, e.to_status, e.data])).toEqual([
+        ["message.scheduled", null, "scheduled", { scheduled_at: first }],
+        ["message.scheduled", "scheduled", "scheduled", { scheduled_at: later, previous_scheduled_at: first }],
+        ["message.queued", "scheduled", "queued", {}],
+        ["message.delivered", "queued", "delivered", expect.anything()],
+      ]);
+    });
+
+    it("moves a scheduled message to an earlier time", async () => {
+      const body = await scheduledIn(5 * HOUR);
+      expect((await reschedule(body.id, iso(t.clock.now() + HOUR))).statusCode).toBe(200);
+      t.clock.advance(HOUR);
+      await t.drain();
+      expect((await get(body.id)).status).toBe("delivered");
+    });
+
+    it("sends it now with scheduled_at null, or a time not after now", async () => {
+      for (const when of [null, iso(t.clock.now()), iso(t.clock.now() - 30_000)]) {
+        const body = await scheduledIn(HOUR);
+        const res = await reschedule(body.id, when);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ status: "scheduled", scheduled_at: iso(t.clock.now()) });
+        await t.drain();
+        expect((await get(body.id)).status).toBe("delivered");
+      }
+    });
+
+    it("refuses a time in the past, more than 30 days ahead, at or after expires_at, or not a date-time, with 422, changing nothing", async () => {
+      const body = await scheduledIn(HOUR, { expires_at: iso(t.clock.now() + 5 * HOUR) });
+      const cases: Array<[unknown, string]> = [
+        [iso(t.clock.now() - 5 * 60_000), "must not be in the past"],
+        [iso(t.clock.now() + 31 * 24 * HOUR), "must be at most 30 days ahead"],
+        [iso(t.clock.now() + 5 * HOUR), "must be before the message's expires_at"],
+        ["tomorrow", "date-time"],
+      ];
+      for (const [scheduled_at, message] of cases) {
+        const res = await t.call({ method: "POST", url: `/v1/messages/${body.id}/reschedule`, payload: { scheduled_at } });
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/scheduled_at", message: expect.stringContaining(message) }] });
+      }
+      for (const payload of [{}, { scheduled_at: iso(t.clock.now() + 2 * HOUR), send_at: "now" }]) {
+        const res = await t.call({ method: "POST", url: `/v1/messages/${body.id}/reschedule`, payload });
+        expect(res.statusCode, res.body).toBe(422);
+      }
+      expect(await get(body.id)).toMatchObject({ status: "scheduled", scheduled_at: iso(t.clock.now() + HOUR) });
+      expect(await events(body.id)).toHaveLength(1);
+    });
+
+    it("refuses a message that is not scheduled (queued, delivered, canceled) with 409 message_not_scheduled", async () => {
+      const delivered = await sendOk();
+      await t.drain();
+      const canceled = await scheduledIn(HOUR);
+      await cancel(canceled.id);
+      const fresh = await sendOk();
+      for (const id of [fresh.id, delivered.id, canceled.id]) {
+        const res = await reschedule(id, iso(t.clock.now() + HOUR));
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.json()).toMatchObject({ code: "message_not_scheduled", detail: expect.stringContaining("only a scheduled message") });
+      }
+      expect((await get(fresh.id)).scheduled_at).toBeNull();
+    });
+
+    it("refuses a message a worker is handing off at its time", async () => {
+      const body = await scheduledIn(HOUR);
+      t.clock.advance(HOUR);
+      const now = t.clock.now();
+      const claimed = await t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + 60_000, workerId: "busy-worker", environments: ["sandbox"] });
+      expect(claimed).toHaveLength(1);
+      const res = await reschedule(body.id, iso(now + HOUR));
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "message_not_scheduled", detail: expect.stringContaining("handed off") });
+    });
+
+    it("is safe to retry with the same Idempotency-Key", async () => {
+      const body = await scheduledIn(HOUR);
+      const call = () => t.call({ method: "POST", url: `/v1/messages/${body.id}/reschedule`, payload: { scheduled_at: iso(t.clock.now() + 2 * HOUR) }, headers: { "idempotency-key": "move-it" } });
+      const first = await call();
+      const again = await call();
+      expect(again.statusCode).toBe(200);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.body).toBe(first.body);
+      expect((await events(body.id)).filter((e) => e.type === "message.scheduled")).toHaveLength(2);
+    });
+
+    it("answers 404 for a message of another workspace or of the other environment, and leaves it alone", async () => {
+      const theirs = await sendOk(aMessage({ scheduled_at: iso(t.clock.now() + HOUR) }), { key: t.other.sandboxKey });
+      expect((await reschedule(theirs.id, null)).statusCode).toBe(404);
+      expect((await reschedule(theirs.id, null, t.workspace.liveKey)).statusCode).toBe(404);
+      const mine = await scheduledIn(HOUR);
+      expect((await reschedule(mine.id, null, t.workspace.liveKey)).statusCode).toBe(404);
+      const still = await t.call({ method: "GET", url: `/v1/messages/${theirs.id}`, key: t.other.sandboxKey });
+      expect(still.json()).toMatchObject({ status: "scheduled", scheduled_at: iso(t.clock.now() + HOUR) });
     });
   });
 });

@@ -131,6 +131,8 @@ export interface MessageChange {
   events: NewEvent[];
   mime?: string;
   text?: string;
+  /** A new send time (rescheduleMessage); the job moves with `job: { action: "reschedule" }`. */
+  scheduledAt?: number;
   /** Addresses to add to the environment's suppression list (hard bounces, complaints, unsubscribes), in the same transaction. */
   suppressions?: BounceSuppression[];
   /** First-time engagement stamps to set on recipients (kept when already set). */
@@ -270,6 +272,7 @@ export class MessagesRepository {
         const update: RowUpdate["set"] = { status: change.status, event_seq: next, updated_at: change.now };
         if (change.mime !== undefined) update.mime = change.mime;
         if (change.text !== undefined) update.text = change.text;
+        if (change.scheduledAt !== undefined) update.scheduled_at = change.scheduledAt;
         messageUpdates.push({ id: change.messageId, match: { workspace_id: change.scope.workspaceId }, set: update });
         const counters = Object.entries(change.counters ?? {}).filter(([, by]) => by);
         if (counters.length > 0) {
