@@ -78,6 +78,26 @@ describe("mailroom domains list", () => {
     expect(api.seen.map((seen) => `${seen.method} ${seen.target}`)).toEqual(["GET /v1/domains?limit=1&after=cur_1"]);
   });
 
+  it("passes --status, to list only the domains in that status", async () => {
+    const api = stubApi(200, page([failing]));
+
+    const result = await runCli(["domains", "list", "--status", "temporary_failure"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toEqual(page([failing]));
+    expect(api.seen.map((seen) => `${seen.method} ${seen.target}`)).toEqual(["GET /v1/domains?limit=20&status=temporary_failure"]);
+  });
+
+  it("exits 2 for a --status domains do not have, sending nothing", async () => {
+    const api = stubApi(200, page([]));
+
+    const result = await runCli(["domains", "list", "--status", "missing"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain("Invalid values");
+    expect(api.seen).toEqual([]);
+  });
+
   it("prints every domain of every page with --all", async () => {
     const api = stubApi((request) => ({ status: 200, body: new URL(request.url).searchParams.get("after") === "cur_2" ? page([{ ...pending, id: "dom_2" }]) : page([verified], "cur_2") }));
 

@@ -358,6 +358,7 @@ describe("mailroom listen", () => {
     [["--forward-to", "localhost:4242"], "--forward-to takes an http or https URL"],
     [["--forward-to", "not a url"], "--forward-to takes a URL such as http://localhost:4242/webhooks"],
     [["--forward-to", "http://localhost:4242", "--events", "message.delivered,message.sent"], '--events: unknown event type "message.sent"'],
+    [["--forward-to", "http://localhost:4242", "--events", "message.bounced,domain.failed"], '--events: "domain.failed" goes to webhook endpoints only, not to the event list; the types are message.queued,'],
     [["--forward-to", "http://localhost:4242", "--secret", "hunter2!"], "--secret takes a Standard Webhooks secret"],
     [["--forward-to", "http://localhost:4242", "--retries", "-1"], "--retries takes a whole number from 0 to 10"],
   ])("exits 2 for %j, asking the API nothing", async (flags, message) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event, Message, MessageSummary, PageBody as Page } from "mailroom";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { api, type FileServer, problemOf, runCli, useTestServer } from "./helpers.js";
+import { api, contractExample, type FileServer, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -206,6 +206,100 @@ describe("mailroom messages cancel", () => {
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ status: 409, code: "message_not_cancelable" });
     expect(await mailroom.get(`/v1/messages/${id}`)).toMatchObject({ status: "delivered" });
+  });
+});
+
+describe("mailroom messages reschedule", () => {
+  const inThreeHours = () => new Date(server.testApp.clock.now() + 3 * 3_600_000).toISOString();
+
+  it("moves a scheduled message to --at and prints it with its new scheduled_at", async () => {
+    const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
+    const later = inThreeHours();
+
+    const result = await runCli(["messages", "reschedule", id, "--at", later], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<Message>()).toMatchObject({ id, status: "scheduled", scheduled_at: later });
+    expect(await mailroom.get(`/v1/messages/${id}`)).toMatchObject({ status: "scheduled", scheduled_at: later });
+  });
+
+  it("takes --at as a delay from now too", async () => {
+    const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
+
+    const result = await runCli(["messages", "reschedule", id, "--at", "2h"], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    // The CLI reads "2h" by the machine's clock, the server checks it by its own (a test clock).
+    expect(Date.parse(result.json<Message>().scheduled_at ?? "")).toBeGreaterThan(Date.now() + 3_600_000);
+  });
+
+  it("makes it due at once with --now, and the worker then sends it", async () => {
+    const { id } = await mailroom.send({ to: "delivered@simulator.test", scheduled_at: inAnHour() });
+
+    const result = await runCli(["messages", "reschedule", id, "--now"], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<Message>()).toMatchObject({ id, scheduled_at: new Date(server.testApp.clock.now()).toISOString() });
+    await server.testApp.drain();
+    expect(await mailroom.get(`/v1/messages/${id}`)).toMatchObject({ status: "delivered" });
+  });
+
+  it("says Rescheduled for the new time, or Due now, on a terminal", async () => {
+    const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
+    const later = inThreeHours();
+
+    const moved = await runCli(["messages", "reschedule", id, "--at", later], { env, tty: true });
+    const now = await runCli(["messages", "reschedule", id, "--now"], { env, tty: true });
+
+    expect(moved.stdout.endsWith(`\n\nRescheduled for ${later}.\n`), moved.stdout).toBe(true);
+    expect(now.stdout).toMatch(/\n\nDue now: it is sent next\.\n$/);
+  });
+
+  it("exits 1 with 409 message_not_scheduled for a message already queued, which stays queued", async () => {
+    const { id } = await mailroom.send({ to: "ada@example.com" });
+
+    const result = await runCli(["messages", "reschedule", id, "--now"], { env });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 409, code: "message_not_scheduled" });
+    expect(await mailroom.get(`/v1/messages/${id}`)).toMatchObject({ status: "queued", scheduled_at: null });
+  });
+
+  it("exits 1 with 422 validation_failed at /scheduled_at for a time more than 30 days ahead", async () => {
+    const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
+
+    const result = await runCli(["messages", "reschedule", id, "--at", "31d"], { env });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 422, code: "validation_failed", errors: [expect.objectContaining({ pointer: "/scheduled_at" })] });
+  });
+
+  it.each([
+    ["neither --at nor --now", [], "Give the new time with --at WHEN"],
+    ["both --at and --now", ["--at", "2h", "--now"], "Give either --at WHEN or --now, not both."],
+    ["an --at that is no time", ["--at", "tomorrow"], "--at takes an RFC 3339 time"],
+    ["an --at without its value", ["--at"], "Not enough arguments following: at"],
+  ])("exits 2 for %s, before any request", async (_case, flags, message) => {
+    const stub = stubApi(200, {});
+
+    const result = await runCli(["messages", "reschedule", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d", ...flags], { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toMatchObject({ error: "usage", message: expect.stringContaining(message) });
+    expect(stub.seen).toEqual([]);
+  });
+
+  it("POSTs { scheduled_at } with an Idempotency-Key, the caller's own with --idempotency-key", async () => {
+    const stub = stubApi(200, contractExample("ScheduledMessage"));
+    const stubEnv = { MAILROOM_API_KEY: "svc_test_unused" };
+
+    await runCli(["messages", "reschedule", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "--at", "2026-11-23T10:00:00+01:00"], { env: stubEnv, fetch: stub.fetch });
+    await runCli(["messages", "reschedule", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "--now", "--idempotency-key", "send-trial-now"], { env: stubEnv, fetch: stub.fetch });
+
+    expect(stub.seen).toMatchObject([
+      { method: "POST", target: "/v1/messages/msg_01jc3v6q9k2m8r4t7w0y5z1b3d/reschedule", body: { scheduled_at: "2026-11-23T09:00:00.000Z" }, idempotencyKey: expect.any(String) },
+      { method: "POST", target: "/v1/messages/msg_01jc3v6q9k2m8r4t7w0y5z1b3d/reschedule", body: { scheduled_at: null }, idempotencyKey: "send-trial-now" },
+    ]);
   });
 });
 

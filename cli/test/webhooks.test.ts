@@ -43,6 +43,15 @@ describe("mailroom webhooks create", () => {
     expect(api.seen).toMatchObject([{ body: { url: "https://acme.example/h", event_types: ["message.opened", "message.clicked"], description: "Analytics", enabled: false }, idempotencyKey: "whk-1" }]);
   });
 
+  it("takes a domain's event types beside a message's, since domain events go to endpoints too", async () => {
+    const api = stubApi(201, created);
+
+    const result = await runCli(["webhooks", "create", "--url", "https://acme.example/h", "--event-type", "message.bounced,domain.temporary_failure", "--event-type", "domain.failed"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toMatchObject([{ body: { event_types: ["message.bounced", "domain.temporary_failure", "domain.failed"] } }]);
+  });
+
   it("shows the secret on a terminal, with how to use it", async () => {
     const result = await runCli(["webhooks", "create", "--url", "https://acme.example/hooks/mailroom"], { env, tty: true, fetch: stubApi(201, created).fetch });
 
@@ -50,13 +59,16 @@ describe("mailroom webhooks create", () => {
     expect(result.stdout).toContain(`\n\nsecret  ${created.secret}\n\nVerify each delivery's signature with this secret`);
   });
 
-  it("exits 2 for an unknown event type, sending nothing", async () => {
+  it("exits 2 for an unknown event type, listing every type, and sends nothing", async () => {
     const api = stubApi(201, created);
 
     const result = await runCli(["webhooks", "create", "--url", "https://acme.example/h", "--event-type", "message.sent"], { env, fetch: api.fetch });
+    const inherited = await runCli(["webhooks", "create", "--url", "https://acme.example/h", "--event-type", "toString"], { env, fetch: api.fetch });
 
-    expect(result.code).toBe(2);
+    expect([result.code, inherited.code]).toEqual([2, 2]);
     expect(problemOf(result).message).toContain('--event-type: unknown event type "message.sent"; the types are message.queued, ');
+    expect(problemOf(result).message).toContain(", message.replied, domain.verified, domain.temporary_failure, domain.failed.");
+    expect(problemOf(inherited).message).toContain('--event-type: unknown event type "toString"');
     expect(api.seen).toEqual([]);
   });
 
@@ -202,6 +214,15 @@ describe("mailroom webhooks test", () => {
     expect(json.json<WebhookDelivery>()).toEqual(queued);
     expect(api.seen[0]).toMatchObject({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/test`, body: { type: "message.delivered" }, idempotencyKey: expect.any(String) });
     expect(human.stdout).toContain(`Queued. Follow it with: mailroom webhooks list-attempts ${WEBHOOK_ID} --event-id ${EVENT_ID}\n`);
+  });
+
+  it("queues a sample of a domain's --type", async () => {
+    const api = stubApi(202, queued);
+
+    const result = await runCli(["webhooks", "test", WEBHOOK_ID, "--type", "domain.failed"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toMatchObject([{ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/test`, body: { type: "domain.failed" } }]);
   });
 
   it("exits 2 without --type, or with one that is not an event type", async () => {

@@ -36,6 +36,9 @@ export type MessageStatus = Schemas["MessageStatus"];
 export type Recipient = Schemas["Recipient"];
 export type Event = Schemas["Event"];
 export type EventType = Schemas["EventType"];
+export type DomainEvent = Schemas["DomainEvent"];
+export type DomainEventType = Schemas["DomainEventType"];
+export type WebhookEventType = Schemas["WebhookEventType"];
 export type ApiKey = Schemas["ApiKey"];
 export type ApiKeyWithSecret = Schemas["ApiKeyWithSecret"];
 export type Workspace = Schemas["Workspace"];
@@ -83,6 +86,7 @@ export type InboundAttachment = Schemas["InboundAttachment"];
 export type InboundAuthenticationResult = Schemas["InboundAuthenticationResult"];
 export type CreateMessageParams = RequestBody<"createMessage">;
 export type ListMessagesParams = QueryParams<"listMessages">;
+export type RescheduleMessageParams = RequestBody<"rescheduleMessage">;
 export type ListEventsParams = QueryParams<"listEvents">;
 export type CreateApiKeyParams = RequestBody<"createApiKey">;
 export type RotateApiKeyParams = RequestBody<"rotateApiKey">;
@@ -117,10 +121,13 @@ export type ListMessageRepliesParams = QueryParams<"listMessageReplies">;
 
 /**
  * What a webhook delivery of event `Type` carries: the contract's top-level `webhooks:` payload
- * for it (an Event whose `type` is `Type`).
+ * for it (an Event, or for a `domain.*` type a DomainEvent, whose `type` is `Type`).
  */
 export type WebhookPayload<Type extends keyof webhooks> = webhooks[Type]["post"] extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
 
-/** Every webhook payload, told apart by `type`: what `mr.webhooks.verify` returns. */
+/**
+ * Every webhook payload, told apart by `type`: what `mr.webhooks.verify` returns. Checking
+ * `event.type` narrows it to a message's Event or a domain's DomainEvent.
+ */
 export type WebhookEvent = { [Type in keyof webhooks]: WebhookPayload<Type> }[keyof webhooks];
 export type { components, operations, paths, webhooks } from "./generated/v1.js";

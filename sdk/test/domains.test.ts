@@ -45,6 +45,12 @@ describe("domains.list", () => {
     expect(theRequest(fake)).toEqual({ method: "GET", target: "/v1/domains?limit=10", body: undefined, idempotencyKey: null });
   });
 
+  it("sends the status filter, to list only the domains in that status", async () => {
+    const fake = fakeFetch([page([])]);
+    await fakeClient(fake).domains.list({ status: "temporary_failure", limit: 100 });
+    expect(theRequest(fake).target).toBe("/v1/domains?status=temporary_failure&limit=100");
+  });
+
   it("walks every page with for await, sending the cursor as after", async () => {
     const fake = twoPages(verified, { ...pending, id: "dom_2" });
     const ids: string[] = [];

@@ -70,6 +70,11 @@ describe("the SDK against the contract's mock", () => {
       await expect(mr.messages.cancel(MESSAGE_ID)).resolves.toMatchObject({ object: "message" });
     });
 
+    it("reschedule sends a time or null and returns a message", async () => {
+      await expect(mr.messages.reschedule(MESSAGE_ID, { scheduled_at: "2026-11-23T09:00:00Z" })).resolves.toMatchObject({ object: "message" });
+      await expect(mr.messages.reschedule(MESSAGE_ID, { scheduled_at: null })).resolves.toMatchObject({ object: "message" });
+    });
+
     it("create sends the tracking options the contract declares", async () => {
       const message = await mr.messages.create({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>", track_opens: true, track_clicks: true, track_replies: true, unsubscribe: true });
       expect(message).toMatchObject({ object: "message", tracking: expect.any(Object) });

@@ -110,10 +110,11 @@ describe("Idempotency-Key", () => {
     expect(fake.requests.map((request) => request.headers.get("idempotency-key"))).toEqual(["order-1234-receipt", "order-1234-receipt"]);
   });
 
-  it("is sent with every POST: cancel, key creation and rotation too", async () => {
-    const fake = fakeFetch([json(200, {}), json(201, {}), json(200, {})]);
+  it("is sent with every POST: cancel, reschedule, key creation and rotation too", async () => {
+    const fake = fakeFetch([json(200, {}), json(200, {}), json(201, {}), json(200, {})]);
     const mr = fakeClient(fake);
     await mr.messages.cancel("msg_1");
+    await mr.messages.reschedule("msg_1", { scheduled_at: null });
     await mr.apiKeys.create({ name: "CI" });
     await mr.apiKeys.rotate("key_1");
     for (const request of fake.requests) expect(request.headers.get("idempotency-key")).toMatch(UUID);

@@ -128,6 +128,37 @@ describe("the SDK against the real server", () => {
     });
   });
 
+  describe("messages.reschedule", () => {
+    it("moves a scheduled message to another time, keeping its id", async () => {
+      const scheduled = await mr.messages.create(aMessage({ scheduled_at: new Date(server.testApp.clock.now() + HOUR).toISOString() }));
+      const later = new Date(server.testApp.clock.now() + 3 * HOUR).toISOString();
+      const moved = await mr.messages.reschedule(scheduled.id, { scheduled_at: later });
+      expect(moved).toMatchObject({ id: scheduled.id, status: "scheduled", scheduled_at: later });
+    });
+
+    it("sends it now with scheduled_at: null: due at once, the worker then delivers it", async () => {
+      const scheduled = await mr.messages.create(aMessage({ scheduled_at: new Date(server.testApp.clock.now() + HOUR).toISOString() }));
+      const due = await mr.messages.reschedule(scheduled.id, { scheduled_at: null });
+      expect(due).toMatchObject({ id: scheduled.id, scheduled_at: new Date(server.testApp.clock.now()).toISOString() });
+      await server.testApp.drain();
+      expect((await mr.messages.get(scheduled.id)).status).toBe("delivered");
+    });
+
+    it("throws UnprocessableEntityError for a time more than 30 days ahead", async () => {
+      const scheduled = await mr.messages.create(aMessage({ scheduled_at: new Date(server.testApp.clock.now() + HOUR).toISOString() }));
+      const error = await mr.messages.reschedule(scheduled.id, { scheduled_at: new Date(server.testApp.clock.now() + 31 * 24 * HOUR).toISOString() }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnprocessableEntityError);
+      expect(error).toMatchObject({ code: "validation_failed" });
+    });
+
+    it("throws ConflictError message_not_scheduled for a message already queued", async () => {
+      const { id } = await mr.messages.create(aMessage());
+      const error = await mr.messages.reschedule(id, { scheduled_at: null }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ code: "message_not_scheduled" });
+    });
+  });
+
   describe("authentication", () => {
     it("throws AuthenticationError invalid_api_key for an unknown key", async () => {
       const error = await client({ apiKey: "svc_test_unknown" }).workspace.get().catch((e: unknown) => e);

@@ -7,7 +7,10 @@ import {
   type CreateMessageParams,
   type DeletedObject,
   type Domain,
+  type DomainEvent,
+  type DomainEventType,
   type DomainRecord,
+  type DomainStatus,
   type Event,
   type EventType,
   type InboundAttachment,
@@ -24,6 +27,7 @@ import {
   type Page,
   type PagePromise,
   type RequestBody,
+  type RescheduleMessageParams,
   type ResponseBody,
   type Role,
   type RenderedTemplate,
@@ -36,6 +40,7 @@ import {
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEvent,
+  type WebhookEventType,
   type WebhookPayload,
   type WebhookReplay,
   type WebhookSecret,
@@ -121,6 +126,30 @@ describe("messages.list", () => {
     expectTypeOf(mr.messages.list).returns.toEqualTypeOf<PagePromise<MessageSummary>>();
     expectTypeOf<Awaited<ReturnType<typeof mr.messages.list>>>().toEqualTypeOf<Page<MessageSummary>>();
     expectTypeOf<Page<MessageSummary>["data"]>().toEqualTypeOf<MessageSummary[]>();
+  });
+});
+
+describe("messages.reschedule", () => {
+  it("takes a time or null, and the key is required", () => {
+    expectTypeOf(mr.messages.reschedule).toBeCallableWith("msg_1", { scheduled_at: "2026-11-23T09:00:00Z" });
+    expectTypeOf(mr.messages.reschedule).toBeCallableWith("msg_1", { scheduled_at: null }, { idempotencyKey: "move-1" });
+    // @ts-expect-error scheduled_at is required: null, not its absence, means now
+    expectTypeOf(mr.messages.reschedule).toBeCallableWith("msg_1", {});
+    // @ts-expect-error scheduled_at is an RFC 3339 string, not a Date
+    expectTypeOf(mr.messages.reschedule).toBeCallableWith("msg_1", { scheduled_at: new Date() });
+  });
+
+  it("refuses a misspelled field", () => {
+    compileOnly(() =>
+      // @ts-expect-error `send_at` is not a field: the contract has additionalProperties: false
+      mr.messages.reschedule("msg_1", { scheduled_at: null, send_at: "2026-11-23T09:00:00Z" }),
+    );
+  });
+
+  it("takes RescheduleMessageParams, which is RequestBody<'rescheduleMessage'>, and resolves to a Message", () => {
+    expectTypeOf(mr.messages.reschedule).parameter(1).toEqualTypeOf<RescheduleMessageParams>();
+    expectTypeOf<RescheduleMessageParams>().toEqualTypeOf<RequestBody<"rescheduleMessage">>();
+    expectTypeOf(mr.messages.reschedule).returns.resolves.toEqualTypeOf<Message>();
   });
 });
 
@@ -254,6 +283,14 @@ describe("domains", () => {
     expectTypeOf<Domain["track_clicks"]>().toEqualTypeOf<boolean | null>();
   });
 
+  it("lists the domains of one DomainStatus, such as those that failed", () => {
+    expectTypeOf(mr.domains.list).toBeCallableWith({ status: "failed" });
+    expectTypeOf(mr.domains.list).toBeCallableWith({ status: "temporary_failure", limit: 100 });
+    // @ts-expect-error "missing" is a record's status, not a domain's
+    expectTypeOf(mr.domains.list).toBeCallableWith({ status: "missing" });
+    expectTypeOf(mr.domains.list).returns.toEqualTypeOf<PagePromise<Domain>>();
+  });
+
   it("deletes to a DeletedObject", () => {
     expectTypeOf(mr.domains.delete).returns.resolves.toEqualTypeOf<DeletedObject>();
     expectTypeOf(mr.suppressions.delete).returns.resolves.toEqualTypeOf<DeletedObject>();
@@ -318,20 +355,39 @@ describe("errors", () => {
 });
 
 describe("webhooks.verify", () => {
-  it("returns one of the contract's webhook payloads, each an Event, unless told the payload's type", () => {
+  it("returns one of the contract's webhook payloads, each an Event or a DomainEvent, unless told the payload's type", () => {
     const verifyEvent = () => mr.webhooks.verify("{}", {}, "whsec_c2VjcmV0");
     const verifyCustom = () => mr.webhooks.verify<{ custom: true }>("{}", {}, "whsec_c2VjcmV0");
     expectTypeOf(verifyEvent).returns.resolves.toEqualTypeOf<WebhookEvent>();
-    expectTypeOf<WebhookEvent>().toExtend<Event>();
+    expectTypeOf<WebhookEvent>().toExtend<Event | DomainEvent>();
+    expectTypeOf<WebhookEvent>().not.toExtend<Event>();
     expectTypeOf(verifyCustom).returns.resolves.toEqualTypeOf<{ custom: true }>();
   });
 
-  it("tells the payloads apart by type", () => {
-    expectTypeOf<WebhookEvent["type"]>().toEqualTypeOf<EventType>();
+  it("tells the payloads apart by type, a message's or a domain's", () => {
+    expectTypeOf<WebhookEvent["type"]>().toEqualTypeOf<WebhookEventType>();
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<EventType | DomainEventType>();
+    expectTypeOf<DomainEventType>().toEqualTypeOf<"domain.verified" | "domain.temporary_failure" | "domain.failed">();
     expectTypeOf<WebhookPayload<"message.bounced">["type"]>().toEqualTypeOf<"message.bounced">();
     expectTypeOf<Extract<WebhookEvent, { type: "message.delivered" }>>().toEqualTypeOf<WebhookPayload<"message.delivered">>();
+    expectTypeOf<Extract<WebhookEvent, { type: "domain.failed" }>>().toEqualTypeOf<WebhookPayload<"domain.failed">>();
     // @ts-expect-error "message.sent" is not an event type
     expectTypeOf<WebhookPayload<"message.sent">>();
+  });
+
+  it("narrows a domain event to its domain, its statuses and the records found missing", () => {
+    type DomainFailed = Extract<WebhookEvent, { type: "domain.failed" }>;
+    expectTypeOf<DomainFailed["domain"]>().toEqualTypeOf<Domain>();
+    expectTypeOf<DomainFailed["to_status"]>().toEqualTypeOf<DomainStatus>();
+    expectTypeOf<DomainFailed["data"]["missing_records"]>().toEqualTypeOf<string[]>();
+    // A domain's event belongs to no message.
+    expectTypeOf<DomainFailed>().not.toHaveProperty("message_id");
+    compileOnly(async () => {
+      const event = await mr.webhooks.verify("{}", {}, "whsec_c2VjcmV0");
+      if (event.type === "domain.temporary_failure") expectTypeOf(event.domain.grace_ends_at).toEqualTypeOf<string | null>();
+      // @ts-expect-error only after narrowing to a domain's event is there a domain
+      return event.domain;
+    });
   });
 });
 
@@ -367,8 +423,12 @@ describe("templates", () => {
 });
 
 describe("webhook endpoints", () => {
-  it("subscribe to event types of the EventType union, or to all with null", () => {
+  it("subscribe to event types of the WebhookEventType union, a message's or a domain's, or to all with null", () => {
     expectTypeOf(mr.webhooks.create).toBeCallableWith({ url: "https://acme.example/hooks", event_types: ["message.delivered"] });
+    expectTypeOf(mr.webhooks.create).toBeCallableWith({ url: "https://acme.example/hooks", event_types: ["message.bounced", "domain.failed"] });
+    expectTypeOf(mr.webhooks.update).toBeCallableWith("whk_1", { event_types: ["domain.temporary_failure"] });
+    expectTypeOf(mr.webhooks.test).toBeCallableWith("whk_1", { type: "domain.verified" });
+    expectTypeOf<Webhook["event_types"]>().toEqualTypeOf<WebhookEventType[] | null>();
     expectTypeOf(mr.webhooks.update).toBeCallableWith("whk_1", { event_types: null, enabled: false });
     // @ts-expect-error "message.sent" is not an event type
     expectTypeOf(mr.webhooks.create).toBeCallableWith({ url: "https://acme.example/hooks", event_types: ["message.sent"] });

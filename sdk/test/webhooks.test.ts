@@ -12,6 +12,8 @@ import {
   WebhookVerificationError,
   Webhooks,
   type DeletedObject,
+  type Domain,
+  type DomainEvent,
   type Webhook,
   type WebhookAttempt,
   type WebhookDelivery,
@@ -40,6 +42,29 @@ describe("webhooks.verify", () => {
   it("accepts a delivery signed by the standardwebhooks library and returns its parsed payload", async () => {
     const secret = newSecret();
     await expect(webhooks.verify(payload, signedByStandardWebhooks(secret), secret)).resolves.toEqual(JSON.parse(payload));
+  });
+
+  it("returns a domain's event as sent, which its type narrows to the domain and the records found missing", async () => {
+    const secret = newSecret();
+    const domain = contractExample<Domain>("FailingDomain");
+    const missing = ["mr2611a-rsa._domainkey.acme.example"];
+    const sent: DomainEvent = {
+      id: "evt_01jd3k8m3a5v7w9x1y3z5a7b9d",
+      object: "event",
+      type: "domain.temporary_failure",
+      created_at: "2026-11-21T10:00:00.000Z",
+      environment: "live",
+      domain_id: domain.id,
+      from_status: "verified",
+      to_status: "temporary_failure",
+      domain,
+      data: { missing_records: missing },
+    };
+    const body = JSON.stringify(sent);
+    const event = await webhooks.verify(body, signedByStandardWebhooks(secret, body), secret);
+    expect(event).toEqual(sent);
+    if (event.type !== "domain.temporary_failure") throw new Error(`expected a domain.temporary_failure event, got ${event.type}`);
+    expect([event.domain.name, event.domain.grace_ends_at, event.data.missing_records]).toEqual([domain.name, domain.grace_ends_at, missing]);
   });
 
   it("refuses a body changed after signing", async () => {

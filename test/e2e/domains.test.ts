@@ -465,6 +465,29 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await row.textContent()).toContain("3 of 4 verified");
   });
 
+  it("filters the Domains list by status: the domain under Records missing, none under Failed", async () => {
+    const rows = () => page.getByTestId("domain-row");
+    const filter = async (label: string) => {
+      const form = page.getByRole("form", { name: "Filters" });
+      await form.getByLabel("Status").selectOption({ label });
+      await form.getByRole("button", { name: "Apply filters" }).click();
+    };
+
+    await filter("Records missing");
+    await page.waitForURL((url) => url.search === "?status=temporary_failure");
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().textContent()).toContain(DOMAIN);
+
+    await filter("Failed");
+    await page.waitForURL((url) => url.search === "?status=failed");
+    await page.getByText("No domains match this filter.").waitFor();
+    expect(await rows().count()).toBe(0);
+
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.waitForURL((url) => url.search === "");
+    await expect.poll(() => rows().count()).toBe(1);
+  });
+
   it("warns on the overview, in either environment, that the domain's records are missing until when, with a link to its page", async () => {
     const domain = await (await harness.sdk("live")).domains.get(domainId());
     const expected = `${DOMAIN} is missing DNS records since ${await shownAs(domain.failing_since!)}: live mail from it stops at ${await shownAs(domain.grace_ends_at!)} unless they are published again.`;
@@ -509,10 +532,9 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     } finally {
       await page.unroute(refuse);
     }
-    // The browser's own line for the refused request, and nothing from the page.
-    await expect
-      .poll(() => harness.opened.errors.slice(before))
-      .toEqual([expect.stringMatching(/Failed to load resource: the server responded with a status of 403/)]);
+    // The browser's own line for each refused request (one per failing status), and nothing from the page.
+    const refused = expect.stringMatching(/Failed to load resource: the server responded with a status of 403/);
+    await expect.poll(() => harness.opened.errors.slice(before)).toEqual([refused, refused]);
   });
 
   it("says the records are still missing when Verify finds them gone again within the grace period", async () => {

@@ -80,11 +80,15 @@ describe("webhook endpoints in the dashboard", () => {
     expect(await alert.textContent()).toContain("/event_types");
   });
 
-  it("adds an endpoint for two event types and shows its signing secret once", async () => {
+  it("adds an endpoint for two message event types and a domain's, and shows its signing secret once", async () => {
     const dialog = page.getByRole("dialog", { name: "Add endpoint" });
     await dialog.getByLabel("Description (optional)").fill("Order service");
-    await dialog.getByRole("checkbox", { name: "message.delivered" }).check();
-    await dialog.getByRole("checkbox", { name: "message.bounced" }).check();
+    const messages = dialog.getByRole("group", { name: "Messages" });
+    const domains = dialog.getByRole("group", { name: "Domains" });
+    await messages.getByRole("checkbox", { name: "message.delivered" }).check();
+    await messages.getByRole("checkbox", { name: "message.bounced" }).check();
+    expect(await domains.getByRole("checkbox").count()).toBe(3);
+    await domains.getByRole("checkbox", { name: "domain.failed" }).check();
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
 
     const shown = page.getByTestId("secret-dialog");
@@ -101,21 +105,24 @@ describe("webhook endpoints in the dashboard", () => {
     const row = page.getByTestId("webhook-row").filter({ hasText: receiver.url });
     await row.waitFor();
     expect(await row.textContent()).toContain("Order service");
-    expect(await row.textContent()).toContain("message.delivered, message.bounced");
+    expect(await row.textContent()).toContain("3 event types");
     expect(await row.getByTestId("webhook-status").textContent()).toBe("enabled");
     const sdk = await harness.sdk("sandbox");
     const [listed] = (await sdk.webhooks.list()).data;
     expect(listed?.secret).toBeUndefined();
+    expect(listed?.event_types).toEqual(["message.delivered", "message.bounced", "domain.failed"]);
 
     await row.getByRole("link", { name: receiver.url }).click();
     await page.waitForURL(/\/webhooks\/whk_[A-Za-z0-9]+$/);
     endpointPath = new URL(page.url()).pathname;
     await expect.poll(() => heading().textContent()).toBe("Order service");
-    expect(await page.getByTestId("webhook-event-types").textContent()).toBe("message.deliveredmessage.bounced");
+    expect(await page.getByTestId("webhook-event-types").textContent()).toBe("message.deliveredmessage.bounceddomain.failed");
   });
 
   it("sends a test event that the receiver verifies with the secret, and lists the attempt", async () => {
     await page.getByRole("region", { name: "Delivery attempts" }).getByText("No attempts yet").waitFor();
+    const picker = page.getByRole("region", { name: "Send a test event" }).getByLabel("Event type");
+    expect(await picker.locator('optgroup[label="Domains"] option').allTextContents()).toEqual(["domain.verified", "domain.temporary_failure", "domain.failed"]);
     await sendTest("message.delivered");
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.payload.type).toBe("message.delivered");

@@ -1,10 +1,12 @@
-import type { Domain, UpdateDomainParams } from "mailroom";
+import type { Domain, DomainStatus, UpdateDomainParams } from "mailroom";
 import type { Args, Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { fields, table } from "../output.js";
 
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
+/** The contract's `DomainStatus` values; `satisfies` keeps the list to values it has. */
+const STATUSES = ["pending", "verified", "temporary_failure", "failed"] as const satisfies readonly DomainStatus[];
 
 const domainColumns = {
   headers: ["NAME", "STATUS", "ID"],
@@ -103,10 +105,14 @@ export const domains: Noun = {
       command: "list",
       describe: "List the workspace's domains, newest first",
       operationId: "listDomains",
-      examples: [["$0 domains list", "Every domain and whether it is verified"]],
-      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      examples: [
+        ["$0 domains list", "Every domain and whether it is verified"],
+        ["$0 domains list --status temporary_failure", "The domains whose DNS records went missing, still sending until their grace period ends"],
+      ],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }).option("status", { type: "string", choices: STATUSES, describe: "Only domains in this status" }),
       async run(context, args) {
-        await printList(context, args, context.client().domains.list(listQuery(args, { createdRange: false })), domainColumns);
+        const filters = definedOnly({ status: optionalString(args, "status") as DomainStatus | undefined });
+        await printList(context, args, context.client().domains.list({ ...listQuery(args, { createdRange: false }), ...filters }), domainColumns);
       },
     },
     {

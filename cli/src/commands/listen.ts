@@ -2,7 +2,7 @@ import { Webhooks, type Event } from "mailroom";
 import type { Args, Command, Context } from "../command.js";
 import { UsageError, optionalString, requiredString } from "../command.js";
 import { EventTail, isTransient, sleepUnlessInterrupted } from "../event-tail.js";
-import { eventTypeList } from "../event-types.js";
+import { EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { Forwarder, newWebhookSecret, type ForwardResult } from "../forwarder.js";
 import { parsePastInstant } from "../time.js";
 
@@ -38,7 +38,7 @@ export const listen: Command = {
 
 async function listenAndForward({ client, output, io }: Context, args: Args): Promise<void> {
   const url = receiverUrl(requiredString(args, "forward-to"));
-  const types = eventTypeList(args, "events");
+  const types = eventTypeList(args, "events", EVENT_TYPES);
   const since = optionalString(args, "since");
   const startAt = since === undefined ? undefined : parsePastInstant(since, "since");
   const intervalMs = Math.max(0.1, Number(args.interval ?? 1)) * 1000;

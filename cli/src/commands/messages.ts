@@ -1,8 +1,9 @@
 import type { CreateMessageBatchParams, MessageStatus } from "mailroom";
-import type { Command, Noun } from "../command.js";
+import type { Args, Command, Noun } from "../command.js";
 import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { readUserFile, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
+import { parseInstant } from "../time.js";
 import { messageBody, messageFlags } from "./message-flags.js";
 import { eventColumns, messageColumns, renderBatch, renderMessage, replyColumns } from "./render.js";
 
@@ -85,6 +86,19 @@ export const createMessageBatch: Command = {
   },
 };
 
+/**
+ * The new send time: `--at WHEN` as RFC 3339 UTC, or null for `--now` (the contract's "send it
+ * now"). Exactly one of the two, checked before any request: with neither, the command would have
+ * nothing to ask; with both, either reading could be the wrong one.
+ */
+function rescheduleTime(args: Args): string | null {
+  const at = optionalString(args, "at");
+  const now = args.now === true;
+  if (at !== undefined && now) throw new UsageError("Give either --at WHEN or --now, not both.");
+  if (at === undefined && !now) throw new UsageError("Give the new time with --at WHEN (RFC 3339, or a delay such as 2h), or --now to send it now.");
+  return at === undefined ? null : parseInstant(at, "at");
+}
+
 export const messages: Noun = {
   name: "messages",
   describe: "Send email and follow what happened to it",
@@ -134,6 +148,30 @@ export const messages: Noun = {
       async run({ client, output }, args) {
         const message = await client().messages.cancel(requiredString(args, "message_id"));
         output.result(message, () => `${renderMessage(message)}\n\nCanceled.`);
+      },
+    },
+    {
+      command: "reschedule <message_id>",
+      describe: "Move a scheduled message to another time, or send it now",
+      operationId: "rescheduleMessage",
+      examples: [
+        ["$0 messages reschedule msg_01jc3v6q9k2m8r4t7w0y5z1b3d --at 2026-11-23T09:00:00Z", "Send it on 23 November at 09:00 UTC instead"],
+        ["$0 messages reschedule msg_01jc3v6q9k2m8r4t7w0y5z1b3d --at 2h", "Two hours from now"],
+        ["$0 messages reschedule msg_01jc3v6q9k2m8r4t7w0y5z1b3d --now", "Send it now rather than wait"],
+      ],
+      builder: (yargs) =>
+        yargs
+          .option("at", { type: "string", requiresArg: true, describe: "The new time: RFC 3339 or a delay (10m, 2h, 1d); at most 30 days ahead" })
+          .option("now", { type: "boolean", describe: "Send it now" })
+          .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
+      async run({ client, output }, args) {
+        const scheduledAt = rescheduleTime(args);
+        const message = await client().messages.reschedule(
+          requiredString(args, "message_id"),
+          { scheduled_at: scheduledAt },
+          definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
+        );
+        output.result(message, () => `${renderMessage(message)}\n\n${scheduledAt === null ? "Due now: it is sent next." : `Rescheduled for ${message.scheduled_at}.`}`);
       },
     },
     {

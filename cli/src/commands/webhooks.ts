@@ -1,8 +1,8 @@
 import type { Argv } from "yargs";
-import type { EventType, UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookSecret } from "mailroom";
+import type { UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookEventType, WebhookSecret } from "mailroom";
 import type { Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
-import { EVENT_TYPES, eventTypeList } from "../event-types.js";
+import { WEBHOOK_EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
 import { parsePastInstant } from "../time.js";
@@ -28,7 +28,7 @@ const answerOf = (attempt: WebhookAttempt) => (attempt.response_status === null 
 function endpointFlags(yargs: Argv, { update }: { update: boolean }): Argv {
   return yargs
     .option("url", { type: "string", describe: "Where events are POSTed (http or https)", ...(update ? {} : { demandOption: "Give the endpoint's --url." }) })
-    .option("event-type", { type: "string", array: true, describe: "Only this event type (repeatable, or comma-separated); default every type" })
+    .option("event-type", { type: "string", array: true, describe: "Only this event type, a message's or a domain's (repeatable, or comma-separated); default every type" })
     .option("description", { type: "string", describe: update ? "A note of your own; --no-description clears it" : "A note of your own" })
     .option("enabled", { type: "boolean", describe: update ? "true sends events to it (and re-enables one Mailroom disabled); false stops" : "false adds it disabled" });
 }
@@ -80,13 +80,14 @@ export const webhooks: Noun = {
       operationId: "createWebhook",
       examples: [
         ["$0 webhooks create --url https://acme.example/hooks/mailroom --event-type message.delivered --event-type message.bounced", "An endpoint for two event types"],
+        ["$0 webhooks create --url https://acme.example/hooks/dns --event-type domain.temporary_failure,domain.failed", "Hear when a sending domain's DNS records go missing"],
         ["$0 webhooks create --url https://acme.example/hooks/mailroom --json | jq -r .secret", "Every event type; keep the secret"],
       ],
       builder: (yargs) => endpointFlags(yargs, { update: false }).option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const body = {
           url: requiredString(args, "url"),
-          ...definedOnly({ event_types: eventTypeList(args, "event-type"), description: optionalString(args, "description"), enabled: args.enabled as boolean | undefined }),
+          ...definedOnly({ event_types: eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: args.enabled as boolean | undefined }),
         };
         const webhook = await client().webhooks.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(webhook, () => renderWebhook(webhook));
@@ -125,7 +126,7 @@ export const webhooks: Noun = {
       async run({ client, output }, args) {
         const body: UpdateWebhookParams = definedOnly({
           url: optionalString(args, "url"),
-          event_types: args["all-events"] === true ? null : eventTypeList(args, "event-type"),
+          event_types: args["all-events"] === true ? null : eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES),
           description: args.description === false ? null : optionalString(args, "description"),
           enabled: args.enabled as boolean | undefined,
         });
@@ -182,12 +183,12 @@ export const webhooks: Noun = {
       examples: [["$0 webhooks test whk_01jd3k8m2q5v7w9x1y3z5a7b9c --type message.delivered", "Check that the receiver answers 2xx"]],
       builder: (yargs) =>
         yargs
-          .option("type", { type: "string", choices: EVENT_TYPES, describe: "The event type to send", demandOption: "Give the event --type to send." })
+          .option("type", { type: "string", choices: WEBHOOK_EVENT_TYPES, describe: "The event type to send, a message's or a domain's", demandOption: "Give the event --type to send." })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const delivery = await client().webhooks.test(
           requiredString(args, "webhook_id"),
-          { type: requiredString(args, "type") as EventType },
+          { type: requiredString(args, "type") as WebhookEventType },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
         output.result(delivery, () => renderDelivery(delivery));

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { useSearchParams } from "wouter";
 import { readForm } from "../lib/forms";
+import { Field } from "./field";
 
 interface UrlFiltersProps {
   /** The query string the fields were filled from (the page's `useSearchParams()`). */
@@ -42,5 +43,31 @@ export function UrlFilters({ params, names, children }: UrlFiltersProps) {
         )}
       </div>
     </form>
+  );
+}
+
+interface FilterSelectProps {
+  /** The query parameter, and the select's name. */
+  name: string;
+  label: string;
+  /** The first option, which filters nothing ("All statuses"). */
+  anyLabel: string;
+  options: ReadonlyArray<{ value: string; label: string }>;
+  params: URLSearchParams;
+}
+
+/** One of UrlFilters' fields: pick one value of the parameter, or any. */
+export function FilterSelect({ name, label, anyLabel, options, params }: FilterSelectProps) {
+  return (
+    <Field label={label}>
+      <select name={name} defaultValue={params.get(name) ?? ""}>
+        <option value="">{anyLabel}</option>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }

@@ -58,6 +58,10 @@ export const DOMAIN_STATUS_LABELS: Record<Domain["status"], string> = {
   failed: "Failed",
 };
 
+export function isDomainStatus(value: string | null): value is Domain["status"] {
+  return value !== null && Object.keys(DOMAIN_STATUS_LABELS).includes(value);
+}
+
 export const RECORD_STATUS_LABELS: Record<DomainRecordStatus, string> = {
   pending: "Not checked yet",
   verified: "Verified",

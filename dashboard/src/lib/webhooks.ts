@@ -1,7 +1,7 @@
-import type { EventType, Webhook, WebhookAttempt, WebhookDisabledReason } from "mailroom";
+import type { DomainEventType, EventType, Webhook, WebhookAttempt, WebhookDisabledReason, WebhookEventType } from "mailroom";
 
-/** Every event type an endpoint can subscribe to (the contract's EventType), in lifecycle order. */
-export const EVENT_TYPES = [
+/** A message's event types (the contract's EventType), in lifecycle order. */
+const MESSAGE_EVENT_TYPES = [
   "message.queued",
   "message.scheduled",
   "message.delivered",
@@ -17,11 +17,23 @@ export const EVENT_TYPES = [
   "message.replied",
 ] as const satisfies readonly EventType[];
 
-// Fails to compile when the contract gains an event type this list lacks.
-type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
+/** A sending domain's event types (the contract's DomainEventType), named by the status it moved into. */
+const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed"] as const satisfies readonly DomainEventType[];
+
+/** The event types an endpoint can subscribe to, grouped by what they are about, as the pickers show them. */
+export const EVENT_TYPE_GROUPS = [
+  { label: "Messages", types: MESSAGE_EVENT_TYPES },
+  { label: "Domains", types: DOMAIN_EVENT_TYPES },
+] as const;
+
+/** Every event type an endpoint can subscribe to (the contract's WebhookEventType). */
+const EVENT_TYPES = [...MESSAGE_EVENT_TYPES, ...DOMAIN_EVENT_TYPES] as const;
+
+// Fails to compile when the contract gains an event type, a message's or a domain's, these lists lack.
+type Missing = Exclude<WebhookEventType, (typeof EVENT_TYPES)[number]>;
 export const _everyTypeListed: [Missing] extends [never] ? true : never = true;
 
-export function isEventType(value: string): value is EventType {
+export function isWebhookEventType(value: string): value is WebhookEventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
 

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Message, Recipient } from "mailroom";
-import { useApi } from "../api/api-context";
+import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
 import { Card } from "../components/card";
@@ -17,7 +17,9 @@ import { Table } from "../components/table";
 import { stampsOf } from "../lib/engagement";
 import { formatCount, formatDateTime } from "../lib/format";
 import { isCancelable } from "../lib/message-status";
+import { hasRole } from "../lib/roles";
 import { Replies } from "./message-replies";
+import { MessageSchedule } from "./message-schedule";
 
 // A message rarely has more than a few events per recipient; past this the timeline says so.
 const EVENT_CAP = 1000;
@@ -174,6 +176,9 @@ function Events({ messageId }: { messageId: string }) {
 
 function MessageView({ message, onChange }: { message: Message; onChange: (message: Message) => void }) {
   const api = useApi();
+  const { workspace } = useWorkspace();
+  // cancelMessage and rescheduleMessage need a developer: viewers see the message, not the controls.
+  const canSend = hasRole(workspace.role, "developer");
   const [canceling, setCanceling] = useState<Message | null>(null);
   return (
     <>
@@ -181,6 +186,7 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         title={message.subject || "(no subject)"}
         description={`To ${message.to.join(", ")}`}
         actions={
+          canSend &&
           isCancelable(message.status) && (
             <button type="button" className="button button--danger" onClick={() => setCanceling(message)}>
               Cancel message
@@ -198,12 +204,18 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
       >
         {() => <p>Recipients not yet delivered will not get it. Recipients already delivered keep their status.</p>}
       </ConfirmDialog>
+      {!canSend && isCancelable(message.status) && (
+        <p className="notice" role="note" data-testid="read-only-note">
+          Developers, admins and owners can {message.status === "scheduled" ? "reschedule or cancel" : "cancel"} this message until it is sent.
+        </p>
+      )}
       <Summary message={message} />
+      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onChange} />}
       <Card title="Recipients" flush>
         <Recipients message={message} />
       </Card>
       <Card title="Events" flush>
-        {/* Keyed by updated_at, which changes with every event: a cancel reloads the timeline. */}
+        {/* Keyed by updated_at, which changes with every event: a cancel or a reschedule reloads the timeline. */}
         <Events key={message.updated_at} messageId={message.id} />
       </Card>
       <Card title="Replies">

@@ -10,7 +10,7 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
-import { UrlFilters } from "../components/url-filters";
+import { FilterSelect, UrlFilters } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
 import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
@@ -63,16 +63,7 @@ function SearchBox() {
 function Filters({ params }: { params: URLSearchParams }) {
   return (
     <UrlFilters params={params} names={FILTER_NAMES}>
-      <Field label="Status">
-        <select name="status" defaultValue={params.get("status") ?? ""}>
-          <option value="">All statuses</option>
-          {MESSAGE_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <FilterSelect name="status" label="Status" anyLabel="All statuses" options={MESSAGE_STATUSES.map((status) => ({ value: status, label: status }))} params={params} />
       <Field label="Recipient">
         <input name="recipient" type="text" defaultValue={params.get("recipient") ?? ""} placeholder="ada@example.com" />
       </Field>

@@ -13,7 +13,7 @@ export class Domains extends Resource {
     return this.client.unwrap(this.client.http.POST("/v1/domains", { body: params, ...this.client.init(options, "POST") }));
   }
 
-  /** `listDomains`: the workspace's domains, newest first. */
+  /** `listDomains`: the workspace's domains, newest first; `status` keeps those in one status. */
   list(query: QueryParams<"listDomains"> = {}, options?: RequestOptions): PagePromise<Domain> {
     return this.client.paginate(query, (query) => this.client.http.GET("/v1/domains", { params: { query }, ...this.client.init(options) }));
   }

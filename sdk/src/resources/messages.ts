@@ -39,6 +39,22 @@ export class Messages extends Resource {
     );
   }
 
+  /**
+   * `rescheduleMessage`: move a scheduled message to `scheduled_at`, or send it now with `null`
+   * (or a time not after now). A message no longer `scheduled` throws ConflictError
+   * `message_not_scheduled`; a time more than 30 days ahead or past its `expires_at` throws
+   * UnprocessableEntityError.
+   */
+  reschedule(messageId: string, params: RequestBody<"rescheduleMessage">, options?: RequestOptions): Promise<Message> {
+    return this.client.unwrap(
+      this.client.http.POST("/v1/messages/{message_id}/reschedule", {
+        params: { path: { message_id: messageId } },
+        body: params,
+        ...this.client.init(options, "POST"),
+      }),
+    );
+  }
+
   /** `listMessageEvents`: the message's events, in order. */
   listEvents(messageId: string, query: QueryParams<"listMessageEvents"> = {}, options?: RequestOptions): PagePromise<Event> {
     return this.client.paginate(query, (query) =>

@@ -96,12 +96,13 @@ export class Webhooks {
 
   /**
    * Checks a delivery's signature and returns its parsed payload: one of the contract's webhook
-   * events, told apart by `type`. Pass the body exactly as received (before any JSON parsing)
-   * and the request's headers.
+   * events, a message's or a domain's, told apart by `type`. Pass the body exactly as received
+   * (before any JSON parsing) and the request's headers.
    *
    * ```ts
    * const event = await mr.webhooks.verify(rawBody, req.headers, process.env.MAILROOM_WEBHOOK_SECRET);
    * if (event.type === "message.bounced") …
+   * if (event.type === "domain.temporary_failure") … // event.domain, event.data.missing_records
    * ```
    */
   verify<Payload = WebhookEvent>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Promise<Payload> {

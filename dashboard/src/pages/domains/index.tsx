@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Domain } from "mailroom";
-import { Link, useLocation } from "wouter";
+import { Link, useLocation, useSearchParams } from "wouter";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { usePaged } from "../../api/use-request";
 import { Dialog } from "../../components/dialog";
@@ -8,11 +8,23 @@ import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
-import { DOMAINS_SCOPE_NOTE, requiredProgress } from "../../lib/domains";
+import { FilterSelect, UrlFilters } from "../../components/url-filters";
+import { DOMAIN_STATUS_LABELS, DOMAINS_SCOPE_NOTE, isDomainStatus, requiredProgress } from "../../lib/domains";
 import { formatDate, formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { AddDomainForm } from "./add-domain-form";
 import { DomainStatusBadge } from "./domain-badges";
+
+// The filter lives in the query string (`?status=`), as on the message log: bookmarkable.
+const FILTER_NAMES = ["status"] as const;
+
+function FilterForm({ params }: { params: URLSearchParams }) {
+  return (
+    <UrlFilters params={params} names={FILTER_NAMES}>
+      <FilterSelect name="status" label="Status" anyLabel="All statuses" options={Object.entries(DOMAIN_STATUS_LABELS).map(([value, label]) => ({ value, label }))} params={params} />
+    </UrlFilters>
+  );
+}
 
 function DomainTable({ domains }: { domains: Domain[] }) {
   return (
@@ -67,10 +79,16 @@ export function DomainsPage() {
   const api = useApi();
   const { workspace } = useWorkspace();
   const [, navigate] = useLocation();
+  const [params] = useSearchParams();
+  const given = params.get("status");
+  const status = isDomainStatus(given) ? given : undefined;
   const canManage = hasRole(workspace.role, "admin");
   // Domains are workspace-wide, so the list does not change with the environment switch; it is
   // still reloaded with `api` (a new token), which is cheap and keeps one rule for every page.
-  const domains = usePaged((after, signal) => api.call((mr) => mr.domains.list({ limit: 50, ...(after ? { after } : {}) }, { signal })), [api]);
+  const domains = usePaged(
+    (after, signal) => api.call((mr) => mr.domains.list({ limit: 50, ...(status ? { status } : {}), ...(after ? { after } : {}) }, { signal })),
+    [api, status],
+  );
   const [adding, setAdding] = useState(false);
 
   return (
@@ -91,11 +109,16 @@ export function DomainsPage() {
           You can see the domains and their DNS records. Admins and owners add, verify and delete them.
         </p>
       )}
+      <FilterForm params={params} />
       <section className="card card--flush" aria-label="Domains">
         <Loaded state={domains} what="domains">
           {(page) =>
             page.data.length === 0 && domains.pageNumber === 1 ? (
-              <NoDomains canManage={canManage} onAdd={() => setAdding(true)} />
+              status ? (
+                <p className="empty">No domains match this filter.</p>
+              ) : (
+                <NoDomains canManage={canManage} onAdd={() => setAdding(true)} />
+              )
             ) : (
               <DomainTable domains={page.data} />
             )

@@ -10,7 +10,7 @@ import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
-import { UrlFilters } from "../../components/url-filters";
+import { FilterSelect, UrlFilters } from "../../components/url-filters";
 import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
@@ -35,16 +35,7 @@ function toQuery(params: URLSearchParams): Filters {
 function FilterForm({ params }: { params: URLSearchParams }) {
   return (
     <UrlFilters params={params} names={FILTER_NAMES}>
-      <Field label="Reason">
-        <select name="reason" defaultValue={params.get("reason") ?? ""}>
-          <option value="">All reasons</option>
-          {SUPPRESSION_REASONS.map((reason) => (
-            <option key={reason.id} value={reason.id}>
-              {reason.label}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <FilterSelect name="reason" label="Reason" anyLabel="All reasons" options={SUPPRESSION_REASONS.map((reason) => ({ value: reason.id, label: reason.label }))} params={params} />
       {/* listSuppressions matches the whole address, whatever its capitals: the placeholder says so. */}
       <Field label="Email address">
         <input name="email" type="search" defaultValue={params.get("email") ?? ""} placeholder="The whole address" />

@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from "react";
-import type { EventType, Webhook } from "mailroom";
+import type { Webhook, WebhookEventType } from "mailroom";
 import { Field } from "../../components/field";
 import { readForm } from "../../lib/forms";
-import { EVENT_TYPES, isEventType } from "../../lib/webhooks";
+import { EVENT_TYPE_GROUPS, isWebhookEventType } from "../../lib/webhooks";
 
 export interface WebhookFieldValues {
   url: string;
   description: string | null;
   /** Null: every event type, including types added later. */
-  event_types: EventType[] | null;
+  event_types: WebhookEventType[] | null;
 }
 
 /** Reads the fields below from their submitted form (and stops the browser's own submission). */
@@ -16,7 +16,7 @@ export function readWebhookFields(event: FormEvent<HTMLFormElement>): WebhookFie
   const form = readForm(event);
   const chosen = new FormData(event.currentTarget)
     .getAll("event_types")
-    .filter((value): value is EventType => typeof value === "string" && isEventType(value));
+    .filter((value): value is WebhookEventType => typeof value === "string" && isWebhookEventType(value));
   return { url: form.text("url"), description: form.text("description") || null, event_types: form.text("scope") === "all" ? null : chosen };
 }
 
@@ -42,14 +42,17 @@ export function WebhookFields({ webhook }: { webhook?: Webhook }) {
           <input type="radio" name="scope" value="some" checked={!all} onChange={() => setAll(false)} />
           Only the types chosen below
         </label>
-        <div className="event-types" role="group" aria-label="Event types">
-          {EVENT_TYPES.map((type) => (
-            <label key={type} className="radio">
-              <input type="checkbox" name="event_types" value={type} defaultChecked={subscribed.has(type)} disabled={all} />
-              <code>{type}</code>
-            </label>
-          ))}
-        </div>
+        {EVENT_TYPE_GROUPS.map((group) => (
+          <fieldset key={group.label} className="event-types">
+            <legend>{group.label}</legend>
+            {group.types.map((type) => (
+              <label key={type} className="radio">
+                <input type="checkbox" name="event_types" value={type} defaultChecked={subscribed.has(type)} disabled={all} />
+                <code>{type}</code>
+              </label>
+            ))}
+          </fieldset>
+        ))}
       </fieldset>
     </>
   );

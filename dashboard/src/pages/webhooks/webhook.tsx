@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { EventType, Webhook, WebhookSecret } from "mailroom";
+import type { Webhook, WebhookEventType, WebhookSecret } from "mailroom";
 import { useLocation } from "wouter";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, useRequest } from "../../api/use-request";
@@ -18,7 +18,7 @@ import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
 import { readForm } from "../../lib/forms";
 import { hasRole } from "../../lib/roles";
-import { EVENT_TYPES, isEventType } from "../../lib/webhooks";
+import { EVENT_TYPE_GROUPS, isWebhookEventType } from "../../lib/webhooks";
 import { Attempts } from "./attempts";
 import { DisabledNotice } from "./disabled-notice";
 import { WebhookStatusBadge } from "./webhook-badges";
@@ -133,7 +133,7 @@ function SigningSecret({ webhook, canRotate, canReveal, onRotated }: { webhook: 
 function TestEvent({ webhook, onSent }: { webhook: Webhook; onSent: () => void }) {
   const api = useApi();
   const [sent, setSent] = useState<string | null>(null);
-  const send = useAction(async (type: EventType) => {
+  const send = useAction(async (type: WebhookEventType) => {
     setSent(null);
     const delivery = await api.call((mr) => mr.webhooks.test(webhook.id, { type }));
     setSent(`A test ${type} event (${delivery.event_id}) is queued for this endpoint.`);
@@ -145,15 +145,19 @@ function TestEvent({ webhook, onSent }: { webhook: Webhook; onSent: () => void }
         className="inline-form inline-form--flush"
         onSubmit={(event) => {
           const type = readForm(event).text("type");
-          if (isEventType(type)) void send.run(type);
+          if (isWebhookEventType(type)) void send.run(type);
         }}
       >
         <Field label="Event type" hint="Sent whether or not the endpoint subscribes to it; its data says test: true.">
           <select name="type" defaultValue={webhook.event_types?.[0] ?? "message.delivered"}>
-            {EVENT_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {type}
-              </option>
+            {EVENT_TYPE_GROUPS.map((group) => (
+              <optgroup key={group.label} label={group.label}>
+                {group.types.map((type) => (
+                  <option key={type} value={type}>
+                    {type}
+                  </option>
+                ))}
+              </optgroup>
             ))}
           </select>
         </Field>
