@@ -742,6 +742,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/suppressions/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suppress many addresses
+         * @description Adds up to 1,000 addresses to the environment's suppression list in one call, for example
+         *     when moving from another provider. Each item is what `createSuppression` takes and is
+         *     answered on its own, in the order given: `data[i]` says what happened to
+         *     `suppressions[i]`: `201` with the new suppression, `200` with the existing one when the
+         *     address was already suppressed (or appears earlier in the batch), or `422` with the
+         *     problem (pointers relative to the item). One bad address does not stop the others; the
+         *     good ones are stored in one transaction. Only a malformed batch as a whole (not an
+         *     object, no `suppressions`, more than 1,000) is refused with a single 4xx. A retry under
+         *     the same `Idempotency-Key` replays the answer.
+         */
+        post: operations["createSuppressionBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/suppressions/{suppression_id}": {
         parameters: {
             query?: never;
@@ -2761,6 +2789,35 @@ export interface components {
             reason?: "manual" | "unsubscribe" | "complaint";
             /** @description A note of your own. */
             detail?: string;
+        };
+        CreateSuppressionBatchRequest: {
+            /**
+             * @description The addresses, each exactly what `createSuppression` takes. Each is validated on its
+             *     own: an invalid one is answered with its problem in `data` without refusing the others.
+             */
+            suppressions: components["schemas"]["CreateSuppressionRequest"][];
+        };
+        SuppressionBatchItem: {
+            /** @description The position of the item in the request. */
+            index: number;
+            /**
+             * @description What `createSuppression` would have answered for this item: 201 added, 200 already suppressed, 422 invalid.
+             * @enum {integer}
+             */
+            status: 200 | 201 | 422;
+            /** @description The suppression (status 200 or 201), else null. */
+            suppression: components["schemas"]["Suppression"] | null;
+            /** @description Why the item was refused (status 422), else null. Pointers are relative to the item. */
+            error: components["schemas"]["Problem"] | null;
+        };
+        SuppressionBatch: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "batch";
+            /** @description One answer per item, in the order given. */
+            data: components["schemas"]["SuppressionBatchItem"][];
         };
         UsageCount: {
             /** @description Live messages accepted. */
@@ -4925,6 +4982,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSuppressionBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "suppressions": [
+                 *         {
+                 *           "email": "ada@example.com"
+                 *         },
+                 *         {
+                 *           "email": "grace@example.com",
+                 *           "reason": "unsubscribe",
+                 *           "detail": "Imported from the old provider"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSuppressionBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One answer per address, in the order given. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];

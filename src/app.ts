@@ -3,7 +3,7 @@ import openapiGlue from "fastify-openapi-glue";
 import { ValidationError } from "./domain/errors.js";
 import { newId } from "./domain/ids.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
-import { batchItemValidator, relaxBatchItems } from "./http/batch.js";
+import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
 import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
 import { createHandlers } from "./http/handlers.js";
 import type { Lifecycle } from "./http/readiness.js";
@@ -118,8 +118,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requirements = new Map<string, Requirement>();
   for (const op of operations.values()) if (op.security.length > 0 && op.minRole) requirements.set(op.operationId, { scope: scopeNeeded(op.security), minRole: op.minRole });
 
-  const validateBatchItem = batchItemValidator(spec, (route) => validators.compile(route));
-  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }, validateBatchItem) as unknown as Record<string, AnyHandler>;
+  const validateBatchItems = batchItemValidators(spec, (route) => validators.compile(route));
+  const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }, validateBatchItems) as unknown as Record<string, AnyHandler>;
   const securityHandlers = { bearerAuth: bearerAuthSecurityHandler(requirements) };
   checkBindings(spec, handlers, securityHandlers);
 

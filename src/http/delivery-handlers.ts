@@ -1,5 +1,7 @@
 import type { Services } from "../runtime.js";
+import type { BatchItemValidator } from "./batch.js";
 import type { HandlerMap } from "./handler-types.js";
+import { toProblem } from "./problems.js";
 import { pageOf, principalOf } from "./request-parts.js";
 
 type DeliveryOperation =
@@ -12,12 +14,13 @@ type DeliveryOperation =
   | "rotateDomainDkim"
   | "listSuppressions"
   | "createSuppression"
+  | "createSuppressionBatch"
   | "getSuppression"
   | "deleteSuppression"
   | "getUsage";
 
 /** Domains, suppressions and usage: thin translations to their services, like createHandlers. */
-export function createDeliveryHandlers(services: Pick<Services, "domains" | "suppressions" | "usage">): Pick<HandlerMap, DeliveryOperation> {
+export function createDeliveryHandlers(services: Pick<Services, "domains" | "suppressions" | "usage">, validateSuppression: BatchItemValidator): Pick<HandlerMap, DeliveryOperation> {
   return {
     createDomain: async (req, reply) => {
       const domain = await services.domains.create(principalOf(req), req.body);
@@ -43,6 +46,18 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
       const { suppression, created } = await services.suppressions.create(principalOf(req), req.body);
       if (created) reply.code(201).header("location", `/v1/suppressions/${suppression.id}`);
       return suppression;
+    },
+
+    createSuppressionBatch: async (req) => {
+      const inputs = req.body.suppressions.map((item) => validateSuppression(item) ?? item);
+      const outcomes = await services.suppressions.createBatch(principalOf(req), inputs);
+      return {
+        object: "batch" as const,
+        data: outcomes.map(({ index, suppression, created, error }) => {
+          const problem = error === null ? null : toProblem(error, req).problem;
+          return { index, status: (problem?.status ?? (created ? 201 : 200)) as 200 | 201 | 422, suppression, error: problem };
+        }),
+      };
     },
 
     getSuppression: async (req) => services.suppressions.get(principalOf(req), req.params.suppression_id),

@@ -1,5 +1,6 @@
-import { UnavailableError, type ValidationError } from "../domain/errors.js";
+import { UnavailableError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
+import type { BatchItemValidators } from "./batch.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
 import { createInboundHandlers } from "./inbound-handlers.js";
@@ -22,7 +23,7 @@ export function createHandlers(
   lifecycle: Lifecycle,
   ping: () => Promise<void>,
   site: { publicUrl: string | null },
-  validateBatchItem: (item: unknown) => ValidationError | null,
+  validateBatchItems: BatchItemValidators,
 ): HandlerMap {
   return {
     getHealth: async () => ({ status: "ok" }),
@@ -39,7 +40,7 @@ export function createHandlers(
     },
 
     createMessageBatch: async (req) => {
-      const inputs = req.body.messages.map((item) => validateBatchItem(item) ?? item);
+      const inputs = req.body.messages.map((item) => validateBatchItems.messages(item) ?? item);
       const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null);
       return {
         object: "batch" as const,
@@ -110,7 +111,7 @@ export function createHandlers(
 
     revokeInvitation: async (req) => services.members.revokeInvitation(principalOf(req), req.params.invitation_id),
 
-    ...createDeliveryHandlers(services),
+    ...createDeliveryHandlers(services, validateBatchItems.suppressions),
 
     ...createTemplateHandlers(services),
     ...createWebhookHandlers(services),

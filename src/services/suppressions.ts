@@ -1,10 +1,10 @@
 import { normaliseAddress } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
 import { NotFoundError, UniqueViolation, ValidationError } from "../domain/errors.js";
-import type { Principal } from "../domain/environments.js";
+import type { Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { SuppressionsRepository, type SuppressionReason, type SuppressionRow } from "../db/repositories/suppressions.js";
+import { SuppressionsRepository, type NewSuppression, type SuppressionReason, type SuppressionRow } from "../db/repositories/suppressions.js";
 import { scopeOf } from "./api-keys.js";
 import type { components } from "../../generated/v1.js";
 
@@ -22,6 +22,14 @@ const CLIENT_REASONS: ReadonlySet<string> = new Set(["manual", "unsubscribe", "c
  */
 export function suppressionEmail(raw: string): string | null {
   return normaliseAddress(raw.trim())?.toLowerCase() ?? null;
+}
+
+/** One item of createSuppressionBatch: the suppression (new when `created`), or why the item was refused. */
+export interface SuppressionBatchOutcome {
+  index: number;
+  suppression: Suppression | null;
+  created: boolean;
+  error: ValidationError | null;
 }
 
 export interface SuppressionFiltersInput {
@@ -48,24 +56,12 @@ export class SuppressionsService {
    * unsubscribe click is not an error.
    */
   async create(principal: Principal, input: CreateSuppressionRequest): Promise<{ suppression: Suppression; created: boolean }> {
-    const email = suppressionEmail(input.email);
-    if (email === null) throw ValidationError.field("/email", `${JSON.stringify(input.email)} is not a valid email address`);
-    const reason = input.reason ?? "manual";
-    if (!CLIENT_REASONS.has(reason)) throw ValidationError.field("/reason", "must be manual, unsubscribe or complaint");
     const scope = scopeOf(principal);
+    const now = this.clock.now();
+    const row: SuppressionRow = { id: newId("suppression", now), ...newSuppression(scope, input, now) };
+    const email = row.email;
     const existing = (await this.suppressions.findByEmails(scope, [email])).get(email);
     if (existing) return { suppression: SuppressionsRepository.toWire(existing), created: false };
-    const now = this.clock.now();
-    const row: SuppressionRow = {
-      id: newId("suppression", now),
-      workspace_id: scope.workspaceId,
-      environment: scope.environment,
-      email,
-      reason,
-      message_id: null,
-      detail: input.detail ?? null,
-      created_at: now,
-    };
     try {
       await this.suppressions.insert(row);
     } catch (error) {
@@ -78,6 +74,34 @@ export class SuppressionsService {
     return { suppression: SuppressionsRepository.toWire(row), created: true };
   }
 
+  /**
+   * Suppresses many addresses at once (createSuppressionBatch), each answered as `create` would:
+   * added, already suppressed (an address earlier in the same batch counts as suppressed), or
+   * its ValidationError, which the shape check may already have given. The valid ones are
+   * stored in one transaction.
+   */
+  async createBatch(principal: Principal, inputs: ReadonlyArray<CreateSuppressionRequest | ValidationError>): Promise<SuppressionBatchOutcome[]> {
+    const scope = scopeOf(principal);
+    const now = this.clock.now();
+    const checked = inputs.map((input): NewSuppression | ValidationError => {
+      if (input instanceof ValidationError) return input;
+      try {
+        return newSuppression(scope, input, now);
+      } catch (error) {
+        if (error instanceof ValidationError) return error;
+        throw error;
+      }
+    });
+    const { stored, added } = await this.suppressions.addMissing(scope, checked.filter((item): item is NewSuppression => !(item instanceof ValidationError)));
+    const answered = new Set<string>();
+    return checked.map((item, index) => {
+      if (item instanceof ValidationError) return { index, suppression: null, created: false, error: item };
+      const created = added.has(item.email) && !answered.has(item.email);
+      answered.add(item.email);
+      return { index, suppression: SuppressionsRepository.toWire(stored.get(item.email)!), created, error: null };
+    });
+  }
+
   async get(principal: Principal, id: string): Promise<Suppression> {
     const row = await this.suppressions.find(scopeOf(principal), id);
     if (!row) throw new NotFoundError("suppression", id);
@@ -88,4 +112,13 @@ export class SuppressionsService {
     if (!(await this.suppressions.delete(scopeOf(principal), id))) throw new NotFoundError("suppression", id);
     return { id, object: "suppression", deleted: true };
   }
+}
+
+/** A client's suppression of an address, checked: its address normalised, its reason one a client may give. */
+function newSuppression(scope: Scope, input: CreateSuppressionRequest, now: number): NewSuppression {
+  const email = suppressionEmail(input.email);
+  if (email === null) throw ValidationError.field("/email", `${JSON.stringify(input.email)} is not a valid email address`);
+  const reason = input.reason ?? "manual";
+  if (!CLIENT_REASONS.has(reason)) throw ValidationError.field("/reason", "must be manual, unsubscribe or complaint");
+  return { workspace_id: scope.workspaceId, environment: scope.environment, email, reason, message_id: null, detail: input.detail ?? null, created_at: now };
 }

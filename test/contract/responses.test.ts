@@ -85,6 +85,9 @@ describe("every response honours the contract", () => {
     const suppression = await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ada@example.com", detail: "asked" } });
     await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ADA@example.com" } });
     await expectConforming("createSuppression", "POST", "/v1/suppressions", "/v1/suppressions", { payload: { email: "ada@" } });
+    const batchPath = "/v1/suppressions/batch";
+    await expectConforming("createSuppressionBatch", "POST", batchPath, batchPath, { payload: { suppressions: [{ email: "ada@example.com" }, { email: "grace@example.com" }, { email: "bob@" }, { reason: "manual" }] } });
+    await expectConforming("createSuppressionBatch", "POST", batchPath, batchPath, { payload: { suppressions: [] } });
     const suppressionId = suppression.json().id as string;
     await expectConforming("listSuppressions", "GET", "/v1/suppressions", "/v1/suppressions?reason=manual&email=ada@example.com");
     await expectConforming("getSuppression", "GET", "/v1/suppressions/{suppression_id}", `/v1/suppressions/${suppressionId}`);

@@ -641,6 +641,10 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(res.statusCode, res.body).toBe(202);
       const [, again] = await deliveries();
       expect(again).toMatchObject({ id: first!.id, body: first!.body });
+      // Its payload travels with the deliveries: an endpoint it was never sent to does not have it.
+      const other = await subscribe(["message.delivered"]);
+      const elsewhere = await t.call({ method: "POST", url: `/v1/webhooks/${other}/redeliver`, payload: { event_id: first!.payload.id } });
+      expect(elsewhere.statusCode).toBe(404);
     });
 
     it("lets an endpoint subscribe to domain events, and sends a sample of one (testWebhook)", async () => {

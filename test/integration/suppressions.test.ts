@@ -21,6 +21,78 @@ describe.each(databases)("Suppressions ($name)", (database) => {
     return (res.json().data as Array<{ email: string }>).map((s) => s.email);
   };
 
+  describe("createSuppressionBatch", () => {
+    type Item = { index: number; status: number; suppression: { id: string; email: string; reason: string; detail: string | null } | null; error: { code: string; errors: Array<{ pointer: string; message: string }> } | null };
+    const batch = async (suppressions: unknown[], options: { key?: string; headers?: Record<string, string> } = {}) => {
+      const res = await t.call({ method: "POST", url: "/v1/suppressions/batch", payload: { suppressions }, ...options });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().object).toBe("batch");
+      return res.json().data as Item[];
+    };
+
+    it("adds every new address, answers each item in order, and stores them", async () => {
+      const data = await batch([{ email: "ada@example.com" }, { email: "Grace@Example.com", reason: "unsubscribe", detail: "Imported" }]);
+      expect(data.map((item) => [item.index, item.status, item.suppression?.email, item.suppression?.reason, item.error])).toEqual([
+        [0, 201, "ada@example.com", "manual", null],
+        [1, 201, "grace@example.com", "unsubscribe", null],
+      ]);
+      expect(data[1]!.suppression).toMatchObject({ id: expect.stringMatching(/^sup_/), detail: "Imported" });
+      expect((await emails()).sort()).toEqual(["ada@example.com", "grace@example.com"]);
+      const listed = await t.call({ method: "GET", url: `/v1/suppressions/${data[0]!.suppression!.id}` });
+      expect(listed.json()).toEqual(data[0]!.suppression);
+    });
+
+    it("answers 200 with the existing suppression for an address already suppressed, or earlier in the batch", async () => {
+      const bounced = await suppress({ email: "ada@example.com", reason: "complaint" });
+      const data = await batch([{ email: "ADA@example.com" }, { email: "grace@example.com" }, { email: "grace@EXAMPLE.com", reason: "unsubscribe" }]);
+      expect(data.map((item) => item.status)).toEqual([200, 201, 200]);
+      expect(data[0]!.suppression).toEqual(bounced);
+      expect(data[2]!.suppression).toEqual(data[1]!.suppression);
+      expect((await emails()).sort()).toEqual(["ada@example.com", "grace@example.com"]);
+    });
+
+    it("answers a bad item with its own 422 problem, pointers relative to it, and stores the others", async () => {
+      const data = await batch([{ email: "not-an-address" }, { email: "ada@example.com" }, { email: "grace@example.com", reason: "hard_bounce" }, { mail: "x@example.com" }, { email: "ada@" + "x".repeat(400) + ".example" }]);
+      expect(data.map((item) => item.status)).toEqual([422, 201, 422, 422, 422]);
+      expect(data[0]!.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/email", message: expect.stringContaining("not a valid email address") }] });
+      expect(data[2]!.error!.errors[0]!.pointer).toBe("/reason");
+      expect(data[3]!.error!.errors.map((e) => e.pointer)).toEqual(expect.arrayContaining(["/email"]));
+      expect(data[4]!.error!.errors[0]!.pointer).toBe("/email");
+      expect(data.filter((item) => item.status === 422).every((item) => item.suppression === null)).toBe(true);
+      expect(await emails()).toEqual(["ada@example.com"]);
+    });
+
+    it("takes up to 1,000 addresses in one call, and refuses a malformed batch as a whole, storing nothing", async () => {
+      const many = Array.from({ length: 1000 }, (_, i) => ({ email: `user${i}@example.com` }));
+      expect((await batch(many)).every((item) => item.status === 201)).toBe(true);
+      expect(Number(((await t.runtime.db.knex("suppressions").count({ n: "*" }).first()) as { n: number | string }).n)).toBe(1000);
+      for (const payload of [{ suppressions: [...many, { email: "one-more@example.com" }] }, { suppressions: [] }, {}, { suppressions: {} }]) {
+        const res = await t.call({ method: "POST", url: "/v1/suppressions/batch", payload });
+        expect(res.statusCode, JSON.stringify(payload).slice(0, 80)).toBe(422);
+        expect(res.json().code).toBe("validation_failed");
+      }
+      expect(Number(((await t.runtime.db.knex("suppressions").count({ n: "*" }).first()) as { n: number | string }).n)).toBe(1000);
+    });
+
+    it("replays the same answer for a retry with the same Idempotency-Key", async () => {
+      const call = () => t.call({ method: "POST", url: "/v1/suppressions/batch", payload: { suppressions: [{ email: "ada@example.com" }] }, headers: { "idempotency-key": "import-1" } });
+      const first = await call();
+      const again = await call();
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.body).toBe(first.body);
+      expect(first.json().data[0].status).toBe(201);
+    });
+
+    it("adds to the caller's environment only: the other environment and workspace keep their lists", async () => {
+      await batch([{ email: "ada@example.com" }], { key: t.workspace.liveKey });
+      expect(await emails()).toEqual([]);
+      expect(await emails("", t.workspace.liveKey)).toEqual(["ada@example.com"]);
+      expect(await emails("", t.other.liveKey)).toEqual([]);
+      const theirs = await batch([{ email: "ada@example.com" }], { key: t.other.liveKey });
+      expect(theirs[0]!.status).toBe(201);
+    });
+  });
+
   describe("createSuppression", () => {
     it("answers 201 with a Location and the suppression, reason manual by default", async () => {
       const res = await t.call({ method: "POST", url: "/v1/suppressions", payload: { email: "ada@example.com", detail: "Asked to stop receiving receipts" } });

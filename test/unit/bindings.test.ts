@@ -23,6 +23,10 @@ const handler = async () => ({});
 const handlers = () => ({ getHealth: handler, getThing: handler, updateThing: handler });
 const security = () => ({ bearerAuth: async () => undefined });
 
+
+/** Batch item checks the handlers are built with; never called here. */
+const NO_BATCH_CHECKS = { messages: () => null, suppressions: () => null };
+
 describe("operationsOf", () => {
   it("lists every operation with the security in force and whether it takes a body", () => {
     expect(operationsOf(contract())).toEqual([
@@ -90,12 +94,12 @@ describe("checkBindings", () => {
 
   it("passes for the real contract with the real handlers", () => {
     // Handlers only close over their services; building them touches nothing.
-    const real = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, () => null);
+    const real = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, NO_BATCH_CHECKS);
     expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).not.toThrow();
   });
 
   it("fails for the real contract when one real handler goes missing", () => {
-    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, () => null);
+    const { rotateApiKey: _, ...real } = createHandlers({} as Services, { ready: true }, async () => undefined, { publicUrl: null }, NO_BATCH_CHECKS);
     expect(() => checkBindings(loadSpec(), real, { bearerAuth: bearerAuthSecurityHandler(new Map()) })).toThrow("operation rotateApiKey has no handler");
   });
 });

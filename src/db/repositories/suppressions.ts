@@ -76,6 +76,20 @@ export class SuppressionsRepository {
     }
   }
 
+  /**
+   * Suppresses the addresses not suppressed yet, in one transaction; answers every one's row
+   * (keyed by lower-cased address) and which of them this call added.
+   */
+  async addMissing(scope: Scope, rows: readonly NewSuppression[]): Promise<{ stored: Map<string, SuppressionRow>; added: Set<string> }> {
+    const emails = rows.map((row) => row.email);
+    return this.knex.transaction(async (trx) => {
+      const before = await this.findByEmails(scope, emails, trx);
+      await this.insertMissing(trx, rows.filter((row) => !before.has(row.email.toLowerCase())));
+      const stored = await this.findByEmails(scope, emails, trx);
+      return { stored, added: new Set([...stored.keys()].filter((email) => !before.has(email))) };
+    });
+  }
+
   /** The scope's suppressions of these addresses, keyed by lower-cased address. */
   async findByEmails(scope: Scope, emails: readonly string[], trx: Knex | Knex.Transaction = this.knex): Promise<Map<string, SuppressionRow>> {
     const found = new Map<string, SuppressionRow>();
