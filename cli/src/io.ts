@@ -27,6 +27,16 @@ export async function readUserFile(io: Io, path: string, flag: string): Promise<
   }
 }
 
+/**
+ * What a `--file`-style flag names: the file, or all of stdin for `-`, with the name to quote in
+ * messages about it. Read before anything is sent, so that a bad path is a usage error.
+ */
+export async function readFileOrStdin(io: Io, path: string, flag: string): Promise<{ source: string; content: Buffer }> {
+  if (path !== "-") return { source: path, content: await readUserFile(io, path, flag) };
+  if (!io.readStdin) throw new UsageError(`--${flag} -: there is no stdin to read here; give a path.`);
+  return { source: "stdin", content: await io.readStdin() };
+}
+
 /** Writes a file the user named, or a usage error naming the flag and why it cannot be written. */
 export async function writeUserFile(io: Io, path: string, data: Uint8Array, flag: string): Promise<void> {
   try {

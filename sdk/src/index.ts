@@ -19,6 +19,8 @@ export type { Problem, FieldError } from "./errors.js";
 export { Page, PagePromise } from "./pagination.js";
 export type { PageBody } from "./pagination.js";
 export { WebhookVerificationError } from "./webhooks.js";
+export { readSuppressionList, SuppressionListError } from "./suppression-list.js";
+export type { SuppressionListFormat, SuppressionListRow, ReadSuppressionListOptions, GivenSuppressionReason } from "./suppression-list.js";
 export type { WebhookHeaders, VerifyOptions, SignOptions } from "./webhooks.js";
 export type * from "./types.js";
 export { Messages } from "./resources/messages.js";

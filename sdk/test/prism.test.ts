@@ -201,6 +201,14 @@ describe("the SDK against the contract's mock", () => {
       await expect(mr.suppressions.create({ email: "ada@example.com", reason: "unsubscribe", detail: "Clicked unsubscribe" })).resolves.toMatchObject({ object: "suppression" });
     });
 
+    it("createBatch sends addresses the contract accepts and returns one answer per address", async () => {
+      const batch = await mr.suppressions.createBatch({
+        suppressions: [{ email: "ada@example.com" }, { email: "grace@example.com", reason: "unsubscribe", detail: "Imported from the old provider" }],
+      });
+      expect(batch.object).toBe("batch");
+      for (const item of batch.data) expect([200, 201, 422]).toContain(item.status);
+    });
+
     it("get returns the suppression and delete the deleted object", async () => {
       await expect(mr.suppressions.get(SUPPRESSION_ID)).resolves.toMatchObject({ object: "suppression" });
       await expect(mr.suppressions.delete(SUPPRESSION_ID)).resolves.toMatchObject({ deleted: true });

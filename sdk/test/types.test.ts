@@ -31,7 +31,10 @@ import {
   type ResponseBody,
   type Role,
   type RenderedTemplate,
+  type CreateSuppressionBatchParams,
   type Suppression,
+  type SuppressionBatch,
+  type SuppressionBatchItem,
   type SuppressionReason,
   type Template,
   type TemplateVersion,
@@ -310,6 +313,21 @@ describe("suppressions", () => {
     expectTypeOf(mr.suppressions.create).toBeCallableWith({ email: "ada@example.com", reason: "unsubscribe" });
     // @ts-expect-error hard_bounce is recorded by Mailroom itself
     expectTypeOf(mr.suppressions.create).toBeCallableWith({ email: "ada@example.com", reason: "hard_bounce" });
+  });
+
+  it("creates many under suppressions, each what create takes, and resolves to a SuppressionBatch", () => {
+    expectTypeOf(mr.suppressions.createBatch).toBeCallableWith({ suppressions: [{ email: "ada@example.com" }, { email: "grace@example.com", reason: "complaint", detail: "Imported" }] });
+    expectTypeOf(mr.suppressions.createBatch).toBeCallableWith({ suppressions: [{ email: "ada@example.com" }] }, { idempotencyKey: "import#1" });
+    // @ts-expect-error hard_bounce is recorded by Mailroom itself, in a batch too
+    expectTypeOf(mr.suppressions.createBatch).toBeCallableWith({ suppressions: [{ email: "ada@example.com", reason: "hard_bounce" }] });
+    // @ts-expect-error the body is { suppressions: [...] }
+    expectTypeOf(mr.suppressions.createBatch).toBeCallableWith([{ email: "ada@example.com" }]);
+    expectTypeOf(mr.suppressions.createBatch).parameter(0).toEqualTypeOf<CreateSuppressionBatchParams>();
+    expectTypeOf<CreateSuppressionBatchParams>().toEqualTypeOf<RequestBody<"createSuppressionBatch">>();
+    expectTypeOf(mr.suppressions.createBatch).returns.resolves.toEqualTypeOf<SuppressionBatch>();
+    expectTypeOf<SuppressionBatch["data"]>().toEqualTypeOf<SuppressionBatchItem[]>();
+    expectTypeOf<SuppressionBatchItem["status"]>().toEqualTypeOf<200 | 201 | 422>();
+    expectTypeOf<SuppressionBatchItem["suppression"]>().toEqualTypeOf<Suppression | null>();
   });
 });
 

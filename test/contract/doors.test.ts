@@ -7,8 +7,13 @@ import { commandsByOperation, nouns, run, shortcuts } from "../../cli/src/index.
 import { Mailroom } from "../../sdk/src/index.js";
 import { contractOperations, methodOf, resourceOf } from "../helpers/contract.js";
 
-/** What a sample's `--file` reads (the batch sample names a file of messages). */
-const SAMPLE_FILE = Buffer.from(JSON.stringify({ messages: [{ to: "ada@example.com", subject: "Hi", text: "Hi" }] }));
+/**
+ * What a sample's `--file` reads: the messages batch sample names a JSON file of messages, the
+ * suppressions one a CSV export, as a user migrating from another provider has.
+ */
+const SAMPLE_JSON = JSON.stringify({ messages: [{ to: "ada@example.com", subject: "Hi", text: "Hi" }] });
+const SAMPLE_CSV = "email,reason\nada@example.com,unsubscribe\n";
+const sampleFile = async (path: string) => Buffer.from(path.endsWith(".csv") ? SAMPLE_CSV : SAMPLE_JSON);
 
 /**
  * One name, four doors (STYLE.md): every operation of the contract has its SDK method and its CLI
@@ -112,7 +117,7 @@ describe("the code samples in the reference", () => {
     const fetch = async (request: Request) => (answered.push(request.url), new Response(JSON.stringify({ data: [], has_more: false, next_cursor: null }), { status: 200, headers: { "content-type": "application/json" } }));
     let stderr = "";
     const sink = { write: () => true, isTTY: false };
-    const code = await run(argv, { stdout: sink, stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false }, env: { MAILROOM_API_KEY: "svc_test_sample" }, readFile: async () => SAMPLE_FILE, writeFile: async () => undefined, interrupted: Promise.resolve(), fetch });
+    const code = await run(argv, { stdout: sink, stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false }, env: { MAILROOM_API_KEY: "svc_test_sample" }, readFile: sampleFile, writeFile: async () => undefined, interrupted: Promise.resolve(), fetch });
     expect(code, stderr).toBe(0);
     expect(answered).toHaveLength(1);
   });

@@ -1,7 +1,7 @@
 import type { CreateMessageBatchParams, MessageStatus } from "mailroom";
 import type { Args, Command, Noun } from "../command.js";
 import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
-import { readUserFile, type Io } from "../io.js";
+import { readFileOrStdin, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant } from "../time.js";
 import { messageBody, messageFlags } from "./message-flags.js";
@@ -37,9 +37,7 @@ const BATCH_LIMIT = 100;
  * from a file or, for `-`, stdin. Read and counted before anything is sent.
  */
 async function readBatch(io: Io, path: string): Promise<CreateMessageBatchParams> {
-  const source = path === "-" ? "stdin" : path;
-  if (path === "-" && !io.readStdin) throw new UsageError("--file -: there is no stdin to read here; give a path.");
-  const raw = path === "-" ? await (io.readStdin as () => Promise<Buffer>)() : await readUserFile(io, path, "file");
+  const { source, content: raw } = await readFileOrStdin(io, path, "file");
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString("utf8"));

@@ -103,8 +103,8 @@ export function renderBatch(batch: MessageBatch): string {
   return `${table(["INDEX", "STATUS", "ID", "ERROR"], rows)}\n\n${accepted} accepted, ${batch.data.length - accepted} refused.`;
 }
 
-/** A problem on one line: its code, then each failing field (pointers relative to the message) or the detail. */
-function describeProblem(problem: Problem): string {
+/** A problem on one line: its code, then each failing field (pointers relative to the batch's item) or the detail. */
+export function describeProblem(problem: Problem): string {
   const fieldErrors = (problem.errors ?? []).map((field) => `${field.pointer || "/"} ${field.message}`);
   return `${problem.code}: ${fieldErrors.length > 0 ? fieldErrors.join("; ") : (problem.detail ?? problem.title)}`;
 }

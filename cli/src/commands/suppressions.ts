@@ -1,13 +1,13 @@
-import type { CreateSuppressionParams, Suppression, SuppressionReason } from "mailroom";
+import type { Suppression, SuppressionReason } from "mailroom";
 import type { Noun } from "../command.js";
 import { definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { fields } from "../output.js";
+import { GIVEN_REASONS, type GivenReason } from "./suppression-file.js";
+import { createSuppressionBatch } from "./suppression-import.js";
 
 /** The contract's `SuppressionReason` values; `satisfies` keeps the list to values it has. */
 const REASONS = ["hard_bounce", "complaint", "unsubscribe", "manual"] as const satisfies readonly SuppressionReason[];
-/** The reasons a caller may give: hard bounces are recorded by Mailroom itself. */
-const GIVEN_REASONS = ["manual", "unsubscribe", "complaint"] as const satisfies readonly NonNullable<CreateSuppressionParams["reason"]>[];
 
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
 
@@ -65,7 +65,7 @@ export const suppressions: Noun = {
       async run({ client, output }, args) {
         const body = {
           email: requiredString(args, "email"),
-          ...definedOnly({ reason: optionalString(args, "reason") as (typeof GIVEN_REASONS)[number] | undefined, detail: optionalString(args, "detail") }),
+          ...definedOnly({ reason: optionalString(args, "reason") as GivenReason | undefined, detail: optionalString(args, "detail") }),
         };
         // An address already suppressed answers its existing suppression (reason and all), so
         // what is printed is always what now holds.
@@ -73,6 +73,7 @@ export const suppressions: Noun = {
         output.result(suppression, () => `${renderSuppression(suppression)}\n\nSuppressed: messages to ${suppression.email} are not sent.`);
       },
     },
+    createSuppressionBatch,
     {
       command: "get <suppression_id>",
       describe: "Show a suppression: the address, why, and the message that caused it",

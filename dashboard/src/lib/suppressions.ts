@@ -15,6 +15,12 @@ export const _everyReasonListed: [Missing] extends [never] ? true : never = true
 /** The reasons createSuppression accepts: hard bounces are only recorded by Mailroom itself. */
 export const ADDABLE_REASONS = ["manual", "unsubscribe", "complaint"] as const satisfies readonly SuppressionReason[];
 
+export type AddableReason = (typeof ADDABLE_REASONS)[number];
+
+export function isAddableReason(value: string): value is AddableReason {
+  return (ADDABLE_REASONS as readonly string[]).includes(value);
+}
+
 export function isSuppressionReason(value: string | null): value is SuppressionReason {
   return SUPPRESSION_REASONS.some((reason) => reason.id === value);
 }

@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { DeletedObject, QueryParams, RequestBody, Suppression } from "../types.js";
+import type { DeletedObject, QueryParams, RequestBody, Suppression, SuppressionBatch } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Addresses the environment no longer sends to (tag `Suppressions`). */
@@ -16,6 +16,17 @@ export class Suppressions extends Resource {
    */
   create(params: RequestBody<"createSuppression">, options?: RequestOptions): Promise<Suppression> {
     return this.client.unwrap(this.client.http.POST("/v1/suppressions", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /**
+   * `createSuppressionBatch`: suppress up to 1,000 addresses in one call, as when moving from
+   * another provider. Resolves whatever becomes of each: `data[i]` answers `suppressions[i]`
+   * with 201 (added), 200 (already suppressed, or earlier in this batch) or 422 and its problem,
+   * so check every item's `status`; only a malformed batch as a whole throws. One
+   * Idempotency-Key covers the batch, so a retry replays its answer rather than running it again.
+   */
+  createBatch(params: RequestBody<"createSuppressionBatch">, options?: RequestOptions): Promise<SuppressionBatch> {
+    return this.client.unwrap(this.client.http.POST("/v1/suppressions/batch", { body: params, ...this.client.init(options, "POST") }));
   }
 
   /** `getSuppression`: the address, why, and the message that caused it. */

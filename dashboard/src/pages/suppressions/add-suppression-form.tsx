@@ -5,13 +5,8 @@ import { ActionButton, DialogActions } from "../../components/action-button";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { readForm } from "../../lib/forms";
-import { ADDABLE_REASONS, reasonLabel } from "../../lib/suppressions";
-
-type AddableReason = (typeof ADDABLE_REASONS)[number];
-
-function isAddableReason(value: string): value is AddableReason {
-  return (ADDABLE_REASONS as readonly string[]).includes(value);
-}
+import { isAddableReason, type AddableReason } from "../../lib/suppressions";
+import { ReasonSelect } from "./reason-select";
 
 /** createSuppression: an address, why, and a note. Hard bounces are only recorded by Mailroom. */
 export function AddSuppressionForm({ onAdded, onCancel }: { onAdded: (suppression: Suppression) => void; onCancel: () => void }) {
@@ -36,13 +31,7 @@ export function AddSuppressionForm({ onAdded, onCancel }: { onAdded: (suppressio
           <input name="email" type="email" required minLength={3} maxLength={320} autoComplete="off" />
         </Field>
         <Field label="Reason">
-          <select name="reason" defaultValue="manual">
-            {ADDABLE_REASONS.map((reason) => (
-              <option key={reason} value={reason}>
-                {reasonLabel(reason)}
-              </option>
-            ))}
-          </select>
+          <ReasonSelect />
         </Field>
         <Field label="Note (optional)" hint="For your colleagues: why, and who asked. At most 500 characters.">
           <textarea name="detail" rows={3} maxLength={500} />

@@ -16,6 +16,7 @@ import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { SUPPRESSION_REASONS, isSuppressionReason, reasonLabel } from "../../lib/suppressions";
 import { AddSuppressionForm } from "./add-suppression-form";
+import { ImportSuppressionsCard } from "./import-suppressions-card";
 
 const PAGE_SIZE = 25;
 // Filters live in the query string (`?reason=&email=`), as on the message log: bookmarkable.
@@ -104,7 +105,7 @@ function NoSuppressions({ environment }: { environment: string }) {
   );
 }
 
-/** `/suppressions`: the environment's suppression list; filter, add, remove. */
+/** `/suppressions`: the environment's suppression list; filter, add, import, remove. */
 export function SuppressionsPage() {
   const api = useApi();
   const { workspace } = useWorkspace();
@@ -162,6 +163,7 @@ export function SuppressionsPage() {
         </Loaded>
       </section>
       <Pager paged={paged} label="Suppressions" />
+      {canManage && <ImportSuppressionsCard onImported={paged.reload} />}
 
       <Dialog open={adding} title="Add an address" onClose={() => setAdding(false)}>
         <AddSuppressionForm
