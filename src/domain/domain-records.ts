@@ -129,3 +129,8 @@ function dkimKeyPublished(txt: readonly string[], expected: string): boolean {
 function dmarcPublished(txt: readonly string[]): boolean {
   return txt.some((value) => /^v\s*=\s*DMARC1\s*(;|$)/i.test(value.trim()));
 }
+
+/** The names of the required records a check did not find verified (once each: an MX and a TXT may share one). */
+export function missingRecords(records: readonly DomainRecord[]): string[] {
+  return [...new Set(records.filter((record) => record.required && record.status !== "verified").map((record) => record.name))];
+}

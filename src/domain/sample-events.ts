@@ -1,5 +1,5 @@
 import { domainEvent } from "./domain-events.js";
-import { recordsFor } from "./domain-records.js";
+import { missingRecords, recordsFor } from "./domain-records.js";
 import type { DomainStatus } from "./domain-status.js";
 import type { Environment } from "./environments.js";
 import type { DomainEventType, EventType, WebhookEventType } from "./events.js";
@@ -94,6 +94,5 @@ function sampleDomainEvent(type: DomainEventType, environment: Environment, id: 
     next_check_at: iso(to === "failed" ? null : at + (to === "verified" ? 6 : 1) * HOUR),
     dkim_rotation: null,
   };
-  const missing = records.filter((record) => record.required && record.status !== "verified").map((record) => record.name);
-  return domainEvent(id, type, createdAt, environment, domain, from, missing, { test: true });
+  return domainEvent(id, type, createdAt, environment, domain, from, missingRecords(records), { test: true });
 }

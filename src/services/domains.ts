@@ -8,7 +8,7 @@ import { ENVIRONMENTS, type Environment, type Principal } from "../domain/enviro
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { DkimAlgorithm, DomainCheck, DomainRecord, DomainRow, DomainSettings, DomainsRepository, StoredDkimKey } from "../db/repositories/domains.js";
-import { checkRecord, dkimRecord, hostKey, recordsFor, trackingRecord, type DnsAnswer } from "../domain/domain-records.js";
+import { checkRecord, dkimRecord, hostKey, missingRecords, recordsFor, trackingRecord, type DnsAnswer } from "../domain/domain-records.js";
 import { afterCheck, FAILING_RECHECK_MS, graceEndsAt, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainStatus } from "../domain/domain-status.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
@@ -418,9 +418,6 @@ export class DomainsService {
     return hostKey(this.sendingHostname);
   }
 }
-
-/** The names of the required records a check did not find verified (once each: an MX and a TXT may share one). */
-const missingRecords = (records: readonly DomainRecord[]) => [...new Set(records.filter((record) => record.required && record.status !== "verified").map((record) => record.name))];
 
 const cacheKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
 
