@@ -104,6 +104,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a message without sending it
+         * @description A dry run of `createMessage`: takes the same body, runs every check `createMessage`
+         *     runs (validation, the template and its variables, in live the sending domain and the
+         *     monthly quota) and answers with the same problem when one fails. When all pass, it
+         *     answers `200` with what would be sent: the resolved sender, recipients, subject and
+         *     bodies (a template rendered, the text part derived from the HTML when none was given),
+         *     the tracking that would apply, the RFC 5322 source with its size, and for each
+         *     recipient whether the environment's suppression list would skip it (and, in sandbox,
+         *     the outcome the simulator would give it).
+         *
+         *     Nothing is stored, sent or counted: no message, event, webhook or usage. The source is
+         *     rendered as the worker renders it but before open and click tracking rewrite it and
+         *     before DKIM signs it, and its `Message-ID` and `Date` are the preview's own. A `200`
+         *     says that `createMessage` with the same body would be accepted now; suppressions and
+         *     domains can still change before it is sent. Keys with `sending_access` may call this
+         *     operation.
+         */
+        post: operations["previewMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{message_id}": {
         parameters: {
             query?: never;
@@ -2074,6 +2108,86 @@ export interface components {
             /** @description Each recipient and its status. */
             recipients: components["schemas"]["Recipient"][];
         };
+        /** @description What `createMessage` would send for the same body, resolved and rendered; nothing of it is stored. */
+        MessagePreview: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "message_preview";
+            environment: components["schemas"]["Environment"];
+            /** @description The sender, the workspace's default when the body gave none. */
+            from: string;
+            /** @description Normalised To addresses. */
+            to: string[];
+            /** @description Normalised Cc addresses. */
+            cc: string[];
+            /** @description Normalised Bcc addresses. */
+            bcc: string[];
+            /** @description Normalised Reply-To addresses. */
+            reply_to: string[];
+            /** @description The subject line, rendered when a template gives it. */
+            subject: string;
+            /** @description The template and version that would render the message (the published one unless the body named a version), or null. */
+            template: components["schemas"]["MessageTemplate"] | null;
+            /** @description The HTML body, before tracking rewrites it. */
+            html: string | null;
+            /** @description The text body: as given or rendered, else derived from the HTML. */
+            text: string | null;
+            /** @description The extra header fields given. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Attachment metadata. */
+            attachments: components["schemas"]["Attachment"][];
+            /** @description The message's tags. */
+            tags: string[];
+            /** @description The message's metadata. */
+            metadata: {
+                [key: string]: string;
+            };
+            tracking: components["schemas"]["MessageTracking"];
+            /**
+             * Format: date-time
+             * @description When it would be due, if scheduled.
+             */
+            scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its retries would stop, if the body set it.
+             */
+            expires_at: string | null;
+            /** @description Each recipient and what would happen to it now. */
+            recipients: components["schemas"]["MessagePreviewRecipient"][];
+            /** @description The RFC 5322 source as the worker would render it (Bcc omitted), before tracking and DKIM; its Message-ID and Date are the preview's own. */
+            mime: string;
+            /** @description The size of `mime` in bytes. */
+            size_bytes: number;
+        };
+        MessagePreviewRecipient: {
+            /** @description The normalised address. */
+            email: string;
+            /** @description The display name, if one was given. */
+            name: string | null;
+            /**
+             * @description The header the address came from.
+             * @enum {string}
+             */
+            type: "to" | "cc" | "bcc";
+            /** @description The environment's suppression of this address, which would skip it (status `suppressed`), or null. */
+            suppression: {
+                /** @description The suppression id, `sup_…`. */
+                id: string;
+                reason: components["schemas"]["SuppressionReason"];
+                /**
+                 * Format: date-time
+                 * @description When the address was suppressed.
+                 */
+                created_at: string;
+            } | null;
+            /** @description In sandbox, the outcome the simulator would give this address (docs/sandbox.md); null in live, and for a suppressed address. */
+            simulated_outcome: ("delivered" | "bounced" | "deferred" | "complained" | "opened" | "clicked" | "replied" | "unsubscribed") | null;
+        };
         /** @description What the message tracks, as decided when it was accepted (its own options, else the domain's and workspace's defaults). */
         MessageTracking: {
             /** @description An open-tracking image was inserted. */
@@ -3605,6 +3719,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
+                 *     the introduction.
+                 * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description What `createMessage` would send now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePreview"];
                 };
             };
             400: components["responses"]["BadRequest"];

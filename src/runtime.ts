@@ -14,6 +14,7 @@ import { RelayTransport } from "./delivery/transports/relay.js";
 import { simulateDelivery } from "./delivery/transports/sandbox.js";
 import { DeliveryWorker } from "./delivery/worker.js";
 import { composeMessage } from "./delivery/compose.js";
+import { renderMessage } from "./delivery/render.js";
 import { ComposeThreads } from "./delivery/compose-threads.js";
 import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
@@ -28,6 +29,7 @@ import { startInboundServer, type InboundSmtpServer } from "./inbound/server.js"
 import { createResolver } from "./delivery/dns-resolver.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { MembersService } from "./services/members.js";
+import { MessagePreviewService } from "./services/message-preview.js";
 import { MessagesService } from "./services/messages.js";
 import { RateLimiter } from "./services/rate-limiter.js";
 import { SealedBox } from "./services/sealed-box.js";
@@ -55,6 +57,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   workspace: WorkspaceService;
   messages: MessagesService;
+  messagePreviews: MessagePreviewService;
   members: MembersService;
   sessions: SessionsService;
   domains: DomainsService;
@@ -169,33 +172,35 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const templates = new TemplatesService(repositories.templates, renderPool, clock, { cacheMs });
   const members = new MembersService(repositories, clock);
   const engagement = new EngagementService(repositories.messages, clock);
+  const messages = new MessagesService(
+    repositories.messages,
+    repositories.events,
+    repositories.workspaces,
+    {
+      domainStatus: async (workspaceId, domain) => {
+        const identity = await domains.sendingIdentity(workspaceId, domain);
+        return identity === null ? "unknown" : identity.sendsLive ? "verified" : "unverified";
+      },
+      domainTracking: async (workspaceId, domain) => {
+        const identity = await domains.sendingIdentity(workspaceId, domain);
+        return identity && { opens: identity.trackOpens, clicks: identity.trackClicks };
+      },
+      assertWithinQuota: (workspaceId, messages, now) => usage.assertWithinQuota(workspaceId, messages, now),
+    },
+    repositories.groupCommit,
+    clock,
+    () => worker.notify(),
+    { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
+    templates,
+  );
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
     idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock),
     apiKeys,
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
-    messages: new MessagesService(
-      repositories.messages,
-      repositories.events,
-      repositories.workspaces,
-      {
-        domainStatus: async (workspaceId, domain) => {
-          const identity = await domains.sendingIdentity(workspaceId, domain);
-          return identity === null ? "unknown" : identity.sendsLive ? "verified" : "unverified";
-        },
-        domainTracking: async (workspaceId, domain) => {
-          const identity = await domains.sendingIdentity(workspaceId, domain);
-          return identity && { opens: identity.trackOpens, clicks: identity.trackClicks };
-        },
-        assertWithinQuota: (workspaceId, messages, now) => usage.assertWithinQuota(workspaceId, messages, now),
-      },
-      repositories.groupCommit,
-      clock,
-      () => worker.notify(),
-      { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
-      templates,
-    ),
+    messages,
+    messagePreviews: new MessagePreviewService(messages, repositories.suppressions, renderMessage),
     members,
     sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
     domains,

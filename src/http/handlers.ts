@@ -51,6 +51,8 @@ export function createHandlers(
       };
     },
 
+    previewMessage: async (req) => services.messagePreviews.preview(principalOf(req), req.body),
+
     getMessage: async (req) => services.messages.get(principalOf(req), req.params.message_id),
 
     listMessages: async (req) =>

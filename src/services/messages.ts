@@ -81,10 +81,22 @@ export class MessagesService {
    * one transaction (group-committed). Resolves only once that is durable: the 202 promise.
    */
   async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<Message> {
+    return this.accept(principal, await this.checked(principal, input, idempotencyKey));
+  }
+
+  /**
+   * Runs every check `create` runs and answers the message as `create` would store it, storing
+   * nothing and counting nothing: the dry run behind previewMessage.
+   */
+  async check(principal: Principal, input: CreateMessageRequest): Promise<MessageRecord> {
+    return acceptedRecord(await this.checked(principal, input, null));
+  }
+
+  private async checked(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<NewMessage> {
     const now = this.clock.now();
     const message = await this.prepare(principal, input, idempotencyKey, now, await this.workspaceDefaults(principal, [input]));
     if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
-    return this.accept(principal, message);
+    return message;
   }
 
   /**

@@ -49,6 +49,8 @@ describe("every response honours the contract", () => {
     await expectConforming("rescheduleMessage", "POST", path, "/v1/messages/msg_unknown/reschedule", { payload: { scheduled_at: null } });
     await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${scheduled.json().id}/cancel`);
     await expectConforming("cancelMessage", "POST", "/v1/messages/{message_id}/cancel", `/v1/messages/${id}/cancel`);
+    await expectConforming("previewMessage", "POST", "/v1/messages/preview", "/v1/messages/preview", { payload: aMessage({ to: ["ada@example.com", "bounced@simulator.test"], cc: "Grace <grace@example.com>", attachments: [{ filename: "a.txt", content: "aGk=" }] }) });
+    await expectConforming("previewMessage", "POST", "/v1/messages/preview", "/v1/messages/preview", { payload: aMessage({ to: "not-an-address" }) });
   });
 
   it("for batches: accepted, refused per message, and refused whole", async () => {

@@ -21,6 +21,7 @@ const hasBody = (op: OperationInfo) => op.body !== "none";
 /** A valid body per operation that takes one. */
 const VALID_BODIES: Record<string, () => object> = {
   createMessage: () => aMessage(),
+  previewMessage: () => aMessage(),
   createApiKey: () => ({ name: "From the auth tests" }),
   rotateApiKey: () => ({ overlap_seconds: 60 }),
   updateWorkspace: () => ({ name: "Renamed" }),

@@ -5,7 +5,7 @@ import { readFileOrStdin, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant } from "../time.js";
 import { messageBody, messageFlags } from "./message-flags.js";
-import { eventColumns, messageColumns, renderBatch, renderMessage, replyColumns } from "./render.js";
+import { eventColumns, messageColumns, renderBatch, renderMessage, renderPreview, replyColumns } from "./render.js";
 
 const STATUSES: MessageStatus[] = ["scheduled", "queued", "sending", "delivered", "deferred", "bounced", "failed", "suppressed", "canceled"];
 
@@ -21,11 +21,35 @@ export const createMessage: Command = {
     ["$0 send --to ada@example.com --template welcome --var first_name=Ada --var-json '{\"order\":{\"id\":7}}'", "Send the published version of a template, with its variables"],
     ["$0 send --to ada@example.com --template welcome@3 --variables-file vars.json", "Send version 3 of a template, the variables from a file"],
   ],
-  builder: messageFlags,
-  async run({ client, output, io }, args) {
+  builder: (yargs) => messageFlags(yargs).option("dry-run", { type: "boolean", describe: "Send nothing: show what would be sent (messages preview)" }),
+  async run(context, args) {
+    if (args["dry-run"] === true) return previewMessage.run(context, args);
+    const { client, output, io } = context;
     const body = await messageBody(args, io);
     const message = await client().messages.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
     output.result(message, () => `${renderMessage(message)}\n\nAccepted. Follow it with: mailroom messages get ${message.id}`);
+  },
+};
+
+/** A dry run of `create`, with the same flags: `mailroom send --dry-run` is this command. */
+export const previewMessage: Command = {
+  command: "preview",
+  describe: "Show what a send would be, rendered, without sending or storing anything",
+  operationId: "previewMessage",
+  examples: [
+    ["$0 messages preview --to ada@example.com --template welcome --var first_name=Ada", "Render a template as it would be sent"],
+    ['$0 send --dry-run --to ada@example.com --subject "Welcome" --html-file welcome.html', "The same, as a flag of send"],
+    ["$0 messages preview --to ada@example.com --template welcome --var first_name=Ada --mime > welcome.eml", "Save the source to open in a mail client"],
+  ],
+  builder: (yargs) => messageFlags(yargs).option("mime", { type: "boolean", describe: "Print only the RFC 5322 source (before tracking and DKIM)" }),
+  async run({ client, output, io }, args) {
+    const body = await messageBody(args, io);
+    const preview = await client().messages.preview(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+    if (args.mime === true) {
+      io.stdout.write(preview.mime);
+      return;
+    }
+    output.result(preview, () => `${renderPreview(preview)}\n\nNothing was sent. Send it with: mailroom send (the same flags, without --dry-run)`);
   },
 };
 
@@ -103,6 +127,7 @@ export const messages: Noun = {
   commands: [
     createMessage,
     createMessageBatch,
+    previewMessage,
     {
       command: "list",
       describe: "List messages, newest first",

@@ -1,5 +1,5 @@
 // Human renderings of the API's objects. JSON output never passes through here.
-import type { ApiKey, Event, InboundMessage, Message, MessageBatch, MessageSummary, Problem, Recipient } from "mailroom";
+import type { ApiKey, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, Problem, Recipient } from "mailroom";
 import { cell, fields, table } from "../output.js";
 
 export const messageColumns = {
@@ -38,6 +38,26 @@ export function renderMessage(message: Message): string {
     message.recipients.map((recipient) => [recipient.email, recipient.type, recipient.status, engagementOf(recipient), recipient.detail ?? ""]),
   );
   return `${summary}\n\n${recipients}`;
+}
+
+/** A dry run: what would be sent, who would get it, and its text (the source: --mime or --json). */
+export function renderPreview(preview: MessagePreview): string {
+  const summary = fields([
+    ["environment", preview.environment],
+    ["from", preview.from],
+    ["to", preview.to.join(", ")],
+    ["cc", preview.cc.join(", ")],
+    ["subject", preview.subject],
+    ["template", preview.template ? `${preview.template.slug}@${preview.template.version}` : undefined],
+    ["tracking", switchesOn(preview.tracking)],
+    ["scheduled_at", preview.scheduled_at],
+    ["size", `${preview.size_bytes} bytes`],
+  ]);
+  const recipients = table(
+    ["RECIPIENT", "TYPE", "WOULD"],
+    preview.recipients.map((r) => [r.email, r.type, r.suppression ? `be skipped: suppressed (${r.suppression.reason})` : r.simulated_outcome ? `be simulated: ${r.simulated_outcome}` : "be sent"]),
+  );
+  return `${summary}\n\n${recipients}${preview.text === null ? "" : `\n\n${preview.text}`}`;
 }
 
 /** The names of the switches that are on (`opens, clicks`), or `none`: tracking settings. */

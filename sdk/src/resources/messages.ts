@@ -1,6 +1,6 @@
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { Event, InboundMessage, Message, MessageBatch, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import type { Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
@@ -18,6 +18,16 @@ export class Messages extends Resource {
    */
   createBatch(params: RequestBody<"createMessageBatch">, options?: RequestOptions): Promise<MessageBatch> {
     return this.client.unwrap(this.client.http.POST("/v1/messages/batch", { body: params, ...this.client.init(options, "POST") }));
+  }
+
+  /**
+   * `previewMessage`: a dry run of `create` with the same params. Throws what `create` would
+   * throw; otherwise resolves what it would send (rendered content and source, tracking, and
+   * per recipient its suppression or, in sandbox, its simulated outcome). Stores, sends and
+   * counts nothing.
+   */
+  preview(params: RequestBody<"previewMessage">, options?: RequestOptions): Promise<MessagePreview> {
+    return this.client.unwrap(this.client.http.POST("/v1/messages/preview", { body: params, ...this.client.init(options, "POST") }));
   }
 
   /** `listMessages`: newest first; await for one page or `for await` over every message. */

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { MessagePreview } from "mailroom";
+import { type FileServer, FROM, problemOf, runCli, useTestServer } from "./helpers.js";
+
+let env: Record<string, string>;
+let mailroom: FileServer["mailroom"];
+useTestServer((started) => ({ env, mailroom } = started));
+
+/** How many messages the test workspace's sandbox holds. */
+const storedMessageCount = async () => (await mailroom.get<{ data: unknown[] }>("/v1/messages?limit=100")).data.length;
+
+const CONTENT = ["--from", FROM, "--to", "ada@example.com", "--to", "bounced@simulator.test", "--subject", "Welcome", "--html", "<p>Hi Ada</p>"];
+
+describe("mailroom messages preview", () => {
+  it("prints the preview as the API answered it, and sends and stores nothing", async () => {
+    const result = await runCli(["messages", "preview", ...CONTENT], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const preview = result.json<MessagePreview>();
+    expect(preview).toMatchObject({ object: "message_preview", subject: "Welcome", text: "Hi Ada", to: ["ada@example.com", "bounced@simulator.test"] });
+    expect(preview.recipients.map((r) => r.simulated_outcome)).toEqual(["delivered", "bounced"]);
+    expect(await storedMessageCount()).toBe(0);
+  });
+
+  it("is what send --dry-run does", async () => {
+    const dryRun = await runCli(["send", "--dry-run", ...CONTENT], { env });
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.json<MessagePreview>().object).toBe("message_preview");
+    expect(await storedMessageCount()).toBe(0);
+  });
+
+  it("shows a person who would get it, and its text, on a terminal", async () => {
+    const result = await runCli(["send", "--dry-run", ...CONTENT], { env, tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^subject +Welcome$/m);
+    expect(result.stdout).toMatch(/^ada@example\.com +to +be simulated: delivered$/m);
+    expect(result.stdout).toMatch(/^bounced@simulator\.test +to +be simulated: bounced$/m);
+    expect(result.stdout).toContain("Hi Ada");
+    expect(result.stdout).toContain("Nothing was sent.");
+  });
+
+  it("prints only the RFC 5322 source with --mime", async () => {
+    const result = await runCli(["messages", "preview", ...CONTENT, "--mime"], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^From: .*hello@acme\.example/m);
+    expect(result.stdout).toMatch(/^Subject: Welcome\r$/m);
+    expect(result.stdout).toContain("Content-Type: multipart/alternative");
+  });
+
+  it("exits 1 with the API's problem for a body a send would refuse", async () => {
+    const result = await runCli(["messages", "preview", "--from", FROM, "--to", "not-an-address", "--subject", "x", "--text", "x"], { env });
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 422, code: "validation_failed" });
+    expect(await storedMessageCount()).toBe(0);
+  });
+});
