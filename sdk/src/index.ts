@@ -19,6 +19,7 @@ export type { Problem, FieldError } from "./errors.js";
 export { Page, PagePromise } from "./pagination.js";
 export type { PageBody } from "./pagination.js";
 export { WebhookVerificationError } from "./webhooks.js";
+export { MESSAGE_BATCH_LIMIT, SUPPRESSION_BATCH_LIMIT } from "./limits.js";
 export { readSuppressionList, SuppressionListError } from "./suppression-list.js";
 export type { SuppressionListFormat, SuppressionListRow, ReadSuppressionListOptions, GivenSuppressionReason } from "./suppression-list.js";
 export type { WebhookHeaders, VerifyOptions, SignOptions } from "./webhooks.js";

@@ -1,6 +1,8 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
-import { ValidationError } from "../domain/errors.js";
+import { ValidationError, type DomainError } from "../domain/errors.js";
 import type { OpenApiDocument } from "./bindings.js";
+import { toProblem } from "./problems.js";
 import { validationErrors } from "./validation.js";
 
 /**
@@ -45,4 +47,13 @@ export function batchItemValidators(spec: OpenApiDocument, compile: Compile): Ba
     return (item) => (validate(item) ? null : new ValidationError(validationErrors((validate.errors ?? []) as FastifySchemaValidationError[], "body")));
   };
   return { messages: validator(BATCHES.messages.itemSchema), suppressions: validator(BATCHES.suppressions.itemSchema) };
+}
+
+/**
+ * One item's place in a batch answer: refused, its problem (shaped by the one error handler's
+ * rules) and that problem's status; else `success`, the status the single-item operation answers.
+ */
+export function itemAnswer<Status extends number>(req: FastifyRequest, error: DomainError | null, success: Status) {
+  const problem = error === null ? null : toProblem(error, req).problem;
+  return { status: (problem?.status ?? success) as Status, error: problem };
 }

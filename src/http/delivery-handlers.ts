@@ -1,7 +1,6 @@
 import type { Services } from "../runtime.js";
-import type { BatchItemValidator } from "./batch.js";
+import { itemAnswer, type BatchItemValidator } from "./batch.js";
 import type { HandlerMap } from "./handler-types.js";
-import { toProblem } from "./problems.js";
 import { pageOf, principalOf } from "./request-parts.js";
 
 type DeliveryOperation =
@@ -53,10 +52,7 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
       const outcomes = await services.suppressions.createBatch(principalOf(req), inputs);
       return {
         object: "batch" as const,
-        data: outcomes.map(({ index, suppression, created, error }) => {
-          const problem = error === null ? null : toProblem(error, req).problem;
-          return { index, status: (problem?.status ?? (created ? 201 : 200)) as 200 | 201 | 422, suppression, error: problem };
-        }),
+        data: outcomes.map(({ index, suppression, created, error }) => ({ index, suppression, ...itemAnswer<200 | 201 | 422>(req, error, created ? 201 : 200) })),
       };
     },
 

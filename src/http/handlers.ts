@@ -1,6 +1,6 @@
 import { UnavailableError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
-import type { BatchItemValidators } from "./batch.js";
+import { itemAnswer, type BatchItemValidators } from "./batch.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
 import { createInboundHandlers } from "./inbound-handlers.js";
@@ -8,7 +8,6 @@ import { createTemplateHandlers } from "./template-handlers.js";
 import { publicOrigin } from "./origin.js";
 import { isReady, NOT_READY_DETAIL, type Lifecycle } from "./readiness.js";
 import { pageOf, principalOf } from "./request-parts.js";
-import { toProblem } from "./problems.js";
 import { createWebhookHandlers } from "./webhook-handlers.js";
 
 
@@ -44,10 +43,7 @@ export function createHandlers(
       const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null);
       return {
         object: "batch" as const,
-        data: outcomes.map(({ index, message, error }) => {
-          const problem = error === null ? null : toProblem(error, req).problem;
-          return { index, status: (problem?.status ?? 202) as 202 | 422 | 429, message, error: problem };
-        }),
+        data: outcomes.map(({ index, message, error }) => ({ index, message, ...itemAnswer<202 | 422 | 429>(req, error, 202) })),
       };
     },
 

@@ -1,4 +1,4 @@
-import type { CreateMessageBatchParams, MessageStatus } from "mailroom";
+import { MESSAGE_BATCH_LIMIT, type CreateMessageBatchParams, type MessageStatus } from "mailroom";
 import type { Args, Command, Noun } from "../command.js";
 import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { readFileOrStdin, type Io } from "../io.js";
@@ -53,9 +53,6 @@ export const previewMessage: Command = {
   },
 };
 
-/** The most messages one createMessageBatch call takes (the contract's maxItems). */
-const BATCH_LIMIT = 100;
-
 /**
  * The batch in `--file`: `{ "messages": [...] }` (sent as it is) or a bare array of messages,
  * from a file or, for `-`, stdin. Read and counted before anything is sent.
@@ -71,8 +68,8 @@ async function readBatch(io: Io, path: string): Promise<CreateMessageBatchParams
   const body = Array.isArray(parsed) ? { messages: parsed } : parsed;
   const messages = (body as { messages?: unknown } | null)?.messages;
   if (!Array.isArray(messages)) throw new UsageError(`--file: ${source} holds neither { "messages": [...] } nor an array of messages.`);
-  if (messages.length === 0 || messages.length > BATCH_LIMIT) {
-    throw new UsageError(`--file: a batch holds 1 to ${BATCH_LIMIT} messages; ${source} has ${messages.length}.`);
+  if (messages.length === 0 || messages.length > MESSAGE_BATCH_LIMIT) {
+    throw new UsageError(`--file: a batch holds 1 to ${MESSAGE_BATCH_LIMIT} messages; ${source} has ${messages.length}.`);
   }
   // Each message is the API's to judge: an invalid one comes back refused, in its place.
   return body as CreateMessageBatchParams;

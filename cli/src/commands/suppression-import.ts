@@ -1,4 +1,4 @@
-import { newIdempotencyKey, type Mailroom, type Problem, type Suppression, type SuppressionBatchItem } from "mailroom";
+import { newIdempotencyKey, SUPPRESSION_BATCH_LIMIT, type Mailroom, type Problem, type Suppression, type SuppressionBatchItem } from "mailroom";
 import type { Command } from "../command.js";
 import { RefusedError, UsageError, optionalString, requiredString } from "../command.js";
 import { readFileOrStdin } from "../io.js";
@@ -6,8 +6,6 @@ import { table, type Output } from "../output.js";
 import { describeProblem } from "./render.js";
 import { GIVEN_REASONS, readSuppressionFile, type GivenReason, type SuppressionFileFormat, type SuppressionRow } from "./suppression-file.js";
 
-/** The most addresses one createSuppressionBatch call takes (the contract's maxItems). */
-const BATCH_LIMIT = 1000;
 /** The longest Idempotency-Key the contract takes as a bare token. */
 const KEY_LIMIT = 255;
 
@@ -37,17 +35,17 @@ const count = (value: number) => value.toLocaleString("en-US");
 const addresses = (value: number) => `${count(value)} ${value === 1 ? "address" : "addresses"}`;
 
 /**
- * Sends the rows in requests of BATCH_LIMIT, one after the other. Each request has its own key,
- * `<key>#<n>`, so that running the same file again with the same key replays the requests that
- * were answered (the server keeps their answers) and sends only the rest.
+ * Sends the rows in requests of SUPPRESSION_BATCH_LIMIT, one after the other. Each request has
+ * its own key, `<key>#<n>`, so that running the same file again with the same key replays the
+ * requests that were answered (the server keeps their answers) and sends only the rest.
  */
 async function sendInRequests(mr: Mailroom, rows: SuppressionRow[], key: { value: string; generated: boolean }, output: Output): Promise<ImportedAddress[]> {
-  const requests = Math.ceil(rows.length / BATCH_LIMIT);
+  const requests = Math.ceil(rows.length / SUPPRESSION_BATCH_LIMIT);
   const resume = `run the same command on the same file${key.generated ? ` with --idempotency-key ${key.value}` : ""} to finish`;
-  if (requests > 1) output.progress(`${addresses(rows.length)}, in ${requests} requests of up to ${count(BATCH_LIMIT)}; if it stops, ${resume}.`);
+  if (requests > 1) output.progress(`${addresses(rows.length)}, in ${requests} requests of up to ${count(SUPPRESSION_BATCH_LIMIT)}; if it stops, ${resume}.`);
   const answered: ImportedAddress[] = [];
-  for (let start = 0, request = 1; start < rows.length; start += BATCH_LIMIT, request++) {
-    const part = rows.slice(start, start + BATCH_LIMIT);
+  for (let start = 0, request = 1; start < rows.length; start += SUPPRESSION_BATCH_LIMIT, request++) {
+    const part = rows.slice(start, start + SUPPRESSION_BATCH_LIMIT);
     let batch;
     try {
       batch = await mr.suppressions.createBatch({ suppressions: part.map((row) => row.body) }, { idempotencyKey: `${key.value}#${request}` });
@@ -133,7 +131,7 @@ export const createSuppressionBatch: Command = {
     const { format, rows } = readSuppressionFile(content.toString("utf8"), source, optionalString(args, "reason") as GivenReason | undefined);
     const given = optionalString(args, "idempotency-key");
     const key = { value: given ?? newIdempotencyKey(), generated: given === undefined };
-    const suffix = `#${Math.ceil(rows.length / BATCH_LIMIT)}`;
+    const suffix = `#${Math.ceil(rows.length / SUPPRESSION_BATCH_LIMIT)}`;
     if (key.value.length + suffix.length > KEY_LIMIT) throw new UsageError(`--idempotency-key: at most ${KEY_LIMIT - suffix.length} characters for this file, since "${suffix}" is added to it.`);
     const result = summarise(key.value, rows.length, await sendInRequests(client(), rows, key, output));
     output.result(result, () => renderImport(result, format));

@@ -1,10 +1,7 @@
 // The Suppressions page's import: addresses pasted one per line, or a CSV export pasted with its
 // header row, read into createSuppressionBatch's items by the SDK's readSuppressionList (the
 // CLI's `suppressions create-batch` reads files with it too), and the batches' answers summed up.
-import { readSuppressionList, SuppressionListError, type GivenSuppressionReason, type Problem, type SuppressionBatchItem, type SuppressionListRow } from "mailroom";
-
-/** The most addresses one createSuppressionBatch call takes (the contract's maxItems). */
-export const IMPORT_CHUNK = 1000;
+import { readSuppressionList, SUPPRESSION_BATCH_LIMIT, SuppressionListError, type GivenSuppressionReason, type Problem, type SuppressionBatchItem, type SuppressionListRow } from "mailroom";
 
 /** An address of the pasted text, with its line (1-based) to point at a refused one. */
 export type ImportRow = SuppressionListRow;
@@ -23,10 +20,10 @@ export function readAddressList(text: string, reason: GivenSuppressionReason): A
   }
 }
 
-/** The rows in runs of IMPORT_CHUNK, one createSuppressionBatch call each. */
+/** The rows in runs of SUPPRESSION_BATCH_LIMIT, one createSuppressionBatch call each. */
 export function importChunks(rows: ImportRow[]): ImportRow[][] {
   const chunks: ImportRow[][] = [];
-  for (let start = 0; start < rows.length; start += IMPORT_CHUNK) chunks.push(rows.slice(start, start + IMPORT_CHUNK));
+  for (let start = 0; start < rows.length; start += SUPPRESSION_BATCH_LIMIT) chunks.push(rows.slice(start, start + SUPPRESSION_BATCH_LIMIT));
   return chunks;
 }
 
