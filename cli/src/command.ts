@@ -3,6 +3,9 @@ import type { Mailroom, OperationId } from "mailroom";
 import type { Io } from "./io.js";
 import type { Output } from "./output.js";
 
+/** Exit codes: 0 success, 1 the API answered with an error (or could not be reached, or a `doctor` check failed), 2 usage. */
+export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+
 /** Parsed flags and positionals, as yargs hands them over (kebab-case keys included). */
 export type Args = Record<string, unknown>;
 
@@ -26,7 +29,12 @@ export interface Command {
   operationId: OperationId | undefined;
   examples: Array<[command: string, description: string]>;
   builder?: (yargs: Argv) => Argv;
-  run(context: Context, args: Args): Promise<void>;
+  /**
+   * Does the work and prints its result; errors are thrown and reported in one place. Answers an
+   * exit code only when a result that printed fine still means failure (`doctor` with a failed
+   * check); otherwise the exit code is 0.
+   */
+  run(context: Context, args: Args): Promise<number | void>;
 }
 
 /** A command group: the kebab-case form of a contract tag (`ApiKeys` -> `api-keys`). */

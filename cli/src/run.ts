@@ -1,14 +1,14 @@
 import yargs, { type Argv } from "yargs";
-import { APIConnectionError, APIError, DEFAULT_BASE_URL, Mailroom, MailroomConfigurationError } from "mailroom";
+import { APIConnectionError, APIError, MailroomConfigurationError, type Mailroom } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
-import { RefusedError, UsageError } from "./command.js";
+import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
+import { NO_API_KEY_FIX, connectionOf, newClient, unreachableFix } from "./connection.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
 import { VERSION } from "./version.js";
 
-/** Exit codes: 0 success, 1 the API answered with an error (or could not be reached), 2 usage. */
-export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+export { EXIT } from "./command.js";
 
 /**
  * Runs `mailroom <argv…>` and answers its exit code. Everything goes through `io`, so tests can
@@ -108,23 +108,16 @@ async function execute(command: Command, args: Args, io: Io): Promise<number> {
     io,
   };
   try {
-    await command.run(context, args);
-    return EXIT.ok;
+    return (await command.run(context, args)) ?? EXIT.ok;
   } catch (error) {
     return report(error, output, context);
   }
 }
 
 function createClient(args: Args, io: Io): Mailroom {
-  const apiKey = (args["api-key"] as string | undefined) ?? io.env.MAILROOM_API_KEY;
-  if (!apiKey) {
-    throw new UsageError(
-      "No API key. Set MAILROOM_API_KEY (export MAILROOM_API_KEY=svc_test_…; `make bootstrap` in the server's repository prints one) or pass --api-key.",
-    );
-  }
-  // Everything the client needs comes from `io`, never from the process behind the SDK's back.
-  const baseUrl = (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL ?? DEFAULT_BASE_URL;
-  return new Mailroom({ apiKey, baseUrl, ...(io.fetch ? { fetch: io.fetch } : {}) });
+  const { apiKey, baseUrl } = connectionOf(args, io);
+  if (!apiKey) throw new UsageError(`No API key. ${NO_API_KEY_FIX}`);
+  return newClient(apiKey, baseUrl, io);
 }
 
 /** Prints what went wrong, naming the fix where we know it, and answers the exit code. */
@@ -149,7 +142,7 @@ function report(error: unknown, output: Output, context: Context): number {
   }
   if (error instanceof APIConnectionError) {
     const baseUrl = context.client().baseUrl;
-    const message = `${error.message}\nIs the server running at ${baseUrl}? Start one with \`make run\`, or set MAILROOM_BASE_URL.`;
+    const message = `${error.message}\n${unreachableFix(baseUrl)}`;
     output.error({ error: "connection", message: error.message, base_url: baseUrl }, message);
     return EXIT.apiError;
   }

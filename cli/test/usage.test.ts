@@ -172,7 +172,7 @@ describe("usage errors", () => {
     const result = await runCli(["messages"], { env, tty: true });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("Give a messages command: create, create-batch, list, get, cancel, reschedule, list-events, list-replies.");
+    expect(result.stderr).toContain("Give a messages command: create, create-batch, preview, list, get, cancel, reschedule, list-events, list-replies.");
   });
 
   it.each(["0", "101", "2.5", "x"])("exits 2 for --limit %s, before any request", async (limit) => {

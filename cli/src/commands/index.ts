@@ -1,6 +1,7 @@
 import type { Command, Noun } from "../command.js";
 import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
+import { doctor } from "./doctor.js";
 import { events } from "./events.js";
 import { domains } from "./domains.js";
 import { inbound } from "./inbound.js";
@@ -20,7 +21,7 @@ export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, ap
 export const shortcuts: Record<string, Command> = { send: createMessage };
 
 /** Top-level commands that are not an operation but a client-side tool built on several. */
-export const tools: Record<string, Command> = { listen };
+export const tools: Record<string, Command> = { listen, doctor };
 
 /** operationId -> the command that calls it (`createMessage` -> `messages create`). */
 export function commandsByOperation(): Map<string, string> {

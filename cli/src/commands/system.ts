@@ -2,7 +2,7 @@ import type { Mailroom } from "mailroom";
 import type { Noun } from "../command.js";
 
 /** A probe answers what it sees now: a 503 from a server still starting is the answer, not a reason to retry. */
-const probe = (client: Mailroom) => client.withOptions({ maxRetries: 0 });
+export const probe = (client: Mailroom) => client.withOptions({ maxRetries: 0 });
 
 export const system: Noun = {
   name: "system",
