@@ -458,7 +458,9 @@ export interface paths {
         head?: never;
         /**
          * Update the workspace
-         * @description Changes the given settings; fields left out keep their value.
+         * @description Changes the given settings; fields left out keep their value. `content_retention_days`
+         *     removes the content of settled messages once they are that old (docs/retention.md):
+         *     removed content cannot be brought back.
          */
         patch: operations["updateWorkspace"];
         trace?: never;
@@ -2104,6 +2106,13 @@ export interface components {
             message_id_header: string;
             /** @description The rendered RFC 5322 source, once rendered (Bcc omitted). */
             mime: string | null;
+            /**
+             * Format: date-time
+             * @description When the workspace's `content_retention_days` removed the message's content: its
+             *     `html`, `text`, `mime` and the attachments' bytes (their names, types and sizes
+             *     stay, as do the subject, addresses, statuses and events). Null while it is kept.
+             */
+            content_removed_at: string | null;
             tracking: components["schemas"]["MessageTracking"];
             /** @description Each recipient and its status. */
             recipients: components["schemas"]["Recipient"][];
@@ -2522,6 +2531,12 @@ export interface components {
             default_from: string | null;
             /** @description Live messages the workspace may send per UTC month; null for no limit. Past it, sending is refused with `429 monthly_quota_exceeded`. */
             monthly_quota: number | null;
+            /**
+             * @description How many days a finished message keeps its content (bodies, source, attachment
+             *     bytes) in both environments; after that only its metadata, statuses and events stay
+             *     (`content_removed_at`). Null, the default, keeps content for as long as the message.
+             */
+            content_retention_days: number | null;
             tracking: components["schemas"]["WorkspaceTracking"];
             /**
              * Format: date-time
@@ -2541,6 +2556,8 @@ export interface components {
             default_from?: components["schemas"]["Mailbox"] | null;
             /** @description Live messages allowed per UTC month, a safety cap against runaway sending; null removes it. */
             monthly_quota?: number | null;
+            /** @description Days a finished message keeps its content (bodies, source, attachment bytes); null keeps it for good. */
+            content_retention_days?: number | null;
             tracking?: components["schemas"]["WorkspaceTrackingUpdate"];
         };
         /**

@@ -12,9 +12,10 @@ export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
  * The worker role's housekeeping, every few minutes: prunes expired idempotency records,
- * rate-limit windows, sessions, access tokens and old webhook attempts, and checks the sending
- * domains whose automatic check is due. Any number of workers may run it at once: pruning is
- * idempotent, and each domain check is claimed by one of them.
+ * rate-limit windows, sessions, access tokens and old webhook attempts, removes the content of
+ * messages past their workspace's retention, and checks the sending domains whose automatic
+ * check is due. Any number of workers may run it at once: pruning and removal are idempotent,
+ * and each domain check is claimed by one of them.
  */
 export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(): void; round: Promise<void> } {
   let round = runMaintenance(runtime, log);
@@ -39,6 +40,12 @@ export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Pro
     await runtime.services.webhooks.prune();
   } catch (err) {
     log.error({ err }, "maintenance failed");
+  }
+  try {
+    const removed = await runtime.services.retention.removeExpiredContent();
+    if (removed > 0) log.info({ messages: removed }, "content retention: removed the content of settled messages past their workspace's content_retention_days");
+  } catch (err) {
+    log.error({ err }, "content retention failed");
   }
   try {
     for (let outcomes = await runtime.services.domains.recheckDue(); outcomes.length > 0; outcomes = await runtime.services.domains.recheckDue()) {

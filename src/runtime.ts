@@ -21,6 +21,7 @@ import { ApiKeysService } from "./services/api-keys.js";
 import { AuthService } from "./services/auth.js";
 import { DomainsService } from "./services/domains.js";
 import { ResealService } from "./services/reseal.js";
+import { RetentionService } from "./services/retention.js";
 import { secretKeys } from "./domain/secret-keys.js";
 import { EngagementService } from "./services/engagement.js";
 import { InboundService } from "./services/inbound.js";
@@ -68,6 +69,7 @@ export interface Services {
   engagement: EngagementService;
   tracking: TrackingService;
   inbound: InboundService;
+  retention: RetentionService;
 }
 
 export interface Logger {
@@ -215,6 +217,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       { name: "webhook_secrets", box: webhookSecrets, store: repositories.webhookEndpoints },
       { name: "idempotent_responses", box: idempotentResponses, store: repositories.idempotency },
     ]),
+    retention: new RetentionService(repositories.workspaces, repositories.messages, clock),
     inbound: new InboundService({
       inbound: repositories.inbound,
       engagement,

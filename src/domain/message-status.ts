@@ -62,6 +62,9 @@ export const CANCELABLE: readonly MessageStatus[] = ["scheduled", "queued", "def
 
 export const isTerminal = (status: MessageStatus): boolean => ALLOWED[status].length === 0 || status === "delivered";
 
+/** The statuses a message settles in: nothing will send it again (a late bounce changes only its status). */
+export const TERMINAL_STATUSES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(isTerminal);
+
 /**
  * The message's status from its recipients' statuses. While any recipient is in flight the
  * message shows the earliest stage; once all are settled, one delivery makes the message

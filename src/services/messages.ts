@@ -335,6 +335,7 @@ function acceptedRecord(m: NewMessage): MessageRecord {
   return {
     ...m,
     mime: null,
+    content_removed_at: null,
     event_seq: 1,
     updated_at: m.created_at,
     engagement: { opens: 0, clicks: 0, replies: 0 },

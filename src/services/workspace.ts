@@ -45,6 +45,11 @@ export class WorkspaceService {
       if (quota !== null && !(Number.isInteger(quota) && quota >= 1 && quota <= 1_000_000_000)) throw ValidationError.field("/monthly_quota", "must be an integer from 1 to 1000000000, or null");
       patch.monthly_quota = quota;
     }
+    if (input.content_retention_days !== undefined) {
+      const days = input.content_retention_days; // null keeps content for good
+      if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650)) throw ValidationError.field("/content_retention_days", "must be an integer from 1 to 3650, or null");
+      patch.content_retention_days = days;
+    }
     // Each default left out keeps its value.
     if (input.tracking !== undefined) patch.tracking = input.tracking;
     await this.workspaces.update(principal.workspaceId, patch, this.clock.now());

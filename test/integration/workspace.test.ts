@@ -22,6 +22,7 @@ describe.each(databases)("workspace ($name)", (database) => {
         environment: "sandbox",
         default_from: null,
         monthly_quota: null,
+        content_retention_days: null,
         tracking: { opens: false, clicks: false, replies: false, unsubscribe: false },
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.stringMatching(/Z$/),

@@ -23,6 +23,7 @@ function aRecord(id: string, overrides: Partial<MessageRecord> = {}): MessageRec
     idempotency_key: null,
     message_id_header: `<${id}@acme.example>`,
     mime: null,
+    content_removed_at: null,
     event_seq: 1,
     created_at: Date.UTC(2026, 10, 21),
     updated_at: Date.UTC(2026, 10, 21),

@@ -8,6 +8,7 @@ import * as engagement from "./006-engagement.js";
 import * as inbound from "./007-inbound.js";
 import * as jobSizes from "./008-job-sizes.js";
 import * as domainChecks from "./009-domain-checks.js";
+import * as contentRetention from "./010-content-retention.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "007-inbound": inbound,
   "008-job-sizes": jobSizes,
   "009-domain-checks": domainChecks,
+  "010-content-retention": contentRetention,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,7 +3,7 @@ import { toIso, toIsoOrNull, utcDay } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import { ENGAGEMENT_STAMPS, type EngagementStampName, type EngagementStamps } from "../../domain/engagement.js";
 import type { EventType } from "../../domain/events.js";
-import type { MessageStatus } from "../../domain/message-status.js";
+import { TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
 import type { InboundRepository, NewInboundMessage } from "./inbound.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
@@ -106,6 +106,8 @@ export interface MessageRecord extends MessageContent {
   idempotency_key: string | null;
   message_id_header: string;
   mime: string | null;
+  /** When the workspace's content retention removed the bodies, source and attachment bytes; null while kept. */
+  content_removed_at: number | null;
   event_seq: number;
   created_at: number;
   updated_at: number;
@@ -189,6 +191,7 @@ interface MessageRow {
   idempotency_key: string | null;
   message_id_header: string;
   mime: string | null;
+  content_removed_at: number | null;
   event_seq: number;
   track_opens: boolean | number;
   track_clicks: boolean | number;
@@ -407,6 +410,36 @@ export class MessagesRepository {
     return holders;
   }
 
+  /**
+   * Removes the content of up to `limit` of a workspace's settled messages created before
+   * `before` that still hold it: html, text, the MIME source and the attachments' bytes (their
+   * names, types and sizes stay). Returns how many it removed; fewer than `limit` means none
+   * is left. Chosen outside the write, which is short and guarded by `content_removed_at`, so
+   * SQLite's one writer is held only for the updates.
+   */
+  async removeContent(workspaceId: string, before: number, now: number, limit: number): Promise<number> {
+    const rows = (await this.knex("messages")
+      .select("id", "attachments")
+      .where({ workspace_id: workspaceId })
+      .whereNull("content_removed_at")
+      .where("created_at", "<", before)
+      .whereIn("status", TERMINAL_STATUSES)
+      .orderBy("created_at")
+      .limit(limit)) as Array<{ id: string; attachments: string }>;
+    // Most messages have no attachments: one update per distinct remainder, not one per message.
+    const byRemainder = new Map<string, string[]>();
+    for (const row of rows) {
+      const remainder = JSON.stringify(parseJson<StoredAttachment[]>(row.attachments).map((a) => ({ ...a, content: "" })));
+      byRemainder.set(remainder, [...(byRemainder.get(remainder) ?? []), row.id]);
+    }
+    await this.knex.transaction(async (trx) => {
+      for (const [attachments, ids] of byRemainder) {
+        await trx("messages").where({ workspace_id: workspaceId }).whereIn("id", ids).whereNull("content_removed_at").update({ html: null, text: null, mime: null, attachments, content_removed_at: now });
+      }
+    });
+    return rows.length;
+  }
+
   static toWire(record: MessageRecord): Message {
     return {
       id: record.id,
@@ -431,6 +464,7 @@ export class MessagesRepository {
       idempotency_key: record.idempotency_key,
       message_id_header: record.message_id_header,
       mime: record.mime,
+      content_removed_at: toIsoOrNull(record.content_removed_at),
       tracking: record.tracking,
       engagement: record.engagement,
       recipients: record.recipients.map((r) => ({
@@ -574,6 +608,7 @@ function toRecord(row: MessageRow, recipients: RecipientRecord[]): MessageRecord
     idempotency_key: row.idempotency_key,
     message_id_header: row.message_id_header,
     mime: row.mime,
+    content_removed_at: toNumberOrNull(row.content_removed_at),
     event_seq: Number(row.event_seq),
     created_at: toNumber(row.created_at),
     updated_at: toNumber(row.updated_at),

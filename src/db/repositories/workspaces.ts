@@ -14,6 +14,8 @@ export interface WorkspaceRow {
   default_from: string | null;
   /** Live messages allowed per UTC month; null: no limit. */
   monthly_quota: number | null;
+  /** Days a settled message keeps its content; null: for good. */
+  content_retention_days: number | null;
   /** Defaults for messages that do not say what they track. */
   tracking: WorkspaceTracking;
   created_at: number;
@@ -21,9 +23,9 @@ export interface WorkspaceRow {
 }
 
 /** A new workspace starts without a quota and tracking nothing unless given otherwise. */
-export type NewWorkspace = Omit<WorkspaceRow, "monthly_quota" | "tracking"> & { monthly_quota?: number | null };
+export type NewWorkspace = Omit<WorkspaceRow, "monthly_quota" | "content_retention_days" | "tracking"> & { monthly_quota?: number | null };
 
-export type WorkspacePatch = Partial<Pick<WorkspaceRow, "name" | "default_from" | "monthly_quota">> & { tracking?: Partial<WorkspaceTracking> };
+export type WorkspacePatch = Partial<Pick<WorkspaceRow, "name" | "default_from" | "monthly_quota" | "content_retention_days">> & { tracking?: Partial<WorkspaceTracking> };
 
 /** The columns of each tracking default. */
 const TRACKING_COLUMNS = { opens: "track_opens", clicks: "track_clicks", replies: "track_replies", unsubscribe: "unsubscribe" } as const satisfies Record<keyof WorkspaceTracking, string>;
@@ -51,6 +53,7 @@ export class WorkspacesRepository {
           name: row.name,
           default_from: row.default_from,
           monthly_quota: toNumberOrNull(row.monthly_quota),
+          content_retention_days: toNumberOrNull(row.content_retention_days),
           tracking: { opens: Boolean(row.track_opens), clicks: Boolean(row.track_clicks), replies: Boolean(row.track_replies), unsubscribe: Boolean(row.unsubscribe) },
           created_at: toNumber(row.created_at),
           updated_at: toNumber(row.updated_at),
@@ -65,6 +68,12 @@ export class WorkspacesRepository {
     await this.knex("workspaces").where({ id }).update({ ...rest, ...columns, updated_at: now });
   }
 
+  /** The workspaces that keep content for a limited time, with that time in days. */
+  async withContentRetention(): Promise<Array<{ id: string; days: number }>> {
+    const rows = (await this.knex("workspaces").select("id", "content_retention_days").whereNotNull("content_retention_days")) as Array<{ id: string; content_retention_days: number }>;
+    return rows.map((row) => ({ id: row.id, days: Number(row.content_retention_days) }));
+  }
+
   static toWire(row: WorkspaceRow, environment: Environment): Workspace {
     return {
       id: row.id,
@@ -73,6 +82,7 @@ export class WorkspacesRepository {
       environment,
       default_from: row.default_from,
       monthly_quota: row.monthly_quota,
+      content_retention_days: row.content_retention_days,
       tracking: row.tracking,
       created_at: toIso(Number(row.created_at)),
       updated_at: toIso(Number(row.updated_at)),

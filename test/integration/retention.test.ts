@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runMaintenance } from "../../src/maintenance.js";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const DAY = 24 * 3600 * 1000;
+const ATTACHMENT = { filename: "receipt.txt", content: Buffer.from("Thank you!").toString("base64"), content_type: "text/plain" };
+
+type Message = {
+  id: string;
+  status: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  mime: string | null;
+  attachments: Array<{ filename: string; content_type: string; size: number }>;
+  content_removed_at: string | null;
+  recipients: Array<{ email: string; status: string }>;
+};
+
+describe.each(databases)("content retention ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const setRetention = async (days: number | null, key = t.workspace.sandboxKey) => {
+    const res = await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: days }, key });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ content_retention_days: number | null }>();
+  };
+
+  const send = async (overrides: Record<string, unknown> = {}, key = t.workspace.sandboxKey) => {
+    const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ attachments: [ATTACHMENT], ...overrides }), key });
+    expect(res.statusCode, res.body).toBe(202);
+    return res.json<Message>().id;
+  };
+
+  const get = async (id: string, key = t.workspace.sandboxKey) => {
+    const res = await t.call({ method: "GET", url: `/v1/messages/${id}`, key });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Message>();
+  };
+
+  const maintain = () => runMaintenance(t.runtime, { info() {}, warn() {}, error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) });
+
+  describe("updateWorkspace content_retention_days", () => {
+    it("is null by default, set in days, shared by both environments, and cleared with null", async () => {
+      const workspace = await t.call({ method: "GET", url: "/v1/workspace" });
+      expect(workspace.json()).toMatchObject({ content_retention_days: null });
+      expect(await setRetention(30)).toMatchObject({ content_retention_days: 30 });
+      const live = await t.call({ method: "GET", url: "/v1/workspace", key: t.workspace.liveKey });
+      expect(live.json()).toMatchObject({ environment: "live", content_retention_days: 30 });
+      expect(await setRetention(null)).toMatchObject({ content_retention_days: null });
+    });
+
+    it.each([0, 3651, 1.5, "7", -1])("refuses %j with a problem pointing at the field", async (days) => {
+      const res = await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: days } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toContain("/content_retention_days");
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).json()).toMatchObject({ content_retention_days: null });
+    });
+  });
+
+  describe("the maintenance round", () => {
+    it("removes the bodies, source and attachment bytes of settled messages past the retention, and keeps everything else", async () => {
+      await setRetention(7);
+      const old = await send({ to: ["ada@example.com", "bounced@simulator.test"] });
+      await t.drain();
+      const before = await get(old);
+      expect(before.mime).toContain("receipt.txt");
+      const stored = await t.runtime.db.knex("messages").where({ id: old }).first();
+
+      t.clock.advance(6 * DAY);
+      const recent = await send();
+      await t.drain();
+      t.clock.advance(1 * DAY + 1);
+      await maintain();
+
+      const after = await get(old);
+      expect(after).toMatchObject({ html: null, text: null, mime: null, content_removed_at: new Date(t.clock.now()).toISOString() });
+      // What accounts for the message stays: subject, addresses, statuses, attachment metadata.
+      expect(after.subject).toBe(before.subject);
+      expect(after.status).toBe(before.status);
+      expect(after.recipients).toEqual(before.recipients);
+      expect(after.attachments).toEqual(before.attachments);
+      expect(after.attachments).toEqual([{ filename: "receipt.txt", content_type: "text/plain", size: 10, content_id: null }]);
+      const row = await t.runtime.db.knex("messages").where({ id: old }).first();
+      expect(row.attachments).not.toContain(ATTACHMENT.content);
+      expect(stored.attachments).toContain(ATTACHMENT.content);
+      const events = await t.call({ method: "GET", url: `/v1/messages/${old}/events` });
+      expect(events.json().data.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(["message.queued", "message.delivered", "message.bounced"]));
+
+      // Six days old, inside the retention: untouched.
+      expect(await get(recent)).toMatchObject({ html: "<p>Hello Ada</p>", content_removed_at: null });
+      expect((await get(recent)).mime).not.toBeNull();
+    });
+
+    it("keeps the content of a message not yet settled, whatever its age, so it can still be sent", async () => {
+      await setRetention(1);
+      const scheduled = await send({ scheduled_at: new Date(t.clock.now() + 20 * DAY).toISOString() });
+      t.clock.advance(2 * DAY);
+      await maintain();
+      expect(await get(scheduled)).toMatchObject({ status: "scheduled", html: "<p>Hello Ada</p>", content_removed_at: null });
+    });
+
+    it("covers both environments, and leaves workspaces without a retention alone", async () => {
+      await t.verifiedDomain("acme.example");
+      await setRetention(1);
+      const sandbox = await send();
+      const live = await send({ to: "ada@example.com" }, t.workspace.liveKey);
+      await t.call({ method: "POST", url: `/v1/messages/${live}/cancel`, key: t.workspace.liveKey });
+      const other = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage(), key: t.other.sandboxKey });
+      expect(other.statusCode, other.body).toBe(202);
+      await t.drain();
+      t.clock.advance(2 * DAY);
+      await maintain();
+
+      expect(await get(sandbox)).toMatchObject({ html: null, content_removed_at: expect.any(String) });
+      expect(await get(live, t.workspace.liveKey)).toMatchObject({ status: "canceled", html: null, content_removed_at: expect.any(String) });
+      const untouched = await t.call({ method: "GET", url: `/v1/messages/${other.json().id}`, key: t.other.sandboxKey });
+      expect(untouched.json()).toMatchObject({ html: "<p>Hello Ada</p>", content_removed_at: null });
+    });
+
+    it("removes nothing while the retention is null, and nothing twice", async () => {
+      const id = await send();
+      await t.drain();
+      t.clock.advance(400 * DAY);
+      await maintain();
+      expect(await get(id)).toMatchObject({ content_removed_at: null });
+
+      await setRetention(1);
+      await maintain();
+      const removedAt = (await get(id)).content_removed_at;
+      expect(removedAt).toBe(new Date(t.clock.now()).toISOString());
+      t.clock.advance(DAY);
+      await maintain();
+      expect((await get(id)).content_removed_at).toBe(removedAt);
+    });
+
+    it("works through more messages than one removal write covers", async () => {
+      await setRetention(1);
+      const ids: string[] = [];
+      for (let i = 0; i < 450; i++) ids.push(await send({ attachments: [] }));
+      await t.drain();
+      t.clock.advance(2 * DAY);
+      await maintain();
+      const left = await t.runtime.db.knex("messages").whereNull("content_removed_at").count({ n: "*" }).first();
+      expect(Number((left as { n: number | string }).n)).toBe(0);
+    });
+  });
+});
