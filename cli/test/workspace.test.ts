@@ -70,7 +70,7 @@ describe("mailroom workspace update", () => {
     const result = await runCli(["workspace", "update"], { env });
 
     expect(result.code).toBe(2);
-    expect(problemOf(result)).toEqual({ error: "usage", message: "Nothing to update: give --name, --default-from (or --no-default-from), --monthly-quota (or --no-monthly-quota), or a tracking default (--track-opens, --track-clicks, --track-replies, --unsubscribe, or their --no- forms)." });
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Nothing to update: give --name, --default-from (or --no-default-from), --monthly-quota (or --no-monthly-quota), --content-retention-days (or --no-content-retention-days), or a tracking default (--track-opens, --track-clicks, --track-replies, --unsubscribe, or their --no- forms)." });
     expect(await api(server).get("/v1/workspace")).toEqual(before);
   });
 

@@ -32,6 +32,8 @@ export function renderMessage(message: Message): string {
     ["engagement", `${message.engagement.opens} opens, ${message.engagement.clicks} clicks, ${message.engagement.replies} replies`],
     ["scheduled_at", message.scheduled_at],
     ["created_at", message.created_at],
+    // Only once the workspace's content retention has removed the bodies and source (docs/retention.md).
+    ["content_removed_at", message.content_removed_at],
   ]);
   const recipients = table(
     ["RECIPIENT", "TYPE", "STATUS", "ENGAGEMENT", "DETAIL"],

@@ -33,6 +33,11 @@ export function formatCount(value: number): string {
   return integer.format(value);
 }
 
+/** A number of days in words: "1 day", "30 days". */
+export function formatDays(days: number): string {
+  return `${formatCount(days)} ${days === 1 ? "day" : "days"}`;
+}
+
 /** A share, or a dash when there is nothing to divide (0 of 0 is not 0 %). */
 export function formatRate(part: number, whole: number): string {
   return whole === 0 ? "—" : percent.format(part / whole);

@@ -17,3 +17,12 @@ export function readForm(event: FormEvent<HTMLFormElement>): FormValues {
   };
   return { raw, text: (name) => raw(name).trim() };
 }
+
+/**
+ * A setting that is a number or nothing (the monthly quota, the content retention), as its
+ * `<input type="number">` gives it: "" unless it holds a number, so empty means null. The browser
+ * checks min, max and step before submitting; the server still validates.
+ */
+export function numberOrNull(value: string): number | null {
+  return value === "" ? null : Number(value);
+}

@@ -2,9 +2,9 @@ import type { Message, MessageSummary } from "mailroom";
 import { Link } from "wouter";
 import { useApi } from "../api/api-context";
 import { usePaged, useRequest, type PagedState } from "../api/use-request";
-import { EmailPreview } from "../components/email-preview";
 import { GettingStarted } from "../components/getting-started";
 import { Loaded } from "../components/loaded";
+import { MessageContent } from "../components/message-content";
 import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
@@ -51,7 +51,7 @@ function InboxMessageView({ data }: { data: Message }) {
           <StatusBadge status={data.status} /> <Link href={`/messages/${data.id}`}>Details and events</Link>
         </p>
       </header>
-      <EmailPreview key={data.id} html={data.html} text={data.text} mime={data.mime} />
+      <MessageContent message={data} />
     </article>
   );
 }

@@ -6,9 +6,9 @@ import { useRequest } from "../api/use-request";
 import { Card } from "../components/card";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { CopyButton } from "../components/copy-button";
-import { EmailPreview } from "../components/email-preview";
 import { EventTable } from "../components/event-table";
 import { Loaded } from "../components/loaded";
+import { MessageContent } from "../components/message-content";
 import { PageHeader } from "../components/page-header";
 import { ResourcePage } from "../components/resource-page";
 import { StatusBadge } from "../components/status-badge";
@@ -222,7 +222,7 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         <Replies messageId={message.id} />
       </Card>
       <Card title="Content">
-        <EmailPreview key={message.id} html={message.html} text={message.text} mime={message.mime} />
+        <MessageContent message={message} />
       </Card>
       <Card title="Headers" flush>
         <Headers message={message} />

@@ -8,7 +8,8 @@ import { Card } from "../../components/card";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
-import { readForm } from "../../lib/forms";
+import { numberOrNull, readForm } from "../../lib/forms";
+import { KEPT_AFTER_REMOVAL } from "../../lib/retention";
 import { hasRole } from "../../lib/roles";
 
 interface WorkspaceChanges {
@@ -16,6 +17,8 @@ interface WorkspaceChanges {
   defaultFrom: string;
   /** As typed: empty for no limit. */
   monthlyQuota: string;
+  /** As typed: empty to keep content for good. */
+  contentRetentionDays: string;
   tracking: WorkspaceTracking;
 }
 
@@ -27,7 +30,7 @@ const TRACKING_DEFAULTS: Array<{ key: keyof WorkspaceTracking; label: string; hi
   { key: "unsubscribe", label: "One-click unsubscribe", hint: "List-Unsubscribe headers (RFC 8058)" },
 ];
 
-/** The workspace's name, default sender, monthly quota and tracking defaults (getWorkspace, updateWorkspace). */
+/** The workspace's name, default sender, monthly quota, content retention and tracking defaults (getWorkspace, updateWorkspace). */
 export function WorkspaceSection() {
   const api = useApi();
   const { workspace: membership } = useWorkspace();
@@ -36,15 +39,14 @@ export function WorkspaceSection() {
   const canEdit = hasRole(membership.role, "admin");
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
   const [saved, setSaved] = useState(false);
-  const save = useAction(async ({ name, defaultFrom, monthlyQuota, tracking }: WorkspaceChanges) => {
+  const save = useAction(async ({ name, defaultFrom, monthlyQuota, contentRetentionDays, tracking }: WorkspaceChanges) => {
     setSaved(false);
     const updated = await api.call((mr) =>
       mr.workspace.update({
         name,
         default_from: defaultFrom === "" ? null : defaultFrom,
-        // A number input's value is "" unless it holds a number, and the browser checks min and
-        // step before submitting; the server still validates (a problem with /monthly_quota).
-        monthly_quota: monthlyQuota === "" ? null : Number(monthlyQuota),
+        monthly_quota: numberOrNull(monthlyQuota),
+        content_retention_days: numberOrNull(contentRetentionDays),
         tracking,
       }),
     );
@@ -64,7 +66,13 @@ export function WorkspaceSection() {
               const form = readForm(event);
               const checked = (key: keyof WorkspaceTracking) => form.text(`tracking_${key}`) === "on";
               const tracking = { opens: checked("opens"), clicks: checked("clicks"), replies: checked("replies"), unsubscribe: checked("unsubscribe") };
-              void save.run({ name: form.text("name"), defaultFrom: form.text("default_from"), monthlyQuota: form.text("monthly_quota"), tracking });
+              void save.run({
+                name: form.text("name"),
+                defaultFrom: form.text("default_from"),
+                monthlyQuota: form.text("monthly_quota"),
+                contentRetentionDays: form.text("content_retention_days"),
+                tracking,
+              });
             }}
           >
             {!canEdit && (
@@ -100,6 +108,27 @@ export function WorkspaceSection() {
                   inputMode="numeric"
                   defaultValue={data.monthly_quota ?? ""}
                   placeholder="No limit"
+                />
+              </Field>
+              <Field
+                label="Content retention (days)"
+                hint={
+                  <>
+                    Days after it was sent that a finished message (delivered, bounced, failed, suppressed or canceled) keeps its HTML, text,
+                    raw source and attachments, in both environments. Then they are removed and <strong>cannot be brought back</strong>;{" "}
+                    {KEPT_AFTER_REMOVAL} are kept. Leave empty to keep content for good.
+                  </>
+                }
+              >
+                <input
+                  name="content_retention_days"
+                  type="number"
+                  min={1}
+                  max={3650}
+                  step={1}
+                  inputMode="numeric"
+                  defaultValue={data.content_retention_days ?? ""}
+                  placeholder="Keep for good"
                 />
               </Field>
               <fieldset className="radio-group" data-testid="tracking-defaults">

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { numberOrNull } from "../../dashboard/src/lib/forms.js";
+import { formatDays } from "../../dashboard/src/lib/format.js";
+
+/**
+ * Content retention in the dashboard's helpers: the settings form's numbers, where empty means
+ * null (dashboard/src/lib/forms.ts), and the days the removed-content notice names
+ * (dashboard/src/lib/format.ts). The notice itself is checked in the browser
+ * (test/e2e/retention.test.ts).
+ */
+describe("numberOrNull", () => {
+  it("reads an empty number field as null: no quota, content kept for good", () => {
+    expect(numberOrNull("")).toBeNull();
+  });
+
+  it("reads a number field's value as that number", () => {
+    expect(numberOrNull("30")).toBe(30);
+    expect(numberOrNull("3650")).toBe(3650);
+  });
+});
+
+describe("formatDays", () => {
+  it("counts days in words, one day singular", () => {
+    expect(formatDays(1)).toBe("1 day");
+    expect(formatDays(30)).toBe("30 days");
+  });
+});
