@@ -1634,6 +1634,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "domain.dkim_rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.dkim_rotated
+         * @description A check (verifyDomain or the automatic one) found every record of the domain's DKIM rotation, so the new keys sign its mail from now on and the old ones are dropped: their TXT records may be removed from DNS (`data.retired_selectors`). The status does not change (`from_status` = `to_status`). A domain serves both environments: sent to every enabled endpoint of the
+         *     workspace, in either environment, that subscribes to `domain.dkim_rotated`. Answer with any 2xx within
+         *     15 seconds; anything else is retried.
+         */
+        post: operations["domainDkimRotatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2346,15 +2368,16 @@ export interface components {
          */
         EventType: "message.queued" | "message.scheduled" | "message.delivered" | "message.deferred" | "message.bounced" | "message.failed" | "message.suppressed" | "message.canceled" | "message.opened" | "message.clicked" | "message.complained" | "message.unsubscribed" | "message.replied";
         /**
-         * @description What happened to a sending domain; the type names the status it moved into.
+         * @description What happened to a sending domain; the status types name the status it moved into, `domain.dkim_rotated` the end of a DKIM key rotation.
          * @enum {string}
          */
-        DomainEventType: "domain.verified" | "domain.temporary_failure" | "domain.failed";
+        DomainEventType: "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.dkim_rotated";
         /** @description An event type a webhook endpoint can subscribe to, a message's or a domain's. */
         WebhookEventType: components["schemas"]["EventType"] | components["schemas"]["DomainEventType"];
         /**
-         * @description A sending domain changed status (docs/domains.md#automatic-checks). Domain events are sent
-         *     to webhook endpoints only; `listEvents` lists messages' events.
+         * @description A sending domain changed status (docs/domains.md#automatic-checks), or its DKIM key
+         *     rotation ended (docs/domains.md#rotating-dkim-keys). Domain events are sent to webhook
+         *     endpoints only; `listEvents` lists messages' events.
          */
         DomainEvent: {
             /** @description The event id, `evt_…`: the same for every endpoint it is sent to. */
@@ -2382,6 +2405,10 @@ export interface components {
             data: {
                 /** @description The names of the required records the check did not find verified; empty for `domain.verified`. */
                 missing_records: string[];
+                /** @description `domain.dkim_rotated` only: the selectors of the keys that sign from now on. */
+                selectors?: string[];
+                /** @description `domain.dkim_rotated` only: the selectors of the keys that signed until now, whose records may be removed. */
+                retired_selectors?: string[];
             } & {
                 [key: string]: unknown;
             };
@@ -6958,6 +6985,54 @@ export interface operations {
                 "application/json": components["schemas"]["DomainEvent"] & {
                     /** @constant */
                     type?: "domain.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status acknowledges the delivery; its body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    domainDkimRotatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every attempt, redelivery and replay; deduplicate on it.
+                 * @example evt_01jd3k8m3a5v7w9x1y3z5a7b9d
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds; reject a delivery whose timestamp is far from now.
+                 * @example 1795338001
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     with the endpoint's secret (Standard Webhooks); two during a secret rotation's overlap.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"] & {
+                    /** @constant */
+                    type?: "domain.dkim_rotated";
+                    data?: {
+                        /** @description The selectors of the keys that sign from now on. */
+                        selectors: string[];
+                        /** @description The selectors of the keys that signed until now. */
+                        retired_selectors: string[];
+                    };
                 };
             };
         };

@@ -24,6 +24,7 @@ const DOMAIN_TYPES: Record<DomainEventType, true> = {
   "domain.verified": true,
   "domain.temporary_failure": true,
   "domain.failed": true,
+  "domain.dkim_rotated": true,
 };
 /** Every type an endpoint can subscribe to; fails to compile should the contract add a third kind. */
 const KNOWN: Record<WebhookEventType, true> = { ...MESSAGE_TYPES, ...DOMAIN_TYPES };

@@ -67,7 +67,7 @@ describe("mailroom webhooks create", () => {
 
     expect([result.code, inherited.code]).toEqual([2, 2]);
     expect(problemOf(result).message).toContain('--event-type: unknown event type "message.sent"; the types are message.queued, ');
-    expect(problemOf(result).message).toContain(", message.replied, domain.verified, domain.temporary_failure, domain.failed.");
+    expect(problemOf(result).message).toContain(", message.replied, domain.verified, domain.temporary_failure, domain.failed, domain.dkim_rotated.");
     expect(problemOf(inherited).message).toContain('--event-type: unknown event type "toString"');
     expect(api.seen).toEqual([]);
   });

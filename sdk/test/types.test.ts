@@ -385,10 +385,12 @@ describe("webhooks.verify", () => {
   it("tells the payloads apart by type, a message's or a domain's", () => {
     expectTypeOf<WebhookEvent["type"]>().toEqualTypeOf<WebhookEventType>();
     expectTypeOf<WebhookEventType>().toEqualTypeOf<EventType | DomainEventType>();
-    expectTypeOf<DomainEventType>().toEqualTypeOf<"domain.verified" | "domain.temporary_failure" | "domain.failed">();
+    expectTypeOf<DomainEventType>().toEqualTypeOf<"domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.dkim_rotated">();
     expectTypeOf<WebhookPayload<"message.bounced">["type"]>().toEqualTypeOf<"message.bounced">();
     expectTypeOf<Extract<WebhookEvent, { type: "message.delivered" }>>().toEqualTypeOf<WebhookPayload<"message.delivered">>();
     expectTypeOf<Extract<WebhookEvent, { type: "domain.failed" }>>().toEqualTypeOf<WebhookPayload<"domain.failed">>();
+    // The rotation's payload promises its selectors.
+    expectTypeOf<WebhookPayload<"domain.dkim_rotated">["data"]["selectors"]>().toEqualTypeOf<string[]>();
     // @ts-expect-error "message.sent" is not an event type
     expectTypeOf<WebhookPayload<"message.sent">>();
   });

@@ -26,11 +26,12 @@ type ContractEventType = components["schemas"]["EventType"];
 export const _sameEventTypesAsContract: [Exclude<ContractEventType, EventType> | Exclude<EventType, ContractEventType>] extends [never] ? true : never = true;
 
 /**
- * A sending domain's events, one per status it can move into after a check (docs/domains.md
- * #automatic-checks). They go to webhook endpoints only: a domain serves both environments and
- * has no message, so they are not rows of `events`.
+ * A sending domain's events: one per status it can move into after a check (docs/domains.md
+ * #automatic-checks), and the end of a DKIM key rotation (#rotating-dkim-keys). They go to
+ * webhook endpoints only: a domain serves both environments and has no message, so they are not
+ * rows of `events`.
  */
-export const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed"] as const;
+export const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed", "domain.dkim_rotated"] as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

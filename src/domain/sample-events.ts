@@ -58,15 +58,17 @@ const HOUR = 3_600_000;
  * The change each domain event type announces in a sample, and when the sample domain started
  * failing (hours before the event): what a real event carries, grace period included.
  */
-const DOMAIN_CHANGES: Record<DomainEventType, { from: DomainStatus; to: DomainStatus; failingForHours: number | null }> = {
+const DOMAIN_CHANGES: Record<DomainEventType, { from: DomainStatus; to: DomainStatus; failingForHours: number | null; data?: Record<string, unknown> }> = {
   "domain.verified": { from: "pending", to: "verified", failingForHours: null },
   "domain.temporary_failure": { from: "verified", to: "temporary_failure", failingForHours: 0 },
   "domain.failed": { from: "temporary_failure", to: "failed", failingForHours: 72 },
+  // The sample domain's key is the rotation's new one; the old pair's records may go.
+  "domain.dkim_rotated": { from: "verified", to: "verified", failingForHours: null, data: { selectors: ["mr2611abc-rsa"], retired_selectors: ["mr2605xyz-rsa", "mr2605xyz-ed"] } },
 };
 
 /** A domain event about `example.com`, whose RSA DKIM record is the one missing when it fails. */
 function sampleDomainEvent(type: DomainEventType, environment: Environment, id: string, createdAt: string) {
-  const { from, to, failingForHours } = DOMAIN_CHANGES[type];
+  const { from, to, failingForHours, data } = DOMAIN_CHANGES[type];
   const at = Date.parse(createdAt);
   const failingSince = failingForHours === null ? null : at - failingForHours * HOUR;
   const dkim = { selector: "mr2611abc-rsa", dns_value: "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" };
@@ -94,5 +96,5 @@ function sampleDomainEvent(type: DomainEventType, environment: Environment, id: 
     next_check_at: iso(to === "failed" ? null : at + (to === "verified" ? 6 : 1) * HOUR),
     dkim_rotation: null,
   };
-  return domainEvent(id, type, createdAt, environment, domain, from, missingRecords(records), { test: true });
+  return domainEvent(id, type, createdAt, environment, domain, from, missingRecords(records), { ...data, test: true });
 }

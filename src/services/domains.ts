@@ -3,6 +3,7 @@ import { domainToASCII } from "node:url";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
+import type { DomainEventType } from "../domain/events.js";
 import { domainEvent, domainEventTypeFor, type DomainAnnouncement } from "../domain/domain-events.js";
 import { ENVIRONMENTS, type Environment, type Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
@@ -248,27 +249,40 @@ export class DomainsService {
 
   /**
    * Saves a check over the domain as it was read (false when another check or a rotation came
-   * first), announcing a status change to the workspace's webhook endpoints in the same write.
+   * first), announcing what it changed to the workspace's webhook endpoints in the same write.
    */
   private async save(row: DomainRow, check: DomainCheck): Promise<boolean> {
-    const announcement = this.announcement(row, check);
-    if (!(await this.domains.saveCheck(row.workspace_id, row.id, row, check, announcement))) return false;
+    const announcements = this.announcements(row, check);
+    if (!(await this.domains.saveCheck(row.workspace_id, row.id, row, check, announcements))) return false;
     this.forget(row.workspace_id, row.name);
-    if (announcement) this.notify();
+    if (announcements.length > 0) this.notify();
     return true;
   }
 
-  /** The domain event for the check's status change, if it changes the status (docs/webhooks.md#domain-events). */
-  private announcement(row: DomainRow, check: DomainCheck): DomainAnnouncement | null {
-    const type = check.status === row.status ? null : domainEventTypeFor(check.status);
-    if (type === null) return null;
+  /**
+   * The domain events of a check (docs/webhooks.md#domain-events): the status it moves the
+   * domain into, if it changes it, and the end of the DKIM rotation it completed, if any.
+   */
+  private announcements(row: DomainRow, check: DomainCheck): DomainAnnouncement[] {
     const domain = this.toWire({ ...row, ...check });
-    const createdAt = check.last_checked_at;
-    const id = newId("event", createdAt);
-    const payloads = Object.fromEntries(
-      ENVIRONMENTS.map((environment) => [environment, JSON.stringify(domainEvent(id, type, toIso(createdAt), environment, domain, row.status, missingRecords(check.records)))]),
-    ) as Record<Environment, string>;
-    return { id, type, createdAt, payloads };
+    const missing = missingRecords(check.records);
+    const announce = (type: DomainEventType, extra: Record<string, unknown> = {}): DomainAnnouncement => {
+      const createdAt = check.last_checked_at;
+      const id = newId("event", createdAt);
+      const payloads = Object.fromEntries(
+        ENVIRONMENTS.map((environment) => [environment, JSON.stringify(domainEvent(id, type, toIso(createdAt), environment, domain, row.status, missing, extra))]),
+      ) as Record<Environment, string>;
+      return { id, type, createdAt, payloads };
+    };
+    const announcements: DomainAnnouncement[] = [];
+    const moved = check.status === row.status ? null : domainEventTypeFor(check.status);
+    if (moved !== null) announcements.push(announce(moved));
+    // A check ends a rotation only by promoting its keys (promoteRotation): pending before, none after.
+    if (dkimRotation(row.dkim_keys) !== null && dkimRotation(check.dkim_keys) === null) {
+      const selectors = (keys: readonly StoredDkimKey[]) => activeKeys(keys).map((key) => key.selector);
+      announcements.push(announce("domain.dkim_rotated", { selectors: selectors(check.dkim_keys), retired_selectors: selectors(row.dkim_keys) }));
+    }
+    return announcements;
   }
 
   /**

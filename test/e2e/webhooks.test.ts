@@ -87,7 +87,7 @@ describe("webhook endpoints in the dashboard", () => {
     const domains = dialog.getByRole("group", { name: "Domains" });
     await messages.getByRole("checkbox", { name: "message.delivered" }).check();
     await messages.getByRole("checkbox", { name: "message.bounced" }).check();
-    expect(await domains.getByRole("checkbox").count()).toBe(3);
+    expect(await domains.getByRole("checkbox").count()).toBe(4);
     await domains.getByRole("checkbox", { name: "domain.failed" }).check();
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
 
@@ -122,7 +122,7 @@ describe("webhook endpoints in the dashboard", () => {
   it("sends a test event that the receiver verifies with the secret, and lists the attempt", async () => {
     await page.getByRole("region", { name: "Delivery attempts" }).getByText("No attempts yet").waitFor();
     const picker = page.getByRole("region", { name: "Send a test event" }).getByLabel("Event type");
-    expect(await picker.locator('optgroup[label="Domains"] option').allTextContents()).toEqual(["domain.verified", "domain.temporary_failure", "domain.failed"]);
+    expect(await picker.locator('optgroup[label="Domains"] option').allTextContents()).toEqual(["domain.verified", "domain.temporary_failure", "domain.failed", "domain.dkim_rotated"]);
     await sendTest("message.delivered");
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.payload.type).toBe("message.delivered");

@@ -100,7 +100,7 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
         const stored = (await runtime.repositories.domains.find(workspace.id, domain.id))!;
         // Verified by fiat: no DNS publishes it, so no automatic check, and no domain event.
         const check = { status: "verified" as const, records, dkim_keys: stored.dkim_keys, verified_at: now, last_checked_at: now, failing_since: null, next_check_at: null };
-        await runtime.repositories.domains.saveCheck(workspace.id, domain.id, stored, check, null);
+        await runtime.repositories.domains.saveCheck(workspace.id, domain.id, stored, check, []);
       },
       async drain() {
         for (let i = 0; i < 100; i++) if ((await runtime.worker.tick()) === 0) return;

@@ -592,6 +592,35 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(receiver.unverified).toEqual([]);
     });
 
+    it("announces the end of a DKIM rotation once, with the selectors that sign now and those retired", async () => {
+      const domain = await verifiedDomain();
+      await subscribe(null);
+      await subscribe(["domain.dkim_rotated"], t.workspace.liveKey);
+      const rotated = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/rotate-dkim` });
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      const rotating = rotated.json() as Domain;
+      const next = rotating.records.filter((r) => r.purpose === "dkim_next");
+      publish(next[0]!);
+      await verify(domain.id); // half the new records: the rotation waits, nothing to announce
+      expect((await deliveries()).filter((got) => got.payload.type === "domain.dkim_rotated")).toEqual([]);
+
+      publish(next[1]!);
+      t.clock.advance(6 * HOUR);
+      await t.runtime.services.domains.recheckDue(); // the server's own check ends it
+      await verify(domain.id); // and a later one announces nothing more
+      const announced = (await deliveries()).filter((got) => got.payload.type === "domain.dkim_rotated");
+      expect(announced.map((got) => got.payload.environment).sort()).toEqual(["live", "sandbox"]); // once per endpoint, nothing twice
+      expect(await types()).toEqual(["domain.dkim_rotated", "domain.dkim_rotated"]); // the status never changed
+      const live = announced.find((got) => got.payload.environment === "live")!;
+      expect(live.payload).toMatchObject({
+        domain_id: domain.id,
+        from_status: "verified",
+        to_status: "verified",
+        data: { missing_records: [], selectors: rotating.dkim_rotation!.keys.map((k) => k.selector), retired_selectors: domain.dkim.map((k) => k.selector) },
+      });
+      expect(live.payload.domain).toEqual((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json());
+    });
+
     it("sends only to endpoints that subscribe to the type and are enabled, of this workspace", async () => {
       await subscribe(["message.delivered"]);
       await subscribe(["domain.failed"]);
@@ -629,7 +658,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       // A check made against the domain as it was before is refused, announcement and all.
       const staleCheck = { status: "temporary_failure" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: t.clock.now(), failing_since: t.clock.now(), next_check_at: null };
       const announcement = { id: "evt_stale", type: "domain.temporary_failure" as const, createdAt: t.clock.now(), payloads: { live: "{}", sandbox: "{}" } };
-      expect(await repository.saveCheck(t.workspace.id, domain.id, stale, staleCheck, announcement)).toBe(false);
+      expect(await repository.saveCheck(t.workspace.id, domain.id, stale, staleCheck, [announcement])).toBe(false);
       expect(await types()).toEqual(["domain.verified", "domain.temporary_failure"]);
     });
 
@@ -755,7 +784,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       const stale = (await repository.find(t.workspace.id, before.id))!;
       const rotating = await rotate(before.id);
       const staleCheck = { status: "verified" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: 1, failing_since: null, next_check_at: null };
-      expect(await repository.saveCheck(t.workspace.id, before.id, stale, staleCheck, null)).toBe(false);
+      expect(await repository.saveCheck(t.workspace.id, before.id, stale, staleCheck, [])).toBe(false);
       expect(await repository.replaceKeys(t.workspace.id, before.id, stale.dkim_keys, { dkim_keys: stale.dkim_keys, records: stale.records })).toBe(false);
       expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
     });

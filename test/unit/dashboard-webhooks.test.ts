@@ -9,7 +9,7 @@ describe("the event types an endpoint can subscribe to", () => {
     const [messages, domains] = EVENT_TYPE_GROUPS.map((group) => group.types);
     expect(messages?.slice(0, 3)).toEqual(["message.queued", "message.scheduled", "message.delivered"]);
     expect(messages?.every((type) => type.startsWith("message."))).toBe(true);
-    expect(domains).toEqual(["domain.verified", "domain.temporary_failure", "domain.failed"]);
+    expect(domains).toEqual(["domain.verified", "domain.temporary_failure", "domain.failed", "domain.dkim_rotated"]);
     const all = EVENT_TYPE_GROUPS.flatMap((group) => group.types);
     expect(new Set(all).size).toBe(all.length);
   });

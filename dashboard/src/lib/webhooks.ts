@@ -17,8 +17,8 @@ const MESSAGE_EVENT_TYPES = [
   "message.replied",
 ] as const satisfies readonly EventType[];
 
-/** A sending domain's event types (the contract's DomainEventType), named by the status it moved into. */
-const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed"] as const satisfies readonly DomainEventType[];
+/** A sending domain's event types (the contract's DomainEventType): the status it moved into, or the end of a DKIM rotation. */
+const DOMAIN_EVENT_TYPES = ["domain.verified", "domain.temporary_failure", "domain.failed", "domain.dkim_rotated"] as const satisfies readonly DomainEventType[];
 
 /** The event types an endpoint can subscribe to, grouped by what they are about, as the pickers show them. */
 export const EVENT_TYPE_GROUPS = [

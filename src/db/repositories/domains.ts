@@ -110,16 +110,16 @@ export class DomainsRepository implements SealedStore {
   /**
    * Saves a check if the domain is still as it was read: the same status, and the same keys it
    * was made against; false when another check or a key rotation came first (the check is stale:
-   * make it again). A status change's announcement is queued for webhook endpoints in the same
-   * transaction, so it is sent exactly when the change is saved, and once.
+   * make it again). The check's announcements (domain events) are queued for webhook endpoints
+   * in the same transaction, so each is sent exactly when the change is saved, and once.
    */
-  async saveCheck(workspaceId: string, id: string, read: Pick<DomainRow, "status" | "dkim_keys">, check: DomainCheck, announcement: DomainAnnouncement | null): Promise<boolean> {
+  async saveCheck(workspaceId: string, id: string, read: Pick<DomainRow, "status" | "dkim_keys">, check: DomainCheck, announcements: readonly DomainAnnouncement[]): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
       const updated = await trx("domains")
         .where({ workspace_id: workspaceId, id, status: read.status, dkim_keys: JSON.stringify(read.dkim_keys) })
         .update({ ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) });
       if (updated !== 1) return false;
-      if (announcement) await this.webhooks.fanOutToWorkspace(trx, workspaceId, announcement);
+      for (const announcement of announcements) await this.webhooks.fanOutToWorkspace(trx, workspaceId, announcement);
       return true;
     });
   }
