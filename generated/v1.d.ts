@@ -328,7 +328,8 @@ export interface paths {
          * @description The attachment's bytes as received (decoded from their transfer encoding), served as
          *     `application/octet-stream` with `X-Content-Type-Options: nosniff` so no browser renders
          *     them; the media type the sender gave is the attachment's `content_type`, and
-         *     `Content-Disposition` names its file.
+         *     `Content-Disposition` names its file. Once the workspace's content retention has removed
+         *     the reply's content (its `content_removed_at`), `410 content_removed`.
          */
         get: operations["getInboundAttachment"];
         put?: never;
@@ -2338,6 +2339,11 @@ export interface components {
              * @description When Mailroom received it.
              */
             received_at: string;
+            /**
+             * Format: date-time
+             * @description When the workspace's `content_retention_days` removed its `text`, `quoted_text`, `html` and attachments' bytes (counted from `received_at`); null while they are kept.
+             */
+            content_removed_at: string | null;
         };
         InboundMessageList: {
             /** @description The page. */
@@ -3339,6 +3345,29 @@ export interface components {
             };
         };
         /**
+         * @description It existed, but its content is gone for good: the workspace's content retention removed it
+         *     (`content_removed`, docs/retention.md).
+         */
+        Gone: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://mailroom.dev/problems/content_removed",
+                 *       "title": "Content removed",
+                 *       "status": 410,
+                 *       "detail": "The content of inbound message inb_01jd3k8m2q5v7w9x1y3z5a7b9c was removed by the workspace's content retention.",
+                 *       "code": "content_removed",
+                 *       "request_id": "req_01jd3k8m2q5v7w9x1y3z5a7b9c"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
          *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
@@ -4122,6 +4151,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

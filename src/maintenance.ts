@@ -43,7 +43,7 @@ export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Pro
   }
   try {
     const removed = await runtime.services.retention.removeExpiredContent();
-    if (removed > 0) log.info({ messages: removed }, "content retention: removed the content of settled messages past their workspace's content_retention_days");
+    if (removed.messages + removed.replies > 0) log.info(removed, "content retention: removed the content of messages and replies past their workspace's content_retention_days");
   } catch (err) {
     log.error({ err }, "content retention failed");
   }

@@ -217,7 +217,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       { name: "webhook_secrets", box: webhookSecrets, store: repositories.webhookEndpoints },
       { name: "idempotent_responses", box: idempotentResponses, store: repositories.idempotency },
     ]),
-    retention: new RetentionService(repositories.workspaces, repositories.messages, clock),
+    retention: new RetentionService(repositories.workspaces, repositories.messages, repositories.inbound, clock),
     inbound: new InboundService({
       inbound: repositories.inbound,
       engagement,

@@ -84,6 +84,16 @@ describe("mailroom inbound get", () => {
     expect(result.stdout).toMatch(/^0\s+screenshot\.png\s+image\/png\s+48213$/m);
     expect(result.stdout).toContain(`mailroom inbound get-attachment ${INBOUND_ID} <index> --output <file>`);
   });
+
+  it("says the content was removed, and offers no download, once the content retention removed it", async () => {
+    const removed = { ...reply, text: null, quoted_text: null, html: null, content_removed_at: "2026-12-01T10:00:00.000Z" };
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, tty: true, fetch: stubApi(200, removed).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^content_removed_at\s+2026-12-01T10:00:00.000Z$/m);
+    expect(result.stdout).toContain("(content removed by the workspace's content retention)");
+    expect(result.stdout).not.toContain("get-attachment");
+  });
 });
 
 describe("mailroom inbound get-attachment", () => {

@@ -10,6 +10,7 @@ export type ErrorKind =
   | "conflict"
   | "unprocessable"
   | "rate_limited"
+  | "gone"
   | "unavailable";
 
 export interface FieldError {
@@ -36,6 +37,13 @@ export class DomainError extends Error {
 export class NotFoundError extends DomainError {
   constructor(resource: string, id: string) {
     super("not_found", "not_found", "Not found", `No ${resource} ${id} in this environment.`);
+  }
+}
+
+/** It existed, but its content was removed for good by the workspace's content retention (docs/retention.md). */
+export class ContentRemovedError extends DomainError {
+  constructor(resource: string, id: string) {
+    super("gone", "content_removed", "Content removed", `The content of ${resource} ${id} was removed by the workspace's content retention.`);
   }
 }
 

@@ -22,6 +22,7 @@ const STATUS_BY_KIND: Record<DomainError["kind"], number> = {
   conflict: 409,
   unprocessable: 422,
   rate_limited: 429,
+  gone: 410,
   unavailable: 503,
 };
 

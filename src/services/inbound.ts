@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.js";
-import { NotFoundError } from "../domain/errors.js";
+import { ContentRemovedError, NotFoundError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Verp, VerpTarget } from "../domain/verp.js";
@@ -184,7 +184,8 @@ export class InboundService {
   async attachment(principal: Principal, id: string, index: number): Promise<StoredInboundAttachment> {
     const found = await this.deps.inbound.attachment(scopeOf(principal), id, index);
     if (!found) throw new NotFoundError("inbound attachment", `${id}/${index}`);
-    return found;
+    if (found.content === null) throw new ContentRemovedError("inbound message", id);
+    return { ...found, content: found.content };
   }
 
   private async ownMessage(workspaceIds: readonly string[], messageIdHeader: string): Promise<{ id: string; scope: Scope } | undefined> {

@@ -107,6 +107,24 @@ describe("content retention in the dashboard", () => {
     expect(await page.getByTestId("email-preview").count()).toBe(0);
   });
 
+  it("says in place of a reply's text that its content was removed too", async () => {
+    const mr = await sandbox();
+    const replied = await mr.messages.create({ from: "Acme <hello@acme.example>", to: "replied@simulator.test", subject: "Any questions?", text: "Just reply" });
+    await harness.server.testApp.drain();
+    await page.goto(`/messages/${replied.id}`);
+    await page.getByTestId("reply-text").waitFor();
+
+    harness.server.testApp.clock.advance(DAY_MS + 60_000);
+    await runMaintenance(harness.server.testApp.runtime, FAIL_ON_ERROR);
+    const [reply] = (await (await sandbox()).messages.listReplies(replied.id)).data;
+    expect(reply).toMatchObject({ text: null, content_removed_at: expect.any(String) });
+
+    await page.reload();
+    await page.getByTestId("reply-removed").waitFor();
+    expect(await page.getByTestId("reply-removed").textContent()).toContain(`Content removed on ${await shownAs(reply!.content_removed_at!)}`);
+    expect(await page.getByTestId("reply-text").count()).toBe(0);
+  });
+
   it("leaves the days out once retention is turned off: content is then kept for good", async () => {
     await nav("Settings").click();
     await expect.poll(() => retentionField().inputValue()).toBe("1");

@@ -139,6 +139,57 @@ describe.each(databases)("content retention ($name)", (database) => {
       expect((await get(id)).content_removed_at).toBe(removedAt);
     });
 
+    it("removes a reply's text, HTML and attachments' bytes, and its event's copy of them, once it is older than the retention", async () => {
+      await setRetention(3);
+      const id = await send({ to: "ada@example.com", track_replies: true });
+      await t.drain();
+      const reply = await t.runtime.services.inbound.recordReply(
+        id,
+        {
+          from: "Ada <ada@example.com>",
+          fromAddress: "ada@example.com",
+          to: ["hello@acme.example"],
+          subject: "Re: Welcome",
+          text: "My card number is in the picture",
+          quotedText: "> Hello Ada",
+          html: "<p>My card number is in the picture</p>",
+          messageIdHeader: "<reply-1@example.com>",
+          inReplyTo: null,
+          authentication: { spf: "pass", dkim: "pass", dmarc: "pass" },
+          attachments: [{ filename: "card.png", content_type: "image/png", content_id: null, content: Buffer.from("PNG bytes") }],
+          receivedAt: t.clock.now() + 2 * DAY,
+        },
+        "reply_address",
+      );
+      expect(reply.stored).toBe(true);
+      const inboundId = (reply as { inboundId: string }).inboundId;
+      const attachmentUrl = `/v1/inbound/${inboundId}/attachments/0`;
+      expect((await t.call({ method: "GET", url: attachmentUrl })).rawPayload.toString()).toBe("PNG bytes");
+
+      // Four days on, the message is past the retention, the reply (two days younger) is not.
+      t.clock.advance(4 * DAY);
+      await maintain();
+      expect(await get(id)).toMatchObject({ content_removed_at: expect.any(String) });
+      expect((await t.call({ method: "GET", url: `/v1/inbound/${inboundId}` })).json()).toMatchObject({ text: "My card number is in the picture", content_removed_at: null });
+
+      t.clock.advance(2 * DAY);
+      await maintain();
+      const inbound = (await t.call({ method: "GET", url: `/v1/inbound/${inboundId}` })).json();
+      expect(inbound).toMatchObject({ text: null, quoted_text: null, html: null, subject: "Re: Welcome", from: "Ada <ada@example.com>", content_removed_at: new Date(t.clock.now()).toISOString() });
+      expect(inbound.attachments).toEqual([{ index: 0, filename: "card.png", content_type: "image/png", size: 9, content_id: null }]);
+      const replies = (await t.call({ method: "GET", url: `/v1/messages/${id}/replies` })).json();
+      expect(replies.data).toEqual([inbound]);
+      const gone = await t.call({ method: "GET", url: attachmentUrl });
+      expect(gone.statusCode, gone.body).toBe(410);
+      expect(gone.json()).toMatchObject({ status: 410, code: "content_removed" });
+      const stored = await t.runtime.db.knex("inbound_attachments").where({ inbound_id: inboundId }).first();
+      expect(Buffer.from(stored.content).length).toBe(0);
+      const events = (await t.call({ method: "GET", url: `/v1/messages/${id}/events` })).json().data as Array<{ type: string; data: Record<string, unknown> }>;
+      const replied = events.find((e) => e.type === "message.replied")!;
+      expect(replied.data).toMatchObject({ inbound_id: inboundId, text: null, quoted_text: null, html: null, content_removed: true, subject: "Re: Welcome" });
+      expect(JSON.stringify(events)).not.toContain("card number");
+    });
+
     it("works through more messages than one removal write covers", async () => {
       await setRetention(1);
       const ids: string[] = [];

@@ -108,10 +108,12 @@ export function renderInbound(inbound: InboundMessage): string {
     ["threaded_by", inbound.threaded_by],
     ["simulated", inbound.simulated ? "yes" : undefined],
     ["received_at", inbound.received_at],
+    ["content_removed_at", inbound.content_removed_at],
   ]);
-  const parts = [summary, inbound.text ?? (inbound.html ? "(HTML only: see --json)" : "(no text)")];
+  const body = inbound.content_removed_at !== null ? "(content removed by the workspace's content retention)" : (inbound.text ?? (inbound.html ? "(HTML only: see --json)" : "(no text)"));
+  const parts = [summary, body];
   if (inbound.quoted_text) parts.push(`Quoted history:\n${inbound.quoted_text.replace(/^/gm, "  ")}`);
-  if (inbound.attachments.length > 0) {
+  if (inbound.attachments.length > 0 && inbound.content_removed_at === null) {
     const rows = inbound.attachments.map((attachment) => [String(attachment.index), attachment.filename ?? "(unnamed)", attachment.content_type, String(attachment.size)]);
     parts.push(`${table(["INDEX", "FILENAME", "TYPE", "BYTES"], rows)}\n\nDownload one with: mailroom inbound get-attachment ${inbound.id} <index> --output <file>`);
   }

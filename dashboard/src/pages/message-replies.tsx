@@ -72,7 +72,11 @@ function Reply({ reply }: { reply: InboundMessage }) {
           </span>
         </p>
       </header>
-      {reply.text !== null ? (
+      {reply.content_removed_at !== null ? (
+        <p className="muted" data-testid="reply-removed">
+          Content removed on {formatDateTime(reply.content_removed_at)} by the workspace&apos;s content retention: its text, HTML and attachments&apos; contents are gone.
+        </p>
+      ) : reply.text !== null ? (
         <p className="reply__text" data-testid="reply-text">
           {reply.text}
         </p>

@@ -9,6 +9,7 @@ import * as inbound from "./007-inbound.js";
 import * as jobSizes from "./008-job-sizes.js";
 import * as domainChecks from "./009-domain-checks.js";
 import * as contentRetention from "./010-content-retention.js";
+import * as replyRetention from "./011-reply-retention.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "008-job-sizes": jobSizes,
   "009-domain-checks": domainChecks,
   "010-content-retention": contentRetention,
+  "011-reply-retention": replyRetention,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

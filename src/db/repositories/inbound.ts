@@ -84,6 +84,7 @@ interface InboundRow {
   threaded_by: InboundMessage["threaded_by"];
   simulated: boolean | number;
   received_at: number | string;
+  content_removed_at: number | string | null;
 }
 
 interface AttachmentMetaRow {
@@ -165,12 +166,51 @@ export class InboundRepository {
     return { ...result, data: result.data.map((row) => toWire(row, attachments)) };
   }
 
-  async attachment(scope: Scope, inboundId: string, position: number): Promise<StoredInboundAttachment | undefined> {
+  /** The attachment with its bytes; `content` is null once the content retention removed them. */
+  async attachment(scope: Scope, inboundId: string, position: number): Promise<(Omit<StoredInboundAttachment, "content"> & { content: Buffer | null }) | undefined> {
     const row = (await this.knex("inbound_attachments as a")
       .join("inbound_messages as i", "i.id", "a.inbound_id")
       .where({ "i.id": inboundId, "i.workspace_id": scope.workspaceId, "i.environment": scope.environment, "a.position": position })
-      .first("a.filename", "a.content_type", "a.content")) as { filename: string | null; content_type: string; content: Buffer | Uint8Array } | undefined;
-    return row && { filename: row.filename, content_type: row.content_type, content: Buffer.from(row.content) };
+      .first("a.filename", "a.content_type", "a.content", "i.content_removed_at")) as
+      | { filename: string | null; content_type: string; content: Buffer | Uint8Array; content_removed_at: unknown }
+      | undefined;
+    return row && { filename: row.filename, content_type: row.content_type, content: row.content_removed_at === null ? Buffer.from(row.content) : null };
+  }
+
+  /**
+   * Removes the content of up to `limit` of a workspace's replies received before `before` that
+   * still hold it: text, quoted text, HTML and attachments' bytes, and the same fields of their
+   * `message.replied` events (which carry the reply, so that a webhook consumer needs no second
+   * call). Returns how many it removed; fewer than `limit` means none is left. Chosen outside the
+   * short write, which is guarded by `content_removed_at`, as MessagesRepository.removeContent.
+   */
+  async removeContent(workspaceId: string, before: number, now: number, limit: number): Promise<number> {
+    const rows = (await this.knex("inbound_messages")
+      .select("id", "environment", "message_id", "received_at")
+      .where({ workspace_id: workspaceId })
+      .whereNull("content_removed_at")
+      .where("received_at", "<", before)
+      .orderBy("received_at")
+      .limit(limit)) as Array<{ id: string; environment: Environment; message_id: string; received_at: number | string }>;
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.id);
+    await this.knex.transaction(async (trx) => {
+      await trx("inbound_messages").where({ workspace_id: workspaceId }).whereIn("id", ids).whereNull("content_removed_at").update({ text: null, quoted_text: null, html: null, content_removed_at: now });
+      await trx("inbound_attachments").whereIn("inbound_id", ids).update({ content: Buffer.alloc(0) });
+      // A reply's event is written in the reply's transaction, at its received_at, naming it in data.inbound_id.
+      const events = (await trx("events")
+        .where({ workspace_id: workspaceId, type: "message.replied" })
+        .whereIn("message_id", [...new Set(rows.map((row) => row.message_id))])
+        .whereIn("created_at", [...new Set(rows.map((row) => toNumber(row.received_at)))])
+        .select("id", "data")) as Array<{ id: string; data: string }>;
+      const removed = new Set(ids);
+      for (const event of events) {
+        const data = parseJson<Record<string, unknown>>(event.data);
+        if (typeof data.inbound_id !== "string" || !removed.has(data.inbound_id)) continue;
+        await trx("events").where({ id: event.id }).update({ data: JSON.stringify({ ...data, text: null, quoted_text: null, html: null, content_removed: true }) });
+      }
+    });
+    return rows.length;
   }
 
   private base(scope: Scope): Knex.QueryBuilder {
@@ -206,5 +246,6 @@ function toWire(row: InboundRow, attachments: Map<string, AttachmentMetaRow[]>):
     threaded_by: row.threaded_by,
     simulated: Boolean(row.simulated),
     received_at: toIso(toNumber(row.received_at)),
+    content_removed_at: row.content_removed_at === null ? null : toIso(toNumber(row.content_removed_at)),
   };
 }
