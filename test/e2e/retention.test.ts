@@ -60,7 +60,15 @@ describe("content retention in the dashboard", () => {
     expect(hint).toContain("statuses and events are kept");
 
     await retentionField().fill("1");
-    await saveSettings();
+    // Turning retention on removes content within minutes, for good: the form asks first.
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const dialog = page.getByRole("dialog", { name: "Remove older content?" });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("sent more than 1 day ago");
+    await screenshot(page, "settings-retention-confirm");
+    expect((await (await sandbox()).workspace.get()).content_retention_days).toBeNull(); // nothing saved yet
+    await dialog.getByRole("button", { name: "Save and remove older content" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     await screenshot(page, "settings-retention");
 
     expect((await (await sandbox()).workspace.get()).content_retention_days).toBe(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { numberOrNull } from "../../dashboard/src/lib/forms.js";
 import { formatDays } from "../../dashboard/src/lib/format.js";
+import { shortensRetention } from "../../dashboard/src/lib/retention.js";
 
 /**
  * Content retention in the dashboard's helpers: the settings form's numbers, where empty means
@@ -23,5 +24,19 @@ describe("formatDays", () => {
   it("counts days in words, one day singular", () => {
     expect(formatDays(1)).toBe("1 day");
     expect(formatDays(30)).toBe("30 days");
+  });
+});
+
+describe("shortensRetention", () => {
+  it("is true when saving would remove content sooner: turning retention on, or lowering it", () => {
+    expect(shortensRetention(null, 30)).toBe(true);
+    expect(shortensRetention(30, 7)).toBe(true);
+  });
+
+  it("is false when nothing would go sooner: the same, longer, or kept for good", () => {
+    expect(shortensRetention(30, 30)).toBe(false);
+    expect(shortensRetention(7, 30)).toBe(false);
+    expect(shortensRetention(30, null)).toBe(false);
+    expect(shortensRetention(null, null)).toBe(false);
   });
 });

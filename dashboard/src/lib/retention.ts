@@ -4,3 +4,13 @@
  * without its content says it again.
  */
 export const KEPT_AFTER_REMOVAL = "the subject, addresses, headers, tags, metadata, attachments' names and sizes, statuses and events";
+
+/**
+ * Whether saving `next` days over `current` removes content that would otherwise have been kept:
+ * turning retention on, or shortening it. Both take effect at the next maintenance round, within
+ * minutes, and cannot be undone, so the form asks first. Lengthening it or turning it off loses
+ * nothing.
+ */
+export function shortensRetention(current: number | null, next: number | null): boolean {
+  return next !== null && (current === null || next < current);
+}

@@ -5,11 +5,13 @@ import { useSession } from "../../auth/session";
 import { ActionButton } from "../../components/action-button";
 import type { WorkspaceTracking } from "mailroom";
 import { Card } from "../../components/card";
+import { ConfirmDialog } from "../../components/confirm-dialog";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
 import { numberOrNull, readForm } from "../../lib/forms";
-import { KEPT_AFTER_REMOVAL } from "../../lib/retention";
+import { formatDays } from "../../lib/format";
+import { KEPT_AFTER_REMOVAL, shortensRetention } from "../../lib/retention";
 import { hasRole } from "../../lib/roles";
 
 interface WorkspaceChanges {
@@ -39,6 +41,8 @@ export function WorkspaceSection() {
   const canEdit = hasRole(membership.role, "admin");
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
   const [saved, setSaved] = useState(false);
+  // Changes that would remove content sooner wait here for the admin to confirm them.
+  const [confirming, setConfirming] = useState<WorkspaceChanges | null>(null);
   const save = useAction(async ({ name, defaultFrom, monthlyQuota, contentRetentionDays, tracking }: WorkspaceChanges) => {
     setSaved(false);
     const updated = await api.call((mr) =>
@@ -66,13 +70,15 @@ export function WorkspaceSection() {
               const form = readForm(event);
               const checked = (key: keyof WorkspaceTracking) => form.text(`tracking_${key}`) === "on";
               const tracking = { opens: checked("opens"), clicks: checked("clicks"), replies: checked("replies"), unsubscribe: checked("unsubscribe") };
-              void save.run({
+              const changes = {
                 name: form.text("name"),
                 defaultFrom: form.text("default_from"),
                 monthlyQuota: form.text("monthly_quota"),
                 contentRetentionDays: form.text("content_retention_days"),
                 tracking,
-              });
+              };
+              if (shortensRetention(data.content_retention_days, numberOrNull(changes.contentRetentionDays))) setConfirming(changes);
+              else void save.run(changes);
             }}
           >
             {!canEdit && (
@@ -157,6 +163,23 @@ export function WorkspaceSection() {
           </form>
         )}
       </Loaded>
+      <ConfirmDialog
+        target={confirming}
+        title="Remove older content?"
+        confirmLabel="Save and remove older content"
+        onConfirm={async (changes) => {
+          await save.run(changes);
+        }}
+        onClose={() => setConfirming(null)}
+      >
+        {(changes) => (
+          <p>
+            Within minutes, finished messages sent more than {formatDays(numberOrNull(changes.contentRetentionDays)!)} ago, and replies received
+            more than that ago, lose their HTML, text, raw source and attachments, in both environments. This cannot be undone; {KEPT_AFTER_REMOVAL}{" "}
+            are kept.
+          </p>
+        )}
+      </ConfirmDialog>
     </Card>
   );
 }
