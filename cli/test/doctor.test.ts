@@ -1,9 +1,8 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Domain, DomainRecord } from "mailroom";
 import { startDnsServer, type DnsServer } from "../../test/helpers/dns-server.js";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { cliEnv, runCli, useTestServer } from "./helpers.js";
+import { closedPort, cliEnv, runCli, useTestServer } from "./helpers.js";
 
 interface CheckReport {
   name: string;
@@ -28,15 +27,6 @@ async function call(server: TestServer, key: string, method: "GET" | "POST" | "P
   const response = await server.testApp.call({ method, url, key, ...(payload ? { payload } : {}) });
   expect(response.statusCode, response.body).toBeLessThan(300);
   return response.json() as Record<string, unknown>;
-}
-
-/** A loopback port that nothing listens on: connecting is refused at once. */
-async function closedPort(): Promise<number> {
-  const listener = createServer();
-  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
-  const { port } = listener.address() as { port: number };
-  await new Promise((resolve) => listener.close(resolve));
-  return port;
 }
 
 describe("mailroom doctor, on a healthy sandbox set-up", () => {

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Io } from "../src/io.js";
@@ -186,6 +186,15 @@ export const problemBody = (status: number, code: string, extra: Record<string, 
   request_id: "req_stub",
   ...extra,
 });
+
+/** A loopback port that nothing listens on: connecting is refused at once. */
+export async function closedPort(): Promise<number> {
+  const listener = createNetServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const { port } = listener.address() as { port: number };
+  await new Promise((resolve) => listener.close(resolve));
+  return port;
+}
 
 /** stderr parsed as the JSON problem the CLI prints in JSON mode. */
 export function problemOf(result: CliResult): Record<string, unknown> {

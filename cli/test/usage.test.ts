@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
 import { nouns } from "../src/commands/index.js";
-import { REPO, cliEnv, problemOf, runCli } from "./helpers.js";
+import { REPO, cliEnv, closedPort, problemOf, runCli } from "./helpers.js";
 
 let server: TestServer;
 
@@ -12,15 +11,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
-
-/** A loopback port that nothing listens on: connecting is refused at once. */
-async function closedPort(): Promise<number> {
-  const listener = createServer();
-  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
-  const { port } = listener.address() as { port: number };
-  await new Promise((resolve) => listener.close(resolve));
-  return port;
-}
 
 describe("configuration", () => {
   it("exits 2 without an API key, naming MAILROOM_API_KEY and --api-key", async () => {
