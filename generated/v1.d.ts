@@ -66,7 +66,9 @@ export interface paths {
          *
          *     With a sandbox key nothing is delivered: the message is rendered and kept, and each
          *     recipient's outcome is simulated from its address (`bounced@simulator.test`, …).
-         *     Keys with `sending_access` may call this operation.
+         *     Keys with `sending_access` may call this operation. A key limited to sender or recipient
+         *     domains (`restrictions`) answers `403 sender_not_allowed` or `403 recipient_not_allowed`
+         *     for mail outside them, and stores nothing.
          */
         post: operations["createMessage"];
         delete?: never;
@@ -410,7 +412,13 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an API key
+         * @description Renames the key or changes its `restrictions`; its secret, permission and expiry stay.
+         *     Each restriction given replaces that one (null lifts it); those left out keep theirs.
+         *     The change applies to the key's next request. A revoked key cannot be changed.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/api-keys/{api_key_id}/rotate": {
@@ -2521,6 +2529,52 @@ export interface components {
              * @description When it was revoked.
              */
             revoked_at: string | null;
+            restrictions: components["schemas"]["ApiKeyRestrictions"];
+        };
+        /**
+         * @description What the key is limited to, on top of its permission; null in a field means no limit.
+         *     Domains match exactly and without regard to case (`acme.example` does not cover
+         *     `eu.acme.example`). A request outside a limit is answered `403` and changes nothing.
+         */
+        ApiKeyRestrictions: {
+            /**
+             * @description The addresses and CIDR ranges (IPv4 or IPv6) the key may be used from; any other
+             *     caller gets `403 ip_not_allowed`. Behind a reverse proxy, the server must trust it
+             *     (`TRUST_PROXY`) to see the client's address.
+             */
+            allowed_ips: string[] | null;
+            /**
+             * @description The domains the key may send from: a message whose `from` (given, or the workspace's
+             *     default sender) is at another domain gets `403 sender_not_allowed`.
+             *     Only `sending_access` keys take this limit.
+             */
+            sender_domains: string[] | null;
+            /**
+             * @description The domains the key may send to: a message with any `to`, `cc` or `bcc` at another
+             *     domain gets `403 recipient_not_allowed` (for example, a staging key that can reach
+             *     only your own team). Only `sending_access` keys take this limit.
+             */
+            recipient_domains: string[] | null;
+        };
+        /**
+         * @description Limits for the key; a field left out keeps its value (no limit, at creation), null lifts
+         *     it. Sender and recipient domains may only limit a `sending_access` key, because a
+         *     `full_access` key could lift its own limits.
+         */
+        ApiKeyRestrictionsInput: {
+            /** @description Addresses or CIDR ranges such as `203.0.113.7`, `10.0.0.0/8` or `2001:db8::/32`. */
+            allowed_ips?: string[] | null;
+            /** @description The domains the key may send from. */
+            sender_domains?: components["schemas"]["RestrictionDomain"][] | null;
+            /** @description The domains the key may send to. */
+            recipient_domains?: components["schemas"]["RestrictionDomain"][] | null;
+        };
+        /** @description A domain name, such as `acme.example`; kept in lower case. */
+        RestrictionDomain: string;
+        UpdateApiKeyRequest: {
+            /** @description What the key is for. */
+            name?: string;
+            restrictions?: components["schemas"]["ApiKeyRestrictionsInput"];
         };
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The secret. Store it now; it is never shown again. */
@@ -2541,6 +2595,7 @@ export interface components {
              * @description When the key stops working; must be in the future.
              */
             expires_at?: string;
+            restrictions?: components["schemas"]["ApiKeyRestrictionsInput"];
         };
         RotateApiKeyRequest: {
             /**
@@ -2742,10 +2797,10 @@ export interface components {
             /** @description The position of the message in the request. */
             index: number;
             /**
-             * @description What `createMessage` would have answered for this message.
+             * @description What `createMessage` would have answered for this message (403: outside the key's `restrictions`).
              * @enum {integer}
              */
-            status: 202 | 422 | 429;
+            status: 202 | 403 | 422 | 429;
             /** @description The accepted message (status 202), else null. */
             message: components["schemas"]["Message"] | null;
             /** @description Why the message was refused (status 4xx), else null. Pointers are relative to the message. */
@@ -3302,8 +3357,10 @@ export interface components {
         };
         /**
          * @description The credential is valid but may not do this: a key's permission is too small
-         *     (`insufficient_permission`), a member's role is too small (`insufficient_role`), or the
-         *     operation needs a user access token (`user_token_required`).
+         *     (`insufficient_permission`), a member's role is too small (`insufficient_role`), the
+         *     operation needs a user access token (`user_token_required`), or one of the key's
+         *     `restrictions` refuses the request: the caller's address (`ip_not_allowed`), the sender's
+         *     domain (`sender_not_allowed`) or a recipient's domain (`recipient_not_allowed`).
          */
         Forbidden: {
             headers: {
@@ -4354,6 +4411,62 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API key's id.
+                 * @example key_01jd3k8m2q5v7w9x1y3z5a7b9c
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "restrictions": {
+                 *         "sender_domains": [
+                 *           "acme.example"
+                 *         ],
+                 *         "allowed_ips": [
+                 *           "203.0.113.0/24"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated key, without its secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

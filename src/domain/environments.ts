@@ -1,3 +1,4 @@
+import type { KeyRestrictions } from "./key-restrictions.js";
 import type { Role } from "./roles.js";
 
 export const ENVIRONMENTS = ["live", "sandbox"] as const;
@@ -18,8 +19,8 @@ export function permits(has: Permission, needs: CredentialScope): boolean {
   return has === "full_access" || needs === "sending_access";
 }
 
-/** The credential behind a call: an API key with its permission, or a member's access token. */
-export type Credential = { kind: "api_key"; id: string; permission: Permission } | { kind: "user_token"; id: string; userId: string; role: Role };
+/** The credential behind a call: an API key with its permission and limits (none when absent), or a member's access token. */
+export type Credential = { kind: "api_key"; id: string; permission: Permission; restrictions?: KeyRestrictions } | { kind: "user_token"; id: string; userId: string; role: Role };
 
 /** Who is calling: one workspace, one environment, one credential. */
 export interface Principal {

@@ -112,6 +112,31 @@ export class PermissionDeniedError extends DomainError {
   }
 }
 
+/** The caller's address is outside the key's `restrictions.allowed_ips` (docs/api-keys.md). */
+export class IpNotAllowedError extends DomainError {
+  constructor(address: string) {
+    super("forbidden", "ip_not_allowed", "Address not allowed", `This API key may only be used from its allowed addresses (restrictions.allowed_ips); this request came from ${address}.`);
+  }
+}
+
+/** The message's sender is outside the key's `restrictions.sender_domains`. */
+export class SenderNotAllowedError extends DomainError {
+  constructor(sender: string, allowed: readonly string[]) {
+    super("forbidden", "sender_not_allowed", "Sender not allowed for this key", `This API key may send only from ${allowed.join(", ")} (restrictions.sender_domains); the sender is ${sender}.`, {
+      errors: [{ location: "body", pointer: "/from", message: `${sender} is not at a domain this key may send from` }],
+    });
+  }
+}
+
+/** Some recipients are outside the key's `restrictions.recipient_domains`. */
+export class RecipientNotAllowedError extends DomainError {
+  constructor(refused: ReadonlyArray<{ type: string; email: string }>, allowed: readonly string[]) {
+    super("forbidden", "recipient_not_allowed", "Recipient not allowed for this key", `This API key may send only to addresses at ${allowed.join(", ")} (restrictions.recipient_domains); refused: ${refused.map((r) => r.email).join(", ")}.`, {
+      errors: refused.map((r) => ({ location: "body" as const, pointer: `/${r.type}`, message: `${r.email} is not at a domain this key may send to` })),
+    });
+  }
+}
+
 /** A member's role is below the least role the operation names (x-mailroom-role). */
 export class InsufficientRoleError extends DomainError {
   constructor(needed: string, has: string) {

@@ -53,7 +53,7 @@ export function admit(principal: Principal, { scope, minRole }: Requirement): vo
 export function authenticateAndAdmit(services: Services) {
   return (requirement: Requirement) =>
     async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const principal = await services.auth.authenticate(bearerToken(req));
+      const principal = await services.auth.authenticate(bearerToken(req), req.ip);
       req.principal = principal;
       const state = await services.rateLimiter.hit(principal);
       req.rateLimit = state;

@@ -77,6 +77,8 @@ export function createHandlers(
 
     getApiKey: async (req) => services.apiKeys.get(principalOf(req), req.params.api_key_id),
 
+    updateApiKey: async (req) => services.apiKeys.update(principalOf(req), req.params.api_key_id, req.body),
+
     revokeApiKey: async (req) => services.apiKeys.revoke(principalOf(req), req.params.api_key_id),
 
     rotateApiKey: async (req) => services.apiKeys.rotate(principalOf(req), req.params.api_key_id, req.body?.overlap_seconds),

@@ -4,6 +4,7 @@ import { toIso } from "../domain/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import type { Environment, Permission, Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
+import { applyRestrictions, NO_RESTRICTIONS, type KeyRestrictions } from "../domain/key-restrictions.js";
 import type { ApiKeyRow, ApiKeysRepository, SecretRow } from "../db/repositories/api-keys.js";
 import { ApiKeysRepository as Keys } from "../db/repositories/api-keys.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -12,6 +13,7 @@ import type { components } from "../../generated/v1.js";
 type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 type CreateApiKeyRequest = components["schemas"]["CreateApiKeyRequest"];
+type UpdateApiKeyRequest = components["schemas"]["UpdateApiKeyRequest"];
 
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 
@@ -24,14 +26,17 @@ export class ApiKeysService {
   /** Keys are made in the caller's own environment: a sandbox key can never mint a live one. */
   async create(principal: Principal, input: CreateApiKeyRequest): Promise<ApiKeyWithSecret> {
     const now = this.clock.now();
+    const permission = input.permission ?? "full_access";
     const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
-    if (expiresAt !== null && expiresAt <= now) throw ValidationError.field("/expires_at", "must be in the future");
-    const { key, secret } = await this.issue(scopeOf(principal), input.name, input.permission ?? "full_access", expiresAt);
+    const { restrictions, errors } = applyRestrictions(NO_RESTRICTIONS, input.restrictions, permission, "/restrictions");
+    if (expiresAt !== null && expiresAt <= now) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be in the future" });
+    if (errors.length > 0) throw new ValidationError(errors);
+    const { key, secret } = await this.issue(scopeOf(principal), input.name, permission, expiresAt, restrictions);
     return { ...Keys.toWire(key), secret, previous_secret_expires_at: null };
   }
 
   /** Creates a key with a fresh secret (also used by bootstrap). */
-  async issue(scope: Scope, name: string, permission: Permission, expiresAt: number | null): Promise<{ key: ApiKeyRow; secret: string }> {
+  async issue(scope: Scope, name: string, permission: Permission, expiresAt: number | null, restrictions: KeyRestrictions = NO_RESTRICTIONS): Promise<{ key: ApiKeyRow; secret: string }> {
     const now = this.clock.now();
     const secret = generateSecret(scope.environment);
     const key: ApiKeyRow = {
@@ -45,6 +50,7 @@ export class ApiKeysService {
       revoked_at: null,
       last_used_at: null,
       created_at: now,
+      restrictions,
     };
     await this.keys.insert(key, secretRow(key.id, secret, now));
     return { key, secret };
@@ -55,6 +61,16 @@ export class ApiKeysService {
   }
 
   async get(principal: Principal, id: string): Promise<ApiKey> {
+    return Keys.toWire(await this.find(principal, id));
+  }
+
+  /** Renames the key or changes its restrictions; each restriction given replaces that one. */
+  async update(principal: Principal, id: string, input: UpdateApiKeyRequest): Promise<ApiKey> {
+    const key = await this.find(principal, id);
+    if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be changed; create a new key.");
+    const { restrictions, errors } = applyRestrictions(key.restrictions, input.restrictions, key.permission, "/restrictions");
+    if (errors.length > 0) throw new ValidationError(errors);
+    await this.keys.update(scopeOf(principal), id, { name: input.name, restrictions: input.restrictions === undefined ? undefined : restrictions });
     return Keys.toWire(await this.find(principal, id));
   }
 

@@ -1,7 +1,8 @@
 import { digestSecret, digestsEqual, parseSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
-import { AuthenticationError } from "../domain/errors.js";
+import { AuthenticationError, IpNotAllowedError } from "../domain/errors.js";
 import type { Environment, Principal } from "../domain/environments.js";
+import { addressAllowed } from "../domain/key-restrictions.js";
 import type { ApiKeysRepository } from "../db/repositories/api-keys.js";
 import type { SessionsRepository } from "../db/repositories/sessions.js";
 
@@ -13,12 +14,19 @@ export class AuthService {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(secret: string | undefined): Promise<Principal> {
+  /**
+   * `clientAddress` is the caller's address as the server sees it (through TRUST_PROXY): a key
+   * limited to addresses (restrictions.allowed_ips) is refused from any other, with 403 rather
+   * than 401, since the caller evidently holds the secret and needs to know why it fails.
+   */
+  async authenticate(secret: string | undefined, clientAddress: string): Promise<Principal> {
     // The checksum rejects typos and scanners' noise without touching the database.
     const claimed = secret === undefined ? null : parseSecret(secret);
     if (secret === undefined || claimed === null) throw new AuthenticationError();
     const principal = claimed.kind === "api_key" ? await this.apiKey(secret, claimed.environment) : await this.userToken(secret, claimed.environment);
     if (!principal) throw new AuthenticationError();
+    const { credential } = principal;
+    if (credential.kind === "api_key" && credential.restrictions && !addressAllowed(credential.restrictions, clientAddress)) throw new IpNotAllowedError(clientAddress);
     return principal;
   }
 
@@ -39,7 +47,7 @@ export class AuthService {
     return {
       workspaceId: found.key.workspace_id,
       environment: found.key.environment,
-      credential: { kind: "api_key", id: found.key.id, permission: found.key.permission },
+      credential: { kind: "api_key", id: found.key.id, permission: found.key.permission, restrictions: found.key.restrictions },
     };
   }
 

@@ -1,9 +1,10 @@
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
 import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
-import { ConflictError, DomainError, NotFoundError, SenderDomainNotVerifiedError, ValidationError, type FieldError } from "../domain/errors.js";
+import { ConflictError, DomainError, NotFoundError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
+import { outsideRestrictions } from "../domain/key-restrictions.js";
 import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -150,6 +151,7 @@ export class MessagesService {
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
   private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {
     const { content, template } = await this.contentOf(principal, input, defaults.defaultFrom, now);
+    assertKeyMaySend(principal, content);
     if (principal.environment === "live") {
       const domain = domainOf(content.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
@@ -328,6 +330,15 @@ export class MessagesService {
     if (!record) throw new NotFoundError("message", id);
     return record;
   }
+}
+
+/** Throws 403 when the message's sender or recipients are outside the calling key's restrictions. */
+function assertKeyMaySend({ credential }: Principal, content: PreparedContent): void {
+  const restrictions = credential.kind === "api_key" ? credential.restrictions : undefined;
+  if (!restrictions) return;
+  const outside = outsideRestrictions(restrictions, content.fromAddress, content.recipients);
+  if (outside.sender !== null) throw new SenderNotAllowedError(outside.sender, restrictions.sender_domains ?? []);
+  if (outside.recipients.length > 0) throw new RecipientNotAllowedError(outside.recipients, restrictions.recipient_domains ?? []);
 }
 
 /** The stored message as it now reads, built from what was written (no read-back). */

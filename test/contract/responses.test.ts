@@ -20,8 +20,9 @@ describe("every response honours the contract", () => {
   });
   afterAll(async () => t.close());
 
-  async function expectConforming(operationId: string, method: string, specPath: string, url: string, options: { payload?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
-    const response = await t.call({ method: method as "GET", url, ...(options.payload === undefined ? {} : { payload: options.payload as object }), key: options.key, headers: options.headers });
+  async function expectConforming(operationId: string, method: string, specPath: string, url: string, options: { payload?: unknown; key?: string | null; headers?: Record<string, string>; remoteAddress?: string } = {}) {
+    const { payload, ...rest } = options;
+    const response = await t.call({ method: method as "GET", url, ...(payload === undefined ? {} : { payload: payload as object }), ...rest });
     exercised.add(operationId);
     expect(checker.check(method, specPath, response.statusCode, response.headers["content-type"] as string | undefined, response.payload), `${method} ${url} -> ${response.statusCode}: ${response.payload.slice(0, 300)}`).toEqual([]);
     expect(response.headers["request-id"]).toMatch(/^req_/);
@@ -158,9 +159,16 @@ describe("every response honours the contract", () => {
     await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace", { key: created.json().secret as string });
     await expectConforming("listApiKeys", "GET", "/v1/api-keys", "/v1/api-keys");
     await expectConforming("getApiKey", "GET", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`);
+    await expectConforming("updateApiKey", "PATCH", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`, { payload: { restrictions: { sender_domains: ["acme.example"], allowed_ips: ["127.0.0.1"] } } });
+    await expectConforming("updateApiKey", "PATCH", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`, { payload: { restrictions: { allowed_ips: ["nowhere"] } } });
+    const restricted = { key: created.json().secret as string };
+    await expectConforming("createMessage", "POST", "/v1/messages", "/v1/messages", { ...restricted, payload: aMessage({ from: "hello@other.example" }) });
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", { ...restricted, payload: { messages: [aMessage({ from: "hello@acme.example" }), aMessage({ from: "hello@other.example" })] } });
+    await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace", { ...restricted, remoteAddress: "203.0.113.9" });
     await expectConforming("rotateApiKey", "POST", "/v1/api-keys/{api_key_id}/rotate", `/v1/api-keys/${keyId}/rotate`, { payload: { overlap_seconds: 0 } });
     await expectConforming("revokeApiKey", "DELETE", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`);
     await expectConforming("rotateApiKey", "POST", "/v1/api-keys/{api_key_id}/rotate", `/v1/api-keys/${keyId}/rotate`);
+    await expectConforming("updateApiKey", "PATCH", "/v1/api-keys/{api_key_id}", `/v1/api-keys/${keyId}`, { payload: { name: "Gone" } });
     await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace");
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { default_from: "Acme <hello@acme.example>" } });
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: {} });

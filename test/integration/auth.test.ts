@@ -24,6 +24,7 @@ const VALID_BODIES: Record<string, () => object> = {
   previewMessage: () => aMessage(),
   createApiKey: () => ({ name: "From the auth tests" }),
   rotateApiKey: () => ({ overlap_seconds: 60 }),
+  updateApiKey: () => ({ name: "Renamed by the auth tests" }),
   updateWorkspace: () => ({ name: "Renamed" }),
   createWorkspace: () => ({ name: "From the auth tests" }),
   updateMember: () => ({ role: "developer" }),

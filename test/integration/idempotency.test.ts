@@ -176,7 +176,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
 
     it("answers 409 while a crashed request's claim holds the key, then the retry returns the same message", async () => {
       const body = aMessage({ to: "grace@example.com" });
-      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
       // The crashed request claimed the key and stored its message, then died before answering.
       const claim = await t.runtime.services.idempotency.claim(scope, "crash-1", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
@@ -207,7 +207,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
 
     it("stores one message when two attempts of one request are accepted at the same moment", async () => {
       // A request still running when its claim's lock ran out, and its retry that took the key over.
-      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const [a, b] = await Promise.all([t.runtime.services.messages.create(principal, aMessage(), "twice"), t.runtime.services.messages.create(principal, aMessage(), "twice")]);
       expect(a.id).toBe(b.id);
       expect(await messagesWithKey("twice")).toBe(1);
@@ -244,7 +244,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
 
     it("answers 409 while a crashed request's claim holds the key, then runs the request when it had stored nothing", async () => {
       const body = aMessage();
-      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey);
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "crash-2", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
       expect((await send(body, "crash-2")).statusCode).toBe(409);
       t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);

@@ -22,6 +22,16 @@ export class ApiKeys extends Resource {
     return this.client.unwrap(this.client.http.GET("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, ...this.client.init(options) }));
   }
 
+  /**
+   * `updateApiKey`: rename the key or change its `restrictions` (allowed IPs, sender and
+   * recipient domains); each restriction given replaces that one, null lifts it.
+   */
+  update(apiKeyId: string, params: RequestBody<"updateApiKey">, options?: RequestOptions): Promise<ApiKey> {
+    return this.client.unwrap(
+      this.client.http.PATCH("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, body: params, ...this.client.init(options, "PATCH") }),
+    );
+  }
+
   /** `revokeApiKey`: the key stops working at once; it stays listed as revoked. */
   revoke(apiKeyId: string, options?: RequestOptions): Promise<ApiKey> {
     return this.client.unwrap(

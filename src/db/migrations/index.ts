@@ -10,6 +10,7 @@ import * as jobSizes from "./008-job-sizes.js";
 import * as domainChecks from "./009-domain-checks.js";
 import * as contentRetention from "./010-content-retention.js";
 import * as replyRetention from "./011-reply-retention.js";
+import * as keyRestrictions from "./012-key-restrictions.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "009-domain-checks": domainChecks,
   "010-content-retention": contentRetention,
   "011-reply-retention": replyRetention,
+  "012-key-restrictions": keyRestrictions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

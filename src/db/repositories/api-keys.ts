@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull } from "../../domain/clock.js";
 import type { Environment, Permission, Scope } from "../../domain/environments.js";
+import { isRestricted, NO_RESTRICTIONS, type KeyRestrictions } from "../../domain/key-restrictions.js";
 import { batchLoader } from "../batch-loader.js";
 import type { BatchWriter } from "../group-commit.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
@@ -20,6 +21,13 @@ export interface ApiKeyRow {
   revoked_at: number | null;
   last_used_at: number | null;
   created_at: number;
+  restrictions: KeyRestrictions;
+}
+
+/** What updateApiKey may change. */
+export interface ApiKeyChanges {
+  name?: string;
+  restrictions?: KeyRestrictions;
 }
 
 export interface SecretRow {
@@ -60,7 +68,7 @@ export class ApiKeysRepository {
   constructor(private readonly knex: Knex) {}
 
   async insert(key: ApiKeyRow, secret: SecretRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
-    await trx("api_keys").insert(key);
+    await trx("api_keys").insert(toStored(key));
     await trx("api_key_secrets").insert(secret);
   }
 
@@ -77,7 +85,7 @@ export class ApiKeysRepository {
     const rows = (await this.knex("api_key_secrets as s")
       .join("api_keys as k", "k.id", "s.api_key_id")
       .whereIn("s.digest", digests)
-      .select("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as Array<ApiKeyRow & { secret_digest: string; secret_expires_at: number | null }>;
+      .select("k.*", "s.digest as secret_digest", "s.expires_at as secret_expires_at")) as Array<StoredKey & { secret_digest: string; secret_expires_at: number | null }>;
     const found = new Map<string, KeyBySecret>();
     for (const { secret_digest, secret_expires_at, ...key } of rows) {
       found.set(secret_digest, { key: normalise(key), digest: secret_digest, secretExpiresAt: toNumberOrNull(secret_expires_at) });
@@ -86,13 +94,13 @@ export class ApiKeysRepository {
   });
 
   async find(scope: Scope, id: string): Promise<ApiKeyRow | undefined> {
-    const row = (await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).first()) as ApiKeyRow | undefined;
+    const row = (await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).first()) as StoredKey | undefined;
     return row && normalise(row);
   }
 
   async list(scope: Scope, page: PageRequest): Promise<Page<ApiKey>> {
     const query = this.knex("api_keys").where({ workspace_id: scope.workspaceId, environment: scope.environment });
-    return paginate<ApiKeyRow, ApiKey>(query, "id", (row) => row.id, page, "desc", (row) => ApiKeysRepository.toWire(normalise(row)));
+    return paginate<StoredKey, ApiKey>(query, "id", (row) => row.id, page, "desc", (row) => ApiKeysRepository.toWire(normalise(row)));
   }
 
   async revoke(scope: Scope, id: string, now: number): Promise<void> {
@@ -100,6 +108,14 @@ export class ApiKeysRepository {
       .where({ id, workspace_id: scope.workspaceId, environment: scope.environment })
       .whereNull("revoked_at")
       .update({ revoked_at: now });
+  }
+
+  /** Renames the key or replaces its restrictions; a revoked key is left as it is. */
+  async update(scope: Scope, id: string, changes: ApiKeyChanges): Promise<void> {
+    const columns: Partial<StoredKey> = {};
+    if (changes.name !== undefined) columns.name = changes.name;
+    if (changes.restrictions !== undefined) columns.restrictions = storedRestrictions(changes.restrictions);
+    await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).whereNull("revoked_at").update(columns);
   }
 
   /** Adds a new secret and caps every older one at `previousExpiresAt`, atomically. */
@@ -126,13 +142,26 @@ export class ApiKeysRepository {
       expires_at: toIsoOrNull(row.expires_at),
       last_used_at: toIsoOrNull(row.last_used_at),
       revoked_at: toIsoOrNull(row.revoked_at),
+      restrictions: row.restrictions,
     };
   }
 }
 
-function normalise(row: ApiKeyRow): ApiKeyRow {
+/** The row as stored: restrictions as JSON text, null when the key has none. */
+type StoredKey = Omit<ApiKeyRow, "restrictions"> & { restrictions: string | null };
+
+function storedRestrictions(restrictions: KeyRestrictions): string | null {
+  return isRestricted(restrictions) ? JSON.stringify(restrictions) : null;
+}
+
+function toStored(key: ApiKeyRow): StoredKey {
+  return { ...key, restrictions: storedRestrictions(key.restrictions) };
+}
+
+function normalise(row: StoredKey): ApiKeyRow {
   return {
     ...row,
+    restrictions: row.restrictions === null ? NO_RESTRICTIONS : { ...NO_RESTRICTIONS, ...(JSON.parse(row.restrictions) as Partial<KeyRestrictions>) },
     created_at: toNumber(row.created_at),
     expires_at: toNumberOrNull(row.expires_at),
     revoked_at: toNumberOrNull(row.revoked_at),
