@@ -82,6 +82,24 @@ export function stringList(args: Args, key: string, { splitCommas = false } = {}
   return splitCommas ? values.flatMap((item) => item.split(",").map((part) => part.trim())).filter(Boolean) : values;
 }
 
+/** `none`, or a flag's `--no-` form (which yargs gives as false): how a flag asks for null, lifting a setting. */
+export function isNone(value: unknown): boolean {
+  return value === false || String(value).trim().toLowerCase() === "none";
+}
+
+/**
+ * A comma-separated (or repeated) list flag that may instead be `none` to lift the limit it sets
+ * (null); undefined when absent. An empty list is a usage error rather than [], which the API
+ * refuses: no limit is null.
+ */
+export function listOrNone(args: Args, key: string): string[] | null | undefined {
+  if (args[key] === undefined) return undefined;
+  if (isNone(args[key])) return null;
+  const values = stringList(args, key, { splitCommas: true }) ?? [];
+  if (values.length === 0 || values.some(isNone)) throw new UsageError(`--${key} takes a comma-separated list, or none on its own; got "${stringList(args, key)?.join(",") ?? ""}".`);
+  return [...new Set(values)];
+}
+
 /** Splits `key=value` (for --metadata) or `Name: value` (for --header) flags into a record. */
 export function pairs(args: Args, key: string, separator: "=" | ":"): Record<string, string> | undefined {
   const values = stringList(args, key);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiKey, ApiKeyWithSecret } from "mailroom";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { cliEnv, problemOf, runCli, useTestServer } from "./helpers.js";
+import { cliEnv, contractExample, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -13,6 +13,10 @@ async function createKey(name: string, ...flags: string[]): Promise<ApiKeyWithSe
   expect(result.code, result.stderr).toBe(0);
   return result.json<ApiKeyWithSecret>();
 }
+
+/** A stand-in API answering the contract's restricted key, to see exactly what a command sends. */
+const restrictedKey = contractExample<ApiKey>("RestrictedApiKey");
+const stubEnv = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
 
 /** Whether a secret still gets through: `workspace get` with it exits 0. */
 async function works(secret: string): Promise<boolean> {
@@ -57,6 +61,38 @@ describe("mailroom api-keys create", () => {
     expect(result.stdout).toContain("The secret is shown only now: store it somewhere safe.");
   });
 
+  it("limits the key with --allowed-ips, --sender-domains and --recipient-domains, each a comma-separated list", async () => {
+    const key = await createKey(
+      "Web app",
+      "--permission",
+      "sending_access",
+      "--allowed-ips",
+      "203.0.113.0/24,127.0.0.1",
+      "--sender-domains",
+      "acme.example, mail.acme.example",
+      "--recipient-domains",
+      "team.acme.example",
+    );
+
+    expect(key.restrictions).toEqual({ allowed_ips: ["203.0.113.0/24", "127.0.0.1"], sender_domains: ["acme.example", "mail.acme.example"], recipient_domains: ["team.acme.example"] });
+  });
+
+  it("sends restrictions only for the flags given, and none without any", async () => {
+    const api = stubApi(201, restrictedKey);
+
+    await runCli(["api-keys", "create", "--name", "Office", "--allowed-ips", "203.0.113.0/24"], { env: stubEnv, fetch: api.fetch });
+    await runCli(["api-keys", "create", "--name", "Anywhere"], { env: stubEnv, fetch: api.fetch });
+
+    expect(api.seen.map((request) => request.body)).toEqual([{ name: "Office", restrictions: { allowed_ips: ["203.0.113.0/24"] } }, { name: "Anywhere" }]);
+  });
+
+  it("exits 1 with 422 when a full_access key is given domain limits", async () => {
+    const result = await runCli(["api-keys", "create", "--name", "Too wide", "--sender-domains", "acme.example"], { env });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 422, errors: [expect.objectContaining({ pointer: "/restrictions/sender_domains" })] });
+  });
+
   it("exits 2 without --name", async () => {
     const result = await runCli(["api-keys", "create"], { env });
 
@@ -84,8 +120,16 @@ describe("mailroom api-keys list", () => {
 
     const result = await runCli(["api-keys", "list", "--limit", "100"], { env, tty: true });
 
-    expect(result.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PERMISSION\s+TOKEN\s+LAST USED\s+STATUS$/);
+    expect(result.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PERMISSION\s+TOKEN\s+LAST USED\s+STATUS\s+RESTRICTIONS$/);
     expect(result.stdout).toMatch(new RegExp(`^${key.id}\\s+Tabled\\s+full_access\\s+\\S+\\s+never\\s+active$`, "m"));
+  });
+
+  it("shows a restricted key's limits in the table", async () => {
+    const key = await createKey("Office only", "--allowed-ips", "203.0.113.0/24");
+
+    const result = await runCli(["api-keys", "list", "--limit", "100"], { env, tty: true });
+
+    expect(result.stdout).toMatch(new RegExp(`^${key.id}\\s+Office only\\s+.*\\sactive\\s+ips 203\\.0\\.113\\.0/24 · from anywhere · to anywhere$`, "m"));
   });
 });
 
@@ -99,6 +143,17 @@ describe("mailroom api-keys get", () => {
     const shown = result.json<ApiKey>();
     expect(shown).toMatchObject({ id: key.id, object: "api_key", name: "Fetched", redacted_key: key.redacted_key, created_at: key.created_at });
     expect(shown).not.toHaveProperty("secret");
+  });
+
+  it("shows a key's restrictions on one line on a terminal, and no such line for a key without any", async () => {
+    const restricted = await createKey("Restricted", "--permission", "sending_access", "--allowed-ips", "203.0.113.0/24", "--sender-domains", "acme.example");
+    const open = await createKey("Open");
+
+    const shown = await runCli(["api-keys", "get", restricted.id], { env, tty: true });
+    const plain = await runCli(["api-keys", "get", open.id], { env, tty: true });
+
+    expect(shown.stdout).toMatch(/^restrictions +ips 203\.0\.113\.0\/24 · from acme\.example · to anywhere$/m);
+    expect(plain.stdout).not.toContain("restrictions");
   });
 
   it("exits 1 with 404 not_found for a key that does not exist", async () => {
@@ -150,6 +205,60 @@ describe("mailroom api-keys rotate", () => {
 
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ status: 409, code: "api_key_revoked" });
+  });
+});
+
+describe("mailroom api-keys update", () => {
+  it("replaces the restrictions given, lifts those given as none and keeps the rest", async () => {
+    const key = await createKey("Tightened", "--permission", "sending_access", "--allowed-ips", "203.0.113.0/24", "--sender-domains", "acme.example");
+
+    const result = await runCli(["api-keys", "update", key.id, "--allowed-ips", "none", "--recipient-domains", "team.acme.example,ops.acme.example"], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<ApiKey>()).toMatchObject({
+      id: key.id,
+      name: "Tightened",
+      restrictions: { allowed_ips: null, sender_domains: ["acme.example"], recipient_domains: ["team.acme.example", "ops.acme.example"] },
+    });
+  });
+
+  it("sends --name and each list flag as given, none as null", async () => {
+    const api = stubApi(200, restrictedKey);
+
+    const result = await runCli(
+      ["api-keys", "update", restrictedKey.id, "--name", "Renamed", "--allowed-ips", "none", "--sender-domains", "acme.example,mail.acme.example", "--recipient-domains", "NONE"],
+      { env: stubEnv, fetch: api.fetch },
+    );
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toEqual([
+      expect.objectContaining({
+        method: "PATCH",
+        target: `/v1/api-keys/${restrictedKey.id}`,
+        body: { name: "Renamed", restrictions: { allowed_ips: null, sender_domains: ["acme.example", "mail.acme.example"], recipient_domains: null } },
+      }),
+    ]);
+  });
+
+  it("shows the updated key with its restrictions on a terminal", async () => {
+    const result = await runCli(["api-keys", "update", restrictedKey.id, "--sender-domains", "acme.example"], { env: stubEnv, tty: true, fetch: stubApi(200, restrictedKey).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^restrictions +ips 203\.0\.113\.0\/24 · from acme\.example · to anywhere$/m);
+  });
+
+  it.each([
+    ["no flags", []],
+    ["an empty list", ["--sender-domains", ","]],
+    ["none among domains", ["--sender-domains", "none,acme.example"]],
+  ])("exits 2 with nothing sent for %s", async (_, flags) => {
+    const api = stubApi(200, restrictedKey);
+
+    const result = await runCli(["api-keys", "update", restrictedKey.id, ...flags], { env: stubEnv, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toMatchObject({ error: "usage" });
+    expect(api.seen).toEqual([]);
   });
 });
 

@@ -1,8 +1,31 @@
-import type { Noun } from "../command.js";
-import { definedOnly, optionalString, requiredString } from "../command.js";
+import type { Argv } from "yargs";
+import type { CreateApiKeyParams } from "mailroom";
+import type { Args, Noun } from "../command.js";
+import { UsageError, definedOnly, listOrNone, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant } from "../time.js";
 import { apiKeyColumns, renderApiKey } from "./render.js";
+
+/** The key's `restrictions`, one comma-separated flag each (ApiKeyRestrictionsInput). */
+const RESTRICTION_FLAGS = [
+  { flag: "allowed-ips", field: "allowed_ips", describe: "Addresses or CIDR ranges it may be used from" },
+  { flag: "sender-domains", field: "sender_domains", describe: "Domains it may send from (sending_access keys only)" },
+  { flag: "recipient-domains", field: "recipient_domains", describe: "Domains it may send to (sending_access keys only)" },
+] as const;
+
+/** Adds the restriction flags; `suffix` ends each description (how to lift one, on update). */
+function restrictionFlags(yargs: Argv, suffix = ""): Argv {
+  return RESTRICTION_FLAGS.reduce((chain, { flag, describe }) => chain.option(flag, { type: "string", describe: `${describe}, comma-separated${suffix}` }), yargs).group(
+    RESTRICTION_FLAGS.map(({ flag }) => flag),
+    "Restrictions:",
+  );
+}
+
+/** The restrictions given (null for `none`, which lifts one); undefined when no flag is, so that nothing is sent. */
+function restrictionsOf(args: Args): CreateApiKeyParams["restrictions"] {
+  const restrictions = Object.fromEntries(RESTRICTION_FLAGS.map(({ flag, field }) => [field, listOrNone(args, flag)]).filter(([, value]) => value !== undefined));
+  return Object.keys(restrictions).length > 0 ? restrictions : undefined;
+}
 
 export const apiKeys: Noun = {
   name: "api-keys",
@@ -15,13 +38,16 @@ export const apiKeys: Noun = {
       examples: [
         ['$0 api-keys create --name "Billing service" --permission sending_access', "A key that can only send"],
         ['$0 api-keys create --name CI --expires-at 30d --json | jq -r .secret', "A key for CI that expires in 30 days"],
+        ['$0 api-keys create --name Web --permission sending_access --sender-domains acme.example --allowed-ips 203.0.113.0/24', "A key that sends only from acme.example, only from one network"],
       ],
       builder: (yargs) =>
-        yargs
-          .option("name", { type: "string", describe: "What the key is for", demandOption: "Give the key a --name." })
-          .option("permission", { type: "string", choices: ["full_access", "sending_access"], describe: "What it may do (default full_access)" })
-          .option("expires-at", { type: "string", describe: "When it stops working: RFC 3339 or a duration from now (30d)" })
-          .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
+        restrictionFlags(
+          yargs
+            .option("name", { type: "string", describe: "What the key is for", demandOption: "Give the key a --name." })
+            .option("permission", { type: "string", choices: ["full_access", "sending_access"], describe: "What it may do (default full_access)" })
+            .option("expires-at", { type: "string", describe: "When it stops working: RFC 3339 or a duration from now (30d)" })
+            .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
+        ),
       async run({ client, output }, args) {
         const expiresAt = optionalString(args, "expires-at");
         const body = {
@@ -29,6 +55,7 @@ export const apiKeys: Noun = {
           ...definedOnly({
             permission: optionalString(args, "permission") as "full_access" | "sending_access" | undefined,
             expires_at: expiresAt && parseInstant(expiresAt, "expires-at"),
+            restrictions: restrictionsOf(args),
           }),
         };
         const key = await client().apiKeys.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
@@ -52,6 +79,23 @@ export const apiKeys: Noun = {
       examples: [["$0 api-keys get key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Show one key"]],
       async run({ client, output }, args) {
         const key = await client().apiKeys.get(requiredString(args, "api_key_id"));
+        output.result(key, () => renderApiKey(key));
+      },
+    },
+    {
+      command: "update <api_key_id>",
+      describe: "Rename a key or change its restrictions; its secret, permission and expiry stay",
+      operationId: "updateApiKey",
+      examples: [
+        ["$0 api-keys update key_01jc3v6q9k2m8r4t7w0y5z1b3d --sender-domains acme.example,mail.acme.example", "Let the key send only from these domains"],
+        ["$0 api-keys update key_01jc3v6q9k2m8r4t7w0y5z1b3d --allowed-ips none", "Let the key be used from anywhere again"],
+        ['$0 api-keys update key_01jc3v6q9k2m8r4t7w0y5z1b3d --name "Billing service (old)"', "Rename the key"],
+      ],
+      builder: (yargs) => restrictionFlags(yargs.option("name", { type: "string", describe: "What the key is for" }), "; none lifts the limit"),
+      async run({ client, output }, args) {
+        const body = definedOnly({ name: optionalString(args, "name"), restrictions: restrictionsOf(args) });
+        if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --allowed-ips, --sender-domains or --recipient-domains (a list, or none to lift the limit).");
+        const key = await client().apiKeys.update(requiredString(args, "api_key_id"), body);
         output.result(key, () => renderApiKey(key));
       },
     },

@@ -1,5 +1,5 @@
 // Human renderings of the API's objects. JSON output never passes through here.
-import type { ApiKey, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, Problem, Recipient } from "mailroom";
+import type { ApiKey, ApiKeyRestrictions, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, Problem, Recipient } from "mailroom";
 import { cell, fields, table } from "../output.js";
 
 export const messageColumns = {
@@ -13,8 +13,8 @@ export const eventColumns = {
 };
 
 export const apiKeyColumns = {
-  headers: ["ID", "NAME", "PERMISSION", "TOKEN", "LAST USED", "STATUS"],
-  row: (key: ApiKey) => [key.id, cell(key.name, 30), key.permission, key.redacted_key, key.last_used_at ?? "never", apiKeyState(key)],
+  headers: ["ID", "NAME", "PERMISSION", "TOKEN", "LAST USED", "STATUS", "RESTRICTIONS"],
+  row: (key: ApiKey) => [key.id, cell(key.name, 30), key.permission, key.redacted_key, key.last_used_at ?? "never", apiKeyState(key), cell(restrictionsLine(key.restrictions), 50)],
 };
 
 export function renderMessage(message: Message): string {
@@ -144,6 +144,7 @@ export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_ex
     ["name", key.name],
     ["environment", key.environment],
     ["permission", key.permission],
+    ["restrictions", restrictionsLine(key.restrictions)],
     ["status", apiKeyState(key)],
     ["expires_at", key.expires_at],
     ["last_used_at", key.last_used_at ?? "never"],
@@ -151,6 +152,16 @@ export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_ex
     ["previous_secret_expires_at", key.previous_secret_expires_at],
   ]);
   return key.secret ? `${details}\n\nsecret  ${key.secret}\n\nThe secret is shown only now: store it somewhere safe.` : details;
+}
+
+/**
+ * A key's limits on one line (`ips 203.0.113.0/24 · from acme.example · to anywhere`), or
+ * undefined for a key without any, which is then shown without the line.
+ */
+function restrictionsLine({ allowed_ips, sender_domains, recipient_domains }: ApiKeyRestrictions): string | undefined {
+  if (allowed_ips === null && sender_domains === null && recipient_domains === null) return undefined;
+  const listed = (values: string[] | null, otherwise: string) => values?.join(", ") ?? otherwise;
+  return `ips ${listed(allowed_ips, "any")} · from ${listed(sender_domains, "anywhere")} · to ${listed(recipient_domains, "anywhere")}`;
 }
 
 function apiKeyState(key: ApiKey): string {

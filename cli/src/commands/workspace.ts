@@ -1,6 +1,6 @@
 import type { Workspace } from "mailroom";
 import type { Noun } from "../command.js";
-import { UsageError, definedOnly, optionalString } from "../command.js";
+import { UsageError, definedOnly, isNone, optionalString } from "../command.js";
 import { fields } from "../output.js";
 import { switchesOn } from "./render.js";
 import { TRACKING_FLAGS, trackingFlags, trackingValues } from "./tracking-flags.js";
@@ -31,7 +31,7 @@ const CONTENT_RETENTION_DAYS = { flag: "content-retention-days", unit: "days", m
  */
 function countOrNone(value: unknown, { flag, unit, max }: { flag: string; unit: string; max: number }): number | null | undefined {
   if (value === undefined) return undefined;
-  if (value === false || String(value).trim().toLowerCase() === "none") return null;
+  if (isNone(value)) return null;
   const text = String(value).trim();
   const count = Number(text);
   if (!/^\d+$/.test(text) || count < 1 || count > max) {
