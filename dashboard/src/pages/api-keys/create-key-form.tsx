@@ -1,16 +1,21 @@
-import type { ApiKeyWithSecret, CreateApiKeyParams } from "mailroom";
+import { useState } from "react";
+import type { ApiKeyRestrictions, ApiKeyWithSecret, CreateApiKeyParams } from "mailroom";
 import { useApi } from "../../api/api-context";
 import { useAction } from "../../api/use-request";
 import { ActionButton, DialogActions } from "../../components/action-button";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
+import { givenRestrictions } from "../../lib/api-key-restrictions";
 import { isEnvironment, type Environment } from "../../lib/environment";
 import { dateInputToInstant, dateInputValue } from "../../lib/format";
 import { readForm } from "../../lib/forms";
+import { readRestrictionFields, RestrictionFields } from "./restriction-fields";
 
-/** createApiKey: name, environment, permission, optional expiry. */
+/** createApiKey: name, environment, permission, optional expiry and restrictions. */
 export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
   const api = useApi();
+  const [sendingAccess, setSendingAccess] = useState(false);
+  const [sent, setSent] = useState<ApiKeyRestrictions>();
   // A key is created in the environment of the credential that creates it (the contract's
   // ApiKeys tag), so a key for the other environment needs that environment's token.
   const create = useAction(async (environment: Environment, params: CreateApiKeyParams) => {
@@ -22,11 +27,14 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
         const form = readForm(event);
         const environmentValue = form.text("environment");
         const expiresAt = dateInputToInstant(form.text("expires_on"));
-        const permission = form.text("permission") === "sending_access" ? "sending_access" : "full_access";
+        const restrictions = readRestrictionFields(form);
+        const given = givenRestrictions(restrictions);
+        setSent(restrictions);
         void create.run(isEnvironment(environmentValue) ? environmentValue : api.environment, {
           name: form.text("name"),
-          permission,
+          permission: sendingAccess ? "sending_access" : "full_access",
           ...(expiresAt ? { expires_at: expiresAt } : {}),
+          ...(given ? { restrictions: given } : {}),
         });
       }}
     >
@@ -41,7 +49,7 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
           </select>
         </Field>
         <Field label="Permission">
-          <select name="permission" defaultValue="full_access">
+          <select name="permission" defaultValue="full_access" onChange={(event) => setSendingAccess(event.target.value === "sending_access")}>
             <option value="full_access">Full access</option>
             <option value="sending_access">Sending access (send messages only)</option>
           </select>
@@ -49,6 +57,7 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
         <Field label="Expires on (optional)" hint="Leave empty for a key that does not expire.">
           <input name="expires_on" type="date" min={dateInputValue(1)} />
         </Field>
+        <RestrictionFields sendingAccess={sendingAccess} error={create.error} sent={sent} />
       </div>
       {create.error !== undefined && <ErrorState error={create.error} title="Could not create the key" compact />}
       <DialogActions onCancel={onCancel} pending={create.pending}>

@@ -1,0 +1,75 @@
+import type { ApiKey } from "mailroom";
+import { Table } from "../../components/table";
+import { describeRestrictions } from "../../lib/api-key-restrictions";
+import { PERMISSION_LABELS, formatDate, formatDateTime } from "../../lib/format";
+
+type KeyStatus = "active" | "expired" | "revoked";
+
+function statusOf(key: ApiKey, now = Date.now()): KeyStatus {
+  if (key.revoked_at) return "revoked";
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return "expired";
+  return "active";
+}
+
+interface KeyTableProps {
+  keys: ApiKey[];
+  /** Developers and above: Edit, Rotate and Revoke on each key not yet revoked. */
+  canManage: boolean;
+  onEdit: (key: ApiKey) => void;
+  onRotate: (key: ApiKey) => void;
+  onRevoke: (key: ApiKey) => void;
+}
+
+/** The environment's keys, each with its restrictions under its name. */
+export function KeyTable({ keys, canManage, onEdit, onRotate, onRevoke }: KeyTableProps) {
+  return (
+    <Table columns={["Name", "Key", "Permission", "Created", "Last used", "Expires", "Status"]} actions={canManage}>
+      {keys.map((key) => {
+        const status = statusOf(key);
+        const restrictions = describeRestrictions(key.restrictions);
+        return (
+          <tr key={key.id} data-testid="api-key-row">
+            <td>
+              {key.name}
+              {restrictions && (
+                <p className="muted api-keys__restrictions" data-testid="api-key-restrictions">
+                  {restrictions}
+                </p>
+              )}
+            </td>
+            <td className="mono nowrap">{key.redacted_key}</td>
+            <td className="nowrap">{PERMISSION_LABELS[key.permission]}</td>
+            <td className="nowrap">{formatDate(key.created_at)}</td>
+            <td className="nowrap">{formatDateTime(key.last_used_at, "Never")}</td>
+            <td className="nowrap">{formatDate(key.expires_at, "Never")}</td>
+            <td>
+              <span className={`badge badge--key-${status}`}>{status}</span>
+            </td>
+            {canManage && (
+              <td className="table__actions">
+                {status !== "revoked" && (
+                  <div className="table__button-group">
+                    <button type="button" className="button button--small" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
+                      Edit
+                    </button>
+                    <button type="button" className="button button--small" aria-label={`Rotate ${key.name}`} onClick={() => onRotate(key)}>
+                      Rotate
+                    </button>
+                    <button
+                      type="button"
+                      className="button button--small button--danger"
+                      aria-label={`Revoke ${key.name}`}
+                      onClick={() => onRevoke(key)}
+                    >
+                      Revoke
+                    </button>
+                  </div>
+                )}
+              </td>
+            )}
+          </tr>
+        );
+      })}
+    </Table>
+  );
+}

@@ -1,0 +1,48 @@
+import type { ApiKeyRestrictions } from "mailroom";
+import { Field } from "../../components/field";
+import { listOrNull, listText, restrictionProblems, type RestrictionField } from "../../lib/api-key-restrictions";
+import type { FormValues } from "../../lib/forms";
+
+/** The fields below as the form gives them: a field left empty, or not shown, is null (no limit). */
+export function readRestrictionFields(form: FormValues): ApiKeyRestrictions {
+  return {
+    allowed_ips: listOrNull(form.raw("allowed_ips")),
+    sender_domains: listOrNull(form.raw("sender_domains")),
+    recipient_domains: listOrNull(form.raw("recipient_domains")),
+  };
+}
+
+interface RestrictionFieldsProps {
+  /** The key's limits now, when it is being edited. */
+  current?: ApiKeyRestrictions;
+  /** Only a sending_access key takes domain limits: a full_access key could lift its own. */
+  sendingAccess: boolean;
+  /** The form's last failure and the restrictions it sent, for the server's problems beside each field. */
+  error: unknown;
+  sent: ApiKeyRestrictions | undefined;
+}
+
+/** A key's restrictions (createApiKey and updateApiKey): where it may be used from and, for sending, which domains. */
+export function RestrictionFields({ current, sendingAccess, error, sent }: RestrictionFieldsProps) {
+  const problems = (field: RestrictionField) => restrictionProblems(error, field, sent?.[field]);
+  const text = (field: RestrictionField) => listText(current?.[field] ?? null);
+  return (
+    <fieldset className="fieldset-plain">
+      <legend>Restrictions (optional)</legend>
+      <p className="field__hint">One a line, or separated by commas. Leave a field empty for no limit.</p>
+      <Field label="Allowed IP addresses" hint="Addresses or CIDR ranges, IPv4 or IPv6, such as 203.0.113.0/24." errors={problems("allowed_ips")}>
+        <textarea name="allowed_ips" rows={2} defaultValue={text("allowed_ips")} spellCheck={false} autoComplete="off" />
+      </Field>
+      {sendingAccess && (
+        <>
+          <Field label="Sender domains" hint="The key sends only from these domains, exactly: acme.example does not cover eu.acme.example." errors={problems("sender_domains")}>
+            <textarea name="sender_domains" rows={2} defaultValue={text("sender_domains")} spellCheck={false} autoComplete="off" />
+          </Field>
+          <Field label="Recipient domains" hint="The key sends only to addresses at these domains (to, cc and bcc)." errors={problems("recipient_domains")}>
+            <textarea name="recipient_domains" rows={2} defaultValue={text("recipient_domains")} spellCheck={false} autoComplete="off" />
+          </Field>
+        </>
+      )}
+    </fieldset>
+  );
+}
