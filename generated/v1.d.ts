@@ -362,6 +362,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The environment's audit log, newest first: one event per successful change made through
+         *     `/v1` (the dashboard included) to API keys and webhook endpoints of this environment, and
+         *     to what the workspace's two environments share (its settings, domains, templates,
+         *     members and invitations), which appears in both environments' logs. Revealing a webhook
+         *     endpoint's signing secret is recorded too. Messages and suppressions are not: their own
+         *     events and lists record them. Needs a `full_access` key, or the admin role.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2482,6 +2507,54 @@ export interface components {
             /** @description Pass as `after` for the next page. */
             next_cursor: string | null;
         };
+        AuditEvent: {
+            /** @description The audit event id, `aud_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "audit_event";
+            environment: components["schemas"]["Environment"];
+            /** @description The operation that made the change, e.g. `updateApiKey`. */
+            operation: string;
+            /** @description Who made the change. */
+            actor: {
+                /**
+                 * @description An API key, or a member (through the dashboard or their access token).
+                 * @enum {string}
+                 */
+                type: "api_key" | "user";
+                /** @description The key's id (`key_…`) or the member's user id (`usr_…`). */
+                id: string;
+            };
+            /** @description What was changed. */
+            target: {
+                /** @description The kind of object, e.g. `api_key`, `webhook`, `domain`, `template`, `member`, `invitation`, `workspace`. */
+                type: string;
+                /** @description Its id (a member's user id); null when the change has none. */
+                id: string | null;
+            };
+            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). */
+            fields: string[];
+            /** @description The address the request came from, as the server saw it (TRUST_PROXY). */
+            ip_address: string | null;
+            /** @description The request's `Request-Id`, to find it in the server's logs. */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            created_at: string;
+        };
+        AuditEventList: {
+            /** @description The page. */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
         ApiKeyList: {
             /** @description The page. */
             data: components["schemas"]["ApiKey"][];
@@ -4245,6 +4318,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+                /** @description Only changes made by this operation, e.g. `revokeApiKey`. */
+                operation?: string;
+                /** @description Only changes made by this API key (`key_…`) or member (`usr_…`). */
+                actor_id?: string;
+                /** @description Only changes to this object, e.g. a key's or a domain's id. */
+                target_id?: string;
+                /** @description Only items created at or after this instant (RFC 3339). */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /** @description Only items created before this instant (RFC 3339). */
+                created_before?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,7 +1,9 @@
 import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import openapiGlue from "fastify-openapi-glue";
+import { isAudited } from "./domain/audit.js";
 import { ValidationError } from "./domain/errors.js";
 import { newId } from "./domain/ids.js";
+import { recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
 import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
@@ -142,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ...(requirement ? { onRequest: authenticate(requirement) } : {}),
         ...(op.body !== "none" ? { preValidation: bodyPresence(op.body) } : {}),
         ...(isPost ? { onSend: store } : {}),
+        ...(isAudited(operationId) ? { preSerialization: recordAuditedChange(operationId, services.auditLog) } : {}),
       };
     }) as never,
   });

@@ -18,6 +18,7 @@ import { renderMessage } from "./delivery/render.js";
 import { ComposeThreads } from "./delivery/compose-threads.js";
 import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
+import { AuditLogService } from "./services/audit-log.js";
 import { AuthService } from "./services/auth.js";
 import { DomainsService } from "./services/domains.js";
 import { ResealService } from "./services/reseal.js";
@@ -56,6 +57,7 @@ export interface Services {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyService;
   apiKeys: ApiKeysService;
+  auditLog: AuditLogService;
   workspace: WorkspaceService;
   messages: MessagesService;
   messagePreviews: MessagePreviewService;
@@ -200,6 +202,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
     idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock),
     apiKeys,
+    auditLog: new AuditLogService(repositories.auditEvents, clock),
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
     messages,
     messagePreviews: new MessagePreviewService(messages, repositories.suppressions, renderMessage),

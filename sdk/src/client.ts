@@ -7,6 +7,7 @@ import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
 import { Domains } from "./resources/domains.js";
 import { Events } from "./resources/events.js";
+import { AuditEvents } from "./resources/audit-events.js";
 import { Inbound } from "./resources/inbound.js";
 import { Messages } from "./resources/messages.js";
 import { Suppressions } from "./resources/suppressions.js";
@@ -71,6 +72,7 @@ interface FetchResult<Data> {
 export class Mailroom {
   readonly messages: Messages;
   readonly events: Events;
+  readonly auditEvents: AuditEvents;
   readonly apiKeys: ApiKeys;
   readonly workspace: WorkspaceResource;
   readonly domains: Domains;
@@ -114,6 +116,7 @@ export class Mailroom {
     });
     this.messages = new Messages(this);
     this.events = new Events(this);
+    this.auditEvents = new AuditEvents(this);
     this.apiKeys = new ApiKeys(this);
     this.workspace = new WorkspaceResource(this);
     this.domains = new Domains(this);

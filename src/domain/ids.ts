@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   session: "ses",
   accessToken: "tok",
   request: "req",
+  auditEvent: "aud",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

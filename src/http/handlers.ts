@@ -67,6 +67,13 @@ export function createHandlers(
     listEvents: async (req) =>
       services.messages.listAllEvents(principalOf(req), { type: req.query.type, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) }, pageOf(req.query)),
 
+    listAuditEvents: async (req) =>
+      services.auditLog.list(
+        principalOf(req),
+        { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
+        pageOf(req.query),
+      ),
+
     createApiKey: async (req, reply) => {
       const key = await services.apiKeys.create(principalOf(req), req.body);
       reply.code(201).header("location", `/v1/api-keys/${key.id}`);

@@ -172,6 +172,9 @@ describe("every response honours the contract", () => {
     await expectConforming("getWorkspace", "GET", "/v1/workspace", "/v1/workspace");
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { default_from: "Acme <hello@acme.example>" } });
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: {} });
+    const audit = await expectConforming("listAuditEvents", "GET", "/v1/audit-events", "/v1/audit-events?limit=2");
+    expect(audit.json().data).toHaveLength(2);
+    await expectConforming("listAuditEvents", "GET", "/v1/audit-events", "/v1/audit-events?created_after=yesterday");
   });
 
   it("for accounts, members and invitations", async () => {

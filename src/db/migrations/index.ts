@@ -11,6 +11,7 @@ import * as domainChecks from "./009-domain-checks.js";
 import * as contentRetention from "./010-content-retention.js";
 import * as replyRetention from "./011-reply-retention.js";
 import * as keyRestrictions from "./012-key-restrictions.js";
+import * as auditEvents from "./013-audit-events.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "010-content-retention": contentRetention,
   "011-reply-retention": replyRetention,
   "012-key-restrictions": keyRestrictions,
+  "013-audit-events": auditEvents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

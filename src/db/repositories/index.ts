@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Database } from "../connection.js";
 import { GroupCommit } from "../group-commit.js";
 import { ApiKeysRepository } from "./api-keys.js";
+import { AuditEventsRepository } from "./audit-events.js";
 import { DomainsRepository } from "./domains.js";
 import { EventsRepository } from "./events.js";
 import { IdempotencyRepository } from "./idempotency.js";
@@ -26,6 +27,7 @@ export type Transaction = Knex.Transaction;
 export interface Repositories {
   workspaces: WorkspacesRepository;
   apiKeys: ApiKeysRepository;
+  auditEvents: AuditEventsRepository;
   messages: MessagesRepository;
   events: EventsRepository;
   jobs: JobsRepository;
@@ -57,6 +59,7 @@ export function createRepositories(db: Database): Repositories {
   return {
     workspaces: new WorkspacesRepository(db.knex),
     apiKeys: new ApiKeysRepository(db.knex),
+    auditEvents: new AuditEventsRepository(db.knex),
     messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries, inbound),
     events: new EventsRepository(db.knex),
     jobs: new JobsRepository(db.knex, db.dialect),

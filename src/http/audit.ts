@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AuditedOperation } from "../domain/audit.js";
+import type { AuditLogService } from "../services/audit-log.js";
+
+/**
+ * preSerialization for an audited operation: once its handler has succeeded, records the change
+ * (docs/audit-log.md) before the answer leaves, so a client that saw the 2xx can find the change
+ * in the log. A replayed idempotent answer is sent as stored bytes, which skip this hook: a
+ * change is recorded once, however often its answer is replayed.
+ */
+export function recordAuditedChange(operation: AuditedOperation, auditLog: AuditLogService) {
+  return async function audit(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    if (reply.statusCode >= 300 || !req.principal) return payload;
+    try {
+      await auditLog.record(req.principal, { operation, targetId: targetIdOf(req, payload), fields: fieldsOf(req.body), ipAddress: req.ip ?? null, requestId: req.id });
+    } catch (err) {
+      // The change itself is committed; failing the answer would invite a retry that repeats it.
+      req.log.error({ err, operation }, "could not record the audit event");
+    }
+    return payload;
+  };
+}
+
+/** What was changed: the answer's id (a create's new object), else the path's id (a member's user id, a secret's endpoint). */
+function targetIdOf(req: FastifyRequest, payload: unknown): string | null {
+  const answered = (payload as { id?: unknown } | null)?.id;
+  if (typeof answered === "string") return answered;
+  const addressed = Object.values((req.params ?? {}) as Record<string, unknown>).find((value) => typeof value === "string");
+  return (addressed as string | undefined) ?? null;
+}
+
+/** The request body's top-level field names: what the caller asked to change, never the values. */
+function fieldsOf(body: unknown): string[] {
+  return body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body).sort() : [];
+}

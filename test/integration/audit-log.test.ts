@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+interface AuditEvent {
+  id: string;
+  environment: string;
+  operation: string;
+  actor: { type: string; id: string };
+  target: { type: string; id: string | null };
+  fields: string[];
+  ip_address: string | null;
+  request_id: string;
+  created_at: string;
+}
+
+describe.each(databases)("audit log ($name)", (database) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const auditLog = async (query = "", key?: string): Promise<AuditEvent[]> => {
+    const res = await t.call({ method: "GET", url: `/v1/audit-events${query}`, ...(key ? { key } : {}) });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+  /** The id of the key a TestApp secret belongs to, as the audit log names it. */
+  const keyIdOf = async (secret: string) => {
+    const keys = (await t.call({ method: "GET", url: "/v1/api-keys?limit=100", key: secret })).json().data as Array<{ id: string; redacted_key: string }>;
+    return keys.find((k) => k.redacted_key.endsWith(secret.slice(-4)))!.id;
+  };
+
+  describe("listAuditEvents", () => {
+    it("records a change with who made it, what it changed, the fields given, the address and the request id", async () => {
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", remoteAddress: "203.0.113.7", payload: { name: "Billing", permission: "sending_access", restrictions: { sender_domains: ["acme.example"] } } });
+      expect(created.statusCode).toBe(201);
+      const [event, ...rest] = await auditLog();
+      expect(rest).toEqual([]);
+      expect(event).toEqual({
+        id: expect.stringMatching(/^aud_[0-9a-z]{26}$/),
+        object: "audit_event",
+        environment: "sandbox",
+        operation: "createApiKey",
+        actor: { type: "api_key", id: await keyIdOf(t.workspace.sandboxKey) },
+        target: { type: "api_key", id: created.json().id },
+        fields: ["name", "permission", "restrictions"],
+        ip_address: "203.0.113.7",
+        request_id: created.headers["request-id"],
+        created_at: new Date(t.clock.now()).toISOString(),
+      });
+    });
+
+    it("never keeps a value, so no secret can reach the log", async () => {
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Billing" } });
+      await t.call({ method: "POST", url: `/v1/api-keys/${created.json().id}/rotate`, payload: { overlap_seconds: 0 } });
+      await t.call({ method: "PATCH", url: "/v1/workspace", payload: { default_from: "Ada <ada@acme.example>" } });
+      const body = (await t.call({ method: "GET", url: "/v1/audit-events" })).body;
+      expect(body).not.toContain(created.json().secret);
+      expect(body).not.toContain("Billing");
+      expect(body).not.toContain("ada@acme.example");
+      expect((await auditLog()).map((e) => e.operation)).toEqual(["updateWorkspace", "rotateApiKey", "createApiKey"]);
+    });
+
+    it("shows a change to what both environments share in both logs, and an environment's own change only in its log", async () => {
+      await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 1000 } });
+      await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Sandbox only" } });
+      expect((await auditLog()).map((e) => [e.operation, e.environment])).toEqual([["createApiKey", "sandbox"], ["updateWorkspace", "sandbox"]]);
+      const live = await auditLog("", t.workspace.liveKey);
+      expect(live.map((e) => [e.operation, e.environment, e.fields])).toEqual([["updateWorkspace", "live", ["monthly_quota"]]]);
+      expect(live[0]!.actor.id).toBe(await keyIdOf(t.workspace.sandboxKey));
+    });
+
+    it("records nothing for a refused request, a read, or a send", async () => {
+      await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "" } });
+      await t.call({ method: "PATCH", url: "/v1/api-keys/key_00000000000000000000000000", payload: { name: "Nope" } });
+      await t.call({ method: "GET", url: "/v1/api-keys" });
+      await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() });
+      await t.call({ method: "POST", url: "/v1/suppressions", payload: { email: "ada@example.com" } });
+      expect(await auditLog()).toEqual([]);
+    });
+
+    it("records a change once however often its idempotent answer is replayed", async () => {
+      const send = () => t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Once" }, headers: { "idempotency-key": "audit-1" } });
+      expect((await send()).statusCode).toBe(201);
+      const replay = await send();
+      expect(replay.headers["idempotent-replayed"]).toBe("true");
+      expect(await auditLog()).toHaveLength(1);
+    });
+
+    it("records who revealed a webhook endpoint's signing secret", async () => {
+      const webhook = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example.com/mailroom" } });
+      await t.call({ method: "GET", url: `/v1/webhooks/${webhook.json().id}/secret` });
+      const [revealed] = await auditLog();
+      expect(revealed).toMatchObject({ operation: "getWebhookSecret", target: { type: "webhook", id: webhook.json().id }, fields: [] });
+    });
+
+    it("names a member by user id when they change something through the dashboard", async () => {
+      const owner = await signedUp(t, { email: "ada@acme.example", name: "Ada", workspace_name: "Acme" });
+      const token = await owner.session.token(owner.workspaceId);
+      const invited = await t.call({ method: "POST", url: "/v1/invitations", key: token, payload: { email: "grace@acme.example", role: "developer" } });
+      expect(invited.statusCode).toBe(201);
+      const [event] = await auditLog("", token);
+      expect(event).toMatchObject({ operation: "createInvitation", actor: { type: "user", id: owner.userId }, target: { type: "invitation", id: invited.json().id }, fields: ["email", "role"] });
+    });
+
+    it("filters by operation, actor, target and time, and pages newest first", async () => {
+      const first = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "First" } });
+      t.clock.advance(60_000);
+      const cutoff = new Date(t.clock.now()).toISOString();
+      await t.call({ method: "PATCH", url: `/v1/api-keys/${first.json().id}`, payload: { name: "Renamed" } });
+      await t.call({ method: "PATCH", url: `/v1/api-keys/${first.json().id}`, key: first.json().secret, payload: { name: "Renamed again" } });
+      await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Second" } });
+
+      expect((await auditLog("?operation=updateApiKey")).map((e) => e.operation)).toEqual(["updateApiKey", "updateApiKey"]);
+      expect((await auditLog(`?actor_id=${first.json().id}`)).map((e) => e.fields)).toEqual([["name"]]);
+      expect((await auditLog(`?target_id=${first.json().id}`)).map((e) => e.operation)).toEqual(["updateApiKey", "updateApiKey", "createApiKey"]);
+      expect((await auditLog(`?created_before=${encodeURIComponent(cutoff)}`)).map((e) => e.operation)).toEqual(["createApiKey"]);
+      expect(await auditLog(`?created_after=${encodeURIComponent(cutoff)}`)).toHaveLength(3);
+
+      const page = (await t.call({ method: "GET", url: "/v1/audit-events?limit=3" })).json();
+      expect(page.has_more).toBe(true);
+      const next = (await t.call({ method: "GET", url: `/v1/audit-events?limit=3&after=${page.next_cursor}` })).json();
+      expect([...page.data, ...next.data].map((e: AuditEvent) => e.id)).toEqual((await auditLog()).map((e) => e.id));
+      expect(next.has_more).toBe(false);
+    });
+
+    it("shows a workspace only its own log", async () => {
+      await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Ours" } });
+      await t.call({ method: "POST", url: "/v1/api-keys", key: t.other.sandboxKey, payload: { name: "Theirs" } });
+      const ours = await auditLog();
+      const theirs = await auditLog("", t.other.sandboxKey);
+      expect(ours).toHaveLength(1);
+      expect(theirs).toHaveLength(1);
+      expect(ours[0]!.id).not.toBe(theirs[0]!.id);
+      expect(await auditLog(`?target_id=${theirs[0]!.target.id}`)).toEqual([]);
+    });
+
+    it("refuses a sending_access key with 403", async () => {
+      const key = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Sender", permission: "sending_access" } })).json();
+      const res = await t.call({ method: "GET", url: "/v1/audit-events", key: key.secret });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("insufficient_permission");
+    });
+  });
+});
