@@ -66,6 +66,10 @@ export class NotFoundError extends APIError {
 export class ConflictError extends APIError {
   override name = "ConflictError";
 }
+/** It existed, but its content was removed for good (`content_removed`, the workspace's content retention). */
+export class GoneError extends APIError {
+  override name = "GoneError";
+}
 export class UnprocessableEntityError extends APIError {
   override name = "UnprocessableEntityError";
 }
@@ -116,6 +120,8 @@ function errorClassFor(status: number): typeof APIError {
       return NotFoundError;
     case 409:
       return ConflictError;
+    case 410:
+      return GoneError;
     case 422:
       return UnprocessableEntityError;
     case 429:

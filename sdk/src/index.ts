@@ -9,6 +9,7 @@ export {
   PermissionDeniedError,
   NotFoundError,
   ConflictError,
+  GoneError,
   UnprocessableEntityError,
   RateLimitError,
   InternalServerError,
