@@ -1,6 +1,7 @@
 import type { Command, Noun } from "../command.js";
 import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
+import { auditEvents } from "./audit-events.js";
 import { doctor } from "./doctor.js";
 import { events } from "./events.js";
 import { domains } from "./domains.js";
@@ -15,7 +16,7 @@ import { webhooks } from "./webhooks.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, apiKeys, workspace, domains, suppressions, usage, accounts, system];
+export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, apiKeys, workspace, auditEvents, domains, suppressions, usage, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };
