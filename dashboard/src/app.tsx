@@ -16,6 +16,7 @@ import { NoWorkspacePage } from "./pages/no-workspace";
 import { NotFoundPage } from "./pages/not-found";
 import { OverviewPage } from "./pages/overview";
 import { SettingsPage } from "./pages/settings";
+import { AuditLogPage } from "./pages/settings/audit-log";
 import { SignInPage } from "./pages/sign-in";
 import { SignUpPage } from "./pages/sign-up";
 import { SuppressionsPage } from "./pages/suppressions";
@@ -91,6 +92,7 @@ function SignedInRoutes() {
                   <Redirect to="/developers/api-keys" replace />
                 </Route>
                 <Route path="/settings" component={SettingsPage} />
+                <Route path="/settings/audit-log" component={AuditLogPage} />
                 <Route component={NotFoundPage} />
               </Switch>
             </AppShell>
