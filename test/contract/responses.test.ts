@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationsOf } from "../../src/http/bindings.js";
 import { loadSpec } from "../../src/http/spec.js";
+import { runMaintenance } from "../../src/maintenance.js";
 import { ContractChecker } from "../helpers/contract.js";
 import { databases } from "../helpers/databases.js";
 import { signedUp } from "../helpers/dashboard-session.js";
@@ -213,6 +214,14 @@ describe("every response honours the contract", () => {
     await expectConforming("getInboundMessage", "GET", "/v1/inbound/{inbound_id}", "/v1/inbound/inb_unknown");
     await expectConforming("getInboundAttachment", "GET", "/v1/inbound/{inbound_id}/attachments/{attachment_index}", `/v1/inbound/${inboundId}/attachments/0`);
     await expectConforming("getInboundAttachment", "GET", "/v1/inbound/{inbound_id}/attachments/{attachment_index}", `/v1/inbound/${inboundId}/attachments/1`);
+    // Once content retention has removed the reply's content, its attachment is 410 content_removed.
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: 1 } });
+    t.clock.advance(2 * 86_400_000);
+    await runMaintenance(t.runtime, { info() {}, warn() {}, error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) });
+    const removed = await expectConforming("getInboundAttachment", "GET", "/v1/inbound/{inbound_id}/attachments/{attachment_index}", `/v1/inbound/${inboundId}/attachments/0`);
+    expect(removed.statusCode).toBe(410);
+    await expectConforming("getInboundMessage", "GET", "/v1/inbound/{inbound_id}", `/v1/inbound/${inboundId}`);
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: null } });
   });
 
   it("for the probes", async () => {
