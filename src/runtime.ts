@@ -14,7 +14,6 @@ import { RelayTransport } from "./delivery/transports/relay.js";
 import { simulateDelivery } from "./delivery/transports/sandbox.js";
 import { DeliveryWorker } from "./delivery/worker.js";
 import { composeMessage } from "./delivery/compose.js";
-import { renderMessage } from "./delivery/render.js";
 import { ComposeThreads } from "./delivery/compose-threads.js";
 import { Metrics } from "./metrics.js";
 import { ApiKeysService } from "./services/api-keys.js";
@@ -123,6 +122,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
   const smtpSlots = new Semaphore(config.delivery.concurrency);
   const composeThreads = config.delivery.composeThreads > 0 ? new ComposeThreads(config.delivery.composeThreads) : null;
+  const compose = composeThreads?.compose ?? composeMessage;
   const worker = new DeliveryWorker(
     {
       jobs: repositories.jobs,
@@ -132,7 +132,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       identity: (workspaceId, domain) => domains.sendingIdentity(workspaceId, domain),
       verp,
       tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, verp),
-      compose: composeThreads?.compose ?? composeMessage,
+      compose,
       routes: {
         sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
         live: {
@@ -205,7 +205,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     auditLog: new AuditLogService(repositories.auditEvents, clock),
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
     messages,
-    messagePreviews: new MessagePreviewService(messages, repositories.suppressions, renderMessage),
+    // Previews render on the compose threads too: a message near the body cap costs tens of
+    // milliseconds of CPU, which must not stall the API's event loop.
+    messagePreviews: new MessagePreviewService(messages, repositories.suppressions, (message, now) => compose({ message, now, signers: [] })),
     members,
     sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
     domains,

@@ -10,7 +10,7 @@ import type { components } from "../../generated/v1.js";
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
 type MessagePreview = components["schemas"]["MessagePreview"];
 
-/** The worker's renderer (delivery/render.ts), handed in so that services do not import delivery. */
+/** The worker's renderer (delivery/compose.ts, unsigned; on the compose threads when there are any), handed in so that services do not import delivery. */
 export type RenderMessage = (message: MessageRecord, now: number) => Promise<{ mime: string; text: string | null }>;
 
 /**

@@ -79,6 +79,18 @@ describe.each(databases)("message previews ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("answers the same source when the process renders on compose threads (DELIVERY_COMPOSE_THREADS) as on its event loop", async () => {
+      const body = aMessage({ attachments: [{ filename: "a.txt", content: Buffer.from("hello").toString("base64"), content_type: "text/plain" }] });
+      const onLoop = await previewOk(body);
+      await t.restart({ DELIVERY_COMPOSE_THREADS: "1" });
+      const onThread = await previewOk(body);
+      // The Message-ID (a new id per preview) and the MIME boundaries differ; the rest is the same.
+      const stable = (mime: string) => mime.replace(/msg_[0-9a-z]+/g, "msg_").replace(/-{2,}_NmP-[0-9a-f-]+/g, "--boundary").replace(/boundary="[^"]+"/g, 'boundary=""');
+      expect(stable(onThread.mime)).toBe(stable(onLoop.mime));
+      expect(onThread.mime).toContain("aGVsbG8=");
+      await expectNothingStored();
+    });
+
     it("renders a template with its variables and names the version it would use", async () => {
       const created = await t.call({
         method: "POST",
