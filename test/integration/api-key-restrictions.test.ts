@@ -87,6 +87,14 @@ describe.each(databases)("API key restrictions ($name)", (database) => {
       expect((await send(key.secret, message)).statusCode).toBe(202);
     });
 
+    it("keeps the restrictions through a rotation: the new secret is held to them too", async () => {
+      const key = await sendingKey({ sender_domains: ["acme.example"] });
+      const rotated = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 0 } });
+      expect(rotated.json().restrictions).toEqual(key.restrictions);
+      const res = await send(rotated.json().secret, { from: "a@other.example", to: "ada@example.com", subject: "Hi", text: "Hi" });
+      expect(res.statusCode).toBe(403);
+    });
+
     it("refuses domain limits on a full_access key with 422", async () => {
       const key = await createKey({ name: "Admin" });
       const res = await updateKey(key.id, { restrictions: { recipient_domains: ["team.example"] } });

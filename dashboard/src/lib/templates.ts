@@ -78,6 +78,20 @@ export function toVariables(rows: readonly VariableRow[]): TemplateVariable[] {
   });
 }
 
+/**
+ * Variable values typed as JSON (the preview's sample values, a test send's variables): an
+ * object, or a VariableInputError at `pointer` saying what is expected.
+ */
+export function parseVariableValues(text: string, pointer: string, what: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // Said below, as for any other value that is not an object.
+  }
+  throw new VariableInputError(pointer, `${what} must be a JSON object, such as {"first_name": "Ada"}.`);
+}
+
 // A value of each type for a required variable without a default, so a preview renders at once.
 const SAMPLE_BY_TYPE: Record<VariableType, (name: string) => unknown> = {
   string: (name) => name.replace(/_/g, " "),

@@ -15,8 +15,8 @@ import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import {
   TEMPLATES_SCOPE_NOTE,
-  VariableInputError,
   contentOf,
+  parseVariableValues,
   sameContent,
   sampleValues,
   toRow,
@@ -62,14 +62,7 @@ async function saveIfChanged(api: Api, template: Template, content: TemplateCont
 
 /** The preview's variables: the sample values as typed, or derived from the declarations. */
 function previewVariables(samplesText: string | null, content: TemplateContent): Record<string, unknown> {
-  if (samplesText === null) return sampleValues(content.variables);
-  try {
-    const parsed: unknown = JSON.parse(samplesText);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // Said below, as for any other value that is not an object.
-  }
-  throw new VariableInputError("/samples", "The sample values must be a JSON object, such as {\"first_name\": \"Ada\"}.");
+  return samplesText === null ? sampleValues(content.variables) : parseVariableValues(samplesText, "/samples", "The sample values");
 }
 
 interface EditorProps {
