@@ -27,6 +27,7 @@ import {
 import { PublishedBadge } from "./template-badges";
 import { TemplatePreview } from "./template-preview";
 import { problemLines, TemplateProblems } from "./template-problems";
+import { TestSendDialog } from "./test-send-dialog";
 import { VariablesForm } from "./variables-form";
 import { VersionHistory } from "./version-history";
 
@@ -87,10 +88,12 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [samplesText, setSamplesText] = useState<string | null>(null);
   const [publishing, setPublishing] = useState<Template | null>(null);
   const [deleting, setDeleting] = useState<Template | null>(null);
+  const [testing, setTesting] = useState(false);
 
   const edited = editedContent(subject, html, text, rows);
   const content = "content" in edited ? edited.content : null;
   const dirty = content !== null && !sameContent(content, contentOf(template));
+  const shownSamples = samplesText ?? JSON.stringify(content ? sampleValues(content.variables) : {}, null, 2);
   const variableNames = useMemo(() => rows.map((row) => row.name.trim()).filter(Boolean), [rows]);
 
   // The preview saves the draft first (so what it shows is what the draft renders, checked by the
@@ -139,6 +142,9 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
               >
                 Publish
               </button>
+              <button type="button" className="button" onClick={() => setTesting(true)}>
+                Send a test
+              </button>
               <button type="button" className="button button--danger" onClick={() => setDeleting(template)}>
                 Delete
               </button>
@@ -148,7 +154,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       />
       {!canEdit && (
         <p className="notice" role="note" data-testid="read-only-note">
-          You can see this template, its versions and its preview. Developers, admins and owners edit and publish templates.
+          You can see this template, its versions and its preview. Developers, admins and owners edit and publish templates, and send tests of them.
         </p>
       )}
       <dl className="summary card template-summary">
@@ -219,7 +225,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
           rendered={preview.data}
           error={preview.error}
           pending={preview.pending}
-          samplesText={samplesText ?? JSON.stringify(content ? sampleValues(content.variables) : {}, null, 2)}
+          samplesText={shownSamples}
           samplesEdited={samplesText !== null}
           onSamplesChange={setSamplesText}
         />
@@ -237,6 +243,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         onRolledBack={onReplaced}
       />
 
+      {/* Sends need a developer, like editing (createMessage's x-mailroom-role). */}
+      {canEdit && <TestSendDialog template={template} variablesText={shownSamples} open={testing} onClose={() => setTesting(false)} />}
       <ConfirmDialog
         target={publishing}
         title="Publish this draft?"

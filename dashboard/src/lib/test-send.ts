@@ -1,0 +1,123 @@
+import { APIError, newIdempotencyKey, type CreateMessageParams, type MessagePreviewRecipient } from "mailroom";
+// With their extension: the unit tests compile this module under the root tsconfig (NodeNext),
+// which needs it; Vite and the dashboard's tsconfig (Bundler) accept it too.
+import type { Environment } from "./environment.js";
+import { formatDate } from "./format.js";
+import { reasonLabel } from "./suppressions.js";
+import { parseVariableValues, VariableInputError } from "./templates.js";
+
+/** The template page's "Send a test" form, as typed. */
+export interface TestSendForm {
+  to: string;
+  /** Empty: the workspace's default sender. */
+  from: string;
+  /** The variables as JSON. */
+  variablesText: string;
+}
+
+/**
+ * The body that previewMessage checks and createMessage sends: the template by slug alone, so
+ * that it is its published version that goes out, as it would from code. Variables that are not a
+ * JSON object are refused here, at the pointer the server would use.
+ */
+export function testSendBody(slug: string, form: TestSendForm): CreateMessageParams {
+  const from = form.from.trim();
+  return {
+    to: form.to.trim(),
+    ...(from ? { from } : {}),
+    template: { slug, variables: parseVariableValues(form.variablesText, "/template/variables", "The variables") },
+  };
+}
+
+/** Where the form shows a problem: beside one of its fields, or beside the template it sends. */
+export type TestSendField = "to" | "from" | "variables" | "template";
+
+// Longest prefix first: "/template/variables" before "/template".
+const FIELD_POINTERS: ReadonlyArray<[string, TestSendField]> = [
+  ["/to", "to"],
+  ["/from", "from"],
+  ["/template/variables", "variables"],
+  ["/template", "template"],
+];
+
+/** The form's field a problem pointer is about ("/template/variables/first_name": variables), or null. */
+export function fieldOf(pointer: string): TestSendField | null {
+  return FIELD_POINTERS.find(([prefix]) => pointer === prefix || pointer.startsWith(`${prefix}/`))?.[1] ?? null;
+}
+
+/**
+ * What a refusal says about one field, to show beside it: the problems of a 422 at its pointers,
+ * or the variables that could not be read. A variable's problem is led by its name ("first_name
+ * is required"), which the pointer holds (RFC 6901 escapes undone) and the message does not.
+ */
+export function problemsAt(error: unknown, field: TestSendField): string[] {
+  if (error instanceof VariableInputError) return fieldOf(error.pointer) === field ? [error.message] : [];
+  if (!(error instanceof APIError) || error.status !== 422) return [];
+  return error.errors.flatMap(({ pointer, message }) => {
+    if (fieldOf(pointer) !== field) return [];
+    const variable = field === "variables" ? pointer.slice("/template/variables/".length).split("/")[0] : "";
+    return [variable ? `${variable.replace(/~1/g, "/").replace(/~0/g, "~")} ${message}` : message];
+  });
+}
+
+/** A send of one body under one Idempotency-Key. */
+export interface SendAttempt {
+  /** The body as JSON, to know it again. */
+  body: string;
+  key: string;
+}
+
+/**
+ * The attempt for sending `body`: the previous one's key when it is the same body (the previous
+ * attempt may have been accepted without its answer arriving, and the server then replays that
+ * message rather than sending a second), else a new key.
+ */
+export function sendAttempt(previous: SendAttempt | null, body: CreateMessageParams, newKey: () => string = newIdempotencyKey): SendAttempt {
+  const json = JSON.stringify(body);
+  return previous?.body === json ? previous : { body: json, key: newKey() };
+}
+
+/**
+ * Whether a failed send may still have been accepted, so that trying again must carry the same
+ * Idempotency-Key: no answer came (a network failure, a timeout), the server failed (5xx), or the
+ * first request was still running (409 idempotency_key_in_use). Any other answer refused the
+ * message; a new key then, so that a refusal the server keeps (a 429 over the quota) is not
+ * replayed to a later try (docs/idempotency.md).
+ */
+export function mayHaveBeenSent(error: unknown): boolean {
+  if (!(error instanceof APIError)) return true;
+  return error.status >= 500 || error.code === "idempotency_key_in_use";
+}
+
+type SimulatedOutcome = NonNullable<MessagePreviewRecipient["simulated_outcome"]>;
+
+// What the sandbox simulator would do (docs/sandbox.md), finishing "The simulator would …".
+const SIMULATED_OUTCOMES: Record<SimulatedOutcome, string> = {
+  delivered: "deliver it",
+  bounced: "bounce it (a hard bounce)",
+  deferred: "defer it once, then deliver it",
+  opened: "deliver it, then open it",
+  clicked: "deliver it, open it, then click its first link",
+  replied: "deliver it, open it, then reply",
+  complained: "deliver it, open it, then report it as spam",
+  unsubscribed: "deliver it, open it, then unsubscribe",
+};
+
+/** What would happen to a recipient, in words: skipped, simulated, or a real mailbox. */
+export interface RecipientOutlook {
+  /** `suppressed` is a warning; the others are marked with their environment's badge. */
+  kind: "suppressed" | Environment;
+  text: string;
+}
+
+export function recipientOutlook(recipient: Pick<MessagePreviewRecipient, "suppression" | "simulated_outcome">, environment: Environment): RecipientOutlook {
+  const { suppression, simulated_outcome: outcome } = recipient;
+  if (suppression) {
+    return {
+      kind: "suppressed",
+      text: `Suppressed (${reasonLabel(suppression.reason)}, since ${formatDate(suppression.created_at)}): it would be skipped and get nothing. Remove the address from the suppression list to send to it.`,
+    };
+  }
+  if (environment === "live") return { kind: "live", text: "Will be delivered to a real mailbox." };
+  return { kind: "sandbox", text: `The simulator would ${SIMULATED_OUTCOMES[outcome ?? "delivered"]}; nothing leaves Mailroom.` };
+}
