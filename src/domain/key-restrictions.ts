@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { domainOf } from "./addresses.js";
+import type { Permission } from "./environments.js";
 import type { FieldError } from "./errors.js";
 
 /**
@@ -32,7 +33,7 @@ export function isRestricted(restrictions: KeyRestrictions): boolean {
 export function applyRestrictions(
   current: KeyRestrictions,
   input: RestrictionsInput | undefined,
-  permission: string,
+  permission: Permission,
   pointerBase: string,
 ): { restrictions: KeyRestrictions; errors: FieldError[] } {
   const next = { ...current, ...input };
