@@ -90,6 +90,17 @@ describe.each(databases)("audit log ($name)", (database) => {
       expect(await auditLog()).toHaveLength(1);
     });
 
+    it("still answers a committed change with its 2xx when the audit event cannot be written", async () => {
+      // The change is committed before the event is written; failing the answer would invite a
+      // retry that repeats it (docs/audit-log.md). The failure is logged for the operator.
+      await t.runtime.db.knex.schema.renameTable("audit_events", "audit_events_away");
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Unaudited" } });
+      expect(created.statusCode).toBe(201);
+      await t.runtime.db.knex.schema.renameTable("audit_events_away", "audit_events");
+      expect((await t.call({ method: "GET", url: `/v1/api-keys/${created.json().id}` })).statusCode).toBe(200);
+      expect(await auditLog()).toEqual([]);
+    });
+
     it("records who revealed a webhook endpoint's signing secret", async () => {
       const webhook = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example.com/mailroom" } });
       await t.call({ method: "GET", url: `/v1/webhooks/${webhook.json().id}/secret` });
