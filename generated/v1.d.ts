@@ -91,9 +91,15 @@ export interface paths {
          * @description Accepts up to 100 messages in one call. Each message is validated and answered on its
          *     own, in the order given: `data[i]` says what happened to `messages[i]`, either `202`
          *     with the accepted message (durably stored, exactly as `createMessage` would store it) or
-         *     a problem (`422` for an invalid message, `429 monthly_quota_exceeded` past the
-         *     workspace's quota) — one bad message does not stop the others. Only a malformed batch
-         *     as a whole (not an object, no `messages`, more than 100) is refused with a single 4xx.
+         *     a problem (`422` for an invalid message, `403` outside the key's restrictions,
+         *     `429 monthly_quota_exceeded` past the workspace's quota) — one bad message does not stop
+         *     the others. Only a malformed batch as a whole (not an object, no `messages`, more than
+         *     100) is refused with a single 4xx.
+         *
+         *     With `validation: strict` the batch is all or nothing: if any message would be refused,
+         *     none is stored and the answer is one `422 batch_rejected` problem whose `errors` hold
+         *     every refused message's problems, their pointers prefixed with `/messages/<index>`; past
+         *     the quota, one `429 monthly_quota_exceeded` for the whole batch.
          *
          *     The whole batch is idempotent under one `Idempotency-Key`: a retry replays the same
          *     answer and never sends a message twice. Keys with `sending_access` may call this
@@ -2862,9 +2868,17 @@ export interface components {
         CreateMessageBatchRequest: {
             /**
              * @description The messages, each exactly what `createMessage` takes. Each is validated on its own:
-             *     an invalid one is answered with its problem in `data` without refusing the others.
+             *     an invalid one is answered with its problem in `data` without refusing the others
+             *     (unless `validation` is `strict`).
              */
             messages: components["schemas"]["CreateMessageRequest"][];
+            /**
+             * @description `permissive` accepts the messages that pass and answers each refused one in `data`;
+             *     `strict` accepts all of them or none (`422 batch_rejected` listing every problem).
+             * @default permissive
+             * @enum {string}
+             */
+            validation?: "permissive" | "strict";
         };
         MessageBatchItem: {
             /** @description The position of the message in the request. */

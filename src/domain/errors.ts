@@ -76,6 +76,24 @@ export class SenderDomainNotVerifiedError extends DomainError {
   }
 }
 
+/**
+ * A strict batch (createMessageBatch `validation: strict`) with a message that would be refused:
+ * nothing is stored, and every refused message's problems are listed, their pointers under
+ * `/messages/<index>`. A problem without pointers (a key restriction without one, say) points at
+ * its message, with its code leading the text.
+ */
+export class BatchRejectedError extends DomainError {
+  constructor(refused: ReadonlyArray<{ index: number; error: DomainError }>) {
+    const errors = refused.flatMap(({ index, error }): FieldError[] => {
+      const at = `/messages/${index}`;
+      const own = error.extra.errors ?? [];
+      return own.length > 0 ? own.map((e) => ({ ...e, location: "body", pointer: `${at}${e.pointer}` })) : [{ location: "body", pointer: at, message: `${error.code}: ${error.message}` }];
+    });
+    const which = refused.map((r) => r.index).join(", ");
+    super("unprocessable", "batch_rejected", "Batch rejected", `The batch is strict and ${refused.length === 1 ? "message" : "messages"} ${which} would be refused, so none was accepted.`, { errors });
+  }
+}
+
 /** A template that parsed but failed while rendering: past a limit, or an error at run time. */
 export class TemplateRenderFailedError extends DomainError {
   constructor(errors: FieldError[]) {

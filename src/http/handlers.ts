@@ -40,10 +40,10 @@ export function createHandlers(
 
     createMessageBatch: async (req) => {
       const inputs = req.body.messages.map((item) => validateBatchItems.messages(item) ?? item);
-      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null);
+      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null, { strict: req.body.validation === "strict" });
       return {
         object: "batch" as const,
-        data: outcomes.map(({ index, message, error }) => ({ index, message, ...itemAnswer<202 | 422 | 429>(req, error, 202) })),
+        data: outcomes.map(({ index, message, error }) => ({ index, message, ...itemAnswer<202 | 403 | 422 | 429>(req, error, 202) })),
       };
     },
 

@@ -1,7 +1,7 @@
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
 import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
-import { ConflictError, DomainError, NotFoundError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
+import { BatchRejectedError, ConflictError, DomainError, NotFoundError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { outsideRestrictions } from "../domain/key-restrictions.js";
@@ -57,6 +57,13 @@ export interface MessagesServiceSettings {
 /** One message of a batch: its request, or the error its shape already failed with. */
 export type BatchInput = CreateMessageRequest | DomainError;
 
+/** One message of a batch once checked: ready to store, or the error it was refused with. */
+interface PreparedItem {
+  index: number;
+  message: NewMessage | null;
+  error: DomainError | null;
+}
+
 export interface BatchOutcome {
   index: number;
   message: Message | null;
@@ -102,14 +109,14 @@ export class MessagesService {
 
   /**
    * Up to 100 messages, each validated and accepted on its own (one refused message does not
-   * stop the others), all durable before the answer. Under an Idempotency-Key each message
+   * stop the others; with `strict`, it stops them all), all durable before the answer. Under an Idempotency-Key each message
    * carries `<key>#<index>`, so a retried batch whose first attempt crashed after storing some
    * of its messages finds them instead of sending them again.
    */
-  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null): Promise<BatchOutcome[]> {
+  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false } = {}): Promise<BatchOutcome[]> {
     const now = this.clock.now();
     const defaults = await this.workspaceDefaults(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
-    const prepared: Array<{ index: number; message: NewMessage | null; error: DomainError | null }> = [];
+    const prepared: PreparedItem[] = [];
     for (const [index, input] of inputs.entries()) {
       try {
         if (input instanceof DomainError) throw input;
@@ -119,26 +126,39 @@ export class MessagesService {
         prepared.push({ index, message: null, error });
       }
     }
-    // The quota is checked for the whole batch before any of it is stored, counting in order,
-    // so it stops exactly at the limit (the batch's own commits cannot be counted twice).
-    if (principal.environment === "live") {
-      let counted = 0;
-      for (const item of prepared) {
-        if (item.message === null) continue;
-        try {
-          await this.policy.assertWithinQuota(principal.workspaceId, counted + 1, now);
-          counted++;
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          item.message = null;
-          item.error = error;
-        }
-      }
-    }
+    if (strict) await this.assertWholeBatch(principal, prepared, now);
+    else if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
     // The accepted messages share group commits; every one is durable before the answer.
     return Promise.all(
       prepared.map(async ({ index, message, error }) => ({ index, message: message === null ? null : await this.accept(principal, message), error })),
     );
+  }
+
+  /** A strict batch is all or nothing: one refused message refuses it, and the quota must hold all of it. */
+  private async assertWholeBatch(principal: Principal, prepared: ReadonlyArray<PreparedItem>, now: number): Promise<void> {
+    const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
+    if (refused.length > 0) throw new BatchRejectedError(refused);
+    if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, prepared.length, now);
+  }
+
+  /**
+   * A permissive batch's quota is checked before any of it is stored, counting in order, so it
+   * stops exactly at the limit (the batch's own commits cannot be counted twice); the messages
+   * past it are refused one by one.
+   */
+  private async applyQuotaInOrder(principal: Principal, prepared: PreparedItem[], now: number): Promise<void> {
+    let counted = 0;
+    for (const item of prepared) {
+      if (item.message === null) continue;
+      try {
+        await this.policy.assertWithinQuota(principal.workspaceId, counted + 1, now);
+        counted++;
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        item.message = null;
+        item.error = error;
+      }
+    }
   }
 
   /** The workspace's default sender and tracking defaults, read once per request and only when some message needs them. */

@@ -56,6 +56,7 @@ describe("every response honours the contract", () => {
   });
 
   it("for batches: accepted, refused per message, and refused whole", async () => {
+    await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", { payload: { validation: "strict", messages: [aMessage(), aMessage({ to: "nobody" })] } });
     await expectConforming("createMessageBatch", "POST", "/v1/messages/batch", "/v1/messages/batch", {
       payload: { messages: [aMessage(), aMessage({ to: "not-an-address" }), { to: 7 }] },
       headers: { "idempotency-key": "contract-batch" },

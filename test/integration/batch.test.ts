@@ -89,6 +89,57 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     expect(Number(single.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  describe("validation: strict", () => {
+    const strict = (messages: unknown[], options: { key?: string; idempotencyKey?: string } = {}) =>
+      t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages, validation: "strict" }, ...(options.key ? { key: options.key } : {}), headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {} });
+
+    it("accepts every message when all pass, answered as a permissive batch is", async () => {
+      const res = await strict([aMessage({ to: "ada@example.com" }), aMessage({ to: "grace@example.com" })]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json().data as Item[]).map((i) => i.status)).toEqual([202, 202]);
+      expect(await count("messages")).toBe(2);
+    });
+
+    it("refuses the whole batch with one 422 batch_rejected listing every problem under its message, and stores nothing", async () => {
+      const res = await strict([aMessage(), aMessage({ to: "not-an-address" }), { to: 7, subject: "x" }, aMessage()]);
+      expect(res.statusCode).toBe(422);
+      const problem = res.json();
+      expect(problem).toMatchObject({ code: "batch_rejected", status: 422 });
+      expect(problem.detail).toContain("1, 2");
+      const pointers = (problem.errors as Array<{ pointer: string }>).map((e) => e.pointer);
+      expect(pointers).toContain("/messages/1/to");
+      expect(pointers).toContain("/messages/2/to");
+      expect(pointers.every((p) => p.startsWith("/messages/1/") || p.startsWith("/messages/2/"))).toBe(true);
+      for (const table of ["messages", "message_recipients", "events", "jobs"]) expect(await count(table), table).toBe(0);
+    });
+
+    it("puts a live check's problem (an unverified sender domain) under its message too", async () => {
+      await t.verifiedDomain("acme.example");
+      const res = await strict([aMessage(), aMessage({ from: "x@unverified.example" })], { key: t.workspace.liveKey });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual([{ location: "body", pointer: "/messages/1/from", message: expect.stringContaining("unverified.example") }]);
+      expect(await count("messages")).toBe(0);
+    });
+
+    it("answers 429 for the whole batch when the quota cannot hold all of it, and stores none of it", async () => {
+      await t.verifiedDomain("acme.example");
+      await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 2 } });
+      const res = await strict([aMessage(), aMessage(), aMessage()], { key: t.workspace.liveKey });
+      expect(res.statusCode).toBe(429);
+      expect(res.json().code).toBe("monthly_quota_exceeded");
+      expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+      expect(await count("messages")).toBe(0);
+      expect((await strict([aMessage(), aMessage()], { key: t.workspace.liveKey })).statusCode).toBe(200);
+    });
+
+    it("keeps no answer for a rejected batch under its Idempotency-Key, so the fixed batch can be sent with the same key", async () => {
+      expect((await strict([aMessage({ to: "not-an-address" })], { idempotencyKey: "strict-1" })).statusCode).toBe(422);
+      const fixed = await strict([aMessage()], { idempotencyKey: "strict-1" });
+      expect(fixed.statusCode).toBe(200);
+      expect(await count("messages")).toBe(1);
+    });
+  });
+
   it("keeps another workspace's messages out of reach", async () => {
     const items = (await batch([aMessage()])).json().data as Item[];
     const res = await t.call({ method: "GET", url: `/v1/messages/${items[0]!.message!.id}`, key: t.other.sandboxKey });
