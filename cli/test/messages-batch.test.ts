@@ -33,6 +33,18 @@ describe("mailroom messages create-batch", () => {
     expect(api.seen).toEqual([{ method: "POST", target: "/v1/messages/batch", authorization: "Bearer svc_test_stub", idempotencyKey: expect.any(String), body: { messages } }]);
   });
 
+  it("asks for an all-or-nothing batch with --strict, and exits 1 with the API's problem when it is rejected", async () => {
+    const accepting = stubApi(200, allAccepted);
+    await runCli(["messages", "create-batch", "--file", "batch.json", "--strict"], { env, files, fetch: accepting.fetch });
+    expect(accepting.seen[0]?.body).toEqual({ messages, validation: "strict" });
+
+    const rejected = { type: "https://mailroom.dev/problems/batch_rejected", title: "Batch rejected", status: 422, detail: "The batch is strict and message 1 would be refused, so none was accepted.", code: "batch_rejected", request_id: "req_1", errors: [{ pointer: "/messages/1/to", message: "bad" }] };
+    const result = await runCli(["messages", "create-batch", "--file", "batch.json", "--strict"], { env, files, fetch: stubApi(422, rejected).fetch });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("batch_rejected");
+    expect(result.stderr).toContain("/messages/1/to");
+  });
+
   it("takes a bare array of messages as the batch", async () => {
     const api = stubApi(200, allAccepted);
 

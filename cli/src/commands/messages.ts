@@ -83,6 +83,7 @@ export const createMessageBatch: Command = {
   examples: [
     ["$0 messages create-batch --file batch.json", "Send the messages in batch.json, each answered on its own"],
     ["./receipts.sh | $0 messages batch --file - --idempotency-key receipts-2026-11-21", "From stdin; running it again sends nothing twice"],
+    ["$0 messages create-batch --file batch.json --strict", "All or nothing: one invalid message and none is sent"],
   ],
   builder: (yargs) =>
     yargs
@@ -93,9 +94,10 @@ export const createMessageBatch: Command = {
         requiresArg: true,
         demandOption: "Give the batch with --file <path>, or --file - for stdin.",
       })
-      .option("idempotency-key", { type: "string", describe: "Make retries of this batch safe (default: a new key per run)" }),
+      .option("idempotency-key", { type: "string", describe: "Make retries of this batch safe (default: a new key per run)" })
+      .option("strict", { type: "boolean", describe: "All or nothing: if any message would be refused, send none (validation: strict)" }),
   async run({ client, output, io }, args) {
-    const body = await readBatch(io, requiredString(args, "file"));
+    const body = { ...(await readBatch(io, requiredString(args, "file"))), ...(args.strict === true ? { validation: "strict" as const } : {}) };
     const batch = await client().messages.createBatch(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
     output.result(batch, () => renderBatch(batch));
     const refused = batch.data.filter((item) => item.status !== 202).map((item) => item.index);
