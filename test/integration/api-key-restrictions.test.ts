@@ -42,6 +42,12 @@ describe.each(databases)("API key restrictions ($name)", (database) => {
       expect((await t.call({ method: "GET", url: "/v1/api-keys" })).json().data.length).toBe(before);
     });
 
+    it("takes the longest form an IPv6 range can be written in (an IPv4 tail and a /128)", async () => {
+      const longest = "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128";
+      const key = await createKey({ name: "CI", restrictions: { allowed_ips: [longest] } });
+      expect(key.restrictions.allowed_ips).toEqual([longest]);
+    });
+
     it("lets a full_access key be limited to addresses", async () => {
       const key = await createKey({ name: "CI", restrictions: { allowed_ips: ["10.0.0.0/8"] } });
       expect(key.restrictions).toEqual({ ...UNRESTRICTED, allowed_ips: ["10.0.0.0/8"] });
