@@ -1095,6 +1095,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get metrics
+         * @description Counts of this environment's events per UTC hour or day, zeros included, with their
+         *     totals and rates (docs/metrics.md). An event counts in the bucket of its `created_at`:
+         *     a message accepted on Monday and opened on Tuesday is accepted on Monday and opened on
+         *     Tuesday. `from` is rounded down and `to` up to whole buckets; the answer says which
+         *     range it covers. Sandbox keys see sandbox metrics, so every figure can be rehearsed.
+         *     Filter by a message tag or a template slug to see one kind of mail.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -3142,6 +3167,89 @@ export interface components {
             /** @description The UTC month, YYYY-MM. */
             month: string;
         } & components["schemas"]["UsageCount"];
+        /** @description What happened in a bucket or in the whole range, and the rates derived from it. */
+        MetricCounts: {
+            /** @description Messages accepted (their first event: `message.queued`, or `message.scheduled` for a scheduled one). */
+            accepted: number;
+            /** @description Recipients handed off (`message.delivered`). */
+            delivered: number;
+            /** @description Deferrals (`message.deferred`): one per failed attempt that will be retried. */
+            deferred: number;
+            /** @description Bounces (`message.bounced`), at the hand-off or reported later by a DSN. */
+            bounced: number;
+            /** @description Recipients given up on (`message.failed`): retries expired. */
+            failed: number;
+            /** @description Recipients skipped because they are suppressed (`message.suppressed`). */
+            suppressed: number;
+            /** @description Scheduled messages canceled (`message.canceled`). */
+            canceled: number;
+            /** @description Opens by people (`message.opened`), repeats included. */
+            opened: number;
+            /** @description Recipients who opened, each counted once (per bucket in a bucket, once in the totals). */
+            unique_opened: number;
+            /** @description Opens by image proxies and privacy protection (`machine_open`), not counted in `opened`. */
+            machine_opened: number;
+            /** @description Clicks by people (`message.clicked`), repeats included. */
+            clicked: number;
+            /** @description Recipients who clicked, each counted once (per bucket in a bucket, once in the totals). */
+            unique_clicked: number;
+            /** @description Clicks by link scanners (`machine_click`), not counted in `clicked`. */
+            machine_clicked: number;
+            /** @description Spam complaints (`message.complained`). */
+            complained: number;
+            /** @description Unsubscribes (`message.unsubscribed`). */
+            unsubscribed: number;
+            /** @description Replies received (`message.replied`). */
+            replied: number;
+            /** @description `delivered` over `delivered + bounced + failed`; null when that is 0. */
+            delivery_rate: number | null;
+            /** @description `bounced` over `delivered + bounced + failed`; null when that is 0. */
+            bounce_rate: number | null;
+            /** @description `complained` over `delivered`; null when that is 0. */
+            complaint_rate: number | null;
+            /** @description `unique_opened` over `delivered`; null when that is 0. Opens in a range may be of mail delivered before it, so a short range can exceed 1. */
+            open_rate: number | null;
+            /** @description `unique_clicked` over `delivered`; null when that is 0. Like `open_rate`, a short range can exceed 1. */
+            click_rate: number | null;
+        };
+        /** @description One UTC hour or day of the range. */
+        MetricBucket: components["schemas"]["MetricCounts"] & {
+            /**
+             * Format: date-time
+             * @description The first instant of the bucket.
+             */
+            start: string;
+        };
+        Metrics: {
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "metrics";
+            environment: components["schemas"]["Environment"];
+            /**
+             * @description The size of each bucket.
+             * @enum {string}
+             */
+            granularity: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The start of the range covered (the first bucket's start).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The end of the range covered, excluded (the last bucket's end).
+             */
+            to: string;
+            /** @description The tag filter, if one was given. */
+            tag: string | null;
+            /** @description The template filter, if one was given. */
+            template: string | null;
+            totals: components["schemas"]["MetricCounts"];
+            /** @description Every bucket from `from` to `to`, in order, zeros included. */
+            buckets: components["schemas"]["MetricBucket"][];
+        };
         Usage: {
             /**
              * @description The object's kind.
@@ -6063,6 +6171,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the range (RFC 3339), rounded down to its bucket. Default: 7 days before
+                 *     `to` with `granularity=day`, 24 hours before it with `granularity=hour`.
+                 */
+                from?: string;
+                /**
+                 * @description End of the range, excluded (RFC 3339), rounded up to its bucket. Default: now. At most
+                 *     366 daily or 744 hourly buckets after `from`.
+                 */
+                to?: string;
+                /** @description The size of each bucket (UTC hours or days). */
+                granularity?: "hour" | "day";
+                /** @description Only messages carrying this tag. */
+                tag?: string;
+                /** @description Only messages sent from the template with this slug. */
+                template?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics of the range, per bucket and in total. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Metrics"];
                 };
             };
             400: components["responses"]["BadRequest"];

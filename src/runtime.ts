@@ -40,6 +40,7 @@ import { SuppressionsService } from "./services/suppressions.js";
 import { TemplatesService } from "./services/templates.js";
 import { RenderPool } from "./templates/render-pool.js";
 import { UsageService } from "./services/usage.js";
+import { MailMetricsService } from "./services/mail-metrics.js";
 import { WebhooksService } from "./services/webhooks.js";
 import { WebhookDispatcher } from "./webhooks/dispatcher.js";
 import { WebhookHttpClient } from "./webhooks/http-client.js";
@@ -65,6 +66,7 @@ export interface Services {
   domains: DomainsService;
   suppressions: SuppressionsService;
   usage: UsageService;
+  mailMetrics: MailMetricsService;
   webhooks: WebhooksService;
   templates: TemplatesService;
   engagement: EngagementService;
@@ -213,6 +215,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     domains,
     suppressions: new SuppressionsService(repositories.suppressions, clock),
     usage,
+    mailMetrics: new MailMetricsService(repositories.mailMetrics, clock),
     templates,
     webhooks: new WebhooksService(repositories.webhookEndpoints, repositories.webhookDeliveries, repositories.events, webhookSecrets, targetGuard, clock, () => dispatcher.notify()),
     engagement,

@@ -14,6 +14,7 @@ import { Suppressions } from "./resources/suppressions.js";
 import { System } from "./resources/system.js";
 import { Templates } from "./resources/templates.js";
 import { UsageResource } from "./resources/usage.js";
+import { MetricsResource } from "./resources/metrics.js";
 import { WorkspaceResource } from "./resources/workspace.js";
 import { Webhooks } from "./resources/webhooks.js";
 
@@ -79,6 +80,7 @@ export class Mailroom {
   readonly suppressions: Suppressions;
   readonly templates: Templates;
   readonly usage: UsageResource;
+  readonly metrics: MetricsResource;
   /** Replies received by the inbound SMTP server, and their attachments. */
   readonly inbound: Inbound;
   readonly accounts: Accounts;
@@ -123,6 +125,7 @@ export class Mailroom {
     this.suppressions = new Suppressions(this);
     this.templates = new Templates(this);
     this.usage = new UsageResource(this);
+    this.metrics = new MetricsResource(this);
     this.inbound = new Inbound(this);
     this.accounts = new Accounts(this);
     this.system = new System(this);

@@ -35,6 +35,7 @@ export { Suppressions } from "./resources/suppressions.js";
 export { Templates } from "./resources/templates.js";
 export { Webhooks } from "./resources/webhooks.js";
 export { UsageResource } from "./resources/usage.js";
+export { MetricsResource } from "./resources/metrics.js";
 export { Inbound } from "./resources/inbound.js";
 export { System } from "./resources/system.js";
 export { Accounts } from "./resources/accounts.js";

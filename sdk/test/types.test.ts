@@ -39,6 +39,10 @@ import {
   type Template,
   type TemplateVersion,
   type Usage,
+  type Metrics,
+  type MetricCounts,
+  type MetricBucket,
+  type GetMetricsParams,
   type Webhook,
   type WebhookAttempt,
   type WebhookDelivery,
@@ -337,6 +341,19 @@ describe("usage", () => {
     expectTypeOf(mr.usage.get).toBeCallableWith({ from: "2026-11-01", to: "2026-11-30" });
     expectTypeOf(mr.usage.get).returns.resolves.toEqualTypeOf<Usage>();
     expectTypeOf<Usage["quota"]["remaining"]>().toEqualTypeOf<number | null>();
+  });
+});
+
+describe("metrics", () => {
+  it("takes an optional range, granularity and filters, and resolves to Metrics", () => {
+    expectTypeOf(mr.metrics.get).toBeCallableWith();
+    expectTypeOf(mr.metrics.get).toBeCallableWith({ from: "2026-11-15T00:00:00Z", granularity: "hour", tag: "welcome", template: "receipt" });
+    // @ts-expect-error buckets are hours or days
+    mr.metrics.get({ granularity: "week" });
+    expectTypeOf(mr.metrics.get).parameter(0).toEqualTypeOf<GetMetricsParams | undefined>();
+    expectTypeOf(mr.metrics.get).returns.resolves.toEqualTypeOf<Metrics>();
+    expectTypeOf<Metrics["buckets"][number]>().toEqualTypeOf<MetricBucket>();
+    expectTypeOf<MetricCounts["open_rate"]>().toEqualTypeOf<number | null>();
   });
 });
 

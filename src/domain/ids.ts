@@ -45,6 +45,14 @@ export function newId(kind: IdKind, nowMs: number = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${encodeTime(nowMs)}${encodeRandom(random)}`;
 }
 
+/**
+ * A string that sorts before every id of `kind` made at or after `ms` and after every one made
+ * before it: a time range becomes an id range, which the (scope, id) indexes serve.
+ */
+export function idTimeBound(kind: IdKind, ms: number): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(Math.max(0, ms))}`;
+}
+
 export function hasPrefix(id: string, kind: IdKind): boolean {
   return id.startsWith(`${ID_PREFIXES[kind]}_`);
 }

@@ -16,10 +16,11 @@ type DeliveryOperation =
   | "createSuppressionBatch"
   | "getSuppression"
   | "deleteSuppression"
-  | "getUsage";
+  | "getUsage"
+  | "getMetrics";
 
-/** Domains, suppressions and usage: thin translations to their services, like createHandlers. */
-export function createDeliveryHandlers(services: Pick<Services, "domains" | "suppressions" | "usage">, validateSuppression: BatchItemValidator): Pick<HandlerMap, DeliveryOperation> {
+/** Domains, suppressions, usage and metrics: thin translations to their services, like createHandlers. */
+export function createDeliveryHandlers(services: Pick<Services, "domains" | "suppressions" | "usage" | "mailMetrics">, validateSuppression: BatchItemValidator): Pick<HandlerMap, DeliveryOperation> {
   return {
     createDomain: async (req, reply) => {
       const domain = await services.domains.create(principalOf(req), req.body);
@@ -61,5 +62,7 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
     deleteSuppression: async (req) => services.suppressions.delete(principalOf(req), req.params.suppression_id),
 
     getUsage: async (req) => services.usage.get(principalOf(req), req.query.from, req.query.to),
+
+    getMetrics: async (req) => services.mailMetrics.get(principalOf(req), req.query),
   };
 }

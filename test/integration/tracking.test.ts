@@ -120,6 +120,9 @@ describe.each(databases)("tracking ($name)", (database) => {
         ["message.opened", false, null, false],
       ]);
       expect((await h.message(id)) as unknown).toMatchObject({ engagement: { opens: 1, clicks: 0, replies: 0 } });
+      // Metrics count the proxy's open and the scanner's click apart from the person's open.
+      const metrics = await h.t.call({ method: "GET", url: "/v1/metrics", key: h.t.workspace.liveKey });
+      expect(metrics.json().totals).toMatchObject({ delivered: 1, opened: 1, unique_opened: 1, machine_opened: 1, clicked: 0, unique_clicked: 0, machine_clicked: 1 });
     });
 
     it("tracks a long link (its token longer than any path parameter) and leaves one past 2,000 bytes as it is", async () => {

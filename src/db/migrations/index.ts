@@ -12,6 +12,7 @@ import * as contentRetention from "./010-content-retention.js";
 import * as replyRetention from "./011-reply-retention.js";
 import * as keyRestrictions from "./012-key-restrictions.js";
 import * as auditEvents from "./013-audit-events.js";
+import * as automatedEvents from "./014-automated-events.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "011-reply-retention": replyRetention,
   "012-key-restrictions": keyRestrictions,
   "013-audit-events": auditEvents,
+  "014-automated-events": automatedEvents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -9,6 +9,7 @@ import { IdempotencyRepository } from "./idempotency.js";
 import { InboundRepository } from "./inbound.js";
 import { InvitationsRepository } from "./invitations.js";
 import { JobsRepository } from "./jobs.js";
+import { MailMetricsRepository } from "./mail-metrics.js";
 import { MembersRepository } from "./members.js";
 import { MessagesRepository } from "./messages.js";
 import { RateLimitsRepository } from "./rate-limits.js";
@@ -30,6 +31,7 @@ export interface Repositories {
   auditEvents: AuditEventsRepository;
   messages: MessagesRepository;
   events: EventsRepository;
+  mailMetrics: MailMetricsRepository;
   jobs: JobsRepository;
   idempotency: IdempotencyRepository;
   rateLimits: RateLimitsRepository;
@@ -62,6 +64,7 @@ export function createRepositories(db: Database): Repositories {
     auditEvents: new AuditEventsRepository(db.knex),
     messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries, inbound),
     events: new EventsRepository(db.knex),
+    mailMetrics: new MailMetricsRepository(db.knex),
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
     rateLimits: new RateLimitsRepository(db.knex, db.dialect),

@@ -579,6 +579,8 @@ function toEventRow(scope: Scope, messageId: string, event: NewEvent, sequence: 
     from_status: event.from_status,
     to_status: event.to_status,
     data: JSON.stringify(event.data),
+    // Kept beside the data so that metrics count proxies and scanners apart in SQL (migration 014).
+    automated: event.data.machine_open === true || event.data.machine_click === true,
     created_at: event.created_at,
   };
 }
