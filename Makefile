@@ -95,11 +95,12 @@ fuzz: $(STAMP) ## Schemathesis against a throwaway server (installs .venv)
 	scripts/fuzz.sh $(FUZZ_ARGS)
 
 # --- operations -------------------------------------------------------------------------------
-bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (bench/delivery.ts), webhooks (bench/webhooks.ts), template sends (bench/templates.ts)
+bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (bench/delivery.ts), webhooks (bench/webhooks.ts), template sends (bench/templates.ts), metrics queries (bench/metrics.ts)
 	$(BIN)/tsx bench/accept.ts
 	$(BIN)/tsx bench/delivery.ts
 	$(BIN)/tsx bench/webhooks.ts
 	$(BIN)/tsx bench/templates.ts
+	$(BIN)/tsx bench/metrics.ts
 
 bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
 	@bin/mailroom-server bootstrap $(ARGS)

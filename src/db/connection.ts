@@ -6,10 +6,13 @@ import { mysqlDialect } from "./dialects/mysql.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import type { Dialect } from "./dialects/dialect.js";
 import { migrationSource } from "./migrations/index.js";
+import { inlineReports, SqliteReportThread, type ReportReader } from "./report-reader.js";
 
 export interface Database {
   knex: Knex;
   dialect: Dialect;
+  /** Where reads that scan many rows run (report-reader.ts). */
+  reports: ReportReader;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,16 @@ function openSqlite(path: string): Database {
       },
     },
   });
-  return { knex, dialect: sqliteDialect, close: () => knex.destroy() };
+  const reports = filename === ":memory:" ? inlineReports : new SqliteReportThread(filename);
+  return {
+    knex,
+    dialect: sqliteDialect,
+    reports,
+    close: async () => {
+      await reports.close();
+      await knex.destroy();
+    },
+  };
 }
 
 /** The part of a better-sqlite3 connection and its statements that knex uses. */
@@ -158,7 +170,7 @@ function openMysql(url: string): Database {
       },
     },
   });
-  return { knex, dialect: mysqlDialect, close: () => knex.destroy() };
+  return { knex, dialect: mysqlDialect, reports: inlineReports, close: () => knex.destroy() };
 }
 
 /**

@@ -29,7 +29,7 @@ export function registerMetaRoutes(app: FastifyInstance, metrics: Metrics): void
     }
   });
 
-  app.get("/metrics", { config: { operationId: "getMetrics" } }, async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get("/metrics", { config: { operationId: "getPrometheusMetrics" } }, async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 }
 
 /** The Redoc page built by `make docs`, or built now with Redocly (offline: --inlineBundle). */

@@ -101,6 +101,9 @@ describe("every response honours the contract", () => {
     await expectConforming("updateWorkspace", "PATCH", "/v1/workspace", "/v1/workspace", { payload: { monthly_quota: 1000 } });
     await expectConforming("getUsage", "GET", "/v1/usage", "/v1/usage");
     await expectConforming("getUsage", "GET", "/v1/usage", "/v1/usage?from=2026-11-02&to=2026-11-01");
+    await expectConforming("getMetrics", "GET", "/v1/metrics", "/v1/metrics?granularity=hour");
+    await expectConforming("getMetrics", "GET", "/v1/metrics", "/v1/metrics?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z");
+    await expectConforming("getMetrics", "GET", "/v1/metrics", "/v1/metrics?granularity=week");
   });
 
   it("for webhooks", async () => {

@@ -134,7 +134,7 @@ describe.each(databases)("platform ($name)", (database) => {
     });
   });
 
-  describe("getMetrics", () => {
+  describe("getPrometheusMetrics (GET /metrics)", () => {
     it("counts requests by operation and status and reports the queue depth", async () => {
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);

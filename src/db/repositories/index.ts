@@ -64,7 +64,7 @@ export function createRepositories(db: Database): Repositories {
     auditEvents: new AuditEventsRepository(db.knex),
     messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries, inbound),
     events: new EventsRepository(db.knex),
-    mailMetrics: new MailMetricsRepository(db.knex),
+    mailMetrics: new MailMetricsRepository(db.knex, db.reports),
     jobs: new JobsRepository(db.knex, db.dialect),
     idempotency: new IdempotencyRepository(db.knex),
     rateLimits: new RateLimitsRepository(db.knex, db.dialect),

@@ -3,6 +3,7 @@ import type { Scope } from "../../domain/environments.js";
 import type { EventType } from "../../domain/events.js";
 import { idTimeBound } from "../../domain/ids.js";
 import { UNIQUE_ENGAGEMENT_TYPES, type EventCount } from "../../domain/mail-metrics.js";
+import type { ReportReader } from "../report-reader.js";
 import { toNumber } from "../rows.js";
 
 /** A range of whole buckets: [from, to), in epoch ms, cut into buckets of `bucketMs`. */
@@ -38,18 +39,24 @@ const ID_SLACK_MS = 3_600_000;
 
 /**
  * Metrics read from the events themselves (docs/metrics.md), so that they never disagree with
- * what listEvents shows: one grouped scan of the window's events per question.
+ * what listEvents shows: one grouped scan of the window's events per question, run by the
+ * report reader (a thread of its own on SQLite), since a range can hold millions of events.
  */
 export class MailMetricsRepository {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly reports: ReportReader,
+  ) {}
 
   /** Events per bucket, type and automated flag, with how many were their message's first. */
   async eventCounts(scope: Scope, window: MetricWindow, filters: MetricFilters): Promise<BucketEventCount[]> {
-    const rows = (await this.events(scope, window, filters)
-      .select("e.type", "e.automated", this.knex.raw(`${bucketOf(window)} as bucket`))
-      .count({ events: "*" })
-      .sum({ firsts: this.knex.raw("case when e.sequence = 1 then 1 else 0 end") })
-      .groupBy("e.type", "e.automated", "bucket")) as Array<{ type: EventType; automated: unknown; bucket: unknown; events: unknown; firsts: unknown }>;
+    const rows = await this.reports.rows<{ type: EventType; automated: unknown; bucket: unknown; events: unknown; firsts: unknown }>(
+      this.events(scope, window, filters)
+        .select("e.type", "e.automated", this.knex.raw(`${bucketOf(window)} as bucket`))
+        .count({ events: "*" })
+        .sum({ firsts: this.knex.raw("case when e.sequence = 1 then 1 else 0 end") })
+        .groupBy("e.type", "e.automated", "bucket"),
+    );
     return rows.map((row) => ({ type: row.type, automated: Boolean(toNumber(row.automated)), bucket: toNumber(row.bucket), events: toNumber(row.events), firsts: toNumber(row.firsts ?? 0) }));
   }
 
@@ -61,7 +68,7 @@ export class MailMetricsRepository {
       .andWhere("e.automated", false);
     const grouped = this.knex.from(distinct.as("u")).select("u.type").count({ recipients: "*" }).groupBy("u.type");
     if (perBucket) grouped.select("u.bucket").groupBy("u.bucket");
-    const rows = (await grouped) as Array<{ type: EventType; bucket?: unknown; recipients: unknown }>;
+    const rows = await this.reports.rows<{ type: EventType; bucket?: unknown; recipients: unknown }>(grouped);
     return rows.map((row) => ({ type: row.type, bucket: perBucket ? toNumber(row.bucket) : null, recipients: toNumber(row.recipients) }));
   }
 
