@@ -5,6 +5,7 @@ import { nextPath, signInPath } from "./auth/next-path";
 import { SessionProvider, useSession } from "./auth/session";
 import { AppShell } from "./components/app-shell";
 import { Loading } from "./components/loading";
+import { AnalyticsPage } from "./pages/analytics";
 import { ApiKeysPage } from "./pages/api-keys";
 import { DomainsPage } from "./pages/domains";
 import { DomainPage } from "./pages/domains/domain";
@@ -72,6 +73,7 @@ function SignedInRoutes() {
                 <Route path="/" component={OverviewPage} />
                 <Route path="/messages" component={MessagesPage} />
                 <Route path="/messages/:id">{(params) => <MessagePage id={params.id} />}</Route>
+                <Route path="/analytics" component={AnalyticsPage} />
                 <Route path="/inbox">{() => <InboxPage />}</Route>
                 <Route path="/inbox/:id">{(params) => <InboxPage id={params.id} />}</Route>
                 <Route path="/suppressions" component={SuppressionsPage} />

@@ -13,6 +13,7 @@ const NAVIGATION = [
     links: [
       { href: "/", label: "Overview" },
       { href: "/messages", label: "Messages" },
+      { href: "/analytics", label: "Analytics" },
       { href: "/templates", label: "Templates" },
       { href: "/inbox", label: "Sandbox inbox" },
       { href: "/suppressions", label: "Suppressions" },

@@ -6,6 +6,7 @@ const precise = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeSt
 const utcDate = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 const integer = new Intl.NumberFormat();
 const percent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
+const percentOneDecimal = new Intl.NumberFormat(undefined, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 export function formatDateTime(iso: string | null | undefined, empty = "—"): string {
   return iso ? dateTime.format(new Date(iso)) : empty;
@@ -41,6 +42,14 @@ export function formatDays(days: number): string {
 /** A share, or a dash when there is nothing to divide (0 of 0 is not 0 %). */
 export function formatRate(part: number, whole: number): string {
   return whole === 0 ? "—" : percent.format(part / whole);
+}
+
+/**
+ * A rate the API computed (0..1, above 1 for opens of mail delivered before a short range), to
+ * one decimal: "66.7%". A dash when the API answered null: there was nothing to divide by.
+ */
+export function formatPercent(rate: number | null): string {
+  return rate === null ? "—" : percentOneDecimal.format(rate);
 }
 
 /** Local midnight `days` days before today's. */

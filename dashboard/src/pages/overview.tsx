@@ -10,6 +10,7 @@ import { EventTable } from "../components/event-table";
 import { GettingStarted } from "../components/getting-started";
 import { Loaded } from "../components/loaded";
 import { PageHeader } from "../components/page-header";
+import { Stat } from "../components/stat";
 import { EngagementChart } from "../components/engagement-chart";
 import { StatusChart } from "../components/status-chart";
 import { UsageChart } from "../components/usage-chart";
@@ -23,18 +24,6 @@ const DAYS = 7;
 // period it stops paging (20 requests) and says so, rather than keep a busy workspace waiting.
 const MESSAGE_CAP = 2000;
 const USAGE_DAYS = 30;
-
-function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div className="stat">
-      <dt>{label}</dt>
-      <dd>
-        <span className="stat__value">{value}</span>
-        {note && <span className="stat__note">{note}</span>}
-      </dd>
-    </div>
-  );
-}
 
 function MessageStats() {
   const api = useApi();
