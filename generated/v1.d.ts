@@ -393,6 +393,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List request logs
+         * @description The requests made to `/v1` with this environment's API keys and members' access tokens
+         *     (the dashboard's included), newest first: one entry per authenticated request, failed
+         *     ones included (a validation error, a refused permission, a rate limit), each under its
+         *     `Request-Id`. A request whose credential was not recognised belongs to no workspace and is
+         *     not listed; nor are reads of this log. Entries reach the log within about a second of
+         *     the answer and are kept for `REQUEST_LOG_RETENTION_DAYS`. Needs a `full_access` key, or
+         *     the developer role.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a request log
+         * @description One request, by the `Request-Id` its answer carried (and every problem document's
+         *     `request_id`): a support ticket's first question answered from the dashboard or a script.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2578,6 +2625,61 @@ export interface components {
              */
             created_at: string;
         };
+        RequestLog: {
+            /** @description The request's `Request-Id`, `req_…`. */
+            id: string;
+            /**
+             * @description The object's kind.
+             * @enum {string}
+             */
+            object: "request_log";
+            environment: components["schemas"]["Environment"];
+            /** @description The HTTP method. */
+            method: string;
+            /** @description The path requested, without its query string (which may hold addresses). */
+            path: string;
+            /** @description The operation the path named, e.g. `createMessage`. */
+            operation: string | null;
+            /** @description The HTTP status answered. */
+            status: number;
+            /** @description The answered problem's `code`, when the request failed. */
+            error_code: string | null;
+            /** @description The problem document answered, when the request failed (at most 8 KB of it; a longer one keeps its first validation errors). */
+            error: components["schemas"]["Problem"] | null;
+            /** @description How long the server took, from the request's arrival to the answer's last byte. */
+            duration_ms: number;
+            /** @description Who called. */
+            credential: {
+                /**
+                 * @description An API key, or a member (through the dashboard or their access token).
+                 * @enum {string}
+                 */
+                type: "api_key" | "user";
+                /** @description The key's id (`key_…`) or the member's user id (`usr_…`). */
+                id: string;
+            };
+            /** @description The address the request came from, as the server saw it (TRUST_PROXY). */
+            ip_address: string | null;
+            /** @description The client's User-Agent (the first 300 characters). */
+            user_agent: string | null;
+            /** @description The Idempotency-Key sent, if any. */
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay of an earlier one with the same Idempotency-Key. */
+            idempotent_replayed: boolean;
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            created_at: string;
+        };
+        RequestLogList: {
+            /** @description The page. */
+            data: components["schemas"]["RequestLog"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `after` for the next page. */
+            next_cursor: string | null;
+        };
         AuditEventList: {
             /** @description The page. */
             data: components["schemas"]["AuditEvent"][];
@@ -4490,6 +4592,87 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                after?: components["parameters"]["After"];
+                /** @description Only answers with this status (`422`), or in this class (`4xx`; `2xx`, `3xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description Only requests with this HTTP method. */
+                method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+                /** @description Only requests to this operation, e.g. `createMessage`. */
+                operation?: string;
+                /** @description Only requests made with this API key (`key_…`) or by this member (`usr_…`). */
+                credential_id?: string;
+                /** @description Only items created at or after this instant (RFC 3339). */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /** @description Only items created before this instant (RFC 3339). */
+                created_before?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of request logs, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id, `req_…`. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -13,6 +13,7 @@ import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js"
 import { registerAuthRoutes } from "./http/auth-routes.js";
 import { registerDashboard } from "./http/dashboard-routes.js";
 import { registerMetaRoutes } from "./http/meta-routes.js";
+import { registerRequestLog } from "./http/request-log.js";
 import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics.httpRequests.inc({ operation, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
   });
+  registerRequestLog(app, services.requestLogs);
 
   // A known path with an undeclared method is 405 with Allow (RFC 9110 §15.5.6); others are 404.
   const spec = loadSpec();

@@ -15,6 +15,8 @@ export interface Config {
   bodyLimitBytes: number;
   rateLimit: { requests: number; windowSeconds: number };
   idempotency: { retentionHours: number; lockSeconds: number };
+  /** How long the request log keeps a request (docs/request-log.md); 0: no log. */
+  requestLogRetentionDays: number;
   worker: { batchSize: number; pollMs: number; leaseSeconds: number };
   sandbox: { deferSeconds: number };
   shutdownGraceMs: number;
@@ -146,6 +148,7 @@ export const SETTINGS = {
   rateLimitRequests: { env: "RATE_LIMIT_REQUESTS", default: "1200", meaning: "Requests each API key may make per window." },
   rateLimitWindowSeconds: { env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", meaning: "Length of the rate-limit window." },
   idempotencyRetentionHours: { env: "IDEMPOTENCY_RETENTION_HOURS", default: "24", meaning: "How long completed Idempotency-Key answers are replayed (at least 24)." },
+  requestLogRetentionDays: { env: "REQUEST_LOG_RETENTION_DAYS", default: "7", meaning: "How long the request log (listRequestLogs) keeps each authenticated /v1 request, 0 to 90 days; 0 keeps no log." },
   idempotencyLockSeconds: { env: "IDEMPOTENCY_LOCK_SECONDS", default: "60", meaning: "How long a claimed key answers 409 before a crashed request's claim may be taken over." },
   workerBatchSize: { env: "WORKER_BATCH_SIZE", default: "50", meaning: "Jobs a worker claims at once." },
   workerPollMs: { env: "WORKER_POLL_MS", default: "250", meaning: "How often an idle worker looks for due jobs." },
@@ -237,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int("bodyLimitBytes", 1024),
     rateLimit: { requests: int("rateLimitRequests", 1), windowSeconds: int("rateLimitWindowSeconds", 1, 86400) },
     idempotency: { retentionHours: int("idempotencyRetentionHours", 24), lockSeconds: int("idempotencyLockSeconds", 1, 3600) },
+    requestLogRetentionDays: int("requestLogRetentionDays", 0, 90),
     worker: { batchSize: int("workerBatchSize", 1, 1000), pollMs: int("workerPollMs", 10, 60_000), leaseSeconds: int("jobLeaseSeconds", 5, 86400) },
     sandbox: { deferSeconds: int("sandboxDeferSeconds", 0, 86400) },
     shutdownGraceMs: int("shutdownGraceMs", 0, 600_000),

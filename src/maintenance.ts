@@ -12,9 +12,9 @@ export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
  * The worker role's housekeeping, every few minutes: prunes expired idempotency records,
- * rate-limit windows, sessions, access tokens and old webhook attempts, removes the content of
- * messages past their workspace's retention, and checks the sending domains whose automatic
- * check is due. Any number of workers may run it at once: pruning and removal are idempotent,
+ * rate-limit windows, sessions, access tokens, old webhook attempts and request log entries,
+ * removes the content of messages past their workspace's retention, and checks the sending
+ * domains whose automatic check is due. Any number of workers may run it at once: pruning and removal are idempotent,
  * and each domain check is claimed by one of them.
  */
 export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(): void; round: Promise<void> } {
@@ -38,6 +38,7 @@ export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Pro
     await runtime.services.rateLimiter.prune();
     await runtime.services.sessions.prune();
     await runtime.services.webhooks.prune();
+    await runtime.services.requestLogs.prune();
   } catch (err) {
     log.error({ err }, "maintenance failed");
   }

@@ -41,6 +41,7 @@ import { TemplatesService } from "./services/templates.js";
 import { RenderPool } from "./templates/render-pool.js";
 import { UsageService } from "./services/usage.js";
 import { MailMetricsService } from "./services/mail-metrics.js";
+import { RequestLogService } from "./services/request-logs.js";
 import { WebhooksService } from "./services/webhooks.js";
 import { WebhookDispatcher } from "./webhooks/dispatcher.js";
 import { WebhookHttpClient } from "./webhooks/http-client.js";
@@ -58,6 +59,7 @@ export interface Services {
   idempotency: IdempotencyService;
   apiKeys: ApiKeysService;
   auditLog: AuditLogService;
+  requestLogs: RequestLogService;
   workspace: WorkspaceService;
   messages: MessagesService;
   messagePreviews: MessagePreviewService;
@@ -205,6 +207,10 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock),
     apiKeys,
     auditLog: new AuditLogService(repositories.auditEvents, clock),
+    requestLogs: new RequestLogService(repositories.requestLogs, clock, {
+      retentionDays: config.requestLogRetentionDays,
+      onLost: (err, entries) => logger.error({ err, entries }, "request log entries were lost"),
+    }),
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
     messages,
     // Previews render on the compose threads too: a message near the body cap costs tens of
@@ -260,6 +266,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       await renderPool.close();
       await composeThreads?.close();
       await repositories.groupCommit.drain();
+      await services.requestLogs.flush();
       await db.close();
     },
   };

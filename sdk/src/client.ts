@@ -8,6 +8,7 @@ import { ApiKeys } from "./resources/api-keys.js";
 import { Domains } from "./resources/domains.js";
 import { Events } from "./resources/events.js";
 import { AuditEvents } from "./resources/audit-events.js";
+import { RequestLogs } from "./resources/request-logs.js";
 import { Inbound } from "./resources/inbound.js";
 import { Messages } from "./resources/messages.js";
 import { Suppressions } from "./resources/suppressions.js";
@@ -74,6 +75,7 @@ export class Mailroom {
   readonly messages: Messages;
   readonly events: Events;
   readonly auditEvents: AuditEvents;
+  readonly requestLogs: RequestLogs;
   readonly apiKeys: ApiKeys;
   readonly workspace: WorkspaceResource;
   readonly domains: Domains;
@@ -119,6 +121,7 @@ export class Mailroom {
     this.messages = new Messages(this);
     this.events = new Events(this);
     this.auditEvents = new AuditEvents(this);
+    this.requestLogs = new RequestLogs(this);
     this.apiKeys = new ApiKeys(this);
     this.workspace = new WorkspaceResource(this);
     this.domains = new Domains(this);

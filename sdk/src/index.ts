@@ -28,6 +28,7 @@ export type * from "./types.js";
 export { Messages } from "./resources/messages.js";
 export { Events } from "./resources/events.js";
 export { AuditEvents } from "./resources/audit-events.js";
+export { RequestLogs } from "./resources/request-logs.js";
 export { ApiKeys } from "./resources/api-keys.js";
 export { WorkspaceResource } from "./resources/workspace.js";
 export { Domains } from "./resources/domains.js";

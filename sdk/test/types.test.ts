@@ -40,6 +40,7 @@ import {
   type TemplateVersion,
   type Usage,
   type Metrics,
+  type RequestLog,
   type MetricCounts,
   type MetricBucket,
   type GetMetricsParams,
@@ -341,6 +342,17 @@ describe("usage", () => {
     expectTypeOf(mr.usage.get).toBeCallableWith({ from: "2026-11-01", to: "2026-11-30" });
     expectTypeOf(mr.usage.get).returns.resolves.toEqualTypeOf<Usage>();
     expectTypeOf<Usage["quota"]["remaining"]>().toEqualTypeOf<number | null>();
+  });
+});
+
+describe("request logs", () => {
+  it("lists with filters and gets by request id", () => {
+    expectTypeOf(mr.requestLogs.list).toBeCallableWith({ status: "4xx", method: "POST", operation: "createMessage", credential_id: "key_x", created_after: "2026-11-21T00:00:00Z" });
+    // @ts-expect-error methods are the contract's
+    mr.requestLogs.list({ method: "TRACE" });
+    expectTypeOf(mr.requestLogs.get).parameter(0).toEqualTypeOf<string>();
+    expectTypeOf(mr.requestLogs.get).returns.resolves.toEqualTypeOf<RequestLog>();
+    expectTypeOf<RequestLog["credential"]["type"]>().toEqualTypeOf<"api_key" | "user">();
   });
 });
 

@@ -53,6 +53,19 @@ export function idTimeBound(kind: IdKind, ms: number): string {
   return `${ID_PREFIXES[kind]}_${encodeTime(Math.max(0, ms))}`;
 }
 
+/** When an id of `kind` was made (epoch ms), read back from its time part; null when it is not one. */
+export function timeOfId(id: string, kind: IdKind): number | null {
+  const time = id.slice(ID_PREFIXES[kind].length + 1, ID_PREFIXES[kind].length + 11);
+  if (!hasPrefix(id, kind) || time.length !== 10) return null;
+  let ms = 0;
+  for (const char of time) {
+    const digit = ALPHABET.indexOf(char);
+    if (digit < 0) return null;
+    ms = ms * 32 + digit;
+  }
+  return ms;
+}
+
 export function hasPrefix(id: string, kind: IdKind): boolean {
   return id.startsWith(`${ID_PREFIXES[kind]}_`);
 }

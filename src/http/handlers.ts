@@ -7,7 +7,7 @@ import { createInboundHandlers } from "./inbound-handlers.js";
 import { createTemplateHandlers } from "./template-handlers.js";
 import { publicOrigin } from "./origin.js";
 import { isReady, NOT_READY_DETAIL, type Lifecycle } from "./readiness.js";
-import { pageOf, principalOf } from "./request-parts.js";
+import { pageOf, principalOf, statusRange } from "./request-parts.js";
 import { createWebhookHandlers } from "./webhook-handlers.js";
 
 
@@ -73,6 +73,22 @@ export function createHandlers(
         { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
         pageOf(req.query),
       ),
+
+    listRequestLogs: async (req) =>
+      services.requestLogs.list(
+        principalOf(req),
+        {
+          status: statusRange(req.query.status),
+          method: req.query.method,
+          operation: req.query.operation,
+          credentialId: req.query.credential_id,
+          createdAfter: instant(req.query.created_after),
+          createdBefore: instant(req.query.created_before),
+        },
+        pageOf(req.query),
+      ),
+
+    getRequestLog: async (req) => services.requestLogs.get(principalOf(req), req.params.request_id),
 
     createApiKey: async (req, reply) => {
       const key = await services.apiKeys.create(principalOf(req), req.body);

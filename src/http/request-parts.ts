@@ -9,3 +9,10 @@ export const principalOf = (req: FastifyRequest): Principal => {
 };
 
 export const pageOf = (query: { limit?: number; after?: string }) => ({ limit: query.limit ?? LIMITS.pageSizeDefault, after: query.after });
+
+/** A `status` filter as a range: `422` is itself, `4xx` is 400-499 (the contract's pattern allows nothing else). */
+export const statusRange = (value: string | undefined): { min: number; max: number } | undefined => {
+  if (value === undefined) return undefined;
+  const exact = value.endsWith("xx") ? null : Number(value);
+  return exact === null ? { min: Number(value[0]) * 100, max: Number(value[0]) * 100 + 99 } : { min: exact, max: exact };
+};

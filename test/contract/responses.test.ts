@@ -180,6 +180,14 @@ describe("every response honours the contract", () => {
     const audit = await expectConforming("listAuditEvents", "GET", "/v1/audit-events", "/v1/audit-events?limit=2");
     expect(audit.json().data).toHaveLength(2);
     await expectConforming("listAuditEvents", "GET", "/v1/audit-events", "/v1/audit-events?created_after=yesterday");
+    await t.runtime.services.requestLogs.flush();
+    const requests = await expectConforming("listRequestLogs", "GET", "/v1/request-logs", "/v1/request-logs?limit=2&status=2xx");
+    expect(requests.json().data).toHaveLength(2);
+    await expectConforming("listRequestLogs", "GET", "/v1/request-logs", "/v1/request-logs?status=4x");
+    const failed = (await t.call({ method: "GET", url: "/v1/messages/msg_nothing" })).headers["request-id"] as string;
+    await t.runtime.services.requestLogs.flush();
+    await expectConforming("getRequestLog", "GET", "/v1/request-logs/{request_id}", `/v1/request-logs/${failed}`);
+    await expectConforming("getRequestLog", "GET", "/v1/request-logs/{request_id}", "/v1/request-logs/req_nothing");
   });
 
   it("for accounts, members and invitations", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasPrefix, newId } from "../../src/domain/ids.js";
+import { hasPrefix, idTimeBound, newId, timeOfId } from "../../src/domain/ids.js";
 
 describe("newId", () => {
   it("prefixes ids by kind", () => {
@@ -20,5 +20,23 @@ describe("newId", () => {
     const ids = Array.from({ length: 1000 }, () => newId("message", at));
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("ids and time", () => {
+  it("reads back the time an id was made", () => {
+    const at = Date.parse("2026-11-21T10:42:17.123Z");
+    expect(timeOfId(newId("request", at), "request")).toBe(at);
+    expect(timeOfId(newId("event", at), "request")).toBeNull();
+    expect(timeOfId("req_short", "request")).toBeNull();
+    expect(timeOfId("req_0000000!!!aaaaaaaaaaaaaaaa", "request")).toBeNull();
+  });
+
+  it("bounds the ids made from a time on: after those made before it, before those made at or after it", () => {
+    const at = Date.parse("2026-11-21T10:00:00Z");
+    const bound = idTimeBound("event", at);
+    expect(newId("event", at - 1) < bound).toBe(true);
+    expect(newId("event", at) >= bound).toBe(true);
+    expect(newId("event", at + 1) >= bound).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import * as replyRetention from "./011-reply-retention.js";
 import * as keyRestrictions from "./012-key-restrictions.js";
 import * as auditEvents from "./013-audit-events.js";
 import * as automatedEvents from "./014-automated-events.js";
+import * as requestLogs from "./015-request-logs.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "012-key-restrictions": keyRestrictions,
   "013-audit-events": auditEvents,
   "014-automated-events": automatedEvents,
+  "015-request-logs": requestLogs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -13,6 +13,7 @@ import { MailMetricsRepository } from "./mail-metrics.js";
 import { MembersRepository } from "./members.js";
 import { MessagesRepository } from "./messages.js";
 import { RateLimitsRepository } from "./rate-limits.js";
+import { RequestLogsRepository } from "./request-logs.js";
 import { SessionsRepository } from "./sessions.js";
 import { SuppressionsRepository } from "./suppressions.js";
 import { TemplatesRepository } from "./templates.js";
@@ -29,6 +30,7 @@ export interface Repositories {
   workspaces: WorkspacesRepository;
   apiKeys: ApiKeysRepository;
   auditEvents: AuditEventsRepository;
+  requestLogs: RequestLogsRepository;
   messages: MessagesRepository;
   events: EventsRepository;
   mailMetrics: MailMetricsRepository;
@@ -62,6 +64,7 @@ export function createRepositories(db: Database): Repositories {
     workspaces: new WorkspacesRepository(db.knex),
     apiKeys: new ApiKeysRepository(db.knex),
     auditEvents: new AuditEventsRepository(db.knex),
+    requestLogs: new RequestLogsRepository(db.knex),
     messages: new MessagesRepository(db.knex, suppressions, usage, webhookDeliveries, inbound),
     events: new EventsRepository(db.knex),
     mailMetrics: new MailMetricsRepository(db.knex, db.reports),
