@@ -9,6 +9,7 @@ import { inbound } from "./inbound.js";
 import { listen } from "./listen.js";
 import { createMessage, messages } from "./messages.js";
 import { metrics } from "./metrics.js";
+import { requestLogs } from "./request-logs.js";
 import { suppressions } from "./suppressions.js";
 import { system } from "./system.js";
 import { templates } from "./templates.js";
@@ -17,7 +18,7 @@ import { webhooks } from "./webhooks.js";
 import { workspace } from "./workspace.js";
 
 /** Every command group, in the order `mailroom --help` lists them. */
-export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, apiKeys, workspace, auditEvents, domains, suppressions, usage, metrics, accounts, system];
+export const nouns: Noun[] = [messages, inbound, templates, events, webhooks, apiKeys, workspace, auditEvents, requestLogs, domains, suppressions, usage, metrics, accounts, system];
 
 /** Top-level shortcuts for the commands people type most: `mailroom send` is `messages create`. */
 export const shortcuts: Record<string, Command> = { send: createMessage };
