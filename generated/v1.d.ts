@@ -2036,16 +2036,28 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /**
+         * @description A file, given inline (`filename` and `content`) or by `url`, which Mailroom fetches while
+         *     it checks the request, before the 2xx (docs/api.md#attachments-by-url): a URL that
+         *     cannot be fetched is a 422 naming it, and what was fetched is kept with the message.
+         */
         AttachmentInput: {
-            /** @description The file name shown to the recipient. */
-            filename: string;
+            /** @description The file name shown to the recipient; with `url`, default the last segment of its path. */
+            filename?: string;
             /** @description The file's bytes, base64-encoded. */
-            content: string;
-            /** @description MIME type; guessed from the file name when absent. */
+            content?: string;
+            /**
+             * Format: uri
+             * @description Where to fetch the file (http or https; up to 3 redirects; the answer must be a 2xx).
+             *     Private, loopback and link-local addresses are refused unless the operator allows
+             *     them (ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS).
+             */
+            url?: string;
+            /** @description MIME type; when absent, the fetched answer's Content-Type, else guessed from the file name. */
             content_type?: string;
             /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. */
             content_id?: string;
-        };
+        } & (unknown | unknown);
         Attachment: {
             /** @description The file name. */
             filename: string;

@@ -40,6 +40,17 @@ export interface Config {
   templates: TemplatesConfig;
   webhooks: WebhooksConfig;
   inbound: InboundConfig;
+  attachments: AttachmentsConfig;
+}
+
+/** Attachments given by URL, fetched while a send is checked (docs/api.md#attachments-by-url). */
+export interface AttachmentsConfig {
+  /** Each fetch, connection to last byte, redirects included. */
+  fetchTimeoutMs: number;
+  /** The bytes one message may fetch, all its URLs together. */
+  fetchMaxBytes: number;
+  /** Whether URLs may point at private, loopback and link-local addresses (SSRF guard off). */
+  allowPrivateTargets: boolean;
 }
 
 /** The inbound SMTP server, role `smtp` (DESIGN.md §10, docs/inbound.md). */
@@ -189,6 +200,9 @@ export const SETTINGS = {
   templateWorkerHeapMb: { env: "TEMPLATE_WORKER_HEAP_MB", default: "128", meaning: "Heap of each template render worker, in MiB; a template that allocates past it fails (its worker is replaced), the server does not." },
   templateCacheMs: { env: "TEMPLATE_CACHE_MS", default: "1000", meaning: "How long sends reuse a template lookup instead of reading it again (0: never). A publish, draft edit or delete made through another process reaches this one's sends within it; this process's own changes apply at once." },
   webhookTimeoutMs: { env: "WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "How long a webhook attempt may take, connection to last byte; longer counts as a failed attempt (timeout)." },
+  attachmentFetchTimeoutMs: { env: "ATTACHMENT_FETCH_TIMEOUT_MS", default: "10000", meaning: "How long fetching one attachment given by URL may take, redirects included; longer is a 422 naming it." },
+  attachmentFetchMaxBytes: { env: "ATTACHMENT_FETCH_MAX_BYTES", default: String(10 * 1024 * 1024), meaning: "The bytes one message may fetch for its attachments given by URL, all together (10 MiB)." },
+  attachmentFetchAllowPrivateTargets: { env: "ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets attachment URLs point at private, loopback and link-local addresses (files on an internal server). Off, such URLs are refused, at every redirect and at connect time." },
   webhookAllowPrivateTargets: { env: "WEBHOOK_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets webhook endpoints point at private, loopback and link-local addresses (a Mailroom inside a private network). Off, such URLs are refused when saved and at connect time." },
   webhookMaxInFlightPerEndpoint: { env: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default: "10", meaning: "Webhook requests a worker has in flight to one endpoint at once." },
   webhookConcurrency: { env: "WEBHOOK_CONCURRENCY", default: "200", meaning: "Webhook requests a worker has in flight over every endpoint at once." },
@@ -288,6 +302,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile: read("inboundTlsKeyFile") || null,
       tlsCertFile: read("inboundTlsCertFile") || null,
     },
+    attachments: {
+      fetchTimeoutMs: int("attachmentFetchTimeoutMs", 100, 120_000),
+      fetchMaxBytes: int("attachmentFetchMaxBytes", 1024, 100 * 1024 * 1024),
+      allowPrivateTargets: read("attachmentFetchAllowPrivateTargets") === "true",
+    },
     templates: {
       workers: int("templateRenderWorkers", 1, 64),
       timeoutMs: int("templateRenderTimeoutMs", 50, 60_000),
@@ -299,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheMs: int("templateCacheMs", 0, 60_000),
     },
   };
+  if (!["true", "false"].includes(read("attachmentFetchAllowPrivateTargets"))) problems.push(`${SETTINGS.attachmentFetchAllowPrivateTargets.env} must be true or false`);
   if (!["true", "false"].includes(read("webhookAllowPrivateTargets"))) problems.push(`${SETTINGS.webhookAllowPrivateTargets.env} must be true or false`);
   if (!["mx", "relay"].includes(read("deliveryTransport"))) problems.push(`${SETTINGS.deliveryTransport.env} must be mx or relay`);
   if (config.delivery.transport === "relay" && config.delivery.relayUrl === null) problems.push(`${SETTINGS.smtpRelayUrl.env} is required with ${SETTINGS.deliveryTransport.env}=relay`);

@@ -41,6 +41,8 @@ import { TemplatesService } from "./services/templates.js";
 import { RenderPool } from "./templates/render-pool.js";
 import { UsageService } from "./services/usage.js";
 import { MailMetricsService } from "./services/mail-metrics.js";
+import { AttachmentUrls } from "./services/attachment-urls.js";
+import { UrlFetcher } from "./attachments/url-fetcher.js";
 import { RequestLogService } from "./services/request-logs.js";
 import { WebhooksService } from "./services/webhooks.js";
 import { WebhookDispatcher } from "./webhooks/dispatcher.js";
@@ -153,6 +155,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const webhookSecrets = new SealedBox(secret, "webhook-secrets");
   const targetGuard = new TargetGuard({ allowPrivate: config.webhooks.allowPrivateTargets, dnsServers: config.delivery.dnsServers });
   const webhookClient = new WebhookHttpClient(targetGuard, config.webhooks.timeoutMs);
+  // Attachment URLs are the API caller's choice too: the same guard, under their own setting.
+  const attachmentFetcher = new UrlFetcher(new TargetGuard({ allowPrivate: config.attachments.allowPrivateTargets, dnsServers: config.delivery.dnsServers }), { timeoutMs: config.attachments.fetchTimeoutMs });
   const dispatcher = new WebhookDispatcher(
     {
       deliveries: repositories.webhookDeliveries,
@@ -200,6 +204,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     () => worker.notify(),
     { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
     templates,
+    new AttachmentUrls(attachmentFetcher, config.attachments.fetchMaxBytes),
   );
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
@@ -262,6 +267,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       await worker.stop();
       await dispatcher.stop();
       webhookClient.close();
+      attachmentFetcher.close();
       await liveTransport.close();
       await renderPool.close();
       await composeThreads?.close();

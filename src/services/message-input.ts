@@ -5,8 +5,11 @@ import { LIMITS } from "../domain/limits.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import type { components } from "../../generated/v1.js";
 import { pointerSegment } from "../domain/json-pointer.js";
+import type { InlineAttachment } from "./attachment-urls.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
+/** A message to check, its attachments' files in hand (attachments given by URL already fetched). */
+export type MessageInput = Omit<CreateMessageRequest, "attachments"> & { attachments?: InlineAttachment[] | undefined };
 
 /** Header fields Mailroom writes itself; a client setting them would forge or break the message. */
 const RESERVED_HEADERS = new Set(
@@ -20,7 +23,7 @@ const RESERVED_HEADERS = new Set(
 const LIST_UNSUBSCRIBE = /^\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>(?:\s*,\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>)?\s*$/i;
 const CONTROL = /[\r\n\0]/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
+export const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 
 export interface PreparedContent extends MessageContent {
   fromAddress: string;
@@ -39,7 +42,7 @@ export interface MessageRules {
  * base64, schedule window) and normalises the message. Collects every problem before throwing,
  * so a client fixes its request in one round trip.
  */
-export function prepareMessage(input: CreateMessageRequest, defaultFrom: string | null, now: number, rules: MessageRules): PreparedContent {
+export function prepareMessage(input: MessageInput, defaultFrom: string | null, now: number, rules: MessageRules): PreparedContent {
   const errors: FieldError[] = [];
   const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
 

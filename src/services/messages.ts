@@ -12,7 +12,8 @@ import type { EventFilters, EventsRepository } from "../db/repositories/events.j
 import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type PreparedContent } from "./message-input.js";
+import { messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
+import type { AttachmentUrls } from "./attachment-urls.js";
 import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
@@ -82,6 +83,7 @@ export class MessagesService {
     private readonly onAccepted: () => void,
     private readonly settings: MessagesServiceSettings,
     private readonly templates: MessageTemplates,
+    private readonly attachmentUrls: AttachmentUrls,
   ) {}
 
   /**
@@ -216,11 +218,29 @@ export class MessagesService {
   }
 
   /**
-   * The message's checked content. With `template`, the template is resolved, its variables
-   * checked and it is rendered (on the render pool) before anything is stored, and the
-   * template's problems and the rest of the message's are reported together.
+   * The message's checked content. Attachments given by URL are fetched first; one that cannot
+   * be is reported with the rest of the message's problems.
    */
-  private async contentOf(principal: Principal, input: CreateMessageRequest, defaultFrom: string | null, now: number): Promise<{ content: PreparedContent; template: MessageTemplateRef | null }> {
+  private async contentOf(principal: Principal, request: CreateMessageRequest, defaultFrom: string | null, now: number): Promise<{ content: PreparedContent; template: MessageTemplateRef | null }> {
+    const fetched = await this.attachmentUrls.resolve(request.attachments);
+    const input: MessageInput = { ...request, attachments: fetched.attachments };
+    let checked: Awaited<ReturnType<MessagesService["checkedContent"]>>;
+    try {
+      checked = await this.checkedContent(principal, input, defaultFrom, now);
+    } catch (error) {
+      if (!(error instanceof ValidationError) || fetched.errors.length === 0) throw error;
+      throw new ValidationError([...fetched.errors, ...(error.extra.errors ?? [])]);
+    }
+    if (fetched.errors.length > 0) throw new ValidationError(fetched.errors);
+    return checked;
+  }
+
+  /**
+   * With `template`, the template is resolved, its variables checked and it is rendered (on the
+   * render pool) before anything is stored, and the template's problems and the rest of the
+   * message's are reported together.
+   */
+  private async checkedContent(principal: Principal, input: MessageInput, defaultFrom: string | null, now: number): Promise<{ content: PreparedContent; template: MessageTemplateRef | null }> {
     const rules = { deliveryLifetimeMs: this.settings.deliveryLifetimeMs };
     if (input.template === undefined) return { content: prepareMessage(input, defaultFrom, now, rules), template: null };
     const { template: templateInput, ...rest } = input;

@@ -54,6 +54,8 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
       DNS_SERVERS: "127.0.0.1:1",
       // Webhook receivers in tests listen on loopback; the SSRF tests turn the guard back on.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      // Attachment URLs in tests are loopback servers too; attachment-urls.test.ts turns the guard on.
+      ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS: "true",
       // Messages are composed on the worker's event loop: a compose thread takes ~0.5 s to start,
       // and most tests build a fresh app. The live harness (test/helpers/live-delivery.ts) uses
       // the thread as production does, and test/unit/compose-threads.test.ts tests the pool.

@@ -1,0 +1,145 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { AttachmentSource, FetchOutcome } from "../services/attachment-urls.js";
+import type { TargetGuard } from "../webhooks/target-guard.js";
+
+/** Why a URL gave no file, said so that the 422 can name the fix. */
+class AttachmentFetchError extends Error {
+  override name = "AttachmentFetchError";
+}
+
+export interface UrlFetcherOptions {
+  timeoutMs: number;
+  /** Redirects followed before giving up; each one's target is checked like the first URL. */
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Fetches attachments given by URL (docs/api.md#attachments-by-url). The URL is the API
+ * caller's choice, so every connection goes through the SSRF guard (private, loopback and
+ * link-local addresses refused at connect time, redirects included), the whole fetch ends within
+ * `timeoutMs` whatever the server does, and a body past the caller's byte budget is cut off
+ * rather than read.
+ */
+export class UrlFetcher implements AttachmentSource {
+  private readonly http: HttpAgent;
+  private readonly https: HttpsAgent;
+
+  constructor(
+    private readonly guard: TargetGuard,
+    private readonly options: UrlFetcherOptions,
+  ) {
+    const agentOptions = { keepAlive: false, lookup: guard.lookup as never };
+    this.http = new HttpAgent(agentOptions);
+    this.https = new HttpsAgent(agentOptions);
+  }
+
+  /** The file at `url`, or why there is none; the answer's media type without parameters, the file name from the final URL's path. */
+  async fetch(url: string, maxBytes: number): Promise<FetchOutcome> {
+    try {
+      return { ok: true, ...(await this.follow(url, maxBytes)) };
+    } catch (error) {
+      if (error instanceof AttachmentFetchError) return { ok: false, reason: error.message };
+      throw error;
+    }
+  }
+
+  private async follow(url: string, maxBytes: number): Promise<{ content: Buffer; contentType: string | null; filename: string | null }> {
+    const deadline = Date.now() + this.options.timeoutMs;
+    let target = new URL(url);
+    for (let redirects = 0; ; redirects++) {
+      const answer = await this.get(target, maxBytes, deadline);
+      if (!("location" in answer)) return { ...answer, filename: filenameOf(target) };
+      if (redirects >= (this.options.maxRedirects ?? 3)) throw new AttachmentFetchError(`redirected more than ${this.options.maxRedirects ?? 3} times`);
+      target = answer.location;
+    }
+  }
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+
+  private get(target: URL, maxBytes: number, deadline: number): Promise<{ content: Buffer; contentType: string | null } | { location: URL }> {
+    if (target.protocol !== "http:" && target.protocol !== "https:") return Promise.reject(new AttachmentFetchError(`redirected to ${target.protocol} URL; only http and https are fetched`));
+    const refused = this.guard.literalRefusal(target);
+    if (refused) return Promise.reject(new AttachmentFetchError(`${refused.message}, which is not fetched`));
+    return new Promise((resolve, reject) => {
+      const secure = target.protocol === "https:";
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        req.destroy();
+        reject(error);
+      };
+      const req = (secure ? httpsRequest : httpRequest)(target, {
+        method: "GET",
+        agent: secure ? this.https : this.http,
+        headers: { "user-agent": this.options.userAgent ?? "Mailroom attachment fetcher", accept: "*/*" },
+      });
+      const timer = setTimeout(() => fail(new AttachmentFetchError(`did not answer within ${this.options.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+      req.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
+      req.on("response", (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        if (REDIRECTS.has(status) && res.headers.location) {
+          res.resume();
+          clearTimeout(timer);
+          try {
+            return resolve({ location: new URL(res.headers.location, target) });
+          } catch {
+            return reject(new AttachmentFetchError(`redirected to an invalid URL (${res.headers.location.slice(0, 200)})`));
+          }
+        }
+        if (status < 200 || status > 299) {
+          res.resume();
+          return fail(new AttachmentFetchError(`answered HTTP ${status}; a 2xx with the file is needed`));
+        }
+        const declared = Number(res.headers["content-length"]);
+        if (Number.isFinite(declared) && declared > maxBytes) return fail(tooLarge(maxBytes));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) return fail(tooLarge(maxBytes));
+          chunks.push(chunk);
+        });
+        res.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
+        res.on("end", () => {
+          clearTimeout(timer);
+          if (size > maxBytes) return;
+          const type = res.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase() || null;
+          resolve({ content: Buffer.concat(chunks, size), contentType: type });
+        });
+      });
+      req.end();
+    });
+  }
+}
+
+function tooLarge(maxBytes: number): AttachmentFetchError {
+  return new AttachmentFetchError(`is larger than the ${maxBytes} bytes a message may fetch (ATTACHMENT_FETCH_MAX_BYTES)`);
+}
+
+function describeNetworkError(error: NodeJS.ErrnoException, target: URL): AttachmentFetchError {
+  if (error instanceof AttachmentFetchError) return error;
+  if (error.code === "ETARGETNOTALLOWED") return new AttachmentFetchError(`${error.message}, which is not fetched`);
+  if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") return new AttachmentFetchError(`${target.hostname} could not be resolved`);
+  if (error.code === "ECONNREFUSED") return new AttachmentFetchError(`${target.host} refused the connection`);
+  if (error.code?.startsWith("ERR_TLS") || error.code?.includes("CERT")) return new AttachmentFetchError(`TLS with ${target.host} failed (${error.code})`);
+  return new AttachmentFetchError(`could not be fetched (${error.code ?? error.message})`);
+}
+
+/** The last segment of a URL's path, decoded, as a file name; null when there is none. */
+function filenameOf(url: URL): string | null {
+  const last = url.pathname.split("/").pop() ?? "";
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(last);
+  } catch {
+    decoded = last;
+  }
+  const name = decoded.replace(/[/\\\r\n\0]/g, "").trim().slice(0, 255);
+  return name === "" ? null : name;
+}

@@ -1,0 +1,73 @@
+import type { FieldError } from "../domain/errors.js";
+import { MIME_TYPE } from "./message-input.js";
+import type { components } from "../../generated/v1.js";
+
+type AttachmentInput = components["schemas"]["AttachmentInput"];
+
+/** An attachment with its bytes in hand, as prepareMessage checks it. */
+export interface InlineAttachment {
+  filename: string;
+  content: string;
+  content_type?: string;
+  content_id?: string;
+}
+
+/** What fetching one URL gave: the file, or why there is none (said for the caller to act on). */
+export type FetchOutcome = { ok: true; content: Buffer; contentType: string | null; filename: string | null } | { ok: false; reason: string };
+
+/** Where files given by URL come from (src/attachments/url-fetcher.ts). */
+export interface AttachmentSource {
+  fetch(url: string, maxBytes: number): Promise<FetchOutcome>;
+}
+
+/**
+ * Attachments given by `url` (docs/api.md#attachments-by-url), fetched while a send is checked
+ * so that the 2xx means the files are stored with the message: a URL that fails later could
+ * not be answered for. The URLs of one message are fetched together, within one byte budget.
+ */
+export class AttachmentUrls {
+  constructor(
+    private readonly source: AttachmentSource,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The attachments with every URL's file in hand, and the problems of those that could not be fetched. */
+  async resolve(attachments: readonly AttachmentInput[] | undefined): Promise<{ attachments: InlineAttachment[] | undefined; errors: FieldError[] }> {
+    if (attachments === undefined) return { attachments: undefined, errors: [] };
+    const errors: FieldError[] = [];
+    const fetched = await Promise.all(attachments.map((a) => (a.url === undefined ? null : this.source.fetch(a.url, this.maxBytes))));
+    let total = 0;
+    const resolved = attachments.map((a, i): InlineAttachment => {
+      const { url, ...rest } = a;
+      const outcome = fetched[i];
+      if (url === undefined || !outcome) return { ...rest, filename: a.filename ?? "", content: a.content ?? "" };
+      const pointer = `/attachments/${i}/url`;
+      if (!outcome.ok) {
+        errors.push({ location: "body", pointer, message: `could not be fetched: ${outcome.reason}` });
+        return placeholder(a);
+      }
+      total += outcome.content.length;
+      if (total > this.maxBytes) {
+        errors.push({ location: "body", pointer, message: `takes the files fetched for this message past ${this.maxBytes} bytes (ATTACHMENT_FETCH_MAX_BYTES)` });
+        return placeholder(a);
+      }
+      if (outcome.content.length === 0) {
+        errors.push({ location: "body", pointer, message: "answered an empty file" });
+        return placeholder(a);
+      }
+      return {
+        ...rest,
+        filename: a.filename ?? outcome.filename ?? "attachment",
+        content: outcome.content.toString("base64"),
+        // A server's odd Content-Type is not the caller's mistake: the file name's guess stands instead.
+        ...(a.content_type === undefined && outcome.contentType !== null && MIME_TYPE.test(outcome.contentType) ? { content_type: outcome.contentType } : {}),
+      };
+    });
+    return { attachments: resolved, errors };
+  }
+}
+
+/** Stands in for a file that could not be fetched, so the rest of the message is still checked. */
+function placeholder(a: AttachmentInput): InlineAttachment {
+  return { filename: a.filename ?? "attachment", content: "", ...(a.content_type === undefined ? {} : { content_type: a.content_type }), ...(a.content_id === undefined ? {} : { content_id: a.content_id }) };
+}

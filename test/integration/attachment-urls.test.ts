@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { databases } from "../helpers/databases.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+const INVOICE = Buffer.from("%PDF-1.7\n% an invoice, byte for byte\n%%EOF\n");
+
+/** A file server on loopback, as a customer's storage would answer; it counts what it was asked. */
+function startFileServer(): Promise<{ base: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const routes: Record<string, (res: ServerResponse) => void> = {
+    "/files/invoice.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf" }).end(INVOICE),
+    "/files/%C3%A9t%C3%A9.txt": (res) => res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("summer"),
+    "/files/odd": (res) => res.writeHead(200, { "content-type": "not a type" }).end("odd"),
+    "/files/empty": (res) => res.writeHead(200).end(),
+    "/files/600k": (res) => res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(600 * 1024, 7)),
+    "/files/2m-chunked": (res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      for (let i = 0; i < 32; i++) res.write(Buffer.alloc(64 * 1024, 1));
+      res.end();
+    },
+    "/redirect": (res) => res.writeHead(302, { location: "/files/invoice.pdf" }).end(),
+    "/loop": (res) => res.writeHead(302, { location: "/loop" }).end(),
+    "/to-ftp": (res) => res.writeHead(301, { location: "ftp://files.example/invoice.pdf" }).end(),
+    "/missing": (res) => res.writeHead(404).end("no such file"),
+    "/slow": () => {}, // never answers
+  };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    hits.push(req.url ?? "");
+    (routes[req.url ?? ""] ?? ((r: ServerResponse) => r.writeHead(404).end()))(res);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        base: `http://127.0.0.1:${port}`,
+        hits,
+        close: () => {
+          server.closeAllConnections();
+          return new Promise((done) => server.close(() => done()));
+        },
+      });
+    }),
+  );
+}
+
+describe.each(databases)("attachments by URL ($name)", (database) => {
+  let files: Awaited<ReturnType<typeof startFileServer>>;
+  let t: TestApp;
+  beforeAll(async () => {
+    files = await startFileServer();
+  });
+  afterAll(async () => files.close());
+  beforeEach(async () => {
+    files.hits.length = 0;
+    t = await createTestApp(database);
+  });
+  afterEach(async () => t.close());
+
+  const send = (attachments: object[], overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ attachments, ...overrides }), headers });
+  const stored = async () => (await t.call({ method: "GET", url: "/v1/messages" })).json().data as unknown[];
+
+  describe("createMessage", () => {
+    it("fetches the file before the 202, keeps it with the message and sends it", async () => {
+      const res = await send([{ url: `${files.base}/files/invoice.pdf` }]);
+      expect(res.statusCode, res.body).toBe(202);
+      expect(files.hits).toEqual(["/files/invoice.pdf"]);
+      await t.drain();
+      const message = (await t.call({ method: "GET", url: `/v1/messages/${res.json().id}` })).json();
+      expect(message.attachments).toEqual([{ filename: "invoice.pdf", content_type: "application/pdf", size: INVOICE.length, content_id: null }]);
+      expect(message.mime).toContain('filename=invoice.pdf');
+      expect(message.mime.replace(/\r\n/g, "")).toContain(INVOICE.toString("base64"));
+    });
+
+    it("follows redirects, names the file from the last URL, and lets a given filename and content_type win", async () => {
+      const res = await send([
+        { url: `${files.base}/redirect` },
+        { url: `${files.base}/files/%C3%A9t%C3%A9.txt` },
+        { url: `${files.base}/files/invoice.pdf`, filename: "March.pdf", content_type: "application/x-pdf", content_id: "invoice" },
+        { url: `${files.base}/files/odd` },
+        { filename: "inline.txt", content: Buffer.from("given").toString("base64") },
+      ]);
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json().attachments ?? (await t.call({ method: "GET", url: `/v1/messages/${res.json().id}` })).json().attachments).toEqual([
+        { filename: "invoice.pdf", content_type: "application/pdf", size: INVOICE.length, content_id: null },
+        { filename: "été.txt", content_type: "text/plain", size: 6, content_id: null },
+        { filename: "March.pdf", content_type: "application/x-pdf", size: INVOICE.length, content_id: "invoice" },
+        { filename: "odd", content_type: "application/octet-stream", size: 3, content_id: null },
+        { filename: "inline.txt", content_type: "text/plain", size: 5, content_id: null },
+      ]);
+    });
+
+    it.each([
+      ["/missing", "could not be fetched: answered HTTP 404"],
+      ["/loop", "could not be fetched: redirected more than 3 times"],
+      ["/to-ftp", "could not be fetched: redirected to ftp: URL"],
+      ["/files/empty", "answered an empty file"],
+    ])("refuses %s with 422 naming the URL, and stores nothing", async (path, message) => {
+      const res = await send([{ filename: "ok.txt", content: "b2s=" }, { url: `${files.base}${path}` }]);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/attachments/1/url", message: expect.stringContaining(message) }] });
+      expect(await stored()).toEqual([]);
+    });
+
+    it("reports a URL that failed together with the rest of the message's problems", async () => {
+      const res = await send([{ url: `${files.base}/missing` }], { to: "ada@" });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(["/attachments/0/url", "/to"]);
+    });
+
+    it("gives up on a server that does not answer within ATTACHMENT_FETCH_TIMEOUT_MS", async () => {
+      await t.restart({ ATTACHMENT_FETCH_TIMEOUT_MS: "300" });
+      const started = Date.now();
+      const res = await send([{ url: `${files.base}/slow` }]);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: "could not be fetched: did not answer within 300 ms" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it("stops reading at ATTACHMENT_FETCH_MAX_BYTES, for one file or for all of a message's together", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
+      const big = await send([{ url: `${files.base}/files/2m-chunked` }]);
+      expect(big.statusCode).toBe(422);
+      expect(big.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringContaining("larger than the 1048576 bytes") });
+      const two = await send([{ url: `${files.base}/files/600k` }, { url: `${files.base}/files/600k` }]);
+      expect(two.statusCode).toBe(422);
+      expect(two.json().errors).toEqual([{ location: "body", pointer: "/attachments/1/url", message: expect.stringContaining("past 1048576 bytes") }]);
+      expect((await send([{ url: `${files.base}/files/600k` }])).statusCode).toBe(202);
+    });
+
+    it.each([
+      [{ url: "ftp://files.example/invoice.pdf" }, "/attachments/0/url"],
+      [{ url: "http://127.0.0.1:1/a", content: "b2s=", filename: "a.txt" }, "/attachments/0"],
+      [{ filename: "a.txt" }, "/attachments/0"],
+    ])("refuses %j as the contract does", async (attachment, pointer) => {
+      const res = await send([attachment]);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
+      expect(files.hits).toEqual([]);
+    });
+
+    it("does not fetch again when a request is replayed under its Idempotency-Key", async () => {
+      const first = await send([{ url: `${files.base}/files/invoice.pdf` }], {}, { "idempotency-key": "invoice-1" });
+      const again = await send([{ url: `${files.base}/files/invoice.pdf` }], {}, { "idempotency-key": "invoice-1" });
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.body).toBe(first.body);
+      expect(files.hits).toEqual(["/files/invoice.pdf"]);
+    });
+
+    it("refuses loopback and private addresses unless ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS allows them", async () => {
+      await t.restart({ ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS: "false" });
+      for (const url of [`${files.base}/files/invoice.pdf`, "http://169.254.169.254/latest/meta-data/", "http://[::1]/x", "http://10.0.0.1/x"]) {
+        const res = await send([{ url }]);
+        expect(res.statusCode, url).toBe(422);
+        expect(res.json().errors[0], url).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringContaining("not fetched") });
+      }
+      expect(files.hits).toEqual([]);
+    });
+  });
+
+  describe("createMessageBatch and previewMessage", () => {
+    it("answers each message of a batch on its own: a URL that fails refuses only its message", async () => {
+      const res = await t.call({
+        method: "POST",
+        url: "/v1/messages/batch",
+        payload: { messages: [aMessage({ attachments: [{ url: `${files.base}/files/invoice.pdf` }] }), aMessage({ attachments: [{ url: `${files.base}/missing` }] })] },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const [accepted, refused] = res.json().data;
+      expect(accepted).toMatchObject({ status: 202 });
+      expect(refused).toMatchObject({ status: 422, error: { errors: [{ pointer: "/attachments/0/url" }] } });
+    });
+
+    it("previews a message with its fetched files, storing nothing", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/messages/preview", payload: aMessage({ attachments: [{ url: `${files.base}/files/invoice.pdf` }] }) });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(JSON.stringify(res.json())).toContain("invoice.pdf");
+      expect(await stored()).toEqual([]);
+    });
+  });
+});
