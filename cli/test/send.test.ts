@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Message } from "mailroom";
 import { Mailroom } from "../../sdk/src/index.js";
@@ -81,6 +83,23 @@ describe("mailroom send", () => {
       { filename: "q3.pdf", size: 20 },
       { filename: "notes.txt", size: 7 },
     ]);
+  });
+
+  it("attaches each --attach-url file, fetched by the server, after the --attach files", async () => {
+    const files = createServer((_req, res) => res.writeHead(200, { "content-type": "text/csv" }).end("id,total\n1042,12.50\n"));
+    await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/exports/orders.csv`;
+      const result = await runCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Export", "--text", "Attached", "--attach", "notes.txt", "--attach-url", url], { env, files: { "notes.txt": "seven b" } });
+      expect(result.code, result.stderr).toBe(0);
+      const { attachments } = await getMessage(result.json<Message>().id);
+      expect(attachments.map(({ filename, content_type, size }) => ({ filename, content_type, size }))).toEqual([
+        { filename: "notes.txt", content_type: "text/plain", size: 7 },
+        { filename: "orders.csv", content_type: "text/csv", size: 20 },
+      ]);
+    } finally {
+      await new Promise((resolve) => files.close(resolve));
+    }
   });
 
   it("splits a comma-separated --to into recipients, keeping a quoted display name with a comma whole", async () => {

@@ -23,6 +23,7 @@ export function messageFlags(yargs: Argv): Argv {
     .option("bcc", { type: "string", array: true, describe: "Bcc recipient (repeatable)" })
     .option("reply-to", { type: "string", array: true, describe: "Reply-To address (repeatable)" })
     .option("attach", { type: "string", array: true, describe: "Attach a file (repeatable)" })
+    .option("attach-url", { type: "string", array: true, describe: "Attach the file at this http(s) URL, fetched by the server before it answers (repeatable)" })
     .option("tag", { type: "string", array: true, describe: "Tag (repeatable)" })
     .option("header", { type: "string", array: true, describe: 'Extra header "Name: value" (repeatable)' })
     .option("metadata", { type: "string", array: true, describe: "Metadata key=value (repeatable)" })
@@ -41,7 +42,8 @@ export async function messageBody(args: Args, io: Io): Promise<CreateMessagePara
   const content = await messageContent(args, io);
   const schedule = optionalString(args, "schedule");
   const expiresAt = optionalString(args, "expires-at");
-  const attachments = await Promise.all((stringList(args, "attach") ?? []).map(async (path) => ({ filename: basename(path), content: (await readUserFile(io, path, "attach")).toString("base64") })));
+  const files = await Promise.all((stringList(args, "attach") ?? []).map(async (path) => ({ filename: basename(path), content: (await readUserFile(io, path, "attach")).toString("base64") })));
+  const attachments = [...files, ...(stringList(args, "attach-url") ?? []).map((url) => ({ url }))];
   const body: CreateMessageParams = {
     to: addresses(args, "to") as string[],
     ...defined("from", optionalString(args, "from")),
