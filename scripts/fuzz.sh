@@ -42,10 +42,12 @@ TMP="$(mktemp -d -t mailroom-fuzz.XXXXXX)"
 mkdir -p "$TMP/data" "$REPORT_DIR"
 PORT="${FUZZ_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}"
 BASE="http://127.0.0.1:$PORT"
-# Webhook URLs the fuzzer invents must never be posted to: private targets stay refused (the
-# default, pinned here against a developer's environment), and every name resolves to NXDOMAIN.
+# Webhook and attachment URLs the fuzzer invents must never be fetched: private targets stay
+# refused (the default, pinned here against a developer's environment), every name resolves to
+# NXDOMAIN, and a public address that never answers gives up after a second.
 export HOST=127.0.0.1 PORT DATABASE_URL="sqlite:$TMP/mailroom.db" DATA_DIR="$TMP/data" \
-  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}" WEBHOOK_ALLOW_PRIVATE_TARGETS=false
+  RATE_LIMIT_REQUESTS=1000000 LOG_LEVEL="${LOG_LEVEL:-warn}" WEBHOOK_ALLOW_PRIVATE_TARGETS=false \
+  ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS=false ATTACHMENT_FETCH_TIMEOUT_MS=1000
 unset SECRET_KEY
 # When the inbound SMTP role lands (DESIGN.md §4: port 2525 by default), give it a free port here
 # too, or a developer's `make run` will make the fuzz server fail to start.
