@@ -16,6 +16,8 @@ import { MessagesPage } from "./pages/messages";
 import { NoWorkspacePage } from "./pages/no-workspace";
 import { NotFoundPage } from "./pages/not-found";
 import { OverviewPage } from "./pages/overview";
+import { RequestLogPage } from "./pages/request-log";
+import { RequestLogEntryPage } from "./pages/request-log/request";
 import { SettingsPage } from "./pages/settings";
 import { AuditLogPage } from "./pages/settings/audit-log";
 import { SignInPage } from "./pages/sign-in";
@@ -90,6 +92,8 @@ function SignedInRoutes() {
                 <Route path="/domains" component={DomainsPage} />
                 <Route path="/domains/:id">{(params) => <DomainPage id={params.id} />}</Route>
                 <Route path="/developers/api-keys" component={ApiKeysPage} />
+                <Route path="/developers/request-log" component={RequestLogPage} />
+                <Route path="/developers/request-log/:id">{(params) => <RequestLogEntryPage id={params.id} />}</Route>
                 <Route path="/developers">
                   <Redirect to="/developers/api-keys" replace />
                 </Route>

@@ -87,6 +87,11 @@ export function useApi(): Api {
   return api;
 }
 
+/** The workspace choice where there is one (signed-in pages), else null (sign-in, invitations). */
+export function useOptionalWorkspace(): WorkspaceChoice | null {
+  return use(WorkspaceContext);
+}
+
 export function useWorkspace(): WorkspaceChoice {
   const choice = use(WorkspaceContext);
   if (!choice) throw new Error("useWorkspace() needs an <ApiProvider> above it.");

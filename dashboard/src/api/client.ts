@@ -1,4 +1,4 @@
-import { AuthenticationError, Mailroom } from "mailroom";
+import { APIError, AuthenticationError, Mailroom } from "mailroom";
 import { exchangeToken } from "../auth/auth-api";
 import type { Environment } from "../lib/environment";
 import { TokenManager } from "./token-manager";
@@ -25,6 +25,18 @@ function clientFor(scope: Scope, token: string): Mailroom {
   return client;
 }
 
+// The problems `/v1` answered (not the /auth routes'), by the environment of the call: their
+// request ids are in that environment's request log.
+const answeredIn = new WeakMap<APIError, Environment>();
+
+/**
+ * The environment whose request log holds the request that failed with `error`, if any: a
+ * problem `/v1` answered, except a 401 (a credential the server did not recognise belongs to no log).
+ */
+export function loggedEnvironment(error: unknown): Environment | undefined {
+  return error instanceof APIError && error.status !== 401 ? answeredIn.get(error) : undefined;
+}
+
 /**
  * Runs `operation` with an SDK client for the scope. A 401 means the token died early (signed out
  * elsewhere, revoked, the server restarted): renew it once and run the operation once more. A
@@ -37,11 +49,19 @@ export async function callApi<T>(scope: Scope, operation: (mr: Mailroom) => Prom
       onTokenRefused(error);
       throw error;
     });
+  const run = async (token: string) => {
+    try {
+      return await operation(clientFor(scope, token));
+    } catch (error) {
+      if (error instanceof APIError) answeredIn.set(error, scope.environment);
+      throw error;
+    }
+  };
   const token = await obtain();
   try {
-    return await operation(clientFor(scope, token));
+    return await run(token);
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
-    return await operation(clientFor(scope, await obtain(token)));
+    return await run(await obtain(token));
   }
 }

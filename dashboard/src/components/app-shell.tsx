@@ -1,13 +1,23 @@
 import type { ReactNode } from "react";
+import type { Role } from "mailroom";
 import { Link, useLocation } from "wouter";
 import { useWorkspace } from "../api/api-context";
 import { useAction } from "../api/use-request";
 import { useSession } from "../auth/session";
+import { REQUEST_LOG_PATH, REQUEST_LOG_ROLE } from "../lib/request-log";
+import { hasRole } from "../lib/roles";
 import { EnvironmentSwitch, LiveBanner } from "./environment-switch";
 import { ErrorState } from "./error-state";
 import { WorkspaceSwitcher } from "./workspace-switcher";
 
-const NAVIGATION = [
+interface NavLink {
+  href: string;
+  label: string;
+  /** The least role the page is for: below it the link is not offered (the server would refuse the page's reads). */
+  least?: Role;
+}
+
+const NAVIGATION: ReadonlyArray<{ section: string | null; links: readonly NavLink[] }> = [
   {
     section: null,
     links: [
@@ -23,6 +33,7 @@ const NAVIGATION = [
     section: "Developers",
     links: [
       { href: "/developers/api-keys", label: "API keys" },
+      { href: REQUEST_LOG_PATH, label: "Request log", least: REQUEST_LOG_ROLE },
       { href: "/webhooks", label: "Webhooks" },
     ],
   },
@@ -33,7 +44,7 @@ const NAVIGATION = [
       { href: "/settings", label: "Settings" },
     ],
   },
-] as const;
+];
 
 function isCurrent(location: string, href: string): boolean {
   return href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
@@ -41,13 +52,14 @@ function isCurrent(location: string, href: string): boolean {
 
 function Sidebar() {
   const [location] = useLocation();
+  const { workspace } = useWorkspace();
   return (
     <nav className="sidebar" aria-label="Main">
       {NAVIGATION.map((group, index) => (
         <div key={group.section ?? index} className="sidebar__group">
           {group.section && <p className="sidebar__section">{group.section}</p>}
           <ul>
-            {group.links.map((link) => (
+            {group.links.filter((link) => link.least === undefined || hasRole(workspace.role, link.least)).map((link) => (
               <li key={link.href}>
                 <Link href={link.href} className="sidebar__link" aria-current={isCurrent(location, link.href) ? "page" : undefined}>
                   {link.label}

@@ -1,4 +1,9 @@
 import { APIConnectionError, APIError, type FieldError } from "mailroom";
+import { Link, useLocation } from "wouter";
+import { useOptionalWorkspace } from "../api/api-context";
+import { loggedEnvironment } from "../api/client";
+import { REQUEST_LOG_ROLE, isRequestLogPath, requestLogHref } from "../lib/request-log";
+import { hasRole } from "../lib/roles";
 
 interface DescribedError {
   title: string;
@@ -28,6 +33,29 @@ export function describeError(error: unknown): DescribedError {
   const empty = { code: undefined, requestId: undefined, fieldErrors: [], permission: false };
   if (error instanceof APIConnectionError) return { ...empty, title: "Could not reach Mailroom", detail: error.message };
   return { ...empty, title: "Something went wrong", detail: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * A failed request's id, linked to its entry in the request log when the member may read the log
+ * and the request is in the environment shown: a problem `/v1` answered in it, not one of the
+ * log's own reads (which it does not record).
+ */
+function RequestId({ error, requestId }: { error: unknown; requestId: string }) {
+  const choice = useOptionalWorkspace();
+  const [location] = useLocation();
+  const logged =
+    choice !== null &&
+    hasRole(choice.workspace.role, REQUEST_LOG_ROLE) &&
+    loggedEnvironment(error) === choice.environment &&
+    !isRequestLogPath(location);
+  const id = <code>{requestId}</code>;
+  return logged ? (
+    <Link href={requestLogHref(requestId)} title="This request in the request log (it appears there about a second after its answer)">
+      {id}
+    </Link>
+  ) : (
+    id
+  );
 }
 
 interface ErrorStateProps {
@@ -69,7 +97,7 @@ export function ErrorState({ error, title, onRetry, compact = false }: ErrorStat
           )}
           {problem.requestId && (
             <span>
-              Request ID <code>{problem.requestId}</code>
+              Request ID <RequestId error={error} requestId={problem.requestId} />
             </span>
           )}
         </p>
