@@ -2742,6 +2742,8 @@ export interface components {
              * @description Its last use, to the minute.
              */
             last_used_at: string | null;
+            /** @description The address of the request that set `last_used_at`, as the server saw it (TRUST_PROXY). */
+            last_used_ip: string | null;
             /**
              * Format: date-time
              * @description When it was revoked.

@@ -55,7 +55,7 @@ export function authenticateAndAdmit(services: Services) {
     async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       const principal = await services.auth.authenticate(bearerToken(req), req.ip);
       req.principal = principal;
-      const state = await services.rateLimiter.hit(principal);
+      const state = await services.rateLimiter.hit(principal, req.ip ?? null);
       req.rateLimit = state;
       reply.header("ratelimit-policy", `"default";q=${state.limit};w=${state.windowSeconds}`);
       reply.header("ratelimit", `"default";r=${state.remaining};t=${state.resetSeconds}`);

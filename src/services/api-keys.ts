@@ -49,6 +49,7 @@ export class ApiKeysService {
       expires_at: expiresAt,
       revoked_at: null,
       last_used_at: null,
+      last_used_ip: null,
       created_at: now,
       restrictions,
     };

@@ -30,7 +30,8 @@ export class RateLimiter {
     private readonly clock: Clock,
   ) {}
 
-  async hit(principal: Principal): Promise<RateLimitState> {
+  /** Counts a request of the principal's credential, made from `ip` (stamped on an API key as its last use). */
+  async hit(principal: Principal, ip: string | null = null): Promise<RateLimitState> {
     const now = this.clock.now();
     const windowMs = this.policy.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
@@ -41,7 +42,7 @@ export class RateLimiter {
     const [position] = await Promise.all([
       this.groupCommit.submit(this.counters.hitWriter, { bucket, expiresAt: windowStart + windowMs }),
       // last_used_at is an API key's; a user token lives minutes and is not listed anywhere.
-      credential.kind === "api_key" ? this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: credential.id, now }) : undefined,
+      credential.kind === "api_key" ? this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: credential.id, now, ip }) : undefined,
     ]);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
     return {

@@ -55,6 +55,8 @@ describe("the request log in the dashboard", () => {
 
     await page.goto("/developers/api-keys");
     await heading().filter({ hasText: "API keys" }).waitFor();
+    // The key's last use, and the address it came from.
+    expect(await page.getByTestId("api-key-row").filter({ hasText: KEY_NAME }).textContent()).toContain("from 127.0.0.1");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Request log" }).click();
     await expect.poll(() => heading().textContent()).toBe("Request log");
     expect(new URL(page.url()).pathname).toBe("/developers/request-log");

@@ -39,6 +39,7 @@ describe.each(databases)("API keys ($name)", (database) => {
         permission: "sending_access",
         expires_at: null,
         last_used_at: null,
+        last_used_ip: null,
         revoked_at: null,
         previous_secret_expires_at: null,
         created_at: new Date(t.clock.now()).toISOString(),
@@ -215,6 +216,25 @@ describe.each(databases)("API keys ($name)", (database) => {
       const key = await createKey();
       const res = await t.call({ method: "GET", url: `/v1/api-keys/${key.id}` });
       expect(res.json().last_used_at).toBeNull();
+      expect(res.json().last_used_ip).toBeNull();
+    });
+
+    it("shows the address of the use that stamped last_used_at", async () => {
+      const key = await createKey();
+      const useFrom = async (remoteAddress: string) => (await t.call({ method: "GET", url: "/v1/workspace", key: key.secret, remoteAddress })).statusCode;
+      const lastUse = async () => {
+        const shown = (await t.call({ method: "GET", url: `/v1/api-keys/${key.id}` })).json();
+        return [shown.last_used_at, shown.last_used_ip];
+      };
+      expect(await useFrom("203.0.113.7")).toBe(200);
+      expect(await lastUse()).toEqual([new Date(t.clock.now()).toISOString(), "203.0.113.7"]);
+      // Stamped with last_used_at, to the minute: a use within it from elsewhere does not move either.
+      t.clock.advance(30_000);
+      expect(await useFrom("198.51.100.4")).toBe(200);
+      expect((await lastUse())[1]).toBe("203.0.113.7");
+      t.clock.advance(31_000);
+      expect(await useFrom("2001:db8::1")).toBe(200);
+      expect(await lastUse()).toEqual([new Date(t.clock.now()).toISOString(), "2001:db8::1"]);
     });
   });
 

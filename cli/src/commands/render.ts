@@ -148,6 +148,7 @@ export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_ex
     ["status", apiKeyState(key)],
     ["expires_at", key.expires_at],
     ["last_used_at", key.last_used_at ?? "never"],
+    ["last_used_ip", key.last_used_ip],
     ["created_at", key.created_at],
     ["previous_secret_expires_at", key.previous_secret_expires_at],
   ]);

@@ -14,6 +14,7 @@ import * as keyRestrictions from "./012-key-restrictions.js";
 import * as auditEvents from "./013-audit-events.js";
 import * as automatedEvents from "./014-automated-events.js";
 import * as requestLogs from "./015-request-logs.js";
+import * as keyLastUsedIp from "./016-key-last-used-ip.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "013-audit-events": auditEvents,
   "014-automated-events": automatedEvents,
   "015-request-logs": requestLogs,
+  "016-key-last-used-ip": keyLastUsedIp,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -20,6 +20,8 @@ export interface ApiKeyRow {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** The address of the request that stamped last_used_at. */
+  last_used_ip: string | null;
   created_at: number;
   restrictions: KeyRestrictions;
 }
@@ -49,17 +51,17 @@ export interface KeyBySecret {
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export class ApiKeysRepository {
-  /** Stamps last_used_at for a batch of keys in one statement per distinct key. */
-  readonly touchWriter: BatchWriter<{ keyId: string; now: number }, void> = {
+  /** Stamps last_used_at, and the address used from, for a batch of keys in one statement per distinct key. */
+  readonly touchWriter: BatchWriter<{ keyId: string; now: number; ip: string | null }, void> = {
     name: "api-key-touch",
     write: async (trx, items) => {
-      const latest = new Map<string, number>();
-      for (const { keyId, now } of items) latest.set(keyId, Math.max(now, latest.get(keyId) ?? 0));
-      for (const [id, now] of latest) {
+      const latest = new Map<string, { now: number; ip: string | null }>();
+      for (const { keyId, now, ip } of items) if (now >= (latest.get(keyId)?.now ?? 0)) latest.set(keyId, { now, ip });
+      for (const [id, { now, ip }] of latest) {
         await trx("api_keys")
           .where({ id })
           .andWhere((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<", now - LAST_USED_RESOLUTION_MS))
-          .update({ last_used_at: now });
+          .update({ last_used_at: now, last_used_ip: ip });
       }
       return items.map(() => undefined);
     },
@@ -141,6 +143,7 @@ export class ApiKeysRepository {
       created_at: toIso(row.created_at),
       expires_at: toIsoOrNull(row.expires_at),
       last_used_at: toIsoOrNull(row.last_used_at),
+      last_used_ip: row.last_used_ip ?? null,
       revoked_at: toIsoOrNull(row.revoked_at),
       restrictions: row.restrictions,
     };

@@ -40,7 +40,10 @@ export function KeyTable({ keys, canManage, onEdit, onRotate, onRevoke }: KeyTab
             <td className="mono nowrap">{key.redacted_key}</td>
             <td className="nowrap">{PERMISSION_LABELS[key.permission]}</td>
             <td className="nowrap">{formatDate(key.created_at)}</td>
-            <td className="nowrap">{formatDateTime(key.last_used_at, "Never")}</td>
+            <td className="nowrap">
+              {formatDateTime(key.last_used_at, "Never")}
+              {key.last_used_ip && <span className="muted"> from <span className="mono">{key.last_used_ip}</span></span>}
+            </td>
             <td className="nowrap">{formatDate(key.expires_at, "Never")}</td>
             <td>
               <span className={`badge badge--key-${status}`}>{status}</span>
