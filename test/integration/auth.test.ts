@@ -50,7 +50,9 @@ const VALID_BODIES: Record<string, () => object> = {
 /** Domains and templates belong to the workspace and serve both environments (DESIGN.md §6): the live key sees them. */
 const workspaceWide = (op: OperationInfo) => op.path.startsWith("/v1/domains") || op.path.startsWith("/v1/templates");
 /** GET operations without a path parameter that answer one object, not a list. */
-const NOT_LISTS = new Set(["/v1/workspace", "/v1/usage"]);
+// Not lists of tenant objects: their own tests check that each tenant sees only its own figures
+// (usage.test.ts, metrics.test.ts).
+const NOT_LISTS = new Set(["/v1/workspace", "/v1/usage", "/v1/metrics"]);
 
 /** Account operations (scope `user`) take user access tokens only; their tenancy is in members.test.ts. */
 const forPeopleOnly = (op: OperationInfo) => neededPermission(op) === "user";
@@ -63,6 +65,8 @@ interface Fixtures {
   invitation_id: string;
   suppression_id: string;
   webhook_id: string;
+  /** The request that created the message, in the request log. */
+  request_id: string;
   /** A reply to the message, with one attachment (index 0). */
   inbound_id: string;
   attachment_index: string;
@@ -138,7 +142,10 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       invitation_id: "inv_00000000000000000000000000",
       suppression_id: suppression.json().id,
       webhook_id: webhook.json().id,
+      request_id: message.headers["request-id"] as string,
     };
+    // The request log writes about once a second; the fixtures' entries are wanted now.
+    await t.runtime.services.requestLogs.flush();
   });
   afterEach(async () => t.close());
 
@@ -170,9 +177,9 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
     ];
   }
 
-  /** What a tenant can observe, minus the last-use stamps that any call moves. */
+  /** What a tenant can observe, minus the last-use stamps (time and address) that any call moves. */
   const snapshot = async () => {
-    const strip = (keys: Array<Record<string, unknown>>) => keys.map(({ last_used_at: _, ...k }) => k);
+    const strip = (keys: Array<Record<string, unknown>>) => keys.map(({ last_used_at: _at, last_used_ip: _ip, ...k }) => k);
     const [workspace, keys, message, webhooks] = await Promise.all([
       t.call({ method: "GET", url: "/v1/workspace" }),
       t.call({ method: "GET", url: "/v1/api-keys?limit=100" }),
@@ -292,7 +299,7 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       it("answers 404 for the same id from another workspace or the other environment, and changes nothing", async () => {
         const request = requestFor(op, ids);
         const before = await snapshot();
-        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom|whk|tpl|inb)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
+        const missing = await t.call({ ...request, url: request.url.replace(/(msg|key|sup|dom|whk|tpl|inb|req)_[0-9a-z]{26}/, "$1_00000000000000000000000000") });
         expect(missing.statusCode).toBe(404);
         const others = [
           ["another workspace", t.other.sandboxKey],
