@@ -2037,9 +2037,10 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description A file, given inline (`filename` and `content`) or by `url`, which Mailroom fetches while
-         *     it checks the request, before the 2xx (docs/api.md#attachments-by-url): a URL that
-         *     cannot be fetched is a 422 naming it, and what was fetched is kept with the message.
+         * @description A file, given inline (`filename` and `content`) or by `url`, which Mailroom fetches once
+         *     the rest of the request has passed its checks, before the 2xx
+         *     (docs/api.md#attachments-by-url): a URL that cannot be fetched is a 422 naming it, and
+         *     what was fetched is kept with the message.
          */
         AttachmentInput: {
             /** @description The file name shown to the recipient; with `url`, default the last segment of its path. */

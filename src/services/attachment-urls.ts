@@ -31,6 +31,19 @@ export class AttachmentUrls {
     private readonly maxBytes: number,
   ) {}
 
+  /**
+   * The attachments as they can be checked before anything is fetched: a file given by URL is an
+   * empty stand-in. A request refused for any other reason is refused before a URL is fetched
+   * (a key that may not send, say, cannot make the server fetch either).
+   */
+  static unfetched(attachments: readonly AttachmentInput[] | undefined): InlineAttachment[] | undefined {
+    return attachments?.map((a) => (a.url === undefined ? given(a) : placeholder(a)));
+  }
+
+  static anyUrl(attachments: readonly AttachmentInput[] | undefined): boolean {
+    return attachments?.some((a) => a.url !== undefined) ?? false;
+  }
+
   /** The attachments with every URL's file in hand, and the problems of those that could not be fetched. */
   async resolve(attachments: readonly AttachmentInput[] | undefined): Promise<{ attachments: InlineAttachment[] | undefined; errors: FieldError[] }> {
     if (attachments === undefined) return { attachments: undefined, errors: [] };
@@ -38,9 +51,8 @@ export class AttachmentUrls {
     const fetched = await Promise.all(attachments.map((a) => (a.url === undefined ? null : this.source.fetch(a.url, this.maxBytes))));
     let total = 0;
     const resolved = attachments.map((a, i): InlineAttachment => {
-      const { url, ...rest } = a;
       const outcome = fetched[i];
-      if (url === undefined || !outcome) return { ...rest, filename: a.filename ?? "", content: a.content ?? "" };
+      if (a.url === undefined || !outcome) return given(a);
       const pointer = `/attachments/${i}/url`;
       if (!outcome.ok) {
         errors.push({ location: "body", pointer, message: `could not be fetched: ${outcome.reason}` });
@@ -55,19 +67,25 @@ export class AttachmentUrls {
         errors.push({ location: "body", pointer, message: "answered an empty file" });
         return placeholder(a);
       }
-      return {
-        ...rest,
-        filename: a.filename ?? outcome.filename ?? "attachment",
-        content: outcome.content.toString("base64"),
-        // A server's odd Content-Type is not the caller's mistake: the file name's guess stands instead.
-        ...(a.content_type === undefined && outcome.contentType !== null && MIME_TYPE.test(outcome.contentType) ? { content_type: outcome.contentType } : {}),
-      };
+      const file = inline(a, a.filename ?? outcome.filename ?? "attachment", outcome.content.toString("base64"));
+      // A server's odd Content-Type is not the caller's mistake: the file name's guess stands instead.
+      if (a.content_type === undefined && outcome.contentType !== null && MIME_TYPE.test(outcome.contentType)) file.content_type = outcome.contentType;
+      return file;
     });
     return { attachments: resolved, errors };
   }
 }
 
-/** Stands in for a file that could not be fetched, so the rest of the message is still checked. */
+/** A file given inline. */
+function given(a: AttachmentInput): InlineAttachment {
+  return inline(a, a.filename ?? "", a.content ?? "");
+}
+
+/** Stands in for a file that is not fetched (yet, or at all), so the rest of the message is still checked. */
 function placeholder(a: AttachmentInput): InlineAttachment {
-  return { filename: a.filename ?? "attachment", content: "", ...(a.content_type === undefined ? {} : { content_type: a.content_type }), ...(a.content_id === undefined ? {} : { content_id: a.content_id }) };
+  return inline(a, a.filename ?? "attachment", "");
+}
+
+function inline(a: AttachmentInput, filename: string, content: string): InlineAttachment {
+  return { filename, content, ...(a.content_type === undefined ? {} : { content_type: a.content_type }), ...(a.content_id === undefined ? {} : { content_id: a.content_id }) };
 }

@@ -96,16 +96,8 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
   }
   if (input.unsubscribe === true && hasListUnsubscribe(headers)) fail("/unsubscribe", "cannot be combined with a List-Unsubscribe header of your own: leave one of them out");
 
-  const attachments: StoredAttachment[] = [];
-  (input.attachments ?? []).forEach((a, i) => {
-    const pointer = `/attachments/${i}`;
-    if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
-    if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
-    if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
-    const content = a.content.replace(/\s+/g, "");
-    if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
-    attachments.push({ filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
-  });
+  const checked = checkedAttachments(input.attachments);
+  errors.push(...checked.errors);
 
   let scheduledAt: number | null = null;
   if (input.scheduled_at !== undefined) {
@@ -137,12 +129,29 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     html: input.html ?? null,
     text: input.text ?? null,
     headers,
-    attachments,
+    attachments: checked.attachments,
     tags: input.tags ?? [],
     metadata: input.metadata ?? {},
     scheduledAt,
     expiresAt,
   };
+}
+
+/** The attachments as stored, and every problem with their names, types and content. */
+export function checkedAttachments(given: readonly InlineAttachment[] | undefined): { attachments: StoredAttachment[]; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
+  const attachments: StoredAttachment[] = [];
+  (given ?? []).forEach((a, i) => {
+    const pointer = `/attachments/${i}`;
+    if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
+    if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
+    if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
+    const content = a.content.replace(/\s+/g, "");
+    if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
+    attachments.push({ filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
+  });
+  return { attachments, errors };
 }
 
 /** A domain's tracking defaults: null follows the workspace's. */

@@ -12,8 +12,8 @@ import type { EventFilters, EventsRepository } from "../db/repositories/events.j
 import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
-import type { AttachmentUrls } from "./attachment-urls.js";
+import { checkedAttachments, messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
+import { AttachmentUrls } from "./attachment-urls.js";
 import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
@@ -172,13 +172,14 @@ export class MessagesService {
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
   private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {
-    const { content, template } = await this.contentOf(principal, input, defaults.defaultFrom, now);
-    assertKeyMaySend(principal, content);
+    const { content: unfetched, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
+    assertKeyMaySend(principal, unfetched);
     if (principal.environment === "live") {
-      const domain = domainOf(content.fromAddress).toLowerCase();
+      const domain = domainOf(unfetched.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
       if (status !== "verified") throw new SenderDomainNotVerifiedError(domain, status === "unverified");
     }
+    const content = await this.withFetchedAttachments(input, unfetched);
     const id = newId("message", now);
     return {
       scope: scopeOf(principal),
@@ -218,21 +219,16 @@ export class MessagesService {
   }
 
   /**
-   * The message's checked content. Attachments given by URL are fetched first; one that cannot
-   * be is reported with the rest of the message's problems.
+   * The content with the files given by URL fetched and checked. Only a message that passed
+   * every other check gets here, so a refused request makes the server fetch nothing.
    */
-  private async contentOf(principal: Principal, request: CreateMessageRequest, defaultFrom: string | null, now: number): Promise<{ content: PreparedContent; template: MessageTemplateRef | null }> {
-    const fetched = await this.attachmentUrls.resolve(request.attachments);
-    const input: MessageInput = { ...request, attachments: fetched.attachments };
-    let checked: Awaited<ReturnType<MessagesService["checkedContent"]>>;
-    try {
-      checked = await this.checkedContent(principal, input, defaultFrom, now);
-    } catch (error) {
-      if (!(error instanceof ValidationError) || fetched.errors.length === 0) throw error;
-      throw new ValidationError([...fetched.errors, ...(error.extra.errors ?? [])]);
-    }
+  private async withFetchedAttachments(input: CreateMessageRequest, unfetched: PreparedContent): Promise<PreparedContent> {
+    if (!AttachmentUrls.anyUrl(input.attachments)) return unfetched;
+    const fetched = await this.attachmentUrls.resolve(input.attachments);
     if (fetched.errors.length > 0) throw new ValidationError(fetched.errors);
-    return checked;
+    const { attachments, errors } = checkedAttachments(fetched.attachments);
+    if (errors.length > 0) throw new ValidationError(errors);
+    return { ...unfetched, attachments };
   }
 
   /**

@@ -104,10 +104,23 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(await stored()).toEqual([]);
     });
 
-    it("reports a URL that failed together with the rest of the message's problems", async () => {
-      const res = await send([{ url: `${files.base}/missing` }], { to: "ada@" });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(["/attachments/0/url", "/to"]);
+    it("fetches nothing for a request refused on other grounds: its fields, the key's restrictions, an unverified live sender", async () => {
+      const url = `${files.base}/files/invoice.pdf`;
+      const invalid = await send([{ url }], { to: "ada@" });
+      expect(invalid.statusCode).toBe(422);
+      expect(invalid.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(["/to"]);
+
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Team only", permission: "sending_access", restrictions: { recipient_domains: ["team.example"] } } });
+      expect(created.statusCode, created.body).toBe(201);
+      const restricted = await t.call({ method: "POST", url: "/v1/messages", key: created.json().secret, payload: aMessage({ attachments: [{ url }] }) });
+      expect(restricted.statusCode, restricted.body).toBe(403);
+
+      const live = await t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: aMessage({ from: "billing@unverified.example", attachments: [{ url }] }) });
+      expect(live.statusCode, live.body).toBe(422);
+      expect(live.json().code).toBe("sender_domain_not_verified");
+
+      expect(files.hits).toEqual([]);
+      expect(await stored()).toEqual([]);
     });
 
     it("gives up on a server that does not answer within ATTACHMENT_FETCH_TIMEOUT_MS", async () => {
