@@ -934,7 +934,8 @@ export interface paths {
         };
         /**
          * List templates
-         * @description The workspace's templates, newest first, each with the content of its latest version.
+         * @description The workspace's templates, newest first, each with the content of its latest version;
+         *     `kind=layout` lists the layouts only.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -948,6 +949,12 @@ export interface paths {
          *     check the given variables against the declarations (type, required, default), take the
          *     variables the template uses but does not declare as they come, and refuse any other. The
          *     slug is permanent and unique in the workspace (`409 template_exists`).
+         *
+         *     With `kind: layout` the template is a **layout**: the html (and text) around the content
+         *     of every template that names it in `layout`, which it places with `{{ content }}`. A
+         *     layout has no subject and is not sent by itself; a template sends in its layout's
+         *     published version, so publishing a layout changes the mail of every template that uses
+         *     it (docs/templates.md#layouts).
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -982,7 +989,9 @@ export interface paths {
          * @description Removes the template and all its versions; sending by its slug fails from now on, and the
          *     slug is free again. Messages already sent keep their content and their `template`
          *     reference. Refused with `409 template_in_use` while a scheduled message (of either
-         *     environment) still waits to be sent with it: cancel those first.
+         *     environment) still waits to be sent with it: cancel those first. A layout is refused with
+         *     `409 layout_in_use` while the published version or the draft of a template uses it:
+         *     move those templates to another layout (or none) first.
          */
         delete: operations["deleteTemplate"];
         options?: never;
@@ -1111,7 +1120,9 @@ export interface paths {
          *     required variable, every one of the wrong type and every one neither declared nor used by
          *     the template is listed in one `422 validation_failed` (pointers `/variables/<name>`). A template that fails while
          *     rendering (an unknown filter, or past the limits on time, loop iterations or output
-         *     size) is `422 template_render_failed` with the field and line. Nothing is stored.
+         *     size) is `422 template_render_failed` with the field and line. Nothing is stored. A
+         *     template with a `layout` renders inside the layout's published version, as it sends; a
+         *     layout renders with an empty `{{ content }}`.
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -1796,6 +1807,13 @@ export interface components {
         TemplateVariables: components["schemas"]["TemplateVariable"][];
         /** @description The variables the version's subject, html and text use (`first_name` for `{{ first_name }}`, `order` for `{{ order.id }}`), each once, found by the server when the version is saved; not the names the template assigns itself. Sending and rendering accept these even when they are not declared (untyped and optional); any other undeclared variable is refused. Names used here but absent from `variables` are the ones to declare. */
         ReferencedVariables: string[];
+        /**
+         * @description `standard` is sent by its slug; `layout` is the html and text around the content of the templates that name it in `layout` (placed with `{{ content }}`), and is never sent by itself. Chosen at creation, permanent.
+         * @enum {string}
+         */
+        TemplateKind: "standard" | "layout";
+        /** @description The slug of the layout this version is sent in (a template of kind `layout` in the workspace, used in its published version), or null for none. */
+        TemplateLayout: string | null;
         Template: {
             /** @description The template id, `tpl_…`. */
             id: string;
@@ -1804,6 +1822,7 @@ export interface components {
              * @enum {string}
              */
             object: "template";
+            kind: components["schemas"]["TemplateKind"];
             slug: components["schemas"]["TemplateSlug"];
             /** @description A name for people. */
             name: string;
@@ -1813,12 +1832,13 @@ export interface components {
             latest_version: number;
             /** @description Whether unpublished edits exist (the latest version is a draft). */
             has_draft: boolean;
-            /** @description The latest version's subject (Liquid). */
+            /** @description The latest version's subject (Liquid); empty for a layout. */
             subject: string;
             /** @description The latest version's HTML (Liquid; output escaped). */
             html: string;
             /** @description The latest version's text (Liquid); null when derived from the html. */
             text: string | null;
+            layout: components["schemas"]["TemplateLayout"];
             /** @description The latest version's declared variables. */
             variables: components["schemas"]["TemplateVariable"][];
             referenced_variables: components["schemas"]["ReferencedVariables"];
@@ -1850,12 +1870,13 @@ export interface components {
             /** @description The version number. */
             version: number;
             state: components["schemas"]["TemplateVersionState"];
-            /** @description The subject (Liquid). */
+            /** @description The subject (Liquid); empty for a layout. */
             subject: string;
             /** @description The HTML (Liquid; output escaped). */
             html: string;
             /** @description The text (Liquid); null when derived from the html. */
             text: string | null;
+            layout: components["schemas"]["TemplateLayout"];
             /** @description The declared variables. */
             variables: components["schemas"]["TemplateVariable"][];
             referenced_variables: components["schemas"]["ReferencedVariables"];
@@ -1886,16 +1907,19 @@ export interface components {
             /** @description Pass as `after` for the next page. */
             next_cursor: string | null;
         };
+        /** @description A standard template needs a `subject`; a layout has none, and its html (and text, if any) must output `{{ content }}`. */
         CreateTemplateRequest: {
+            kind?: components["schemas"]["TemplateKind"];
             slug: components["schemas"]["TemplateSlug"];
             /** @description A name for people. */
             name: string;
-            /** @description The subject line (Liquid, not escaped). */
-            subject: string;
+            /** @description The subject line (Liquid, not escaped). Required for a standard template; refused for a layout. */
+            subject?: string;
             /** @description The HTML body (Liquid; output is HTML-escaped unless piped through `raw`). */
             html: string;
             /** @description The text body (Liquid, not escaped); derived from the rendered html when absent. */
             text?: string;
+            layout?: components["schemas"]["TemplateLayout"];
             variables?: components["schemas"]["TemplateVariables"];
             /**
              * @description Publish version 1 at once instead of leaving it a draft.
@@ -1915,6 +1939,7 @@ export interface components {
             html?: string;
             /** @description The text body (Liquid); null to derive it from the html again. */
             text?: string | null;
+            layout?: components["schemas"]["TemplateLayout"];
             variables?: components["schemas"]["TemplateVariables"];
         };
         PublishTemplateRequest: {
@@ -1930,6 +1955,15 @@ export interface components {
         TemplateVariableValues: {
             [key: string]: unknown;
         };
+        /** @description The layout the content was rendered in, and its version; null for none. */
+        TemplateLayoutRef: {
+            /** @description The layout's id. */
+            id: string;
+            /** @description The layout's slug. */
+            slug: string;
+            /** @description The layout's version used (its published one). */
+            version: number;
+        } | null;
         RenderedTemplate: {
             /**
              * @description The object's kind.
@@ -1941,6 +1975,7 @@ export interface components {
             slug: components["schemas"]["TemplateSlug"];
             /** @description The version rendered. */
             version: number;
+            layout: components["schemas"]["TemplateLayoutRef"];
             /** @description The rendered subject. */
             subject: string;
             /** @description The rendered HTML. */
@@ -1964,6 +1999,7 @@ export interface components {
             slug: string;
             /** @description The version sent. */
             version: number;
+            layout: components["schemas"]["TemplateLayoutRef"];
         };
         HealthStatus: {
             /**
@@ -5923,6 +5959,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
                 after?: components["parameters"]["After"];
+                /** @description Only templates of this kind. */
+                kind?: components["schemas"]["TemplateKind"];
             };
             header?: never;
             path?: never;

@@ -3,9 +3,11 @@ import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolatio
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateRow, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
+import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateKind, type TemplateRow, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
+import { CONTENT_SLOT, kindProblems, slotProblems, withoutSlot } from "../templates/layouts.js";
 import type { RenderOutcome, SourceCheck } from "../templates/render-pool.js";
+import type { LayoutSources, RenderOptions } from "../templates/render-protocol.js";
 import { checkDeclarations, normaliseDeclarations, resolveValues } from "../templates/variables.js";
 import type { components } from "../../generated/v1.js";
 
@@ -18,12 +20,13 @@ type RenderTemplateRequest = components["schemas"]["RenderTemplateRequest"];
 type RenderedTemplate = components["schemas"]["RenderedTemplate"];
 type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
 type MessageTemplate = components["schemas"]["MessageTemplate"];
+type TemplateLayoutRef = components["schemas"]["TemplateLayoutRef"];
 type DeletedObject = components["schemas"]["DeletedObject"];
 
 /** Where templates are parsed and rendered: the worker-thread pool (src/templates/render-pool.ts). */
 export interface TemplateRenderer {
   check(sources: TemplateSources): Promise<SourceCheck>;
-  render(key: string, sources: TemplateSources, variables: Record<string, unknown>, deriveText: boolean): Promise<RenderOutcome>;
+  render(key: string, sources: TemplateSources, variables: Record<string, unknown>, options: RenderOptions): Promise<RenderOutcome>;
 }
 
 /** A message's content rendered from a template, and which version it came from. */
@@ -67,14 +70,16 @@ export class TemplatesService {
   ) {}
 
   async create(principal: Principal, input: CreateTemplateRequest): Promise<Template> {
+    const kind = input.kind ?? "standard";
     const variables = normaliseDeclarations(input.variables ?? []);
-    const referenced = await this.checkContent({ subject: input.subject, html: input.html, text: input.text ?? null }, variables);
+    const referenced = await this.checkContent(principal.workspaceId, kind, { subject: input.subject, html: input.html, text: input.text ?? null, layout: input.layout ?? null }, variables, { creating: true });
     if (await this.templates.find(principal.workspaceId, input.slug)) throw templateExists(input.slug);
     const now = this.clock.now();
     const publish = input.publish === true;
     const template: TemplateRow = {
       id: newId("template", now),
       workspace_id: principal.workspaceId,
+      kind,
       slug: input.slug,
       name: input.name,
       published_version: publish ? 1 : null,
@@ -86,9 +91,11 @@ export class TemplatesService {
       template_id: template.id,
       version: 1,
       state: publish ? "published" : "draft",
-      subject: input.subject,
+      // A layout has no subject: the template sent in it gives one.
+      subject: input.subject ?? "",
       html: input.html,
       text: input.text ?? null,
+      layout: input.layout ?? null,
       variables,
       referenced_variables: { subject: [], html: [], text: [], ...referenced },
       created_at: now,
@@ -105,8 +112,8 @@ export class TemplatesService {
     return TemplatesRepository.toWire(template, version);
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<Page<Template>> {
-    return this.templates.list(principal.workspaceId, page);
+  async list(principal: Principal, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
+    return this.templates.list(principal.workspaceId, page, kind);
   }
 
   async get(principal: Principal, ref: string): Promise<Template> {
@@ -127,9 +134,10 @@ export class TemplatesService {
     if (input.subject !== undefined) changes.subject = input.subject;
     if (input.html !== undefined) changes.html = input.html;
     if (input.text !== undefined) changes.text = input.text;
+    if (input.layout !== undefined) changes.layout = input.layout;
     if (input.variables !== undefined) changes.variables = normaliseDeclarations(input.variables);
-    const referenced = await this.checkContent(changes, changes.variables ?? []);
-    const { id } = await this.find(principal, ref);
+    const { id, kind } = await this.find(principal, ref);
+    const referenced = await this.checkContent(principal.workspaceId, kind, changes, changes.variables ?? [], { creating: false });
     return this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
       const now = this.clock.now();
@@ -208,6 +216,10 @@ export class TemplatesService {
       if (await this.templates.hasScheduledMessages(trx, principal.workspaceId, template.id)) {
         throw new ConflictError("template_in_use", "Template in use", `Template ${template.slug} is used by scheduled messages that have not been sent yet: cancel them (cancelMessage) or wait until they are sent, then delete it.`);
       }
+      const users = template.kind === "layout" ? await this.templates.usersOfLayout(trx, principal.workspaceId, template.slug) : [];
+      if (users.length > 0) {
+        throw new ConflictError("layout_in_use", "Layout in use", `Layout ${template.slug} is used by the published version or the draft of ${users.join(", ")}: give those templates another layout (or none, layout: null) and publish them, then delete it.`);
+      }
       await this.templates.delete(trx, template.id);
       this.forget(principal.workspaceId, template.slug);
     });
@@ -227,12 +239,14 @@ export class TemplatesService {
         throw ValidationError.field("/version", input.version === "draft" ? `template ${template.slug} has no draft` : `template ${template.slug} has no version ${input.version}`);
       }
     }
-    const rendered = await this.renderVersion(resolved, input.variables ?? {}, "/variables", true);
+    const layout = await this.layoutOf(resolved, "/version", (slug) => this.templates.resolve(principal.workspaceId, slug, "published"));
+    const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/variables", true);
     return {
       object: "rendered_template",
       template_id: resolved.template.id,
       slug: resolved.template.slug,
       version: resolved.version.version,
+      layout: layoutRef(layout),
       subject: rendered.subject,
       html: rendered.html,
       text: rendered.text ?? "",
@@ -254,16 +268,19 @@ export class TemplatesService {
     if (!resolved) {
       const template = await this.templates.find(workspaceId, slug);
       if (!template) throw ValidationError.field("/template/slug", `no template ${slug} in this workspace`);
+      if (template.kind === "layout") throw layoutSentAlone(slug);
       if (version === undefined) throw ValidationError.field("/template/slug", `template ${slug} has no published version yet: publish it (publishTemplate), or send a version (${slug}@1)`);
       throw ValidationError.field(fromSlug === undefined ? "/template/version" : "/template/slug", `template ${slug} has no version ${version}`);
     }
-    const rendered = await this.renderVersion(resolved, input.variables ?? {}, "/template/variables", false);
+    if (resolved.template.kind === "layout") throw layoutSentAlone(slug);
+    const layout = await this.layoutOf(resolved, "/template/slug", (layoutSlug) => this.resolveForSend(workspaceId, layoutSlug, "published"));
+    const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/template/variables", false);
     return {
       // A header line: line breaks a variable brought in become spaces, never a second header.
       subject: rendered.subject.replace(/[\r\n\0]+/g, " ").trim(),
       html: rendered.html,
       text: rendered.text,
-      template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version },
+      template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version, layout: layoutRef(layout) },
     };
   }
 
@@ -298,28 +315,65 @@ export class TemplatesService {
     for (const key of this.sendCache.keys()) if (key.startsWith(prefix)) this.sendCache.delete(key);
   }
 
-  private async renderVersion(resolved: ResolvedVersion, given: Record<string, unknown>, base: string, deriveText: boolean) {
-    const { values, errors } = resolveValues(resolved.version.variables, referencedNames(resolved.version), given, base);
-    if (errors.length > 0) throw new ValidationError(errors);
+  /**
+   * The published layout a version is sent in (null: none). `lookUp` reads it, through the send
+   * cache when sending. A layout deleted or never published since the version was saved fails
+   * here, at `pointer`, rather than sending the content unwrapped.
+   */
+  private async layoutOf(resolved: ResolvedVersion, pointer: string, lookUp: (slug: string) => Promise<ResolvedVersion | undefined>): Promise<ResolvedVersion | null> {
+    const slug = resolved.version.layout;
+    if (slug === null) return null;
+    const layout = await lookUp(slug);
+    const sent = `${resolved.template.slug}@${resolved.version.version} is sent in layout ${slug}`;
+    if (layout?.template.kind === "layout") return layout;
+    if (layout === undefined && (await this.templates.find(resolved.template.workspace_id, slug))?.kind === "layout") {
+      throw ValidationError.field(pointer, `${sent}, which has no published version yet: publish it (publishTemplate)`);
+    }
+    throw ValidationError.field(pointer, `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish it`);
+  }
+
+  /**
+   * Renders a version in its layout, if any. The variables are checked against both: the
+   * template's declarations, the layout's (for names the template does not declare), and what
+   * either uses. A layout rendered by itself gets an empty content.
+   */
+  private async renderVersion(resolved: ResolvedVersion, layout: ResolvedVersion | null, given: Record<string, unknown>, base: string, deriveText: boolean) {
     const { template, version } = resolved;
-    const outcome = await this.renderer.render(`${template.id}@${version.version}`, version, values, deriveText);
+    const declared = [...version.variables, ...(layout?.version.variables ?? []).filter((v) => !version.variables.some((own) => own.name === v.name))];
+    const referenced = [...referencedNames(version), ...(layout === null ? [] : referencedNames(layout.version))];
+    const { values, errors } = resolveValues(declared, referenced, given, base);
+    if (errors.length > 0) throw new ValidationError(errors);
+    const scope = template.kind === "layout" ? { ...values, [CONTENT_SLOT]: "" } : values;
+    const options: RenderOptions = { deriveText, layout: layout === null ? null : layoutSources(layout) };
+    const outcome = await this.renderer.render(`${template.id}@${version.version}`, version, scope, options);
     if (!outcome.ok) throw new TemplateRenderFailedError(outcome.problems.map(toFieldError));
     return outcome.rendered;
   }
 
   /**
-   * Checks the declarations and the Liquid syntax of the fields given, every problem at once (422
-   * validation_failed), and answers the variables each of those fields uses. Fields not given keep
-   * what was found when their version was saved; a text set to null uses none.
+   * Checks the fields given against the template's kind, the declarations, the layout named and
+   * the Liquid syntax, every problem at once (422 validation_failed), and answers the variables
+   * each of those fields uses. Fields not given keep what was found when their version was saved;
+   * a text set to null uses none.
    */
-  private async checkContent(content: Partial<VersionContent>, variables: VersionContent["variables"]): Promise<Partial<ReferencedVariables>> {
-    const errors = checkDeclarations(variables);
+  private async checkContent(workspaceId: string, kind: TemplateKind, content: Partial<VersionContent>, variables: VersionContent["variables"], { creating }: { creating: boolean }): Promise<Partial<ReferencedVariables>> {
+    const errors = [...checkDeclarations(variables), ...kindProblems(kind, { ...content, variables }, creating)];
+    if (kind === "standard" && content.layout !== undefined && content.layout !== null) errors.push(...(await this.layoutProblems(workspaceId, content.layout)));
     const fields = (["subject", "html", "text"] as const).filter((field) => content[field] !== undefined);
     const sources = { subject: content.subject ?? "", html: content.html ?? "", text: content.text ?? null };
     const check: SourceCheck = fields.some((field) => content[field] !== null) ? await this.renderer.check(sources) : { problems: [], referenced: {} };
     errors.push(...check.problems.map(toFieldError));
+    if (check.problems.length === 0) errors.push(...slotProblems(kind, content, check.referenced));
     if (errors.length > 0) throw new ValidationError(errors);
-    return Object.fromEntries(fields.map((field) => [field, check.referenced[field] ?? []]));
+    return Object.fromEntries(fields.map((field) => [field, withoutSlot(kind, check.referenced[field] ?? [])]));
+  }
+
+  /** Whether `slug` names a layout of the workspace: a template can only be sent in one of those. */
+  private async layoutProblems(workspaceId: string, slug: string): Promise<FieldError[]> {
+    const layout = await this.templates.find(workspaceId, slug);
+    if (layout?.kind === "layout") return [];
+    const message = layout ? `${slug} is a standard template, not a layout (a layout is created with kind: layout)` : `no layout ${slug} in this workspace`;
+    return [{ location: "body", pointer: "/layout", message }];
   }
 
   private async find(principal: Principal, ref: string): Promise<TemplateRow> {
@@ -331,5 +385,11 @@ export class TemplatesService {
 
 const templateExists = (slug: string) =>
   new ConflictError("template_exists", "Template exists", `This workspace already has a template ${slug}. Slugs are permanent and unique: edit that template (updateTemplate), or choose another slug.`);
+
+const layoutSentAlone = (slug: string) => ValidationError.field("/template/slug", `${slug} is a layout, which is not sent by itself: send a template that uses it (layout: ${slug})`);
+
+const layoutRef = (layout: ResolvedVersion | null): TemplateLayoutRef => (layout === null ? null : { id: layout.template.id, slug: layout.template.slug, version: layout.version.version });
+
+const layoutSources = ({ template, version }: ResolvedVersion): LayoutSources => ({ key: `${template.id}@${version.version}`, slug: template.slug, html: version.html, text: version.text });
 
 const toFieldError = (problem: FieldProblem): FieldError => ({ location: "body", pointer: `/${problem.field}`, message: problem.message, ...(problem.line === null ? {} : { line: problem.line }) });

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { FieldProblem, ReferencedVariables, RenderLimits, TemplateSources } from "./liquid.js";
-import { WorkerProgress, type RenderedSources, type RenderRequest, type RenderResponse, type WorkerReady } from "./render-protocol.js";
+import { WorkerProgress, type RenderedSources, type RenderOptions, type RenderRequest, type RenderResponse, type WorkerReady } from "./render-protocol.js";
 
 export interface RenderPoolSettings {
   /** Worker threads; each renders one template at a time. */
@@ -65,13 +65,13 @@ export class RenderPool {
 
   /** Syntax errors of each field (none when all parse), and the variables the fields read. */
   async check(sources: TemplateSources): Promise<SourceCheck> {
-    const response = await this.run({ kind: "check", key: null, sources, variables: {}, deriveText: false });
+    const response = await this.run({ kind: "check", key: null, sources, variables: {}, deriveText: false, layout: null });
     return response.ok ? { problems: [], referenced: response.referenced ?? {} } : { problems: response.problems, referenced: {} };
   }
 
-  /** Renders a version (cached by `key` in the worker) with the variables. */
-  async render(key: string, sources: TemplateSources, variables: Record<string, unknown>, deriveText: boolean): Promise<RenderOutcome> {
-    const response = await this.run({ kind: "render", key, sources, variables, deriveText });
+  /** Renders a version (cached by `key` in the worker) with the variables, in its layout if it has one. */
+  async render(key: string, sources: TemplateSources, variables: Record<string, unknown>, options: RenderOptions): Promise<RenderOutcome> {
+    const response = await this.run({ kind: "render", key, sources, variables, ...options });
     if (!response.ok) return { ok: false, phase: response.phase, problems: response.problems };
     return { ok: true, rendered: response.rendered ?? { subject: "", html: "", text: null } };
   }

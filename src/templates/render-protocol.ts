@@ -10,6 +10,24 @@ export interface RenderRequest {
   variables: Record<string, unknown>;
   /** Derive the text from the rendered html when the version has no text. */
   deriveText: boolean;
+  /** The layout the rendered html and text are placed in, if the version has one. */
+  layout: LayoutSources | null;
+}
+
+/** A layout's version, for the worker to put a rendered template in (docs/templates.md#layouts). */
+export interface LayoutSources {
+  /** Its cache key (`tpl_…@4`). */
+  key: string;
+  /** Named in its problems. */
+  slug: string;
+  html: string;
+  text: string | null;
+}
+
+/** What a render is asked beside the sources and variables. */
+export interface RenderOptions {
+  deriveText: boolean;
+  layout: LayoutSources | null;
 }
 
 export interface RenderedSources {

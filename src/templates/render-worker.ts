@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Template } from "liquidjs";
 import { textFromHtml } from "../domain/text-from-html.js";
 import { createEngines, engineFor, globalsOf, lineOf, messageOf, parseAll, type FieldProblem, type RenderLimits, type TemplateField, type TemplateSources } from "./liquid.js";
-import { WorkerProgress, type RenderRequest, type RenderResponse } from "./render-protocol.js";
+import { WorkerProgress, type LayoutSources, type RenderRequest, type RenderResponse } from "./render-protocol.js";
 
 /**
  * One render worker: parses and renders Liquid on its own thread, one job at a time, so a
@@ -40,20 +41,63 @@ function handle(request: RenderRequest): RenderResponse {
   for (const field of ["subject", "html", "text"] as const) {
     const template = templates[field];
     if (template === undefined) continue;
-    // Read by the pool when this job overruns its hard timeout, to name the field.
-    progress.enter(field);
-    try {
-      const output = String(engines[engineFor(field)].renderSync(template, request.variables));
-      if (output.length > limits.maxOutputChars) {
-        return { id: request.id, ok: false, phase: "render", problems: [{ field, line: null, message: `renders to more than ${limits.maxOutputChars} characters` }] };
-      }
-      rendered[field] = output;
-    } catch (error) {
-      return { id: request.id, ok: false, phase: "render", problems: [{ field, line: lineOf(error), message: messageOf(error) }] };
-    }
+    const output = renderField(field, template, request.variables);
+    if (!output.ok) return { id: request.id, ok: false, phase: "render", problems: [output.problem] };
+    rendered[field] = output.text;
   }
-  const text = rendered.text ?? (request.deriveText ? textFromHtml(rendered.html!) : null);
-  return { id: request.id, ok: true, rendered: { subject: rendered.subject!, html: rendered.html!, text }, referenced: null };
+  let html = rendered.html!;
+  let text = rendered.text;
+  if (request.layout !== null) {
+    const placed = inLayout(request.layout, { html, text }, request.variables);
+    if (!placed.ok) return { id: request.id, ok: false, ...placed.failure };
+    ({ html, text } = placed);
+  }
+  text ??= request.deriveText ? textFromHtml(html) : null;
+  return { id: request.id, ok: true, rendered: { subject: rendered.subject!, html, text }, referenced: null };
+}
+
+type FieldOutput = { ok: true; text: string } | { ok: false; problem: FieldProblem };
+
+function renderField(field: TemplateField, template: Template[], variables: Record<string, unknown>): FieldOutput {
+  // Read by the pool when this job overruns its hard timeout, to name the field.
+  progress.enter(field);
+  try {
+    const output = String(engines[engineFor(field)].renderSync(template, variables));
+    if (output.length > limits.maxOutputChars) return { ok: false, problem: { field, line: null, message: `renders to more than ${limits.maxOutputChars} characters` } };
+    return { ok: true, text: output };
+  } catch (error) {
+    return { ok: false, problem: { field, line: lineOf(error), message: messageOf(error) } };
+  }
+}
+
+/**
+ * Places a rendered template in its layout. The layout renders with `content` standing for a
+ * random marker, which is then replaced by the template's output: so `{{ content }}` needs no
+ * `| raw` although html output is escaped, and the template's markup is never parsed as Liquid
+ * again. A layout without text leaves the template's text (or the text derived from the whole
+ * html) as it is; a layout with text wraps the template's text, or the text of its html.
+ */
+function inLayout(layout: LayoutSources, body: { html: string; text: string | null }, variables: Record<string, unknown>):
+  | { ok: true; html: string; text: string | null }
+  | { ok: false; failure: { phase: "syntax" | "render"; problems: FieldProblem[] } } {
+  const { templates, problems } = parsed(layout.key, { subject: "", html: layout.html, text: layout.text });
+  const inThe = (problem: FieldProblem): FieldProblem => ({ ...problem, message: `in layout ${layout.slug}: ${problem.message}` });
+  if (problems.length > 0) return { ok: false, failure: { phase: "syntax", problems: problems.map(inThe) } };
+  const marker = `mailroomcontent${randomUUID().replaceAll("-", "")}`;
+  const scope = { ...variables, content: marker };
+  const place = (field: "html" | "text", content: string): FieldOutput => {
+    const output = renderField(field, templates[field]!, scope);
+    if (!output.ok) return { ok: false, problem: inThe(output.problem) };
+    const placed = output.text.split(marker).join(content);
+    if (placed.length > limits.maxOutputChars) return { ok: false, problem: inThe({ field, line: null, message: `renders to more than ${limits.maxOutputChars} characters with the content in place` }) };
+    return { ok: true, text: placed };
+  };
+  const html = place("html", body.html);
+  if (!html.ok) return { ok: false, failure: { phase: "render", problems: [html.problem] } };
+  if (layout.text === null) return { ok: true, html: html.text, text: body.text };
+  const text = place("text", body.text ?? textFromHtml(body.html));
+  if (!text.ok) return { ok: false, failure: { phase: "render", problems: [text.problem] } };
+  return { ok: true, html: html.text, text: text.text };
 }
 
 // The pool posts the jobs it gave this worker in one task together, and gets

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { templateCalls } from "../helpers/template-calls.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 import type { components } from "../../generated/v1.js";
 
@@ -25,21 +26,9 @@ describe.each(databases)("Templates ($name)", (database) => {
   });
   afterEach(async () => t.close());
 
-  const create = async (overrides: Record<string, unknown> = {}, key?: string) => {
-    const res = await t.call({ method: "POST", url: "/v1/templates", payload: { ...WELCOME, ...overrides }, ...(key ? { key } : {}) });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json() as Template;
-  };
-  const update = async (ref: string, payload: object) => {
-    const res = await t.call({ method: "PATCH", url: `/v1/templates/${ref}`, payload });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json() as Template;
-  };
-  const publish = async (ref: string, payload?: object) => {
-    const res = await t.call({ method: "POST", url: `/v1/templates/${ref}/publish`, ...(payload ? { payload } : {}) });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json() as Template;
-  };
+  const calls = templateCalls(() => t);
+  const create = (overrides: Record<string, unknown> = {}, key?: string) => calls.create({ ...WELCOME, ...overrides }, key);
+  const { update, publish } = calls;
   const render = (ref: string, payload: object = {}, key?: string) => t.call({ method: "POST", url: `/v1/templates/${ref}/render`, payload, ...(key ? { key } : {}) });
   const versions = async (ref: string) => {
     const res = await t.call({ method: "GET", url: `/v1/templates/${ref}/versions?limit=100` });
@@ -63,6 +52,7 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(template).toEqual({
         id: expect.stringMatching(/^tpl_[0-9a-z]{26}$/),
         object: "template",
+        kind: "standard",
         slug: "welcome",
         name: "Welcome",
         published_version: null,
@@ -71,6 +61,7 @@ describe.each(databases)("Templates ($name)", (database) => {
         subject: WELCOME.subject,
         html: WELCOME.html,
         text: null,
+        layout: null,
         variables: [
           { name: "first_name", type: "string", required: true, default: null, description: "The recipient's first name" },
           { name: "plan", type: "string", required: false, default: "the free plan", description: null },
@@ -178,7 +169,11 @@ describe.each(databases)("Templates ($name)", (database) => {
     it("refuses unknown fields and missing required ones", async () => {
       const res = await t.call({ method: "POST", url: "/v1/templates", payload: { slug: "welcome", html: "<p>x</p>", colour: "red" } });
       expect(res.statusCode).toBe(422);
-      expect((res.json().errors as Array<{ pointer: string }>).map((e) => e.pointer).sort()).toEqual(["/colour", "/name", "/subject"]);
+      expect((res.json().errors as Array<{ pointer: string }>).map((e) => e.pointer).sort()).toEqual(["/colour", "/name"]);
+      // A subject is required of a standard template only (a layout has none): the service says so.
+      const noSubject = await t.call({ method: "POST", url: "/v1/templates", payload: { slug: "welcome", name: "Welcome", html: "<p>x</p>" } });
+      expect(noSubject.statusCode).toBe(422);
+      expect(noSubject.json().errors).toEqual([{ location: "body", pointer: "/subject", message: "is required (only a layout has no subject)" }]);
     });
   });
 
@@ -397,6 +392,7 @@ describe.each(databases)("Templates ($name)", (database) => {
         subject: WELCOME.subject,
         html: WELCOME.html,
         text: null,
+        layout: null,
         variables: made.variables,
         referenced_variables: ["first_name", "plan"],
         created_at: made.created_at,
@@ -422,7 +418,7 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(res.json()).toEqual({ id: made.id, object: "template", deleted: true });
       expect((await t.call({ method: "GET", url: `/v1/templates/${made.id}` })).statusCode).toBe(404);
       expect(await t.runtime.db.knex("template_versions").where({ template_id: made.id })).toEqual([]);
-      expect((await t.call({ method: "GET", url: `/v1/messages/${sent.json().id}` })).json().template).toEqual({ id: made.id, slug: "welcome", version: 1 });
+      expect((await t.call({ method: "GET", url: `/v1/messages/${sent.json().id}` })).json().template).toEqual({ id: made.id, slug: "welcome", version: 1, layout: null });
       await create();
     });
 
@@ -460,6 +456,7 @@ describe.each(databases)("Templates ($name)", (database) => {
         template_id: expect.stringMatching(/^tpl_/),
         slug: "welcome",
         version: 1,
+        layout: null,
         subject: "<b>Ada</b> & co",
         html: "<p>Hi &lt;b&gt;Ada&lt;/b&gt;</p><p><b>Ada</b></p>",
         text: "Hi <b>Ada</b>\n\nAda",
@@ -663,7 +660,7 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(plain.template).toBeNull();
       const res = await t.call({ method: "GET", url: "/v1/messages?template=welcome" });
       expect(res.statusCode).toBe(200);
-      expect(res.json().data).toEqual([expect.objectContaining({ id: welcome.id, template: { id: expect.any(String), slug: "welcome", version: 1 } })]);
+      expect(res.json().data).toEqual([expect.objectContaining({ id: welcome.id, template: { id: expect.any(String), slug: "welcome", version: 1, layout: null } })]);
       expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toHaveLength(3);
       expect((await t.call({ method: "GET", url: "/v1/messages?template=welcome", key: t.workspace.liveKey })).json().data).toEqual([]);
       expect((await t.call({ method: "GET", url: "/v1/messages?template=Not_A_Slug" })).statusCode).toBe(422);

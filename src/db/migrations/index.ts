@@ -15,6 +15,7 @@ import * as auditEvents from "./013-audit-events.js";
 import * as automatedEvents from "./014-automated-events.js";
 import * as requestLogs from "./015-request-logs.js";
 import * as keyLastUsedIp from "./016-key-last-used-ip.js";
+import * as templateLayouts from "./017-template-layouts.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "014-automated-events": automatedEvents,
   "015-request-logs": requestLogs,
   "016-key-last-used-ip": keyLastUsedIp,
+  "017-template-layouts": templateLayouts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

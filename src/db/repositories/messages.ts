@@ -186,6 +186,9 @@ interface MessageRow {
   template_id: string | null;
   template_slug: string | null;
   template_version: number | null;
+  layout_id: string | null;
+  layout_slug: string | null;
+  layout_version: number | null;
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
@@ -206,7 +209,7 @@ interface MessageRow {
 
 type RecipientRow = Omit<RecipientRecord, "attempts" | "updated_at" | EngagementStamp> & { message_id: string; attempts: number | string; updated_at: number | string } & Record<EngagementStamp, number | string | null>;
 
-const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "template_id", "template_slug", "template_version", "tags", "metadata", "opens", "clicks", "replies", "scheduled_at", "created_at", "updated_at"];
+const SUMMARY_COLUMNS = ["id", "workspace_id", "environment", "status", "from_mailbox", "to_list", "cc_list", "bcc_list", "subject", "template_id", "template_slug", "template_version", "layout_id", "layout_slug", "layout_version", "tags", "metadata", "opens", "clicks", "replies", "scheduled_at", "created_at", "updated_at"];
 
 export class MessagesRepository {
   constructor(
@@ -530,6 +533,9 @@ function toMessageRow(m: NewMessage) {
     template_id: m.template?.id ?? null,
     template_slug: m.template?.slug ?? null,
     template_version: m.template?.version ?? null,
+    layout_id: m.template?.layout?.id ?? null,
+    layout_slug: m.template?.layout?.slug ?? null,
+    layout_version: m.template?.layout?.version ?? null,
     scheduled_at: m.scheduled_at,
     expires_at: m.expires_at,
     idempotency_key: m.idempotency_key,
@@ -640,7 +646,9 @@ function toSummary(row: MessageRow): MessageSummary {
 }
 
 function templateOf(row: MessageRow): MessageTemplateRef | null {
-  return row.template_id === null || row.template_slug === null ? null : { id: row.template_id, slug: row.template_slug, version: Number(row.template_version) };
+  if (row.template_id === null || row.template_slug === null) return null;
+  const layout = row.layout_id === null || row.layout_slug === null ? null : { id: row.layout_id, slug: row.layout_slug, version: Number(row.layout_version) };
+  return { id: row.template_id, slug: row.template_slug, version: Number(row.template_version), layout };
 }
 
 function engagementOf(row: Pick<MessageRow, "opens" | "clicks" | "replies">): MessageEngagement {

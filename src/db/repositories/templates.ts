@@ -11,10 +11,12 @@ type Template = components["schemas"]["Template"];
 type TemplateVersion = components["schemas"]["TemplateVersion"];
 export type TemplateVariable = components["schemas"]["TemplateVariable"];
 export type TemplateVersionState = components["schemas"]["TemplateVersionState"];
+export type TemplateKind = components["schemas"]["TemplateKind"];
 
 export interface TemplateRow {
   id: string;
   workspace_id: string;
+  kind: TemplateKind;
   slug: string;
   name: string;
   published_version: number | null;
@@ -27,6 +29,8 @@ export interface VersionContent {
   subject: string;
   html: string;
   text: string | null;
+  /** The slug of the layout the version is sent in (a template of kind `layout`), or null. */
+  layout: string | null;
   variables: TemplateVariable[];
   /** Derived from the sources when they are saved (TemplatesService). */
   referenced_variables: ReferencedVariables;
@@ -52,8 +56,8 @@ export type VersionSelector = number | "draft" | "published" | "latest";
 
 export const UQ_TEMPLATE_SLUG = "uq_templates__workspace_slug";
 
-const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.created_at", "t.updated_at"];
-const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "v.html", "v.text", "v.variables", "v.referenced_variables", "v.created_at as v_created_at", "v.updated_at as v_updated_at", "v.published_at"];
+const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.kind", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.created_at", "t.updated_at"];
+const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "v.html", "v.text", "v.layout", "v.variables", "v.referenced_variables", "v.created_at as v_created_at", "v.updated_at as v_updated_at", "v.published_at"];
 
 /**
  * Templates belong to a workspace and serve both its environments: every query is scoped by
@@ -100,12 +104,13 @@ export class TemplatesRepository {
     return row ? { template: normaliseTemplate(row)!, version: normaliseJoinedVersion(row) } : undefined;
   }
 
-  /** Templates, newest first, each with its latest version. */
-  async list(workspaceId: string, page: PageRequest): Promise<Page<Template>> {
+  /** Templates, newest first, each with its latest version; `kind` lists only those of that kind. */
+  async list(workspaceId: string, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
     const query = this.knex("templates as t")
       .join("template_versions as v", (on) => on.on("v.template_id", "=", "t.id").andOn("v.version", "=", "t.latest_version"))
       .where("t.workspace_id", workspaceId)
       .select([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
+    if (kind !== undefined) query.andWhere("t.kind", kind);
     return paginate<Record<string, unknown>, Template>(query, "t.id", (row) => String(row.id), page, "desc", (row) =>
       TemplatesRepository.toWire(normaliseTemplate(row)!, normaliseJoinedVersion(row)),
     );
@@ -146,6 +151,7 @@ export class TemplatesRepository {
         subject: content.subject,
         html: content.html,
         text: content.text,
+        layout: content.layout,
         variables: JSON.stringify(content.variables),
         referenced_variables: JSON.stringify(content.referenced_variables),
         updated_at: now,
@@ -160,6 +166,17 @@ export class TemplatesRepository {
 
   async updateTemplate(trx: Knex.Transaction, id: string, changes: Partial<Pick<TemplateRow, "name" | "published_version" | "latest_version" | "updated_at">>): Promise<void> {
     await trx("templates").where({ id }).update(changes);
+  }
+
+  /** The slugs of the templates whose published version or draft is sent in the layout `slug`. */
+  async usersOfLayout(trx: Knex.Transaction, workspaceId: string, slug: string): Promise<string[]> {
+    const rows = await trx("template_versions as v")
+      .join("templates as t", "t.id", "v.template_id")
+      .where({ "v.layout": slug, "t.workspace_id": workspaceId })
+      .whereIn("v.state", ["published", "draft"])
+      .distinct("t.slug")
+      .orderBy("t.slug");
+    return rows.map((row: { slug: string }) => String(row.slug));
   }
 
   /** Whether a scheduled message of either environment still waits to be sent with the template. */
@@ -177,6 +194,7 @@ export class TemplatesRepository {
     return {
       id: template.id,
       object: "template",
+      kind: template.kind,
       slug: template.slug,
       name: template.name,
       published_version: template.published_version,
@@ -185,6 +203,7 @@ export class TemplatesRepository {
       subject: latest.subject,
       html: latest.html,
       text: latest.text,
+      layout: latest.layout,
       variables: latest.variables,
       referenced_variables: referencedNames(latest),
       created_at: toIso(template.created_at),
@@ -202,6 +221,7 @@ export class TemplatesRepository {
       subject: version.subject,
       html: version.html,
       text: version.text,
+      layout: version.layout,
       variables: version.variables,
       referenced_variables: referencedNames(version),
       created_at: toIso(version.created_at),
@@ -227,6 +247,7 @@ function normaliseTemplate(raw: unknown): TemplateRow | undefined {
   return {
     id: String(row.id),
     workspace_id: String(row.workspace_id),
+    kind: row.kind as TemplateKind,
     slug: String(row.slug),
     name: String(row.name),
     published_version: toNumberOrNull(row.published_version),
@@ -244,6 +265,7 @@ function normaliseVersion(row: Record<string, unknown>): VersionRow {
     subject: String(row.subject),
     html: String(row.html),
     text: (row.text as string | null) ?? null,
+    layout: (row.layout as string | null) ?? null,
     variables: parseJson<TemplateVariable[]>(row.variables),
     referenced_variables: parseJson<ReferencedVariables>(row.referenced_variables),
     created_at: toNumber(row.created_at),
