@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "mailroom";
+import type { Message, MessagePreview, MessageTemplate } from "mailroom";
 import { contractExample, page, problemBody, problemOf, runCli, stubApi } from "./helpers.js";
 
 /*
@@ -9,6 +9,8 @@ import { contractExample, page, problemBody, problemOf, runCli, stubApi } from "
  */
 const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
 const queued = contractExample<Message>("QueuedMessage");
+const welcome3: MessageTemplate = { id: "tpl_01jd3k8m2q5v7w9x1y3z5a7b9c", slug: "welcome", version: 3, layout: null };
+const inBase4: MessageTemplate = { ...welcome3, layout: { id: "tpl_01jd3k9a1b2c3d4e5f6g7h8j9k", slug: "base", version: 4 } };
 
 describe("mailroom send --template", () => {
   it("sends template { slug, variables } in place of a subject and body; --var values are strings", async () => {
@@ -77,12 +79,30 @@ describe("mailroom send --template", () => {
     expect(result.stderr).toContain("  /template/variables/first_name: is required\n");
   });
 
-  it("shows the template and version sent on a terminal", async () => {
-    const sent: Message = { ...queued, template: { id: "tpl_01jd3k8m2q5v7w9x1y3z5a7b9c", slug: "welcome", version: 3 } };
+  it("shows the template and version sent on a terminal, and no layout line for one sent in none", async () => {
+    const sent: Message = { ...queued, template: welcome3 };
 
     const result = await runCli(["send", "--to", "ada@example.com", "--template", "welcome@3"], { env, tty: true, fetch: stubApi(202, sent).fetch });
 
     expect(result.stdout).toMatch(/^template\s+welcome@3$/m);
+    expect(result.stdout).not.toMatch(/^layout\b/m);
+  });
+
+  it("shows the layout and its version the template was sent in", async () => {
+    const sent: Message = { ...queued, template: inBase4 };
+
+    const result = await runCli(["messages", "create", "--to", "ada@example.com", "--template", "welcome@3"], { env, tty: true, fetch: stubApi(202, sent).fetch });
+
+    expect(result.stdout).toMatch(/^template\s+welcome@3\nlayout\s+base@4$/m);
+  });
+
+  it("shows the layout with --dry-run too", async () => {
+    const preview: MessagePreview = { ...contractExample<MessagePreview>("MessagePreview"), template: inBase4 };
+
+    const result = await runCli(["send", "--dry-run", "--to", "ada@example.com", "--template", "welcome@3"], { env, tty: true, fetch: stubApi(200, preview).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^template\s+welcome@3\nlayout\s+base@4$/m);
   });
 });
 

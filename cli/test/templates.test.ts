@@ -14,6 +14,10 @@ const deleted = contractExample<DeletedObject>("DeletedTemplate");
 const version = contractExample<TemplateVersion>("PublishedTemplateVersion");
 const rendered = contractExample<RenderedTemplate>("RenderedTemplate");
 const declarations = published.variables;
+const LAYOUT_HTML = '<div class="mail">{{ content }}<p>Acme Inc.</p></div>';
+/** A layout as the API answers it: no subject (""), and itself in no layout. */
+const baseLayout: Template = { ...published, id: "tpl_base", kind: "layout", slug: "base", name: "Base", subject: "", html: LAYOUT_HTML, variables: [], referenced_variables: ["content"] };
+const inLayout: Template = { ...published, layout: "base" };
 
 describe("mailroom templates create", () => {
   it("sends slug, name, subject and html with an Idempotency-Key, and prints the template as the API sent it", async () => {
@@ -42,6 +46,42 @@ describe("mailroom templates create", () => {
     expect(api.seen[0]?.body).not.toHaveProperty("publish");
   });
 
+  it("creates a layout with --kind layout, sending no subject", async () => {
+    const api = stubApi(201, baseLayout);
+
+    const result = await runCli(["templates", "create", "--kind", "layout", "--slug", "base", "--name", "Base", "--html", LAYOUT_HTML, "--publish"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen[0]?.body).toEqual({ kind: "layout", slug: "base", name: "Base", html: LAYOUT_HTML, publish: true });
+  });
+
+  it("sends the --layout a template is sent in, and leaves kind out by default", async () => {
+    const api = stubApi(201, inLayout);
+
+    await runCli(["templates", "create", "--slug", "welcome", "--name", "Welcome", "--layout", "base", "--subject", "Welcome, {{ first_name }}", "--html", "<p>Hi</p>"], { env, fetch: api.fetch });
+
+    expect(api.seen[0]?.body).toEqual({ slug: "welcome", name: "Welcome", subject: "Welcome, {{ first_name }}", html: "<p>Hi</p>", layout: "base" });
+  });
+
+  it("leaves a missing --subject to the API, printing its 422 at /subject", async () => {
+    const errors = [{ location: "body", pointer: "/subject", message: "is required (only a layout has no subject)" }];
+    const api = stubApi(422, problemBody(422, "validation_failed", { errors }));
+
+    const result = await runCli(["templates", "create", "--slug", "w", "--name", "W", "--html", "H"], { env, tty: true, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(api.seen[0]?.body).toEqual({ slug: "w", name: "W", html: "H" });
+    expect(result.stderr).toContain("  /subject: is required (only a layout has no subject)\n");
+  });
+
+  it("shows a layout's kind on a terminal, without a subject or a layout of its own", async () => {
+    const result = await runCli(["templates", "create", "--kind", "layout", "--slug", "base", "--name", "Base", "--html", LAYOUT_HTML], { env, tty: true, fetch: stubApi(201, baseLayout).fetch });
+
+    expect(result.stdout).toMatch(/^kind\s+layout$/m);
+    expect(result.stdout).not.toMatch(/^(subject|layout)\b/m);
+    expect(result.stdout).toContain(`html:\n${LAYOUT_HTML}\n`);
+  });
+
   it("prints the content, the variables and the next step on a terminal", async () => {
     const result = await runCli(["templates", "create", "--slug", "welcome", "--name", "Welcome", "--subject", "S", "--html", "H"], { env, tty: true, fetch: stubApi(201, withDraft).fetch });
 
@@ -57,7 +97,7 @@ describe("mailroom templates create", () => {
   it.each([
     [["--name", "W", "--subject", "S", "--html", "H"], "Give the template a --slug."],
     [["--slug", "w", "--name", "W", "--subject", "S"], "Give the HTML body with --html or --html-file."],
-    [["--slug", "w", "--name", "W", "--html", "H"], "Give the subject with --subject."],
+    [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--kind", "partial"], "Invalid values"],
     [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--variables-file", "vars.json"], "--variables-file: vars.json must hold a JSON array of variables"],
     [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--variables-file", "missing.json"], "--variables-file: cannot read missing.json (ENOENT)"],
     [["--slug", "w", "--name", "W", "--subject", "S", "--html", "H", "--html-file", "welcome.html"], "mutually exclusive"],
@@ -92,18 +132,28 @@ describe("mailroom templates list", () => {
     expect(api.seen.map((seen) => `${seen.method} ${seen.target}`)).toEqual(["GET /v1/templates?limit=1&after=cur_1"]);
   });
 
-  it("prints slug, name, published version and draft as a table on a terminal", async () => {
+  it("lists the layouts only with --kind layout", async () => {
+    const api = stubApi(200, page([baseLayout]));
+
+    const result = await runCli(["templates", "list", "--kind", "layout"], { env, fetch: api.fetch });
+
+    expect(result.json()).toEqual(page([baseLayout]));
+    expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/templates?limit=20&kind=layout"]);
+  });
+
+  it("prints slug, name, kind, published version and draft as a table on a terminal", async () => {
     const unpublished: Template = { ...withDraft, id: "tpl_2", slug: "receipt", name: "Receipt", published_version: null, latest_version: 1 };
 
-    const result = await runCli(["templates", "list"], { env, tty: true, fetch: stubApi(200, page([withDraft, unpublished, published])).fetch });
+    const result = await runCli(["templates", "list"], { env, tty: true, fetch: stubApi(200, page([withDraft, unpublished, published, baseLayout])).fetch });
 
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+PUBLISHED\s+DRAFT\s+UPDATED\s+ID$/);
-    expect(lines[1]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+v1\\s+v2\\s+${withDraft.updated_at}\\s+${TEMPLATE_ID}$`));
-    expect(lines[2]).toMatch(new RegExp(`^receipt\\s+Receipt\\s+none\\s+v1\\s+${withDraft.updated_at}\\s+tpl_2$`));
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+KIND\s+PUBLISHED\s+DRAFT\s+UPDATED\s+ID$/);
+    expect(lines[1]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+standard\\s+v1\\s+v2\\s+${withDraft.updated_at}\\s+${TEMPLATE_ID}$`));
+    expect(lines[2]).toMatch(new RegExp(`^receipt\\s+Receipt\\s+standard\\s+none\\s+v1\\s+${withDraft.updated_at}\\s+tpl_2$`));
     // No draft: an empty DRAFT column, so the date starts where the column after it does.
-    expect(lines[3]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+v1\\s+${published.updated_at}\\s+${TEMPLATE_ID}$`));
+    expect(lines[3]).toMatch(new RegExp(`^welcome\\s+Welcome\\s+standard\\s+v1\\s+${published.updated_at}\\s+${TEMPLATE_ID}$`));
     expect(lines[3]?.indexOf(published.updated_at)).toBe(lines[0]?.indexOf("UPDATED"));
+    expect(lines[4]).toMatch(new RegExp(`^base\\s+Base\\s+layout\\s+v1\\s+${published.updated_at}\\s+tpl_base$`));
   });
 });
 
@@ -115,6 +165,15 @@ describe("mailroom templates get", () => {
 
     expect(result.json<Template>()).toEqual(published);
     expect(api.seen).toMatchObject([{ method: "GET", target: "/v1/templates/welcome", idempotencyKey: null }]);
+  });
+
+  it("shows the kind and the layout on a terminal: the layout's slug, or none", async () => {
+    const sentInBase = await runCli(["templates", "get", "welcome"], { env, tty: true, fetch: stubApi(200, inLayout).fetch });
+    const sentAlone = await runCli(["templates", "get", "welcome"], { env, tty: true, fetch: stubApi(200, published).fetch });
+
+    expect(sentInBase.stdout).toMatch(/^kind\s+standard$/m);
+    expect(sentInBase.stdout).toMatch(/^layout\s+base$/m);
+    expect(sentAlone.stdout).toMatch(/^layout\s+none$/m);
   });
 
   it("exits 1 with the API's 404 for a template the workspace does not have", async () => {
@@ -142,6 +201,18 @@ describe("mailroom templates update", () => {
     await runCli(["templates", "update", "welcome", "--html-file", "welcome.html", "--no-text", "--variables-file", "vars.json", "--name", "Hello"], { env, fetch: api.fetch, files });
 
     expect(api.seen[0]?.body).toEqual({ name: "Hello", html: "<p>New</p>", text: null, variables: declarations });
+  });
+
+  it.each([
+    [["--layout", "base"], "base"],
+    [["--no-layout"], null],
+  ])("sends layout for %j", async (flags, layout) => {
+    const api = stubApi(200, withDraft);
+
+    const result = await runCli(["templates", "update", "welcome", ...flags], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen[0]?.body).toEqual({ layout });
   });
 
   it("exits 2 when there is nothing to update", async () => {
@@ -224,6 +295,13 @@ describe("mailroom templates get-version", () => {
 
     expect(result.stdout).toMatch(/^template\s+welcome@1$/m);
     expect(result.stdout).toMatch(/^state\s+published$/m);
+    expect(result.stdout).toMatch(/^layout\s+none$/m);
+  });
+
+  it("shows the layout the version is sent in", async () => {
+    const result = await runCli(["templates", "get-version", "welcome", "1"], { env, tty: true, fetch: stubApi(200, { ...version, layout: "base" }).fetch });
+
+    expect(result.stdout).toMatch(/^layout\s+base$/m);
   });
 
   it("exits 2 for a version that is not a number", async () => {
@@ -247,11 +325,14 @@ describe("mailroom templates delete", () => {
     expect(api.seen).toMatchObject([{ method: "DELETE", target: "/v1/templates/welcome", idempotencyKey: null }]);
   });
 
-  it("exits 1 with 409 template_in_use while a scheduled message needs it", async () => {
-    const result = await runCli(["templates", "delete", "welcome"], { env, fetch: stubApi(409, problemBody(409, "template_in_use")).fetch });
+  it.each([
+    ["welcome", "template_in_use", "while a scheduled message needs it"],
+    ["base", "layout_in_use", "for a layout while a template is sent in it"],
+  ])("exits 1 for %s with 409 %s %s", async (slug, code) => {
+    const result = await runCli(["templates", "delete", slug], { env, fetch: stubApi(409, problemBody(409, code)).fetch });
 
     expect(result.code).toBe(1);
-    expect(problemOf(result)).toMatchObject({ code: "template_in_use" });
+    expect(problemOf(result)).toMatchObject({ code });
   });
 });
 
@@ -287,12 +368,20 @@ describe("mailroom templates render", () => {
     expect(api.seen[0]?.body).toEqual({});
   });
 
-  it("prints the rendered subject, html and text on a terminal", async () => {
+  it("prints the template and layout versions, and the rendered subject, html and text, on a terminal", async () => {
     const result = await runCli(["templates", "render", "welcome"], { env, tty: true, fetch: stubApi(200, rendered).fetch });
 
     expect(result.stdout).toBe(
-      "template  welcome@2\n\nsubject   Welcome aboard, Ada\n\nhtml:\n<p>Hello Ada, thanks for joining the free plan.</p>\n\ntext:\nHello Ada, thanks for joining the free plan.\n",
+      'template  welcome@2\nlayout    base@4\n\nsubject   Welcome aboard, Ada\n\nhtml:\n<div class="mail"><p>Hello Ada, thanks for joining the free plan.</p><p>Acme Inc.</p></div>\n\ntext:\nHello Ada, thanks for joining the free plan.\n\nAcme Inc.\n',
     );
+  });
+
+  it("prints no layout line for a template sent in none", async () => {
+    const alone: RenderedTemplate = { ...rendered, layout: null, html: "<p>Hi Ada</p>", text: "Hi Ada" };
+
+    const result = await runCli(["templates", "render", "welcome"], { env, tty: true, fetch: stubApi(200, alone).fetch });
+
+    expect(result.stdout).toBe("template  welcome@2\n\nsubject   Welcome aboard, Ada\n\nhtml:\n<p>Hi Ada</p>\n\ntext:\nHi Ada\n");
   });
 
   it.each([
@@ -369,5 +458,22 @@ describe("mailroom templates against the real server", () => {
       [1, "archived"],
     ]);
     expect((await cli("templates", "get-version", "receipt", "1")).json<TemplateVersion>()).toMatchObject({ subject: "Order {{ order.id }}" });
+  });
+
+  it("creates a layout and a template sent in it, renders them together, and lists the layouts", async () => {
+    const cli = (...argv: string[]) => runCli(argv, { env: serverEnv });
+
+    const layout = await cli("templates", "create", "--kind", "layout", "--slug", "frame", "--name", "Frame", "--html", "<div>{{ content }}<p>Acme</p></div>", "--publish");
+    expect(layout.code, layout.stderr).toBe(0);
+    expect(layout.json<Template>()).toMatchObject({ kind: "layout", subject: "", layout: null });
+
+    const created = await cli("templates", "create", "--slug", "hello", "--name", "Hello", "--layout", "frame", "--subject", "Hi", "--html", "<p>Hi {{ first_name }}</p>", "--publish");
+    expect(created.json<Template>()).toMatchObject({ kind: "standard", layout: "frame" });
+
+    const shown = await cli("templates", "render", "hello", "--var", "first_name=Ada");
+    expect(shown.json<RenderedTemplate>()).toMatchObject({ layout: { slug: "frame", version: 1 }, html: "<div><p>Hi Ada</p><p>Acme</p></div>" });
+    expect((await cli("templates", "list", "--kind", "layout")).json<{ data: Template[] }>().data.map((each) => each.slug)).toEqual(["frame"]);
+
+    expect((await cli("templates", "update", "hello", "--no-layout")).json<Template>()).toMatchObject({ layout: null, has_draft: true });
   });
 });

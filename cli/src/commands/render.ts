@@ -1,5 +1,5 @@
 // Human renderings of the API's objects. JSON output never passes through here.
-import type { ApiKey, ApiKeyRestrictions, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, Problem, Recipient } from "mailroom";
+import type { ApiKey, ApiKeyRestrictions, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, MessageTemplate, Problem, Recipient } from "mailroom";
 import { cell, fields, table } from "../output.js";
 
 export const messageColumns = {
@@ -26,7 +26,7 @@ export function renderMessage(message: Message): string {
     ["to", message.to.join(", ")],
     ["cc", message.cc.join(", ")],
     ["subject", message.subject],
-    ["template", message.template ? `${message.template.slug}@${message.template.version}` : undefined],
+    ...templateFields(message.template),
     ["tags", message.tags.join(", ")],
     ["tracking", switchesOn(message.tracking)],
     ["engagement", `${message.engagement.opens} opens, ${message.engagement.clicks} clicks, ${message.engagement.replies} replies`],
@@ -50,7 +50,7 @@ export function renderPreview(preview: MessagePreview): string {
     ["to", preview.to.join(", ")],
     ["cc", preview.cc.join(", ")],
     ["subject", preview.subject],
-    ["template", preview.template ? `${preview.template.slug}@${preview.template.version}` : undefined],
+    ...templateFields(preview.template),
     ["tracking", switchesOn(preview.tracking)],
     ["scheduled_at", preview.scheduled_at],
     ["size", `${preview.size_bytes} bytes`],
@@ -60,6 +60,17 @@ export function renderPreview(preview: MessagePreview): string {
     preview.recipients.map((r) => [r.email, r.type, r.suppression ? `be skipped: suppressed (${r.suppression.reason})` : r.simulated_outcome ? `be simulated: ${r.simulated_outcome}` : "be sent"]),
   );
   return `${summary}\n\n${recipients}${preview.text === null ? "" : `\n\n${preview.text}`}`;
+}
+
+/** A template's (or a layout's) version as it is addressed: `welcome@3`. */
+export const versionRef = ({ slug, version }: { slug: string; version: number }) => `${slug}@${version}`;
+
+/** The template a message was rendered from and the layout it was sent in, as fields (none: no lines). */
+function templateFields(template: MessageTemplate | null): Array<[string, string | undefined]> {
+  return [
+    ["template", template ? versionRef(template) : undefined],
+    ["layout", template?.layout ? versionRef(template.layout) : undefined],
+  ];
 }
 
 /** The names of the switches that are on (`opens, clicks`), or `none`: tracking settings. */

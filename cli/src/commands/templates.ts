@@ -6,13 +6,17 @@ import { readUserFile, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields, table } from "../output.js";
 import { textOrFile } from "./message-flags.js";
+import { versionRef } from "./render.js";
 import { variableFlags, variableValues } from "./variable-flags.js";
+
+type TemplateKind = Template["kind"];
+const KINDS = ["standard", "layout"] as const satisfies readonly TemplateKind[];
 
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
 
 const templateColumns = {
-  headers: ["SLUG", "NAME", "PUBLISHED", "DRAFT", "UPDATED", "ID"],
-  row: (template: Template) => [template.slug, cell(template.name, 30), template.published_version === null ? "none" : `v${template.published_version}`, template.has_draft ? `v${template.latest_version}` : "", template.updated_at, template.id],
+  headers: ["SLUG", "NAME", "KIND", "PUBLISHED", "DRAFT", "UPDATED", "ID"],
+  row: (template: Template) => [template.slug, cell(template.name, 30), template.kind, template.published_version === null ? "none" : `v${template.published_version}`, template.has_draft ? `v${template.latest_version}` : "", template.updated_at, template.id],
 };
 
 const versionColumns = {
@@ -28,6 +32,7 @@ function contentFlags(yargs: Argv): Argv {
     .option("html-file", { type: "string", describe: "Read the HTML body from a file", conflicts: "html" })
     .option("text", { type: "string", describe: "The text body (Liquid; derived from the rendered HTML when absent)" })
     .option("text-file", { type: "string", describe: "Read the text body from a file", conflicts: "text" })
+    .option("layout", { type: "string", describe: "Send it in this layout: the slug of a template of kind layout (its published version is used)" })
     .option("variables-file", { type: "string", describe: 'The declared variables: a JSON file holding [{ "name", "type", "required", "default", "description" }, …]' });
 }
 
@@ -46,6 +51,9 @@ async function declaredVariables(args: Args, io: Io): Promise<TemplateVariable[]
   if (!Array.isArray(parsed)) throw new UsageError(`--variables-file: ${path} must hold a JSON array of variables, such as [{"name": "first_name", "type": "string", "required": true}].`);
   return parsed as TemplateVariable[];
 }
+
+/** `--layout SLUG`, or `--no-layout` (which yargs gives as false) for null: sent in no layout. */
+const layoutOf = (args: Args): string | null | undefined => (args.layout === false ? null : optionalString(args, "layout"));
 
 /**
  * Frees `--version` for a template version in this command: yargs reserves it for the program's
@@ -73,7 +81,9 @@ const variableLine = (variable: TemplateVariable) =>
 
 function renderContent(content: { subject: string; html: string; text: string | null; variables: TemplateVariable[] }): string {
   const variables = content.variables.length > 0 ? table(["VARIABLE", "TYPE", "", "DESCRIPTION"], content.variables.map(variableLine)) : "No declared variables.";
-  return [`subject  ${content.subject}`, `html:\n${content.html}`, content.text === null ? "text: derived from the HTML" : `text:\n${content.text}`, variables].join("\n\n");
+  // A layout's subject is "": the template sent in it gives the subject, so there is no line to show.
+  const subject = content.subject === "" ? [] : [`subject  ${content.subject}`];
+  return [...subject, `html:\n${content.html}`, content.text === null ? "text: derived from the HTML" : `text:\n${content.text}`, variables].join("\n\n");
 }
 
 function renderTemplate(template: Template): string {
@@ -81,6 +91,9 @@ function renderTemplate(template: Template): string {
     ["id", template.id],
     ["slug", template.slug],
     ["name", template.name],
+    ["kind", template.kind],
+    // The latest version's layout; a layout is never itself sent in one, so it has no such line.
+    ["layout", template.kind === "layout" ? undefined : (template.layout ?? "none")],
     ["published_version", template.published_version ?? "none yet"],
     ["latest_version", `${template.latest_version}${template.has_draft ? " (draft)" : ""}`],
     ["created_at", template.created_at],
@@ -94,6 +107,7 @@ function renderVersion(version: TemplateVersion): string {
     ["template", `${version.slug}@${version.version}`],
     ["template_id", version.template_id],
     ["state", version.state],
+    ["layout", version.layout ?? "none"],
     ["created_at", version.created_at],
     ["published_at", version.published_at],
   ]);
@@ -101,7 +115,11 @@ function renderVersion(version: TemplateVersion): string {
 }
 
 function renderRendered(rendered: RenderedTemplate): string {
-  return [`template  ${rendered.slug}@${rendered.version}`, `subject   ${rendered.subject}`, `html:\n${rendered.html}`, `text:\n${rendered.text}`].join("\n\n");
+  const sources = fields([
+    ["template", versionRef(rendered)],
+    ["layout", rendered.layout && versionRef(rendered.layout)],
+  ]);
+  return [sources, `subject   ${rendered.subject}`, `html:\n${rendered.html}`, `text:\n${rendered.text}`].join("\n\n");
 }
 
 /** What a person does next with the template, said after create, update and publish. */
@@ -121,26 +139,34 @@ export const templates: Noun = {
       examples: [
         ['$0 templates create --slug welcome --name Welcome --subject "Welcome, {{ first_name }}" --html "<p>Hello {{ first_name }}</p>" --publish', "Create and publish a template"],
         ['$0 templates create --slug receipt --name Receipt --subject "Order {{ order.id }}" --html-file receipt.html --variables-file receipt-vars.json', "HTML and declared variables from files; a draft"],
+        ["$0 templates create --kind layout --slug base --name Base --html '<div class=\"mail\">{{ content }}<p>Acme Inc.</p></div>' --publish", "A layout: the html around the content of the templates sent in it"],
+        ['$0 templates create --slug welcome --name Welcome --layout base --subject "Welcome, {{ first_name }}" --html "<p>Hello {{ first_name }}</p>" --publish', "A template sent in the layout base"],
       ],
       builder: (yargs) =>
         contentFlags(
           yargs
             .option("slug", { type: "string", describe: "The permanent name sends use: lowercase letters, digits, hyphens", demandOption: "Give the template a --slug." })
-            .option("name", { type: "string", describe: "A name for people", demandOption: "Give the template a --name." }),
+            .option("name", { type: "string", describe: "A name for people", demandOption: "Give the template a --name." })
+            .option("kind", { type: "string", choices: KINDS, describe: "standard (the default) is sent by its slug; layout is the html around other templates' content, placed with {{ content }}, and has no subject" }),
         )
           .option("publish", { type: "boolean", describe: "Publish version 1 at once (default: leave it a draft)" })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output, io }, args) {
         const html = await textOrFile(args, "html", io);
         if (html === undefined) throw new UsageError("Give the HTML body with --html or --html-file.");
-        const subject = optionalString(args, "subject");
-        if (subject === undefined) throw new UsageError("Give the subject with --subject.");
+        // --subject is the API's to require: a standard template needs one (422 at /subject), a layout has none.
         const body: CreateTemplateParams = {
           slug: requiredString(args, "slug"),
           name: requiredString(args, "name"),
-          subject,
           html,
-          ...definedOnly({ text: await textOrFile(args, "text", io), variables: await declaredVariables(args, io), publish: args.publish as boolean | undefined }),
+          ...definedOnly({
+            kind: optionalString(args, "kind") as TemplateKind | undefined,
+            subject: optionalString(args, "subject"),
+            text: await textOrFile(args, "text", io),
+            layout: layoutOf(args),
+            variables: await declaredVariables(args, io),
+            publish: args.publish as boolean | undefined,
+          }),
         };
         const template = await client().templates.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
@@ -150,10 +176,14 @@ export const templates: Noun = {
       command: "list",
       describe: "List the workspace's templates, newest first",
       operationId: "listTemplates",
-      examples: [["$0 templates list", "Every template, its published version and any draft"]],
-      builder: (yargs) => listFlags(yargs, { createdRange: false }),
+      examples: [
+        ["$0 templates list", "Every template, its published version and any draft"],
+        ["$0 templates list --kind layout", "The layouts only"],
+      ],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }).option("kind", { type: "string", choices: KINDS, describe: "Only templates of this kind" }),
       async run(context, args) {
-        await printList(context, args, context.client().templates.list(listQuery(args, { createdRange: false })), templateColumns);
+        const filters = definedOnly({ kind: optionalString(args, "kind") as TemplateKind | undefined });
+        await printList(context, args, context.client().templates.list({ ...listQuery(args, { createdRange: false }), ...filters }), templateColumns);
       },
     },
     {
@@ -173,10 +203,12 @@ export const templates: Noun = {
       examples: [
         ['$0 templates update welcome --subject "Welcome aboard, {{ first_name }}"', "Change the draft's subject"],
         ["$0 templates update welcome --html-file welcome.html --no-text", "New HTML; derive the text from it again"],
+        ["$0 templates update welcome --layout base", "Send the draft in the layout base"],
+        ["$0 templates update welcome --no-layout", "Send the draft in no layout"],
       ],
       builder: (yargs) =>
         contentFlags(yargs.option("name", { type: "string", describe: "A name for people (not versioned: changes at once)" })).epilogue(
-          "--no-text drops the draft's own text, so that it is derived from the rendered HTML again.",
+          "--no-text drops the draft's own text, so that it is derived from the rendered HTML again. --no-layout sends the draft in no layout.",
         ),
       async run({ client, output, io }, args) {
         const body: UpdateTemplateParams = definedOnly({
@@ -184,9 +216,10 @@ export const templates: Noun = {
           subject: optionalString(args, "subject"),
           html: await textOrFile(args, "html", io),
           text: args.text === false ? null : await textOrFile(args, "text", io),
+          layout: layoutOf(args),
           variables: await declaredVariables(args, io),
         });
-        if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --subject, --html, --html-file, --text, --text-file, --no-text or --variables-file.");
+        if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --subject, --html, --html-file, --text, --text-file, --no-text, --layout, --no-layout or --variables-file.");
         const template = await client().templates.update(requiredString(args, "template"), body);
         output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
       },
