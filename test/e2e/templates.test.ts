@@ -1,7 +1,8 @@
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
+import { templatePage } from "./template-page.js";
 
 /**
  * A template from "New template" to a message in the log, in real Chromium against the real
@@ -21,27 +22,9 @@ describe("templates in the dashboard", () => {
   let harness: DashboardHarness;
   let page: Page;
 
-  const nav = (name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
+  const { nav, editor, previewFrame, problems, sends, replace, previewSettled } = templatePage(() => page);
   const heading = () => page.getByRole("heading", { level: 1 });
-  const editor = (name: "Subject" | "HTML" | "Text", on: Page = page) => on.getByRole("textbox", { name, exact: true });
-  const previewFrame = () => page.frameLocator('iframe[title="Email HTML preview"]');
-  const previewStatus = () => page.getByTestId("preview-status");
-  const problems = () => page.getByTestId("template-problem");
   const versionRows = () => page.getByTestId("version-row");
-  const sends = () => page.locator(".template-summary").getByTestId("template-published");
-
-  /** Replaces an editor's whole content, as a person selecting all and typing would. */
-  async function replace(target: Locator, text: string): Promise<void> {
-    await target.click();
-    await page.keyboard.press("ControlOrMeta+A");
-    await page.keyboard.insertText(text);
-  }
-
-  /** Waits until the preview has rendered the current source (debounced save, then render). */
-  async function previewSettled(): Promise<string> {
-    await expect.poll(() => previewStatus().textContent(), { timeout: 15_000 }).toMatch(/^(Version \d+, as it renders now\.|The preview is out of date\.)$/);
-    return (await previewStatus().textContent()) ?? "";
-  }
 
   const versionStates = async () =>
     Promise.all((await versionRows().all()).map(async (row) => `${await row.locator("td").nth(0).textContent()} ${await row.locator(".badge").textContent()}`));

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { useSearchParams } from "wouter";
 import { readForm } from "../lib/forms";
 import { Field } from "./field";
+import { SelectOptions } from "./select-options";
 
 interface UrlFiltersProps {
   /** The query string the fields were filled from (the page's `useSearchParams()`). */
@@ -61,12 +62,7 @@ export function FilterSelect({ name, label, anyLabel, options, params }: FilterS
   return (
     <Field label={label}>
       <select name={name} defaultValue={params.get(name) ?? ""}>
-        <option value="">{anyLabel}</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
+        <SelectOptions empty={anyLabel} options={options} />
       </select>
     </Field>
   );

@@ -3,6 +3,12 @@ import type { Template, TemplateVariable, TemplateVersionState } from "mailroom"
 /** Said on every template page: the environment switch does not apply to templates (DESIGN §6). */
 export const TEMPLATES_SCOPE_NOTE = "Templates belong to the workspace: live and sandbox both send them, so what you tried in sandbox is what goes live.";
 
+/**
+ * Where a layout puts the content of each template sent in it (docs/templates.md#layouts): said
+ * wherever a layout's html is written, since a layout without it is refused.
+ */
+export const LAYOUT_CONTENT_SLOT = "{{ content }}";
+
 export type VariableType = TemplateVariable["type"];
 
 /** Every declarable type (the contract's TemplateVariable.type). */
@@ -114,11 +120,13 @@ export interface TemplateContent {
   html: string;
   /** Empty: derived from the html (null on the wire). */
   text: string;
+  /** The slug of the layout it is sent in; absent or null for none (always none for a layout). */
+  layout?: string | null;
   variables: TemplateVariable[];
 }
 
-export function contentOf(template: Pick<Template, "subject" | "html" | "text" | "variables">): TemplateContent {
-  return { subject: template.subject, html: template.html, text: template.text ?? "", variables: template.variables };
+export function contentOf(template: Pick<Template, "subject" | "html" | "text" | "variables"> & Partial<Pick<Template, "layout">>): TemplateContent {
+  return { subject: template.subject, html: template.html, text: template.text ?? "", layout: template.layout ?? null, variables: template.variables };
 }
 
 // One spelling per meaning (absent, null and false alike), so that what the server answers and
@@ -131,7 +139,7 @@ function canonical(content: TemplateContent): string {
     variable.default ?? null,
     variable.description ?? null,
   ]);
-  return JSON.stringify([content.subject, content.html, content.text, variables]);
+  return JSON.stringify([content.subject, content.html, content.text, content.layout ?? null, variables]);
 }
 
 export function sameContent(a: TemplateContent, b: TemplateContent): boolean {

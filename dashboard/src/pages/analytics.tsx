@@ -137,8 +137,10 @@ export function AnalyticsPage() {
   const filtered = filters.tag !== undefined || filters.template !== undefined;
   // The range ends with the bucket under way at the time of asking (a Retry asks again for now).
   const metrics = useRequest((signal) => api.call((mr) => mr.metrics.get(metricsQuery(filters), { signal })), [api, filters]);
+  // Layouts are never sent by themselves, so they are no filter: the templates sent in them are.
   const templates = useRequest(
-    (signal) => collectPages((after) => api.call((mr) => mr.templates.list({ limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: TEMPLATES_CAP }),
+    (signal) =>
+      collectPages((after) => api.call((mr) => mr.templates.list({ kind: "standard", limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: TEMPLATES_CAP }),
     [api],
   );
   const environment = ENVIRONMENT_LABELS[api.environment].toLowerCase();

@@ -12,7 +12,7 @@ import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { TEMPLATES_SCOPE_NOTE } from "../../lib/templates";
 import { NewTemplateForm } from "./new-template-form";
-import { PublishedBadge } from "./template-badges";
+import { LayoutBadge, PublishedBadge } from "./template-badges";
 
 function TemplateTable({ templates }: { templates: Template[] }) {
   return (
@@ -20,7 +20,7 @@ function TemplateTable({ templates }: { templates: Template[] }) {
       {templates.map((template) => (
         <tr key={template.id} data-testid="template-row">
           <td>
-            <Link href={`/templates/${template.slug}`}>{template.name}</Link>
+            <Link href={`/templates/${template.slug}`}>{template.name}</Link> <LayoutBadge template={template} />
           </td>
           <td className="mono">{template.slug}</td>
           <td className="nowrap">

@@ -14,3 +14,12 @@ export function PublishedBadge({ template }: { template: Pick<Template, "publish
 export function VersionStateBadge({ state }: { state: TemplateVersionState }) {
   return <span className={`badge badge--version-${state}`}>{VERSION_STATE_LABELS[state]}</span>;
 }
+
+/** Beside a layout's name: it wraps the templates sent in it and is never sent by itself. */
+export function LayoutBadge({ template }: { template: Pick<Template, "kind"> }) {
+  return template.kind === "layout" ? (
+    <span className="badge badge--kind-layout" data-testid="layout-badge">
+      Layout
+    </span>
+  ) : null;
+}

@@ -3,7 +3,16 @@ import { ErrorState } from "../../components/error-state";
 import { VariableInputError } from "../../lib/templates";
 
 // The contract's pointers, in words: "/html" is the HTML editor, "/variables/first_name" a sample value.
-const FIELD_NAMES: Record<string, string> = { subject: "Subject", html: "HTML", text: "Text", variables: "Variables", name: "Name", samples: "Sample values" };
+const FIELD_NAMES: Record<string, string> = {
+  subject: "Subject",
+  html: "HTML",
+  text: "Text",
+  layout: "Layout",
+  variables: "Variables",
+  name: "Name",
+  samples: "Sample values",
+  version: "Version",
+};
 
 function fieldName(pointer: string): string {
   const [field = "", ...rest] = pointer.replace(/^\//, "").split("/");

@@ -24,7 +24,8 @@ import {
   type TemplateContent,
   type VariableRow,
 } from "../../lib/templates";
-import { PublishedBadge } from "./template-badges";
+import { ContentSlotHint, LayoutSelect } from "./layout-fields";
+import { LayoutBadge, PublishedBadge } from "./template-badges";
 import { TemplatePreview } from "./template-preview";
 import { problemLines, TemplateProblems } from "./template-problems";
 import { TestSendDialog } from "./test-send-dialog";
@@ -35,17 +36,21 @@ import { VersionHistory } from "./version-history";
 const PREVIEW_DELAY_MS = 600;
 
 /** The editor's fields as content to save, or why they cannot be (a default that is not JSON). */
-function editedContent(subject: string, html: string, text: string, rows: VariableRow[]): { content: TemplateContent } | { error: unknown } {
+function editedContent(fields: Omit<TemplateContent, "variables">, rows: VariableRow[]): { content: TemplateContent } | { error: unknown } {
   try {
-    return { content: { subject, html, text, variables: toVariables(rows) } };
+    return { content: { ...fields, variables: toVariables(rows) } };
   } catch (error) {
     return { error };
   }
 }
 
-/** updateTemplate's body for the content: an empty text goes back to being derived from the html. */
-function draftPatch(content: TemplateContent) {
-  return { subject: content.subject, html: content.html, text: content.text === "" ? null : content.text, variables: content.variables };
+/**
+ * updateTemplate's body for the content: an empty text goes back to being derived from the html.
+ * A layout has no subject and is not itself sent in a layout: the server refuses either field.
+ */
+function draftPatch(kind: Template["kind"], content: TemplateContent) {
+  const body = { html: content.html, text: content.text === "" ? null : content.text, variables: content.variables };
+  return kind === "layout" ? body : { ...body, subject: content.subject, layout: content.layout ?? null };
 }
 
 /**
@@ -54,7 +59,7 @@ function draftPatch(content: TemplateContent) {
  */
 async function saveIfChanged(api: Api, template: Template, content: TemplateContent, { name, signal }: { name?: string; signal?: AbortSignal } = {}): Promise<Template | null> {
   const patch = {
-    ...(sameContent(content, contentOf(template)) ? {} : draftPatch(content)),
+    ...(sameContent(content, contentOf(template)) ? {} : draftPatch(template.kind, content)),
     ...(name !== undefined && name !== template.name ? { name } : {}),
   };
   if (Object.keys(patch).length === 0) return null;
@@ -83,6 +88,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [subject, setSubject] = useState(template.subject);
   const [html, setHtml] = useState(template.html);
   const [text, setText] = useState(template.text ?? "");
+  const [layout, setLayout] = useState(template.layout);
   const [rows, setRows] = useState(() => template.variables.map((variable) => toRow(variable)));
   // Null: derived from the variables' defaults, and following them until edited by hand.
   const [samplesText, setSamplesText] = useState<string | null>(null);
@@ -90,11 +96,13 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [deleting, setDeleting] = useState<Template | null>(null);
   const [testing, setTesting] = useState(false);
 
-  const edited = editedContent(subject, html, text, rows);
+  const isLayout = template.kind === "layout";
+  const edited = editedContent({ subject, html, text, layout }, rows);
   const content = "content" in edited ? edited.content : null;
   const dirty = content !== null && !sameContent(content, contentOf(template));
   const shownSamples = samplesText ?? JSON.stringify(content ? sampleValues(content.variables) : {}, null, 2);
-  const variableNames = useMemo(() => rows.map((row) => row.name.trim()).filter(Boolean), [rows]);
+  // A layout's slot completes like a variable, though it is none.
+  const variableNames = useMemo(() => [...(isLayout ? ["content"] : []), ...rows.map((row) => row.name.trim()).filter(Boolean)], [isLayout, rows]);
 
   // The preview saves the draft first (so what it shows is what the draft renders, checked by the
   // server's Liquid), then renders it with the sample values. Viewers preview without saving.
@@ -142,9 +150,12 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
               >
                 Publish
               </button>
-              <button type="button" className="button" onClick={() => setTesting(true)}>
-                Send a test
-              </button>
+              {/* A layout is never sent by itself: a template sent in it is. */}
+              {!isLayout && (
+                <button type="button" className="button" onClick={() => setTesting(true)}>
+                  Send a test
+                </button>
+              )}
               <button type="button" className="button button--danger" onClick={() => setDeleting(template)}>
                 Delete
               </button>
@@ -158,6 +169,18 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         </p>
       )}
       <dl className="summary card template-summary">
+        <div className="summary__row">
+          <dt>Kind</dt>
+          <dd data-testid="template-kind">
+            {isLayout ? (
+              <>
+                <LayoutBadge template={template} /> <span className="muted">the html around the templates sent in it; never sent by itself</span>
+              </>
+            ) : (
+              "Standard template"
+            )}
+          </dd>
+        </div>
         <div className="summary__row">
           <dt>Slug</dt>
           <dd className="mono" data-testid="template-slug">
@@ -187,16 +210,25 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
                 <input value={name} maxLength={200} required onChange={(event) => setName(event.target.value)} />
               </Field>
             )}
-            <CodeEditor
-              label="Subject"
-              language="liquid"
-              singleLine
-              value={subject}
-              onChange={setSubject}
-              variables={variableNames}
-              readOnly={!canEdit}
-              problemLines={problemLines(preview.error, "subject")}
-            />
+            {isLayout ? (
+              <p className="field__hint" data-testid="layout-content-hint">
+                A layout has no subject: each template sent in it gives its own. <ContentSlotHint />
+              </p>
+            ) : (
+              <>
+                <CodeEditor
+                  label="Subject"
+                  language="liquid"
+                  singleLine
+                  value={subject}
+                  onChange={setSubject}
+                  variables={variableNames}
+                  readOnly={!canEdit}
+                  problemLines={problemLines(preview.error, "subject")}
+                />
+                <LayoutSelect value={layout} onChange={setLayout} readOnly={!canEdit} errors={[save.error, preview.error]} />
+              </>
+            )}
             <CodeEditor
               label="HTML"
               language="liquid-html"
@@ -222,6 +254,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
           </div>
         </Card>
         <TemplatePreview
+          kind={template.kind}
           rendered={preview.data}
           error={preview.error}
           pending={preview.pending}
@@ -244,7 +277,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       />
 
       {/* Sends need a developer, like editing (createMessage's x-mailroom-role). */}
-      {canEdit && <TestSendDialog template={template} variablesText={shownSamples} open={testing} onClose={() => setTesting(false)} />}
+      {canEdit && !isLayout && <TestSendDialog template={template} variablesText={shownSamples} open={testing} onClose={() => setTesting(false)} />}
       <ConfirmDialog
         target={publishing}
         title="Publish this draft?"
@@ -258,7 +291,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       >
         {(target) => (
           <p>
-            Messages sent with <code>{target.slug}</code> use this version from now on, in live and in sandbox.
+            {target.kind === "layout" ? <>Every template sent in </> : <>Messages sent with </>}
+            <code>{target.slug}</code> {target.kind === "layout" ? "uses" : "use"} this version from now on, in live and in sandbox.
             {target.published_version !== null && <> Version {target.published_version} is archived and can be published again from the history.</>}
           </p>
         )}
@@ -275,8 +309,15 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       >
         {(target) => (
           <p>
-            <strong>{target.name}</strong> and all its versions are deleted, and sending with <code>{target.slug}</code> fails from now on. Messages
-            already sent keep their content. This cannot be undone.
+            <strong>{target.name}</strong> and all its versions are deleted
+            {target.kind === "layout" ? (
+              <>. It cannot be while the published version or the draft of a template is sent in it: give those another layout (or none) first.</>
+            ) : (
+              <>
+                , and sending with <code>{target.slug}</code> fails from now on.
+              </>
+            )}{" "}
+            Messages already sent keep their content. This cannot be undone.
           </p>
         )}
       </ConfirmDialog>

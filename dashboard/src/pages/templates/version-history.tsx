@@ -16,7 +16,7 @@ import { VersionStateBadge } from "./template-badges";
 import { TemplateProblems } from "./template-problems";
 
 /** One version as it is stored (getTemplateVersion), and as it renders with its defaults. */
-function VersionView({ slug, version }: { slug: string; version: number }) {
+function VersionView({ slug, kind, version }: { slug: string; kind: Template["kind"]; version: number }) {
   const api = useApi();
   // One request for both, so the version is fetched once; a render failure (a required variable
   // without a sample) is shown beside the source rather than instead of it.
@@ -42,12 +42,18 @@ function VersionView({ slug, version }: { slug: string; version: number }) {
               </SummaryRow>
               <SummaryRow label="Made">{formatDateTime(source.created_at)}</SummaryRow>
               <SummaryRow label="Last published">{formatDateTime(source.published_at, "Never")}</SummaryRow>
+              {kind === "standard" && <SummaryRow label="Layout">{source.layout ?? "None"}</SummaryRow>}
               <SummaryRow label="Variables">{source.variables.length === 0 ? "None" : source.variables.map((variable) => variable.name).join(", ")}</SummaryRow>
             </SummaryList>
-            <h3>Subject</h3>
-            <pre className="version-view__source" data-testid="version-subject">
-              {source.subject}
-            </pre>
+            {/* A layout has no subject: the template sent in it gives one. */}
+            {kind === "standard" && (
+              <>
+                <h3>Subject</h3>
+                <pre className="version-view__source" data-testid="version-subject">
+                  {source.subject}
+                </pre>
+              </>
+            )}
             <h3>HTML</h3>
             <pre className="version-view__source" data-testid="version-html">
               {source.html}
@@ -117,7 +123,7 @@ export function VersionHistory({ template, canEdit, onRolledBack }: VersionHisto
       </Loaded>
       <Pager paged={versions} label="Versions" />
       <Dialog open={viewing !== null} title={`Version ${viewing ?? ""}`} onClose={() => setViewing(null)} testId="version-dialog">
-        {viewing !== null && <VersionView slug={slug} version={viewing} />}
+        {viewing !== null && <VersionView slug={slug} kind={template.kind} version={viewing} />}
         <div className="dialog__actions">
           <button type="button" className="button button--primary" onClick={() => setViewing(null)}>
             Close
