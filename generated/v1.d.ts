@@ -2079,7 +2079,7 @@ export interface components {
          *     what was fetched is kept with the message.
          */
         AttachmentInput: {
-            /** @description The file name shown to the recipient; with `url`, default the last segment of its path. */
+            /** @description The file name shown to the recipient; with `url`, default the name the answer's Content-Disposition gives, else the last segment of the final URL's path. */
             filename?: string;
             /** @description The file's bytes, base64-encoded. */
             content?: string;

@@ -1,3 +1,4 @@
+import { parse as parseContentDisposition } from "content-disposition";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AttachmentSource, FetchOutcome } from "../services/attachment-urls.js";
@@ -37,7 +38,10 @@ export class UrlFetcher implements AttachmentSource {
     this.https = new HttpsAgent(agentOptions);
   }
 
-  /** The file at `url`, or why there is none; the answer's media type without parameters, the file name from the final URL's path. */
+  /**
+   * The file at `url`, or why there is none; the answer's media type without parameters, and the
+   * file name its Content-Disposition gives, else the last segment of the final URL's path.
+   */
   async fetch(url: string, maxBytes: number): Promise<FetchOutcome> {
     try {
       return { ok: true, ...(await this.follow(url, maxBytes)) };
@@ -52,7 +56,7 @@ export class UrlFetcher implements AttachmentSource {
     let target = new URL(url);
     for (let redirects = 0; ; redirects++) {
       const answer = await this.get(target, maxBytes, deadline);
-      if (!("location" in answer)) return { ...answer, filename: filenameOf(target) };
+      if (!("location" in answer)) return { content: answer.content, contentType: answer.contentType, filename: plainFilename(answer.dispositionFilename) ?? filenameOf(target) };
       if (redirects >= (this.options.maxRedirects ?? 3)) throw new AttachmentFetchError(`redirected more than ${this.options.maxRedirects ?? 3} times`);
       target = answer.location;
     }
@@ -63,7 +67,7 @@ export class UrlFetcher implements AttachmentSource {
     this.https.destroy();
   }
 
-  private get(target: URL, maxBytes: number, deadline: number): Promise<{ content: Buffer; contentType: string | null } | { location: URL }> {
+  private get(target: URL, maxBytes: number, deadline: number): Promise<{ content: Buffer; contentType: string | null; dispositionFilename: string | null } | { location: URL }> {
     if (target.protocol !== "http:" && target.protocol !== "https:") return Promise.reject(new AttachmentFetchError(`redirected to ${target.protocol} URL; only http and https are fetched`));
     const refused = this.guard.literalRefusal(target);
     if (refused) return Promise.reject(new AttachmentFetchError(`${refused.message}, which is not fetched`));
@@ -110,7 +114,7 @@ export class UrlFetcher implements AttachmentSource {
           clearTimeout(timer);
           if (size > maxBytes) return;
           const type = res.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase() || null;
-          resolve({ content: Buffer.concat(chunks, size), contentType: type });
+          resolve({ content: Buffer.concat(chunks, size), contentType: type, dispositionFilename: dispositionFilename(res.headers["content-disposition"]) });
         });
       });
       req.end();
@@ -131,6 +135,21 @@ function describeNetworkError(error: NodeJS.ErrnoException, target: URL): Attach
   return new AttachmentFetchError(`could not be fetched (${error.code ?? error.message})`);
 }
 
+/**
+ * The file name a Content-Disposition header gives (RFC 6266: `filename*` with its charset wins
+ * over `filename`), or null when there is none or the header cannot be read: a server's odd
+ * header is not the sender's mistake, and the URL still names the file.
+ */
+function dispositionFilename(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  try {
+    const name = parseContentDisposition(header).parameters.filename;
+    return typeof name === "string" ? name : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The last segment of a URL's path, decoded, as a file name; null when there is none. */
 function filenameOf(url: URL): string | null {
   const last = url.pathname.split("/").pop() ?? "";
@@ -140,6 +159,13 @@ function filenameOf(url: URL): string | null {
   } catch {
     decoded = last;
   }
-  const name = decoded.replace(/[/\\\r\n\0]/g, "").trim().slice(0, 255);
-  return name === "" ? null : name;
+  return plainFilename(decoded);
+}
+
+/** A name without path separators or control line breaks, at most 255 characters; null when nothing is left. */
+function plainFilename(name: string | null): string | null {
+  if (name === null) return null;
+  // The last segment only: a server naming `../../etc/passwd` names `passwd`.
+  const plain = (name.split(/[/\\]/).pop() ?? "").replace(/[\r\n\0]/g, "").trim().slice(0, 255);
+  return plain === "" ? null : plain;
 }

@@ -13,6 +13,9 @@ function startFileServer(): Promise<{ base: string; hits: string[]; close(): Pro
     "/files/invoice.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf" }).end(INVOICE),
     "/files/%C3%A9t%C3%A9.txt": (res) => res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("summer"),
     "/files/odd": (res) => res.writeHead(200, { "content-type": "not a type" }).end("odd"),
+    "/download?id=7": (res) => res.writeHead(200, { "content-type": "application/pdf", "content-disposition": `attachment; filename="Invoice 7.pdf"; filename*=UTF-8''Facture%20%C3%A9t%C3%A9.pdf` }).end(INVOICE),
+    "/download?id=8": (res) => res.writeHead(200, { "content-disposition": 'attachment; filename="../../etc/passwd"' }).end("root"),
+    "/download?id=9": (res) => res.writeHead(200, { "content-disposition": "attachment; filename=" }).end("nine"),
     "/files/empty": (res) => res.writeHead(200).end(),
     "/files/600k": (res) => res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(600 * 1024, 7)),
     "/files/2m-chunked": (res) => {
@@ -90,6 +93,13 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
         { filename: "odd", content_type: "application/octet-stream", size: 3, content_id: null },
         { filename: "inline.txt", content_type: "text/plain", size: 5, content_id: null },
       ]);
+    });
+
+    it("names the file from the answer's Content-Disposition (filename* first), its last segment only, and from the URL when the header says nothing usable", async () => {
+      const res = await send([{ url: `${files.base}/download?id=7` }, { url: `${files.base}/download?id=8` }, { url: `${files.base}/download?id=9` }]);
+      expect(res.statusCode, res.body).toBe(202);
+      const message = (await t.call({ method: "GET", url: `/v1/messages/${res.json().id}` })).json();
+      expect(message.attachments.map((a: { filename: string }) => a.filename)).toEqual(["Facture été.pdf", "passwd", "download"]);
     });
 
     it.each([
