@@ -1,3 +1,5 @@
+import type { Principal } from "./environments.js";
+
 /**
  * Errors thrown by services and repositories. They carry a stable `code` and an HTTP-neutral
  * kind; src/http/problems.ts shapes them into RFC 9457 documents in one place.
@@ -132,7 +134,11 @@ export class PermissionDeniedError extends DomainError {
 
 /** The caller's address is outside the key's `restrictions.allowed_ips` (docs/api-keys.md). */
 export class IpNotAllowedError extends DomainError {
-  constructor(address: string) {
+  /** Whose key it was: the request log records the refusal in its workspace (never answered). */
+  constructor(
+    address: string,
+    readonly refused: Principal,
+  ) {
     super("forbidden", "ip_not_allowed", "Address not allowed", `This API key may only be used from its allowed addresses (restrictions.allowed_ips); this request came from ${address}.`);
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { permits, type CredentialScope, type Principal } from "../domain/environments.js";
-import { InsufficientRoleError, PermissionDeniedError, RateLimitedError, UserTokenRequiredError } from "../domain/errors.js";
+import { InsufficientRoleError, IpNotAllowedError, PermissionDeniedError, RateLimitedError, UserTokenRequiredError } from "../domain/errors.js";
 import { roleAtLeast, type Role } from "../domain/roles.js";
 import type { Services } from "../runtime.js";
 import type { RateLimitState } from "../services/rate-limiter.js";
@@ -8,6 +8,8 @@ import type { RateLimitState } from "../services/rate-limiter.js";
 declare module "fastify" {
   interface FastifyRequest {
     principal?: Principal;
+    /** The known credential whose request was refused before it became the principal (allowed_ips): for the request log only. */
+    refusedPrincipal?: Principal;
     rateLimit?: RateLimitState;
   }
 }
@@ -53,7 +55,13 @@ export function admit(principal: Principal, { scope, minRole }: Requirement): vo
 export function authenticateAndAdmit(services: Services) {
   return (requirement: Requirement) =>
     async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const principal = await services.auth.authenticate(bearerToken(req), req.ip);
+      let principal: Principal;
+      try {
+        principal = await services.auth.authenticate(bearerToken(req), req.ip);
+      } catch (error) {
+        if (error instanceof IpNotAllowedError) req.refusedPrincipal = error.refused;
+        throw error;
+      }
       req.principal = principal;
       const state = await services.rateLimiter.hit(principal, req.ip ?? null);
       req.rateLimit = state;

@@ -11,23 +11,26 @@ const MAX_USER_AGENT = 300;
 
 /**
  * Hooks that give every authenticated /v1 request an entry in the request log
- * (docs/request-log.md) once it is answered. A request whose credential was not recognised has
- * no workspace to be logged in, and is not.
+ * (docs/request-log.md) once it is answered, and every request of a known key refused for its
+ * address. A request whose credential was not recognised has no workspace to be logged in, and
+ * is not.
  */
 export function registerRequestLog(app: FastifyInstance, requestLogs: RequestLogService): void {
   if (!requestLogs.enabled) return;
   // The problem answered, as it was sent; only onSend sees the serialized answer.
   const problems = new WeakMap<FastifyRequest, string>();
   app.addHook("onSend", async (req, reply, payload) => {
-    if (reply.statusCode >= 400 && req.principal && typeof payload === "string" && String(reply.getHeader("content-type")).startsWith("application/problem+json")) problems.set(req, payload);
+    if (reply.statusCode >= 400 && (req.principal ?? req.refusedPrincipal) && typeof payload === "string" && String(reply.getHeader("content-type")).startsWith("application/problem+json")) problems.set(req, payload);
     return payload;
   });
   app.addHook("onResponse", async (req, reply) => {
     const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? null;
-    if (!req.principal || (operation !== null && UNLOGGED.has(operation))) return;
+    // A known key refused for its caller's address is logged too: it is the first sign of a leaked key.
+    const principal = req.principal ?? req.refusedPrincipal;
+    if (!principal || (operation !== null && UNLOGGED.has(operation))) return;
     const problem = parseProblem(problems.get(req));
     const idempotencyKey = req.headers["idempotency-key"];
-    requestLogs.record(req.principal, {
+    requestLogs.record(principal, {
       id: req.id,
       method: req.method,
       path: req.url.split("?", 1)[0]!.slice(0, MAX_PATH),

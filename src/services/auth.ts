@@ -26,7 +26,7 @@ export class AuthService {
     const principal = claimed.kind === "api_key" ? await this.apiKey(secret, claimed.environment) : await this.userToken(secret, claimed.environment);
     if (!principal) throw new AuthenticationError();
     const { credential } = principal;
-    if (credential.kind === "api_key" && credential.restrictions && !addressAllowed(credential.restrictions, clientAddress)) throw new IpNotAllowedError(clientAddress);
+    if (credential.kind === "api_key" && credential.restrictions && !addressAllowed(credential.restrictions, clientAddress)) throw new IpNotAllowedError(clientAddress, principal);
     return principal;
   }
 

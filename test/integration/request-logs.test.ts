@@ -98,6 +98,14 @@ describe.each(databases)("Request log ($name)", (database: TestDatabase) => {
       expect(entries[0]!.credential).toEqual({ type: "api_key", id: created.json().id });
     });
 
+    it("records a known key's request refused for its caller's address (allowed_ips), at the address it came from", async () => {
+      const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "office", restrictions: { allowed_ips: ["203.0.113.0/24"] } } });
+      const refused = await t.call({ method: "GET", url: "/v1/workspace", key: created.json().secret, remoteAddress: "198.51.100.4" });
+      expect(refused.statusCode).toBe(403);
+      const [entry] = await logs();
+      expect(entry).toMatchObject({ id: refused.headers["request-id"], operation: "getWorkspace", status: 403, error_code: "ip_not_allowed", ip_address: "198.51.100.4", credential: { type: "api_key", id: created.json().id } });
+    });
+
     it("records a request refused by the rate limit", async () => {
       await t.restart({ RATE_LIMIT_REQUESTS: "1" });
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).statusCode).toBe(200);
