@@ -178,6 +178,8 @@ export class MessagesService {
       const domain = domainOf(unfetched.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
       if (status !== "verified") throw new SenderDomainNotVerifiedError(domain, status === "unverified");
+      // Nor does a workspace over its quota fetch (the send's own quota check comes after this).
+      if (AttachmentUrls.anyUrl(input.attachments)) await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     }
     const content = await this.withFetchedAttachments(input, unfetched);
     const id = newId("message", now);

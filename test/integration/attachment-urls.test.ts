@@ -114,7 +114,7 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(await stored()).toEqual([]);
     });
 
-    it("fetches nothing for a request refused on other grounds: its fields, the key's restrictions, an unverified live sender", async () => {
+    it("fetches nothing for a request refused on other grounds: its fields, the key's restrictions, an unverified live sender, the quota", async () => {
       const url = `${files.base}/files/invoice.pdf`;
       const invalid = await send([{ url }], { to: "ada@" });
       expect(invalid.statusCode).toBe(422);
@@ -129,8 +129,15 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(live.statusCode, live.body).toBe(422);
       expect(live.json().code).toBe("sender_domain_not_verified");
 
+      await t.verifiedDomain("acme.example");
+      expect((await t.call({ method: "PATCH", url: "/v1/workspace", key: t.workspace.liveKey, payload: { monthly_quota: 1 } })).statusCode).toBe(200);
+      expect((await t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: aMessage() })).statusCode).toBe(202);
+      const overQuota = await t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: aMessage({ attachments: [{ url }] }) });
+      expect(overQuota.statusCode, overQuota.body).toBe(429);
+      expect(overQuota.json().code).toBe("monthly_quota_exceeded");
+
       expect(files.hits).toEqual([]);
-      expect(await stored()).toEqual([]);
+      expect(await stored()).toEqual([]); // in sandbox; in live, only the message sent without a URL
     });
 
     it("gives up on a server that does not answer within ATTACHMENT_FETCH_TIMEOUT_MS", async () => {
