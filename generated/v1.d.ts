@@ -3330,6 +3330,10 @@ export interface components {
             deferred: number;
             /** @description Bounces (`message.bounced`), at the hand-off or reported later by a DSN. */
             bounced: number;
+            /** @description Of `bounced`, the hard ones (`bounce_type: hard`): the address does not exist or will never accept mail, and is suppressed. */
+            hard_bounced: number;
+            /** @description Of `bounced`, the soft ones (`bounce_type: soft`): a full mailbox, a message too large, a policy refusal; not suppressed. */
+            soft_bounced: number;
             /** @description Recipients given up on (`message.failed`): retries expired. */
             failed: number;
             /** @description Recipients skipped because they are suppressed (`message.suppressed`). */

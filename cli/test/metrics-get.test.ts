@@ -74,7 +74,7 @@ describe("mailroom metrics get (flags and output)", () => {
       /^tag\s+welcome$/m,
       /^accepted\s+1200$/m,
       /^delivered\s+1180$/m,
-      /^bounced\s+12$/m,
+      /^bounced\s+12 \(9 hard, 3 soft\)$/m,
       /^canceled\s+0$/m,
       /^opened\s+910 \(640 unique\) by people, 210 by machines$/m,
       /^clicked\s+190 \(150 unique\) by people, 8 by machines$/m,
@@ -184,7 +184,7 @@ describe("mailroom metrics get (against the real server)", () => {
     expect(rows[1]?.split(/\s{2,}/).slice(1)).toEqual(["0", "0", "0", "0", "0 (0 unique)", "0", "0"]);
     expect(result.stdout).toMatch(/^accepted\s+2$/m);
     expect(result.stdout).toMatch(/^delivered\s+1$/m);
-    expect(result.stdout).toMatch(/^bounced\s+1$/m);
+    expect(result.stdout).toMatch(/^bounced\s+1 \(1 hard, 0 soft\)$/m);
     expect(result.stdout).toMatch(/^delivery rate\s+50\.0 %$/m);
     expect(result.stdout).toMatch(/^bounce rate\s+50\.0 %$/m);
     expect(result.stdout).toMatch(/^complaint rate\s+0\.0 %$/m);

@@ -8,6 +8,7 @@ import type { EventType } from "./events.js";
  */
 export type MetricCounts = components["schemas"]["MetricCounts"];
 export type Granularity = components["schemas"]["Metrics"]["granularity"];
+export type BounceType = "hard" | "soft";
 
 type CountName = Exclude<keyof MetricCounts, `${string}_rate`>;
 export type Tally = Record<CountName, number>;
@@ -37,6 +38,9 @@ const ENGAGEMENT: Partial<Record<EventType, { human: CountName; machine: CountNa
   "message.clicked": { human: "clicked", machine: "machine_clicked", unique: "unique_clicked" },
 };
 
+/** Bounces are also counted by their type, within `bounced`. */
+const BOUNCE_COUNTS: Record<BounceType, CountName> = { hard: "hard_bounced", soft: "soft_bounced" };
+
 /** The event types whose distinct recipients make `unique_opened` and `unique_clicked`. */
 export const UNIQUE_ENGAGEMENT_TYPES = Object.keys(ENGAGEMENT) as EventType[];
 
@@ -46,6 +50,8 @@ export function emptyTally(): Tally {
     delivered: 0,
     deferred: 0,
     bounced: 0,
+    hard_bounced: 0,
+    soft_bounced: 0,
     failed: 0,
     suppressed: 0,
     canceled: 0,
@@ -65,6 +71,8 @@ export function emptyTally(): Tally {
 export interface EventCount {
   type: EventType;
   automated: boolean;
+  /** A bounce's type; null for other events (and a bounce recorded without one). */
+  bounceType: BounceType | null;
   events: number;
   firsts: number;
 }
@@ -83,6 +91,7 @@ export function addEvents(tally: Tally, count: EventCount): void {
   }
   const name = COUNTED[count.type];
   if (name) tally[name] += count.events;
+  if (count.type === "message.bounced" && count.bounceType !== null) tally[BOUNCE_COUNTS[count.bounceType]] += count.events;
 }
 
 /** Distinct recipients who opened or clicked, counted in SQL. */

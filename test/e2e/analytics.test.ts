@@ -74,7 +74,7 @@ describe("the analytics page in the dashboard", () => {
     expect(await figure("Delivered")).toBe("2");
     expect(await note("Delivered")).toBe("66.7% delivery rate, of 3 with a final outcome");
     expect(await figure("Bounce rate")).toBe("33.3%");
-    expect(await note("Bounce rate")).toBe("1 bounced, 0 failed");
+    expect(await note("Bounce rate")).toBe("1 bounced (1 hard, 0 soft), 0 failed");
     expect(await figure("Complaint rate")).toBe("0.0%");
     // Unique opens over deliveries: opened@ opened twice, one recipient; no machine opens.
     expect(await figure("Open rate")).toBe("50.0%");

@@ -25,6 +25,8 @@ const ZERO = {
   delivered: 0,
   deferred: 0,
   bounced: 0,
+  hard_bounced: 0,
+  soft_bounced: 0,
   failed: 0,
   suppressed: 0,
   canceled: 0,
@@ -83,6 +85,7 @@ describe.each(databases)("Metrics ($name)", (database) => {
         accepted: 9,
         delivered: 6,
         bounced: 1,
+        hard_bounced: 1,
         suppressed: 1,
         canceled: 1,
         // opened@ opens twice; clicked@, complained@, replied@ and unsubscribed@ open once first.
@@ -181,6 +184,28 @@ describe.each(databases)("Metrics ($name)", (database) => {
       await knex.migrate.down({ migrationSource, name: "014-automated-events" }); // 014 drops the column...
       await knex.migrate.latest({ migrationSource }); // ...and sets it again from the events' data
       expect((await metrics()).totals).toMatchObject({ opened: 1, machine_opened: 1 });
+    });
+
+    it("counts hard and soft bounces apart, also those written before the bounce_type column existed", async () => {
+      await send("bounced@simulator.test"); // the simulator's bounce is hard (5.1.1)
+      const full = await send("ada@example.com");
+      await t.drain();
+      // A DSN reporting a full mailbox after the hand-off, as the inbound server records one.
+      const dsn = await t.runtime.services.engagement.record({
+        messageId: full,
+        recipient: { position: 0 },
+        type: "message.bounced",
+        bounce: { bounceType: "soft", detail: "552 5.2.2 mailbox full" },
+        data: { source: "dsn", bounce_type: "soft", enhanced_status: "5.2.2" },
+        at: t.clock.now(),
+      });
+      expect(dsn).not.toBeNull();
+      const counts = { delivered: 1, bounced: 2, hard_bounced: 1, soft_bounced: 1 };
+      expect((await metrics()).totals).toMatchObject(counts);
+      const knex = t.runtime.db.knex;
+      await knex.migrate.down({ migrationSource, name: "018-event-bounce-types" }); // 018 drops the column...
+      await knex.migrate.latest({ migrationSource }); // ...and sets it again from the events' data
+      expect((await metrics()).totals).toMatchObject(counts);
     });
 
     it("narrows to the messages of one tag or one template", async () => {

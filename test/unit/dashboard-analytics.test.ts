@@ -99,6 +99,8 @@ describe("the empty state", () => {
     delivered: 0,
     deferred: 0,
     bounced: 0,
+    hard_bounced: 0,
+    soft_bounced: 0,
     failed: 0,
     suppressed: 0,
     canceled: 0,

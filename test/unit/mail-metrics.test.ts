@@ -11,15 +11,23 @@ describe("mail metrics", () => {
 
   it("counts a message once, by its first event, and opens by machines apart from people's", () => {
     const tally = emptyTally();
-    addEvents(tally, { type: "message.queued", automated: false, events: 5, firsts: 3 });
-    addEvents(tally, { type: "message.scheduled", automated: false, events: 4, firsts: 2 });
-    addEvents(tally, { type: "message.opened", automated: true, events: 7, firsts: 0 });
-    addEvents(tally, { type: "message.opened", automated: false, events: 2, firsts: 0 });
-    addEvents(tally, { type: "message.clicked", automated: true, events: 1, firsts: 0 });
-    addEvents(tally, { type: "message.delivered", automated: false, events: 4, firsts: 0 });
+    addEvents(tally, { type: "message.queued", automated: false, events: 5, firsts: 3, bounceType: null });
+    addEvents(tally, { type: "message.scheduled", automated: false, events: 4, firsts: 2, bounceType: null });
+    addEvents(tally, { type: "message.opened", automated: true, events: 7, firsts: 0, bounceType: null });
+    addEvents(tally, { type: "message.opened", automated: false, events: 2, firsts: 0, bounceType: null });
+    addEvents(tally, { type: "message.clicked", automated: true, events: 1, firsts: 0, bounceType: null });
+    addEvents(tally, { type: "message.delivered", automated: false, events: 4, firsts: 0, bounceType: null });
     addUniqueEngagers(tally, "message.opened", 1);
     addUniqueEngagers(tally, "message.delivered", 9); // not an engagement: ignored
     expect(tally).toMatchObject({ accepted: 5, opened: 2, machine_opened: 7, clicked: 0, machine_clicked: 1, delivered: 4, unique_opened: 1 });
+  });
+
+  it("counts hard and soft bounces within bounced; a bounce of no known type only in bounced", () => {
+    const tally = emptyTally();
+    addEvents(tally, { type: "message.bounced", automated: false, bounceType: "hard", events: 3, firsts: 0 });
+    addEvents(tally, { type: "message.bounced", automated: false, bounceType: "soft", events: 2, firsts: 0 });
+    addEvents(tally, { type: "message.bounced", automated: false, bounceType: null, events: 1, firsts: 0 });
+    expect(tally).toMatchObject({ bounced: 6, hard_bounced: 3, soft_bounced: 2 });
   });
 
   it("derives rates over ended hand-offs and deliveries, null when there is nothing to divide by", () => {

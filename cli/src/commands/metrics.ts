@@ -44,7 +44,7 @@ function renderMetrics(metrics: Metrics): string {
     ["accepted", totals.accepted],
     ["delivered", totals.delivered],
     ["deferred", totals.deferred],
-    ["bounced", totals.bounced],
+    ["bounced", `${totals.bounced} (${totals.hard_bounced} hard, ${totals.soft_bounced} soft)`],
     ["failed", totals.failed],
     ["suppressed", totals.suppressed],
     ["canceled", totals.canceled],

@@ -63,6 +63,8 @@ const COUNTS = [
   "delivered",
   "deferred",
   "bounced",
+  "hard_bounced",
+  "soft_bounced",
   "failed",
   "suppressed",
   "canceled",

@@ -72,7 +72,7 @@ function KeyFigures({ metrics }: { metrics: Metrics }) {
     <dl className="stats analytics__figures" data-testid="analytics-figures">
       <Stat label="Accepted" value={formatCount(totals.accepted)} note={plural(totals.accepted, "message", "messages")} />
       <Stat label="Delivered" value={formatCount(totals.delivered)} note={`${formatPercent(totals.delivery_rate)} delivery rate, of ${formatCount(ended)} with a final outcome`} />
-      <Stat label="Bounce rate" value={formatPercent(totals.bounce_rate)} note={`${formatCount(totals.bounced)} bounced, ${formatCount(totals.failed)} failed`} />
+      <Stat label="Bounce rate" value={formatPercent(totals.bounce_rate)} note={`${formatCount(totals.bounced)} bounced (${formatCount(totals.hard_bounced)} hard, ${formatCount(totals.soft_bounced)} soft), ${formatCount(totals.failed)} failed`} />
       <Stat label="Complaint rate" value={formatPercent(totals.complaint_rate)} note={`${plural(totals.complained, "complaint", "complaints")}, of delivered mail`} />
       <Stat
         label="Open rate"

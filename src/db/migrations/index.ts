@@ -16,6 +16,7 @@ import * as automatedEvents from "./014-automated-events.js";
 import * as requestLogs from "./015-request-logs.js";
 import * as keyLastUsedIp from "./016-key-last-used-ip.js";
 import * as templateLayouts from "./017-template-layouts.js";
+import * as eventBounceTypes from "./018-event-bounce-types.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "015-request-logs": requestLogs,
   "016-key-last-used-ip": keyLastUsedIp,
   "017-template-layouts": templateLayouts,
+  "018-event-bounce-types": eventBounceTypes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

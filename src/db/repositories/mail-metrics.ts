@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { Scope } from "../../domain/environments.js";
 import type { EventType } from "../../domain/events.js";
 import { idTimeBound } from "../../domain/ids.js";
-import { UNIQUE_ENGAGEMENT_TYPES, type EventCount } from "../../domain/mail-metrics.js";
+import { UNIQUE_ENGAGEMENT_TYPES, type BounceType, type EventCount } from "../../domain/mail-metrics.js";
 import type { ReportReader } from "../report-reader.js";
 import { toNumber } from "../rows.js";
 
@@ -48,16 +48,23 @@ export class MailMetricsRepository {
     private readonly reports: ReportReader,
   ) {}
 
-  /** Events per bucket, type and automated flag, with how many were their message's first. */
+  /** Events per bucket, type, automated flag and bounce type, with how many were their message's first. */
   async eventCounts(scope: Scope, window: MetricWindow, filters: MetricFilters): Promise<BucketEventCount[]> {
-    const rows = await this.reports.rows<{ type: EventType; automated: unknown; bucket: unknown; events: unknown; firsts: unknown }>(
+    const rows = await this.reports.rows<{ type: EventType; automated: unknown; bounce_type: BounceType | null; bucket: unknown; events: unknown; firsts: unknown }>(
       this.events(scope, window, filters)
-        .select("e.type", "e.automated", this.knex.raw(`${bucketOf(window)} as bucket`))
+        .select("e.type", "e.automated", "e.bounce_type", this.knex.raw(`${bucketOf(window)} as bucket`))
         .count({ events: "*" })
         .sum({ firsts: this.knex.raw("case when e.sequence = 1 then 1 else 0 end") })
-        .groupBy("e.type", "e.automated", "bucket"),
+        .groupBy("e.type", "e.automated", "e.bounce_type", "bucket"),
     );
-    return rows.map((row) => ({ type: row.type, automated: Boolean(toNumber(row.automated)), bucket: toNumber(row.bucket), events: toNumber(row.events), firsts: toNumber(row.firsts ?? 0) }));
+    return rows.map((row) => ({
+      type: row.type,
+      automated: Boolean(toNumber(row.automated)),
+      bounceType: row.bounce_type ?? null,
+      bucket: toNumber(row.bucket),
+      events: toNumber(row.events),
+      firsts: toNumber(row.firsts ?? 0),
+    }));
   }
 
   /** Distinct recipients with a person's open or click, per bucket or over the whole window. */

@@ -587,6 +587,8 @@ function toEventRow(scope: Scope, messageId: string, event: NewEvent, sequence: 
     data: JSON.stringify(event.data),
     // Kept beside the data so that metrics count proxies and scanners apart in SQL (migration 014).
     automated: event.data.machine_open === true || event.data.machine_click === true,
+    // Likewise hard and soft bounces (migration 018).
+    bounce_type: event.type === "message.bounced" && (event.data.bounce_type === "hard" || event.data.bounce_type === "soft") ? event.data.bounce_type : null,
     created_at: event.created_at,
   };
 }
