@@ -60,14 +60,28 @@ export function addressAllowed(restrictions: KeyRestrictions, address: string): 
   const client = unmapped(address);
   const family = isIP(client);
   if (family === 0) return false;
+  return blockListOf(restrictions.allowed_ips).check(client, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** Built lists by their entries: a key's list is checked on each of its requests, and rarely changes. */
+const blockLists = new Map<string, BlockList>();
+const BLOCK_LISTS_KEPT = 1_000;
+
+function blockListOf(allowedIps: readonly string[]): BlockList {
+  const key = allowedIps.join(" ");
+  const known = blockLists.get(key);
+  if (known) return known;
   const allowed = new BlockList();
-  for (const entry of restrictions.allowed_ips) {
+  for (const entry of allowedIps) {
     const network = parseNetwork(entry);
     if (network === null) continue;
     if (network.prefix === null) allowed.addAddress(network.address, network.family);
     else allowed.addSubnet(network.address, network.prefix, network.family);
   }
-  return allowed.check(client, family === 4 ? "ipv4" : "ipv6");
+  // Oldest first out; lists in use are built again on their next request.
+  if (blockLists.size >= BLOCK_LISTS_KEPT) blockLists.delete(blockLists.keys().next().value!);
+  blockLists.set(key, allowed);
+  return allowed;
 }
 
 /** The sender and recipients a key with these limits may not use: empty when the message is within them. */
