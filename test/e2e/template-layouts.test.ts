@@ -102,8 +102,8 @@ describe("template layouts in the dashboard", () => {
 
     await page.goto(`/templates/${LAYOUT}`);
     await page.getByRole("button", { name: "Delete", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: "Delete template?" });
-    await dialog.getByRole("button", { name: "Delete template" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete layout?" });
+    await dialog.getByRole("button", { name: "Delete layout" }).click();
     const refusal = dialog.getByRole("alert");
     await refusal.waitFor();
     expect(await refusal.textContent()).toContain("layout_in_use");

@@ -299,8 +299,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       </ConfirmDialog>
       <ConfirmDialog
         target={deleting}
-        title="Delete template?"
-        confirmLabel="Delete template"
+        title={isLayout ? "Delete layout?" : "Delete template?"}
+        confirmLabel={isLayout ? "Delete layout" : "Delete template"}
         onClose={() => setDeleting(null)}
         onConfirm={async (target) => {
           await api.call((mr) => mr.templates.delete(target.slug));
