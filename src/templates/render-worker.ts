@@ -88,9 +88,11 @@ function inLayout(layout: LayoutSources, body: { html: string; text: string | nu
   const place = (field: "html" | "text", content: string): FieldOutput => {
     const output = renderField(field, templates[field]!, scope);
     if (!output.ok) return { ok: false, problem: inThe(output.problem) };
-    const placed = output.text.split(marker).join(content);
-    if (placed.length > limits.maxOutputChars) return { ok: false, problem: inThe({ field, line: null, message: `renders to more than ${limits.maxOutputChars} characters with the content in place` }) };
-    return { ok: true, text: placed };
+    const parts = output.text.split(marker);
+    // Sized before it is joined: a layout that places the content in a loop must not build a giant string first.
+    const size = output.text.length - (parts.length - 1) * (marker.length - content.length);
+    if (size > limits.maxOutputChars) return { ok: false, problem: inThe({ field, line: null, message: `renders to more than ${limits.maxOutputChars} characters with the content in place` }) };
+    return { ok: true, text: parts.join(content) };
   };
   const html = place("html", body.html);
   if (!html.ok) return { ok: false, failure: { phase: "render", problems: [html.problem] } };

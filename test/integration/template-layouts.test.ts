@@ -155,6 +155,17 @@ describe.each(databases)("Template layouts ($name)", (database) => {
     });
   });
 
+  describe("limits", () => {
+    it("refuses a layout whose output with the content in place passes TEMPLATE_MAX_OUTPUT_CHARS, before building it", async () => {
+      await create({ ...BASE, html: "{% for i in (1..1000) %}{{ content }}{% endfor %}", publish: true });
+      await create({ ...WELCOME, html: `<p>${"x".repeat(5_000)}</p>`, publish: true });
+      const res = await send({ slug: "welcome", variables: { first_name: "Ada" } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "template_render_failed", errors: [{ pointer: "/html", message: "in layout base: renders to more than 2000000 characters with the content in place" }] });
+      expect(await storedMessages()).toBe(0);
+    });
+  });
+
   describe("updateTemplate", () => {
     it("changes the layout in the draft only, and takes it away with null", async () => {
       await create({ ...BASE, publish: true });
