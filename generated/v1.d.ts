@@ -1029,7 +1029,9 @@ export interface paths {
          *     archived and stays addressable (`welcome@2`). With `version`, re-publishes that earlier
          *     version instead (a rollback); the draft, if any, is kept. Without a draft and without
          *     `version` the answer is `409 nothing_to_publish`. Publishing the published version
-         *     answers the template unchanged.
+         *     answers the template unchanged. A version sent in a layout is published only while that
+         *     layout exists and has a published version (`409 layout_unavailable` otherwise: publish the
+         *     layout first, or give the template another layout), so what is published can be sent.
          */
         post: operations["publishTemplate"];
         delete?: never;

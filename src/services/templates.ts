@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolatio
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateKind, type TemplateRow, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
+import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateKind, type TemplateRow, type TemplatesTransaction, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
 import { CONTENT_SLOT, kindProblems, slotProblems, withoutSlot } from "../templates/layouts.js";
 import type { RenderOutcome, SourceCheck } from "../templates/render-pool.js";
@@ -76,6 +76,7 @@ export class TemplatesService {
     if (await this.templates.find(principal.workspaceId, input.slug)) throw templateExists(input.slug);
     const now = this.clock.now();
     const publish = input.publish === true;
+    if (publish) await this.assertLayoutPublished(principal.workspaceId, `${input.slug}@1`, input.layout ?? null);
     const template: TemplateRow = {
       id: newId("template", now),
       workspace_id: principal.workspaceId,
@@ -110,6 +111,18 @@ export class TemplatesService {
     }
     this.forget(principal.workspaceId, input.slug);
     return TemplatesRepository.toWire(template, version);
+  }
+
+  /**
+   * A version is published only while its layout can send it: the layout exists and has a
+   * published version. So a published template sends, and does not wait on a layout to fail.
+   */
+  private async assertLayoutPublished(workspaceId: string, version: string, layoutSlug: string | null, trx?: TemplatesTransaction): Promise<void> {
+    if (layoutSlug === null) return;
+    const layout = await this.templates.find(workspaceId, layoutSlug, trx);
+    const sent = `${version} is sent in layout ${layoutSlug}`;
+    if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish that.`);
+    if (layout.published_version === null) throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which has no published version yet: publish ${layoutSlug} first.`);
   }
 
   async list(principal: Principal, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
@@ -180,6 +193,7 @@ export class TemplatesService {
         throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first (updateTemplate), or give the version to publish again.`);
       }
       if (target.version === template.published_version) return TemplatesRepository.toWire(template, latest);
+      await this.assertLayoutPublished(principal.workspaceId, `${template.slug}@${target.version}`, target.layout, trx);
       const now = this.clock.now();
       if (template.published_version !== null) await this.templates.setVersionState(trx, template.id, template.published_version, "archived");
       await this.templates.setVersionState(trx, template.id, target.version, "published", now);

@@ -137,17 +137,18 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       expect(ok.json().html).toBe("<div><p>Hello <b>Ada</b></p>3</div>");
     });
 
-    it("refuses, storing nothing: a layout sent by itself, a layout never published, a layout's render failure", async () => {
+    it("refuses, storing nothing: a layout sent by itself, a draft in a layout never published, a layout's render failure", async () => {
       await create({ ...BASE });
-      await create({ ...WELCOME, publish: true });
+      await create({ ...WELCOME });
       const itself = await send({ slug: "base" });
       expect(itself.statusCode).toBe(422);
       expect(itself.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: expect.stringContaining("base is a layout") });
-      const unpublished = await send({ slug: "welcome", variables: { first_name: "Ada" } });
+      const unpublished = await send({ slug: "welcome@1", variables: { first_name: "Ada" } });
       expect(unpublished.statusCode).toBe(422);
       expect(unpublished.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: "welcome@1 is sent in layout base, which has no published version yet: publish it (publishTemplate)" });
       await update("base", { html: "<div>{{ content }}{% for i in (1..100000000) %}x{% endfor %}</div>" });
       await publish("base");
+      await publish("welcome");
       const failing = await send({ slug: "welcome", variables: { first_name: "Ada" } });
       expect(failing.statusCode).toBe(422);
       expect(failing.json()).toMatchObject({ code: "template_render_failed", errors: [{ pointer: "/html", message: expect.stringMatching(/^in layout base: /) }] });
@@ -212,6 +213,22 @@ describe.each(databases)("Template layouts ($name)", (database) => {
     });
   });
 
+  describe("publishTemplate", () => {
+    it("answers 409 layout_unavailable for a version in a layout with no published version, at creation too; publishes once the layout is", async () => {
+      await create({ ...BASE });
+      const atCreation = await t.call({ method: "POST", url: "/v1/templates", payload: { ...WELCOME, publish: true } });
+      expect(atCreation.statusCode).toBe(409);
+      expect(atCreation.json()).toMatchObject({ code: "layout_unavailable", detail: "welcome@1 is sent in layout base, which has no published version yet: publish base first." });
+      expect(await storedTemplates()).toBe(1);
+      await create({ ...WELCOME });
+      const refused = await t.call({ method: "POST", url: "/v1/templates/welcome/publish" });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().code).toBe("layout_unavailable");
+      await publish("base");
+      expect(await publish("welcome")).toMatchObject({ published_version: 1, layout: "base" });
+    });
+  });
+
   describe("deleteTemplate", () => {
     it("answers 409 layout_in_use while a template's published version or draft uses the layout; an archived version then fails to send", async () => {
       await create({ ...BASE, publish: true });
@@ -228,6 +245,10 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       const archived = await send({ slug: "welcome@1", variables: { first_name: "Ada" } });
       expect(archived.statusCode).toBe(422);
       expect(archived.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: expect.stringContaining("which is no longer a layout of this workspace") });
+      // Nor is it published again: a published version can always be sent.
+      const rollback = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1 } });
+      expect(rollback.statusCode).toBe(409);
+      expect(rollback.json()).toMatchObject({ code: "layout_unavailable", detail: expect.stringContaining("welcome@1 is sent in layout base, which is no longer a layout of this workspace") });
     });
 
     it("leaves another workspace's layout alone: its id is 404", async () => {

@@ -45,6 +45,9 @@ export interface VersionRow extends VersionContent {
   published_at: number | null;
 }
 
+/** The transaction withLockedTemplate runs its work in, for the reads that work makes. */
+export type TemplatesTransaction = Knex.Transaction;
+
 /** A template with one of its versions: what sending and rendering need in one read. */
 export interface ResolvedVersion {
   template: TemplateRow;
@@ -80,10 +83,10 @@ export class TemplatesRepository {
     }
   }
 
-  /** By `tpl_` id or by slug. */
-  async find(workspaceId: string, ref: string): Promise<TemplateRow | undefined> {
+  /** By `tpl_` id or by slug; inside `trx` when given (SQLite's one connection is the transaction's). */
+  async find(workspaceId: string, ref: string, trx?: Knex.Transaction): Promise<TemplateRow | undefined> {
     const column = ref.startsWith("tpl_") ? "id" : "slug";
-    return normaliseTemplate(await this.knex("templates").where({ workspace_id: workspaceId, [column]: ref }).first());
+    return normaliseTemplate(await (trx ?? this.knex)("templates").where({ workspace_id: workspaceId, [column]: ref }).first());
   }
 
   /**
