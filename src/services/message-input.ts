@@ -8,7 +8,7 @@ import { pointerSegment } from "../domain/json-pointer.js";
 import type { InlineAttachment } from "./attachment-urls.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
-/** A message to check, its attachments' files in hand (attachments given by URL already fetched). */
+/** A message to check, its attachments' files in hand (a file given by URL: fetched, or an empty stand-in until it is). */
 export type MessageInput = Omit<CreateMessageRequest, "attachments"> & { attachments?: InlineAttachment[] | undefined };
 
 /** Header fields Mailroom writes itself; a client setting them would forge or break the message. */

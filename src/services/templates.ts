@@ -113,18 +113,6 @@ export class TemplatesService {
     return TemplatesRepository.toWire(template, version);
   }
 
-  /**
-   * A version is published only while its layout can send it: the layout exists and has a
-   * published version. So a published template sends, and does not wait on a layout to fail.
-   */
-  private async assertLayoutPublished(workspaceId: string, version: string, layoutSlug: string | null, trx?: TemplatesTransaction): Promise<void> {
-    if (layoutSlug === null) return;
-    const layout = await this.templates.find(workspaceId, layoutSlug, trx);
-    const sent = `${version} is sent in layout ${layoutSlug}`;
-    if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish that.`);
-    if (layout.published_version === null) throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which has no published version yet: publish ${layoutSlug} first.`);
-  }
-
   async list(principal: Principal, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
     return this.templates.list(principal.workspaceId, page, kind);
   }
@@ -344,6 +332,18 @@ export class TemplatesService {
       throw ValidationError.field(pointer, `${sent}, which has no published version yet: publish it (publishTemplate)`);
     }
     throw ValidationError.field(pointer, `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish it`);
+  }
+
+  /**
+   * A version is published only while its layout can send it: the layout exists and has a
+   * published version. So a published template sends, and does not wait on a layout to fail.
+   */
+  private async assertLayoutPublished(workspaceId: string, version: string, layoutSlug: string | null, trx?: TemplatesTransaction): Promise<void> {
+    if (layoutSlug === null) return;
+    const layout = await this.templates.find(workspaceId, layoutSlug, trx);
+    const sent = `${version} is sent in layout ${layoutSlug}`;
+    if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish that.`);
+    if (layout.published_version === null) throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which has no published version yet: publish ${layoutSlug} first.`);
   }
 
   /**

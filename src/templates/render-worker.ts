@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Template } from "liquidjs";
 import { textFromHtml } from "../domain/text-from-html.js";
 import { createEngines, engineFor, globalsOf, lineOf, messageOf, parseAll, type FieldProblem, type RenderLimits, type TemplateField, type TemplateSources } from "./liquid.js";
+import { CONTENT_SLOT } from "./layouts.js";
 import { WorkerProgress, type LayoutSources, type RenderRequest, type RenderResponse } from "./render-protocol.js";
 
 /**
@@ -84,7 +85,7 @@ function inLayout(layout: LayoutSources, body: { html: string; text: string | nu
   const inThe = (problem: FieldProblem): FieldProblem => ({ ...problem, message: `in layout ${layout.slug}: ${problem.message}` });
   if (problems.length > 0) return { ok: false, failure: { phase: "syntax", problems: problems.map(inThe) } };
   const marker = `mailroomcontent${randomUUID().replaceAll("-", "")}`;
-  const scope = { ...variables, content: marker };
+  const scope = { ...variables, [CONTENT_SLOT]: marker };
   const place = (field: "html" | "text", content: string): FieldOutput => {
     const output = renderField(field, templates[field]!, scope);
     if (!output.ok) return { ok: false, problem: inThe(output.problem) };
