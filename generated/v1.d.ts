@@ -1123,8 +1123,10 @@ export interface paths {
          *     the template is listed in one `422 validation_failed` (pointers `/variables/<name>`). A template that fails while
          *     rendering (an unknown filter, or past the limits on time, loop iterations or output
          *     size) is `422 template_render_failed` with the field and line. Nothing is stored. A
-         *     template with a `layout` renders inside the layout's published version, as it sends; a
-         *     layout renders with an empty `{{ content }}`.
+         *     template with a `layout` renders inside the layout's published version, as it sends, or
+         *     inside the version `layout_version` names (`"draft"`: the layout's unpublished changes),
+         *     so a layout can be checked against every template sent in it before it is published
+         *     (`listTemplates?layout=`). A layout renders by itself with an empty `{{ content }}`.
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -1951,6 +1953,8 @@ export interface components {
         RenderTemplateRequest: {
             /** @description The version to render: a number, or `draft`. Default: the published version, else the draft. */
             version?: number | "draft";
+            /** @description For a template sent in a layout: the layout's version to render it in, a number or `draft` (the layout's unpublished changes), to see what publishing the layout would send. Default: the layout's published version, as sending uses. A template without a layout is `422` here. */
+            layout_version?: number | "draft";
             variables?: components["schemas"]["TemplateVariableValues"];
         };
         /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. */
@@ -1963,7 +1967,7 @@ export interface components {
             id: string;
             /** @description The layout's slug. */
             slug: string;
-            /** @description The layout's version used (its published one). */
+            /** @description The layout's version used: its published one, unless `renderTemplate` was given another in `layout_version`. */
             version: number;
         } | null;
         RenderedTemplate: {
@@ -5967,6 +5971,8 @@ export interface operations {
                 after?: components["parameters"]["After"];
                 /** @description Only templates of this kind. */
                 kind?: components["schemas"]["TemplateKind"];
+                /** @description Only the templates whose latest version (the draft, else the published one) is sent in the layout with this slug: what a change to that layout will touch once they are published. */
+                layout?: components["schemas"]["TemplateSlug"];
             };
             header?: never;
             path?: never;

@@ -141,6 +141,14 @@ describe("mailroom templates list", () => {
     expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/templates?limit=20&kind=layout"]);
   });
 
+  it("lists the templates sent in a layout with --layout", async () => {
+    const api = stubApi(200, page([published]));
+
+    await runCli(["templates", "list", "--layout", "base"], { env, fetch: api.fetch });
+
+    expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/templates?limit=20&layout=base"]);
+  });
+
   it("prints slug, name, kind, published version and draft as a table on a terminal", async () => {
     const unpublished: Template = { ...withDraft, id: "tpl_2", slug: "receipt", name: "Receipt", published_version: null, latest_version: 1 };
 
@@ -360,6 +368,15 @@ describe("mailroom templates render", () => {
     expect(api.seen[0]?.body).toEqual({ version: 3, variables: { first_name: "Ada", plan: "pro", order: { id: 7 }, vip: true, note: "a=b" } });
   });
 
+  it("sends --layout-version as the layout's version to render in: draft, or a number", async () => {
+    const api = stubApi(200, rendered);
+
+    await runCli(["templates", "render", "welcome", "--layout-version", "draft"], { env, fetch: api.fetch });
+    await runCli(["templates", "render", "welcome", "--layout-version", "3"], { env, fetch: api.fetch });
+
+    expect(api.seen.map((seen) => seen.body)).toEqual([{ layout_version: "draft" }, { layout_version: 3 }]);
+  });
+
   it("sends an empty body without flags: the published version, no variables", async () => {
     const api = stubApi(200, rendered);
 
@@ -389,6 +406,7 @@ describe("mailroom templates render", () => {
     [["--var-json", "{first_name: Ada}"], "--var-json: the value is not JSON"],
     [["--var", "first_name"], '--var takes key=value; got "first_name".'],
     [["--version", "latest"], '--version takes a version number (1, 2, …) or draft; got "latest".'],
+    [["--layout-version", "0"], '--layout-version takes a version number (1, 2, …) or draft; got "0".'],
   ])("exits 2 for %j, sending nothing", async (flags, message) => {
     const api = stubApi(200, rendered);
 
@@ -473,6 +491,12 @@ describe("mailroom templates against the real server", () => {
     const shown = await cli("templates", "render", "hello", "--var", "first_name=Ada");
     expect(shown.json<RenderedTemplate>()).toMatchObject({ layout: { slug: "frame", version: 1 }, html: "<div><p>Hi Ada</p><p>Acme</p></div>" });
     expect((await cli("templates", "list", "--kind", "layout")).json<{ data: Template[] }>().data.map((each) => each.slug)).toEqual(["frame"]);
+
+    // A change to the layout, tried on the templates it will touch before it is published.
+    await cli("templates", "update", "frame", "--html", "<main>{{ content }}<footer>Acme</footer></main>");
+    expect((await cli("templates", "list", "--layout", "frame")).json<{ data: Template[] }>().data.map((each) => each.slug)).toEqual(["hello"]);
+    const inDraft = await cli("templates", "render", "hello", "--layout-version", "draft", "--var", "first_name=Ada");
+    expect(inDraft.json<RenderedTemplate>()).toMatchObject({ layout: { slug: "frame", version: 2 }, html: "<main><p>Hi Ada</p><footer>Acme</footer></main>" });
 
     expect((await cli("templates", "update", "hello", "--no-layout")).json<Template>()).toMatchObject({ layout: null, has_draft: true });
   });

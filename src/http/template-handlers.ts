@@ -22,7 +22,7 @@ export function createTemplateHandlers(services: Pick<Services, "templates">): P
       return template;
     },
 
-    listTemplates: async (req) => services.templates.list(principalOf(req), pageOf(req.query), req.query.kind),
+    listTemplates: async (req) => services.templates.list(principalOf(req), pageOf(req.query), { kind: req.query.kind, layout: req.query.layout }),
 
     getTemplate: async (req) => services.templates.get(principalOf(req), req.params.template),
 

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolatio
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Page, PageRequest } from "../db/pagination.js";
-import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateKind, type TemplateRow, type TemplatesTransaction, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
+import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateFilters, type TemplateKind, type TemplateRow, type TemplatesTransaction, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
 import { CONTENT_SLOT, kindProblems, slotProblems, withoutSlot } from "../templates/layouts.js";
 import type { RenderOutcome, SourceCheck } from "../templates/render-pool.js";
@@ -113,8 +113,8 @@ export class TemplatesService {
     return TemplatesRepository.toWire(template, version);
   }
 
-  async list(principal: Principal, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
-    return this.templates.list(principal.workspaceId, page, kind);
+  async list(principal: Principal, page: PageRequest, filters: TemplateFilters = {}): Promise<Page<Template>> {
+    return this.templates.list(principal.workspaceId, page, filters);
   }
 
   async get(principal: Principal, ref: string): Promise<Template> {
@@ -241,7 +241,7 @@ export class TemplatesService {
         throw ValidationError.field("/version", input.version === "draft" ? `template ${template.slug} has no draft` : `template ${template.slug} has no version ${input.version}`);
       }
     }
-    const layout = await this.layoutOf(resolved, "/version", (slug) => this.templates.resolve(principal.workspaceId, slug, "published"));
+    const layout = await this.layoutToRenderIn(resolved, input.layout_version);
     const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/variables", true);
     return {
       object: "rendered_template",
@@ -318,18 +318,38 @@ export class TemplatesService {
   }
 
   /**
-   * The published layout a version is sent in (null: none). `lookUp` reads it, through the send
-   * cache when sending. A layout deleted or never published since the version was saved fails
-   * here, at `pointer`, rather than sending the content unwrapped.
+   * The layout version renderTemplate renders in: the published one, as sending does, or the one
+   * `layout_version` names, so that a layout's draft can be tried on the templates it will change.
    */
-  private async layoutOf(resolved: ResolvedVersion, pointer: string, lookUp: (slug: string) => Promise<ResolvedVersion | undefined>): Promise<ResolvedVersion | null> {
+  private async layoutToRenderIn(resolved: ResolvedVersion, layoutVersion: RenderTemplateRequest["layout_version"]): Promise<ResolvedVersion | null> {
+    const { workspace_id: workspaceId } = resolved.template;
+    if (layoutVersion === undefined) return this.layoutOf(resolved, "/version", (slug) => this.templates.resolve(workspaceId, slug, "published"));
+    if (resolved.version.layout === null) {
+      throw ValidationError.field("/layout_version", `${resolved.template.slug}@${resolved.version.version} is not sent in a layout: render a template that names one (layout)`);
+    }
+    const missing = layoutVersion === "draft" ? "which has no draft (no unpublished changes)" : `which has no version ${layoutVersion}`;
+    return this.layoutOf(resolved, "/layout_version", (slug) => this.templates.resolve(workspaceId, slug, layoutVersion), missing);
+  }
+
+  /**
+   * The layout a version is sent in (null: none), as `lookUp` reads it: its published version,
+   * through the send cache when sending. A layout deleted, or without the version looked up
+   * (`missing` says so; by default it was never published), fails here, at `pointer`, rather than
+   * sending the content unwrapped.
+   */
+  private async layoutOf(
+    resolved: ResolvedVersion,
+    pointer: string,
+    lookUp: (slug: string) => Promise<ResolvedVersion | undefined>,
+    missing = "which has no published version yet: publish it (publishTemplate)",
+  ): Promise<ResolvedVersion | null> {
     const slug = resolved.version.layout;
     if (slug === null) return null;
     const layout = await lookUp(slug);
     const sent = `${resolved.template.slug}@${resolved.version.version} is sent in layout ${slug}`;
     if (layout?.template.kind === "layout") return layout;
     if (layout === undefined && (await this.templates.find(resolved.template.workspace_id, slug))?.kind === "layout") {
-      throw ValidationError.field(pointer, `${sent}, which has no published version yet: publish it (publishTemplate)`);
+      throw ValidationError.field(pointer, `${sent}, ${missing}`);
     }
     throw ValidationError.field(pointer, `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish it`);
   }

@@ -85,6 +85,25 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       const standard = await t.call({ method: "GET", url: "/v1/templates?kind=standard" });
       expect((standard.json().data as Template[]).map((x) => x.slug)).toEqual(["welcome"]);
     });
+
+    it("lists with layout=<slug> the templates whose latest version is sent in that layout, in this workspace only", async () => {
+      await create({ ...BASE, publish: true });
+      await create({ ...BASE, slug: "plain-frame" });
+      await create({ ...WELCOME, publish: true });
+      await create({ ...WELCOME, slug: "receipt", name: "Receipt", publish: true });
+      await create({ ...WELCOME, slug: "bare", name: "Bare", layout: undefined });
+      // Its draft moves it to another layout: what publishing it will send.
+      await update("receipt", { layout: "plain-frame" });
+      await create({ ...BASE }, t.other.sandboxKey);
+      await create({ ...WELCOME, slug: "elsewhere" }, t.other.sandboxKey);
+      const inBase = await t.call({ method: "GET", url: "/v1/templates?layout=base" });
+      expect(inBase.statusCode, inBase.body).toBe(200);
+      expect((inBase.json().data as Template[]).map((x) => x.slug)).toEqual(["welcome"]);
+      const inFrame = await t.call({ method: "GET", url: "/v1/templates?layout=plain-frame&kind=standard" });
+      expect((inFrame.json().data as Template[]).map((x) => x.slug)).toEqual(["receipt"]);
+      const inNone = await t.call({ method: "GET", url: "/v1/templates?layout=missing" });
+      expect(inNone.json()).toMatchObject({ data: [], has_more: false });
+    });
   });
 
   describe("createMessage with a template in a layout", () => {
@@ -210,6 +229,39 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       const alone = await t.call({ method: "POST", url: "/v1/templates/base/render", payload: { variables: { company: "Initech" } } });
       expect(alone.statusCode, alone.body).toBe(200);
       expect(alone.json()).toMatchObject({ layout: null, subject: "", html: '<div class="mail"><p>Initech</p></div>' });
+    });
+
+    it("renders in the layout's draft or another of its versions with layout_version, sending on in the published one", async () => {
+      const layout = await create({ ...BASE, publish: true });
+      await create({ ...WELCOME, publish: true });
+      await update("base", { html: "<main>{{ content }}<footer>{{ company }}</footer></main>" });
+      const render = (payload: object) => t.call({ method: "POST", url: "/v1/templates/welcome/render", payload: { variables: { first_name: "Ada" }, ...payload } });
+
+      const inDraft = await render({ layout_version: "draft" });
+      expect(inDraft.statusCode, inDraft.body).toBe(200);
+      expect(inDraft.json()).toMatchObject({ version: 1, layout: { id: layout.id, slug: "base", version: 2 }, html: "<main><p>Hello <b>Ada</b></p><footer>Acme &amp; Co</footer></main>" });
+      const inFirst = await render({ layout_version: 1 });
+      expect(inFirst.json()).toMatchObject({ layout: { version: 1 }, html: '<div class="mail"><p>Hello <b>Ada</b></p><p>Acme &amp; Co</p></div>' });
+      // Rendering in the draft publishes nothing: the template still sends in version 1.
+      const sent = await send({ slug: "welcome", variables: { first_name: "Ada" } });
+      expect(sent.json()).toMatchObject({ template: { layout: { version: 1 } }, html: '<div class="mail"><p>Hello <b>Ada</b></p><p>Acme &amp; Co</p></div>' });
+    });
+
+    it("refuses a layout_version for a template without a layout, and one its layout does not have, at /layout_version", async () => {
+      await create({ ...BASE, publish: true });
+      await create({ ...WELCOME, publish: true });
+      await create({ ...WELCOME, slug: "bare", name: "Bare", layout: undefined });
+      for (const [slug, layoutVersion, message] of [
+        ["welcome", "draft", "welcome@1 is sent in layout base, which has no draft (no unpublished changes)"],
+        ["welcome", 9, "welcome@1 is sent in layout base, which has no version 9"],
+        ["bare", "draft", "bare@1 is not sent in a layout: render a template that names one (layout)"],
+        // A layout is not sent in a layout of its own.
+        ["base", 1, "base@1 is not sent in a layout: render a template that names one (layout)"],
+      ] as const) {
+        const res = await t.call({ method: "POST", url: `/v1/templates/${slug}/render`, payload: { layout_version: layoutVersion, variables: slug === "base" ? {} : { first_name: "Ada" } } });
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json().errors).toEqual([{ location: "body", pointer: "/layout_version", message }]);
+      }
     });
   });
 

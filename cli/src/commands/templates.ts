@@ -179,10 +179,14 @@ export const templates: Noun = {
       examples: [
         ["$0 templates list", "Every template, its published version and any draft"],
         ["$0 templates list --kind layout", "The layouts only"],
+        ["$0 templates list --layout base", "The templates a change to the layout base will touch"],
       ],
-      builder: (yargs) => listFlags(yargs, { createdRange: false }).option("kind", { type: "string", choices: KINDS, describe: "Only templates of this kind" }),
+      builder: (yargs) =>
+        listFlags(yargs, { createdRange: false })
+          .option("kind", { type: "string", choices: KINDS, describe: "Only templates of this kind" })
+          .option("layout", { type: "string", describe: "Only templates whose latest version is sent in the layout with this slug" }),
       async run(context, args) {
-        const filters = definedOnly({ kind: optionalString(args, "kind") as TemplateKind | undefined });
+        const filters = definedOnly({ kind: optionalString(args, "kind") as TemplateKind | undefined, layout: optionalString(args, "layout") });
         await printList(context, args, context.client().templates.list({ ...listQuery(args, { createdRange: false }), ...filters }), templateColumns);
       },
     },
@@ -281,13 +285,19 @@ export const templates: Noun = {
       examples: [
         ['$0 templates render welcome --version draft --variables \'{"first_name": "Ada"}\'', "Check the draft before publishing it"],
         ["$0 templates render welcome --var first_name=Ada --var-json '{\"order\":{\"id\":7}}'", "The published version, with a string and a nested variable"],
+        ["$0 templates render welcome --layout-version draft --var first_name=Ada", "In its layout's draft: what publishing the layout would send"],
       ],
       builder: (yargs) =>
         variableFlags(withVersionOption(yargs))
           .option("version", { type: "string", describe: "A version number, or draft (default: the published version, else the draft)" })
+          .option("layout-version", { type: "string", describe: "For a template in a layout: the layout's version to render in, a number or draft (default: its published version, as sending uses)" })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output, io }, args) {
-        const body = definedOnly({ version: versionOf(args.version, { draft: true }), variables: await variableValues(args, io) });
+        const body = definedOnly({
+          version: versionOf(args.version, { draft: true }),
+          layout_version: versionOf(args["layout-version"], { draft: true, name: "--layout-version" }),
+          variables: await variableValues(args, io),
+        });
         const rendered = await client().templates.render(requiredString(args, "template"), body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(rendered, () => renderRendered(rendered));
       },

@@ -54,6 +54,12 @@ export interface ResolvedVersion {
   version: VersionRow;
 }
 
+/** What listTemplates narrows the list to. */
+export interface TemplateFilters {
+  kind?: TemplateKind;
+  layout?: string;
+}
+
 /** Which version to read: a number, the draft, the published one, or the latest. */
 export type VersionSelector = number | "draft" | "published" | "latest";
 
@@ -107,13 +113,17 @@ export class TemplatesRepository {
     return row ? { template: normaliseTemplate(row)!, version: normaliseJoinedVersion(row) } : undefined;
   }
 
-  /** Templates, newest first, each with its latest version; `kind` lists only those of that kind. */
-  async list(workspaceId: string, page: PageRequest, kind?: TemplateKind): Promise<Page<Template>> {
+  /**
+   * Templates, newest first, each with its latest version; `kind` keeps those of that kind,
+   * `layout` those whose latest version is sent in the layout with that slug.
+   */
+  async list(workspaceId: string, page: PageRequest, { kind, layout }: TemplateFilters = {}): Promise<Page<Template>> {
     const query = this.knex("templates as t")
       .join("template_versions as v", (on) => on.on("v.template_id", "=", "t.id").andOn("v.version", "=", "t.latest_version"))
       .where("t.workspace_id", workspaceId)
       .select([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
     if (kind !== undefined) query.andWhere("t.kind", kind);
+    if (layout !== undefined) query.andWhere("v.layout", layout);
     return paginate<Record<string, unknown>, Template>(query, "t.id", (row) => String(row.id), page, "desc", (row) =>
       TemplatesRepository.toWire(normaliseTemplate(row)!, normaliseJoinedVersion(row)),
     );
