@@ -5971,7 +5971,7 @@ export interface operations {
                 after?: components["parameters"]["After"];
                 /** @description Only templates of this kind. */
                 kind?: components["schemas"]["TemplateKind"];
-                /** @description Only the templates whose latest version (the draft, else the published one) is sent in the layout with this slug: what a change to that layout will touch once they are published. */
+                /** @description Only the templates whose published version or draft is sent in the layout with this slug: every template a change to that layout touches, now or once the template is published (the ones `layout_in_use` names). */
                 layout?: components["schemas"]["TemplateSlug"];
             };
             header?: never;

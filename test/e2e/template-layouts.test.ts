@@ -7,8 +7,9 @@ import { templatePage } from "./template-page.js";
 /**
  * Template layouts in real Chromium against the real server: a layout created and published in
  * the dashboard (no subject, its html placing `{{ content }}`), a template that chooses it in the
- * editor and previews inside it, and the layout refused deletion while that template uses it.
- * The second `it` runs on from where the first left the page.
+ * editor and previews inside it, the layout refused deletion while that template uses it, and
+ * the layout's draft previewed with that template in it before it is published. Each `it` runs on
+ * from where the one before left the page.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const LAYOUT = "base";
@@ -19,8 +20,9 @@ describe("template layouts in the dashboard", () => {
   let harness: DashboardHarness;
   let page: Page;
 
-  const { nav, editor, previewFrame, problems, sends, replace, previewSettled } = templatePage(() => page);
+  const { nav, editor, previewFrame, previewStatus, problems, sends, replace, previewSettled } = templatePage(() => page);
   const layoutSelect = () => page.getByRole("combobox", { name: "Layout", exact: true });
+  const previewWith = () => page.getByRole("combobox", { name: "Preview with", exact: true });
   const layoutErrors = () => page.locator(".field").filter({ has: layoutSelect() }).locator(".field__errors");
 
   async function create(kind: "Standard template" | "Layout", name: string, slug: string): Promise<void> {
@@ -111,6 +113,43 @@ describe("template layouts in the dashboard", () => {
     await screenshot(page, "template-layout-in-use");
     expect((await sdk.templates.list({ kind: "layout" })).data.map((layout) => layout.slug)).toEqual([LAYOUT]);
     // Chromium logs every 4xx answer: the 422s above (no {{ content }}, the deleted layout) and the 409.
+    expect(harness.opened.errors.filter((error) => !/status of (409|422)/.test(error))).toEqual([]);
+  });
+
+  it("previews the layout's draft with a template sent in it, and with empty content again, publishing nothing", async () => {
+    const sdk = await harness.sdk("sandbox");
+    await page.goto(`/templates/${LAYOUT}`);
+    expect(await previewSettled()).toBe("Version 1, as it renders now.");
+    await replace(editor("HTML"), LAYOUT_HTML.replace("Acme footer", "Acme footer, edited"));
+    await expect.poll(() => previewSettled()).toBe("Version 2, as it renders now.");
+    expect(await previewWith().locator("option").allTextContents()).toEqual(["Empty content", "Welcome email (welcome)"]);
+
+    // The template's published version inside the layout's draft, the edited footer under it.
+    await previewWith().selectOption(SLUG);
+    await expect.poll(() => previewSettled()).toBe(`${SLUG} v1 in this layout's v2, as it would send once this layout is published.`);
+    const frame = previewFrame().locator(".frame");
+    await expect.poll(() => frame.locator("p").allTextContents()).toEqual(["Hello there,", "Thanks for signing up.", "Acme footer, edited"]);
+    expect(await page.getByTestId("preview-subject").textContent()).toBe("Welcome email");
+    await screenshot(page, "template-layout-preview-with");
+
+    await previewWith().selectOption({ label: "Empty content" });
+    await expect.poll(() => previewSettled()).toBe("Version 2, as it renders now.");
+    await expect.poll(() => frame.locator("p").allTextContents()).toEqual(["Acme footer, edited"]);
+    expect(await page.getByTestId("preview-subject").count()).toBe(0);
+
+    // Only the layout's draft changed: the template still sends in the published layout.
+    expect(await sdk.templates.get(LAYOUT)).toMatchObject({ published_version: 1, latest_version: 2, has_draft: true });
+    const message = await sdk.messages.create({ from: "Acme <hello@acme.example>", to: "delivered@simulator.test", template: { slug: SLUG } });
+    expect(message.template).toMatchObject({ slug: SLUG, version: 1, layout: { slug: LAYOUT, version: 1 } });
+
+    // A layout no template is sent in has nothing to preview with.
+    await sdk.templates.create({ kind: "layout", slug: "unused", name: "Unused", html: "{{ content }}" });
+    await page.goto("/templates/unused");
+    await previewSettled();
+    expect(await previewWith().isDisabled()).toBe(true);
+    expect(await previewWith().locator("option").allTextContents()).toEqual(["Empty content"]);
+    expect(await page.locator(".field").filter({ has: previewWith() }).textContent()).toContain("No template is sent in this layout yet.");
+    expect(await previewStatus().textContent()).toBe("Version 1, as it renders now.");
     expect(harness.opened.errors.filter((error) => !/status of (409|422)/.test(error))).toEqual([]);
   });
 });

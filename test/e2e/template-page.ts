@@ -24,11 +24,16 @@ export function templatePage(current: () => Page) {
       await current().keyboard.insertText(text);
     },
 
-    /** Waits until the preview has rendered the current source (debounced save, then render). */
+    /**
+     * Waits until the preview has rendered the current source (debounced save, then render): the
+     * template by itself or in its layout, or on a layout's page a template in the layout.
+     */
     async previewSettled(): Promise<string> {
       await expect
         .poll(() => previewStatus().textContent(), { timeout: 15_000 })
-        .toMatch(/^(Version \d+( in layout [a-z0-9-]+ v\d+)?, as it renders now\.|The preview is out of date\.)$/);
+        .toMatch(
+          /^(Version \d+( in layout [a-z0-9-]+ v\d+)?, as it renders now\.|[a-z0-9-]+ v\d+ in this layout's (v\d+, as it would send once this layout is published|published v\d+)\.|The preview is out of date\.)$/,
+        );
       return (await previewStatus().textContent()) ?? "";
     },
   };

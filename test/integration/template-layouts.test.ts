@@ -86,19 +86,19 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       expect((standard.json().data as Template[]).map((x) => x.slug)).toEqual(["welcome"]);
     });
 
-    it("lists with layout=<slug> the templates whose latest version is sent in that layout, in this workspace only", async () => {
+    it("lists with layout=<slug> the templates whose published version or draft is sent in that layout, in this workspace only", async () => {
       await create({ ...BASE, publish: true });
       await create({ ...BASE, slug: "plain-frame" });
       await create({ ...WELCOME, publish: true });
       await create({ ...WELCOME, slug: "receipt", name: "Receipt", publish: true });
       await create({ ...WELCOME, slug: "bare", name: "Bare", layout: undefined });
-      // Its draft moves it to another layout: what publishing it will send.
+      // Its draft moves it to another layout: it sends in base until that draft is published.
       await update("receipt", { layout: "plain-frame" });
       await create({ ...BASE }, t.other.sandboxKey);
       await create({ ...WELCOME, slug: "elsewhere" }, t.other.sandboxKey);
       const inBase = await t.call({ method: "GET", url: "/v1/templates?layout=base" });
       expect(inBase.statusCode, inBase.body).toBe(200);
-      expect((inBase.json().data as Template[]).map((x) => x.slug)).toEqual(["welcome"]);
+      expect((inBase.json().data as Template[]).map((x) => x.slug)).toEqual(["receipt", "welcome"]);
       const inFrame = await t.call({ method: "GET", url: "/v1/templates?layout=plain-frame&kind=standard" });
       expect((inFrame.json().data as Template[]).map((x) => x.slug)).toEqual(["receipt"]);
       const inNone = await t.call({ method: "GET", url: "/v1/templates?layout=missing" });

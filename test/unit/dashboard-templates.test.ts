@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VariableInputError, contentOf, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
+import { VariableInputError, contentOf, previewRenderRequest, previewSamples, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
 
 /** The template editor's form <-> contract conversions (dashboard/src/lib/templates.ts). */
 describe("the template editor's variables", () => {
@@ -73,5 +73,35 @@ describe("a slug from a template's name", () => {
     ["---", ""],
   ])("%j -> %j", (name, slug) => {
     expect(slugify(name)).toBe(slug);
+  });
+});
+
+describe("a layout page's preview with a template in it (Preview with)", () => {
+  const layout = { slug: "base", has_draft: true, published_version: 1 };
+  const vars = { first_name: "Ada" };
+
+  it("renders the layout by itself, its latest version, when no template is chosen", () => {
+    expect(previewRenderRequest(layout, null, vars)).toEqual({ slug: "base", body: { version: "draft", variables: vars } });
+    expect(previewRenderRequest({ ...layout, has_draft: false }, null, vars).body.version).toBe(1);
+  });
+
+  it("renders the template's version that is sent in the layout, in the layout's version being edited", () => {
+    const inDraftToo = { slug: "welcome", has_draft: true, published_version: 3, layout: "base" };
+    expect(previewRenderRequest(layout, inDraftToo, vars)).toEqual({ slug: "welcome", body: { version: "draft", layout_version: "draft", variables: vars } });
+    // Its draft moved to another layout: its published version is the one sent in this layout.
+    const movedAway = { ...inDraftToo, layout: "other" };
+    expect(previewRenderRequest({ ...layout, has_draft: false }, movedAway, vars).body).toEqual({ version: 3, layout_version: 1, variables: vars });
+    // Never published: only its draft can be in the layout.
+    expect(previewRenderRequest(layout, { ...inDraftToo, published_version: null }, vars).body.version).toBe("draft");
+  });
+
+  it("derives the samples from the layout's declarations and the template's, the template's winning", () => {
+    const declared = [
+      { name: "company", type: "string" as const, default: "Acme" },
+      { name: "first_name", type: "string" as const, default: "there" },
+    ];
+    const template = { variables: [{ name: "first_name", type: "string" as const, default: "Ada" }] };
+    expect(previewSamples(declared, template)).toEqual({ company: "Acme", first_name: "Ada" });
+    expect(previewSamples(declared, null)).toEqual({ company: "Acme", first_name: "there" });
   });
 });

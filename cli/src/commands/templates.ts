@@ -184,7 +184,7 @@ export const templates: Noun = {
       builder: (yargs) =>
         listFlags(yargs, { createdRange: false })
           .option("kind", { type: "string", choices: KINDS, describe: "Only templates of this kind" })
-          .option("layout", { type: "string", describe: "Only templates whose latest version is sent in the layout with this slug" }),
+          .option("layout", { type: "string", describe: "Only templates whose published version or draft is sent in the layout with this slug" }),
       async run(context, args) {
         const filters = definedOnly({ kind: optionalString(args, "kind") as TemplateKind | undefined, layout: optionalString(args, "layout") });
         await printList(context, args, context.client().templates.list({ ...listQuery(args, { createdRange: false }), ...filters }), templateColumns);

@@ -1,4 +1,4 @@
-import type { Template, TemplateVariable, TemplateVersionState } from "mailroom";
+import type { RequestBody, Template, TemplateVariable, TemplateVersionState } from "mailroom";
 
 /** Said on every template page: the environment switch does not apply to templates (DESIGN §6). */
 export const TEMPLATES_SCOPE_NOTE = "Templates belong to the workspace: live and sandbox both send them, so what you tried in sandbox is what goes live.";
@@ -112,6 +112,37 @@ export function sampleValues(variables: readonly TemplateVariable[]): Record<str
   return Object.fromEntries(
     variables.filter((variable) => variable.name).map((variable) => [variable.name, variable.default ?? SAMPLE_BY_TYPE[variable.type](variable.name)]),
   );
+}
+
+/**
+ * The preview's sample values, derived from the declarations: the template's own; on a layout's
+ * page with a template previewed in it (Preview with), the layout's and that template's, the
+ * template's winning on a name both declare, as the server resolves them when rendering.
+ */
+export function previewSamples(variables: readonly TemplateVariable[], previewWith: Pick<Template, "variables"> | null): Record<string, unknown> {
+  return { ...sampleValues(variables), ...sampleValues(previewWith?.variables ?? []) };
+}
+
+/** The version a preview shows: the latest, i.e. the draft when there is one (or nothing is published yet), else the published one. */
+export function latestVersionOf(template: Pick<Template, "has_draft" | "published_version">): number | "draft" {
+  return template.has_draft || template.published_version === null ? "draft" : template.published_version;
+}
+
+/**
+ * renderTemplate's slug and body for the editor's preview: the page's template by itself; or, on
+ * a layout's page with a template chosen in Preview with, that template in the layout's version
+ * being edited, to see what publishing the layout would send. The template is listed because its
+ * published version or its draft is sent in the layout: its latest version when that one is (the
+ * wire's `layout` is the latest's), else its published one.
+ */
+export function previewRenderRequest(
+  page: Pick<Template, "slug" | "has_draft" | "published_version">,
+  previewWith: Pick<Template, "slug" | "has_draft" | "published_version" | "layout"> | null,
+  variables: Record<string, unknown>,
+): { slug: string; body: RequestBody<"renderTemplate"> } {
+  if (previewWith === null) return { slug: page.slug, body: { version: latestVersionOf(page), variables } };
+  const version = previewWith.layout === page.slug || previewWith.published_version === null ? latestVersionOf(previewWith) : previewWith.published_version;
+  return { slug: previewWith.slug, body: { version, layout_version: latestVersionOf(page), variables } };
 }
 
 /** The content a draft is made of: what updateTemplate changes, and what the editor compares. */

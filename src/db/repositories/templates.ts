@@ -65,6 +65,9 @@ export type VersionSelector = number | "draft" | "published" | "latest";
 
 export const UQ_TEMPLATE_SLUG = "uq_templates__workspace_slug";
 
+/** The versions that send, or will once published: an archived one sends only when asked for by number. */
+const SENDING_STATES: TemplateVersionState[] = ["published", "draft"];
+
 const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.kind", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.created_at", "t.updated_at"];
 const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "v.html", "v.text", "v.layout", "v.variables", "v.referenced_variables", "v.created_at as v_created_at", "v.updated_at as v_updated_at", "v.published_at"];
 
@@ -115,7 +118,8 @@ export class TemplatesRepository {
 
   /**
    * Templates, newest first, each with its latest version; `kind` keeps those of that kind,
-   * `layout` those whose latest version is sent in the layout with that slug.
+   * `layout` those whose published version or draft is sent in the layout with that slug (the
+   * templates a change to it touches, now or once they are published: usersOfLayout's).
    */
   async list(workspaceId: string, page: PageRequest, { kind, layout }: TemplateFilters = {}): Promise<Page<Template>> {
     const query = this.knex("templates as t")
@@ -123,7 +127,9 @@ export class TemplatesRepository {
       .where("t.workspace_id", workspaceId)
       .select([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
     if (kind !== undefined) query.andWhere("t.kind", kind);
-    if (layout !== undefined) query.andWhere("v.layout", layout);
+    if (layout !== undefined) {
+      query.whereExists((sent) => sent.from("template_versions as l").whereRaw("l.template_id = t.id").andWhere("l.layout", layout).whereIn("l.state", SENDING_STATES));
+    }
     return paginate<Record<string, unknown>, Template>(query, "t.id", (row) => String(row.id), page, "desc", (row) =>
       TemplatesRepository.toWire(normaliseTemplate(row)!, normaliseJoinedVersion(row)),
     );
@@ -186,7 +192,7 @@ export class TemplatesRepository {
     const rows = await trx("template_versions as v")
       .join("templates as t", "t.id", "v.template_id")
       .where({ "v.layout": slug, "t.workspace_id": workspaceId })
-      .whereIn("v.state", ["published", "draft"])
+      .whereIn("v.state", SENDING_STATES)
       .distinct("t.slug")
       .orderBy("t.slug");
     return rows.map((row: { slug: string }) => String(row.slug));

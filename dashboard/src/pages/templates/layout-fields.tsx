@@ -1,14 +1,16 @@
-import { APIError } from "mailroom";
+import { APIError, type Template } from "mailroom";
 import { Link } from "wouter";
 import { useApi } from "../../api/api-context";
-import { collectPages } from "../../api/collect-pages";
-import { useRequest } from "../../api/use-request";
+import { collectPages, type Collected } from "../../api/collect-pages";
+import { useRequest, type RequestState } from "../../api/use-request";
 import { Field } from "../../components/field";
 import { SelectOptions } from "../../components/select-options";
 import { LAYOUT_CONTENT_SLOT } from "../../lib/templates";
 
 // Only to fill the select; a workspace has a handful of layouts, not hundreds.
 const LAYOUTS_CAP = 200;
+// Preview with is for trying a layout on some of its templates; past this many it says so.
+const SENT_IN_CAP = 200;
 
 /** Where a layout puts each template's content: the one thing its html must say. */
 export function ContentSlotHint() {
@@ -71,6 +73,61 @@ export function LayoutSelect({ value, onChange, readOnly, errors }: LayoutSelect
     >
       <select value={value ?? ""} disabled={readOnly} onChange={(event) => onChange(event.target.value === "" ? null : event.target.value)}>
         <SelectOptions empty="None" options={options} />
+      </select>
+    </Field>
+  );
+}
+
+/** Why Preview with offers fewer templates than are sent in the layout, if it does. */
+function listedNote(sentIn: RequestState<Collected<Template>>): string {
+  if (sentIn.error !== undefined) return " The templates sent in this layout could not be loaded.";
+  if (sentIn.data?.items.length === 0) return " No template is sent in this layout yet.";
+  return sentIn.data?.capped ? ` Only the first ${SENT_IN_CAP} templates sent in it are listed.` : "";
+}
+
+interface PreviewWithSelectProps {
+  /** The slug of the layout whose page this is. */
+  layout: string;
+  /** The template to preview in the layout, or null for the layout by itself. */
+  value: Template | null;
+  onChange: (template: Template | null) => void;
+}
+
+/**
+ * On a layout's page, what its preview puts where the content goes: nothing, or one of the
+ * templates whose published version or draft is sent in it (listTemplates with `layout`), to see
+ * what publishing the layout would change.
+ */
+export function PreviewWithSelect({ layout, value, onChange }: PreviewWithSelectProps) {
+  const api = useApi();
+  const sentIn = useRequest(
+    (signal) => collectPages((after) => api.call((mr) => mr.templates.list({ layout, limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: SENT_IN_CAP }),
+    [api, layout],
+  );
+  const templates = sentIn.data?.items ?? [];
+  const options = templates.map((template) => ({ value: template.slug, label: `${template.name} (${template.slug})` }));
+  return (
+    <Field
+      label="Preview with"
+      hint={
+        <>
+          {value === null ? (
+            <>
+              Rendered with empty content: the content of each template sent in this layout goes where <code>{LAYOUT_CONTENT_SLOT}</code> is.
+            </>
+          ) : (
+            "Its version sent in this layout (its draft, when that is), inside this layout as edited."
+          )}
+          {listedNote(sentIn)}
+        </>
+      }
+    >
+      <select
+        value={value?.slug ?? ""}
+        disabled={options.length === 0}
+        onChange={(event) => onChange(templates.find((template) => template.slug === event.target.value) ?? null)}
+      >
+        <SelectOptions empty="Empty content" options={options} />
       </select>
     </Field>
   );

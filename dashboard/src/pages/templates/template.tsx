@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import type { Mailroom, RenderedTemplate, Template } from "mailroom";
+import { APIError, type Mailroom, type RenderedTemplate, type Template } from "mailroom";
 import { useLocation } from "wouter";
 import { useApi, useWorkspace, type Api } from "../../api/api-context";
 import { useDebouncedRequest } from "../../api/use-debounced-request";
@@ -17,14 +17,15 @@ import {
   TEMPLATES_SCOPE_NOTE,
   contentOf,
   parseVariableValues,
+  previewRenderRequest,
+  previewSamples,
   sameContent,
-  sampleValues,
   toRow,
   toVariables,
   type TemplateContent,
   type VariableRow,
 } from "../../lib/templates";
-import { ContentSlotHint, LayoutSelect } from "./layout-fields";
+import { ContentSlotHint, LayoutSelect, PreviewWithSelect } from "./layout-fields";
 import { LayoutBadge, PublishedBadge } from "./template-badges";
 import { TemplatePreview } from "./template-preview";
 import { problemLines, TemplateProblems } from "./template-problems";
@@ -66,9 +67,18 @@ async function saveIfChanged(api: Api, template: Template, content: TemplateCont
   return api.call((mr: Mailroom) => mr.templates.update(template.slug, patch, { signal }));
 }
 
-/** The preview's variables: the sample values as typed, or derived from the declarations. */
-function previewVariables(samplesText: string | null, content: TemplateContent): Record<string, unknown> {
-  return samplesText === null ? sampleValues(content.variables) : parseVariableValues(samplesText, "/samples", "The sample values");
+/** The preview's variables: the sample values as typed, or the derived ones. */
+function previewVariables(samplesText: string | null, derived: Record<string, unknown>): Record<string, unknown> {
+  return samplesText === null ? derived : parseVariableValues(samplesText, "/samples", "The sample values");
+}
+
+/**
+ * The preview's error as far as the editors can point at its lines. Another template rendered in
+ * this layout (Preview with) reports its own lines and the layout's at the same pointers (the
+ * layout's told apart only by their message), so those are listed under the preview, not marked.
+ */
+function problemsOfThisSource(error: unknown, previewWith: Template | null): unknown {
+  return previewWith !== null && error instanceof APIError && error.code === "template_render_failed" ? undefined : error;
 }
 
 interface EditorProps {
@@ -92,6 +102,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [rows, setRows] = useState(() => template.variables.map((variable) => toRow(variable)));
   // Null: derived from the variables' defaults, and following them until edited by hand.
   const [samplesText, setSamplesText] = useState<string | null>(null);
+  // On a layout's page: the template the preview renders in it, or null for the layout by itself.
+  const [previewWith, setPreviewWith] = useState<Template | null>(null);
   const [publishing, setPublishing] = useState<Template | null>(null);
   const [deleting, setDeleting] = useState<Template | null>(null);
   const [testing, setTesting] = useState(false);
@@ -100,18 +112,19 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const edited = editedContent({ subject, html, text, layout }, rows);
   const content = "content" in edited ? edited.content : null;
   const dirty = content !== null && !sameContent(content, contentOf(template));
-  const shownSamples = samplesText ?? JSON.stringify(content ? sampleValues(content.variables) : {}, null, 2);
+  const samples = previewSamples(content?.variables ?? [], previewWith);
+  const shownSamples = samplesText ?? JSON.stringify(samples, null, 2);
   // A layout's slot completes like a variable, though it is none.
   const variableNames = useMemo(() => [...(isLayout ? ["content"] : []), ...rows.map((row) => row.name.trim()).filter(Boolean)], [isLayout, rows]);
 
   // The preview saves the draft first (so what it shows is what the draft renders, checked by the
   // server's Liquid), then renders it with the sample values. Viewers preview without saving.
-  const previewKey = JSON.stringify([content ?? rows, samplesText]);
+  const previewKey = JSON.stringify([content ?? rows, samplesText, previewWith?.slug ?? null]);
   const preview = useDebouncedRequest(
     async (signal): Promise<RenderedTemplate> => {
       if ("error" in edited) throw edited.error;
       let current = template;
-      const variables = previewVariables(samplesText, edited.content);
+      const variables = previewVariables(samplesText, samples);
       if (canEdit) {
         const saved = await saveIfChanged(api, template, edited.content, { signal });
         if (saved) {
@@ -119,12 +132,13 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
           current = saved;
         }
       }
-      const version = current.has_draft || current.published_version === null ? "draft" : current.published_version;
-      return api.call((mr) => mr.templates.render(current.slug, { version, variables }, { signal }));
+      const { slug, body } = previewRenderRequest(current, previewWith, variables);
+      return api.call((mr) => mr.templates.render(slug, body, { signal }));
     },
     previewKey,
     PREVIEW_DELAY_MS,
   );
+  const lineProblems = problemsOfThisSource(preview.error, previewWith);
 
   const save = useAction(async () => {
     if ("error" in edited) throw edited.error;
@@ -224,7 +238,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
                   onChange={setSubject}
                   variables={variableNames}
                   readOnly={!canEdit}
-                  problemLines={problemLines(preview.error, "subject")}
+                  problemLines={problemLines(lineProblems, "subject")}
                 />
                 <LayoutSelect value={layout} onChange={setLayout} readOnly={!canEdit} errors={[save.error, preview.error]} />
               </>
@@ -236,7 +250,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
               onChange={setHtml}
               variables={variableNames}
               readOnly={!canEdit}
-              problemLines={problemLines(preview.error, "html")}
+              problemLines={problemLines(lineProblems, "html")}
             />
             <CodeEditor
               label="Text"
@@ -245,7 +259,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
               onChange={setText}
               variables={variableNames}
               readOnly={!canEdit}
-              problemLines={problemLines(preview.error, "text")}
+              problemLines={problemLines(lineProblems, "text")}
             />
             <p className="field__hint">
               Output in the HTML is escaped (<code>{"{{ name }}"}</code> of <code>{"<b>"}</code> shows the characters); pipe it through <code>raw</code>{" "}
@@ -254,7 +268,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
           </div>
         </Card>
         <TemplatePreview
-          kind={template.kind}
+          template={template}
+          previewWith={isLayout && <PreviewWithSelect layout={template.slug} value={previewWith} onChange={setPreviewWith} />}
           rendered={preview.data}
           error={preview.error}
           pending={preview.pending}
