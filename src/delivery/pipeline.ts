@@ -11,6 +11,7 @@ import type { SuppressionRow } from "../db/repositories/suppressions.js";
 import type { SendingIdentity as DomainIdentity } from "../services/domains.js";
 import { TrackingLinks } from "../tracking/links.js";
 import type { Compose } from "./compose.js";
+import { keptResponse } from "./smtp-reply.js";
 import type { Envelope, SendResult } from "./transports/transport.js";
 
 const IN_FLIGHT: readonly MessageStatus[] = ["scheduled", "queued", "deferred", "sending"];
@@ -34,8 +35,8 @@ export type Delivery = SendResult & {
   details?: Record<string, unknown>;
 };
 
-/** What the pipeline uses of the sending domain: its return path, DKIM keys and tracking domain. */
-export type SendingIdentity = Pick<DomainIdentity, "returnPathDomain" | "signers" | "trackingDomain">;
+/** What the pipeline uses of the sending domain: whether it may send live, its return path, DKIM keys and tracking domain. */
+export type SendingIdentity = Pick<DomainIdentity, "sendsLive" | "returnPathDomain" | "signers" | "trackingDomain">;
 
 export interface PipelineContext {
   now: number;
@@ -84,7 +85,7 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
   }
   const settled: Settled[] = [];
   let remaining = pending;
-  for (const step of [expire, skipSuppressed]) {
+  for (const step of [expire, skipSuppressed, refuseUnverifiedSender]) {
     const { done, rest } = step(remaining, message, ctx);
     settled.push(...done);
     remaining = rest;
@@ -129,6 +130,23 @@ const skipSuppressed: Step = (recipients, _message, ctx) => {
   return { done, rest };
 };
 
+/**
+ * Live mail leaves only from a domain that may send it (docs/domains.md): the accept path checks
+ * that, and this checks it again at each attempt, since a message scheduled for later or waiting
+ * for a retry may outlive its domain's verification, or the domain itself. Sent anyway, it would
+ * go unsigned and without the VERP return path, so its bounces would reach the sender instead of
+ * Mailroom. It fails at once, as an expired message does: nothing is suppressed.
+ */
+const refuseUnverifiedSender: Step = (recipients, message, ctx) => {
+  if (message.scope.environment !== "live" || ctx.identity?.sendsLive) return { done: [], rest: recipients };
+  const domain = domainOf(addressOf(message.from));
+  const response = ctx.identity
+    ? `Not sent: ${domain} is no longer verified, and live mail is sent only from a verified domain (check its DNS records, then verifyDomain)`
+    : `Not sent: ${domain} is no longer a sending domain of this workspace, and live mail is sent only from a verified domain`;
+  const done = recipients.map((recipient) => settle(recipient, "failed", response, { smtp_code: null, enhanced_status: "5.7.1", response, attempts: recipient.attempts }));
+  return { done, rest: [] };
+};
+
 /** The message as `position`'s recipient gets it (its tracking tokens), DKIM-signed. */
 function renderAndSign(message: MessageRecord, ctx: PipelineContext, position: number): Promise<{ mime: string; text: string | null }> {
   return ctx.compose({ message, now: ctx.now, tracked: ctx.tracking.parts(message, position, ctx.identity), signers: ctx.identity?.signers ?? [] });
@@ -141,7 +159,8 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
     mailFrom: ctx.identity ? ctx.verp.returnPath({ messageId: message.id, position: recipient.position }, ctx.identity.returnPathDomain) : addressOf(message.from),
     rcptTo: recipient.email,
   };
-  const delivery = await ctx.deliver(recipient, envelope, mime, message);
+  const answer = await ctx.deliver(recipient, envelope, mime, message);
+  const delivery = { ...answer, response: keptResponse(answer.response) };
   const attempt = recipient.attempts + 1;
   const data: Record<string, unknown> = {
     smtp_code: delivery.smtpCode,

@@ -49,6 +49,21 @@ const ANYWHERE = /[([#]([245])\.(\d{1,3})\.(\d{1,3})(?=[)\]\s]|$)/;
 const REPLY_CODE = /^\d{3}(?:[ -]|$)/;
 
 /**
+ * How much of an answer is kept: in the recipient's detail, its event and a suppression's detail.
+ * RFC 5321 §4.5.3.1.5 limits a reply line to 512 octets, but not the lines of a multi-line reply,
+ * and nodemailer reads up to 1 MiB. Kept whole, such an answer would not fit MySQL's TEXT columns:
+ * the failed write would roll back the group commit it rode in, and the outcome, lost, would send
+ * the message again once its lease ran out.
+ */
+export const MAX_KEPT_RESPONSE_CHARS = 1000;
+
+/** An answer as it is kept: whole, or its start and how much was cut. */
+export function keptResponse(response: string): string {
+  if (response.length <= MAX_KEPT_RESPONSE_CHARS) return response;
+  return `${response.slice(0, MAX_KEPT_RESPONSE_CHARS)}… (${response.length - MAX_KEPT_RESPONSE_CHARS} more characters not kept)`;
+}
+
+/**
  * The enhanced status code of a reply text ("550 5.1.1 No such user", "5.1.1 No such user",
  * multi-line "550-5.1.1 ...\n550 5.1.1 ..."), or null when it has none.
  */

@@ -122,6 +122,31 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     expect((await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data).toEqual([]);
   });
 
+  it("keeps the first 1,000 characters of a very long answer, so the outcome is recorded once and the mail not sent again", async () => {
+    h = await startLiveHarness(database);
+    const blurb = "Your message was rejected by our policy engine. ".repeat(2_000); // ~96 KB, past MySQL's TEXT
+    h.sink.onRcpt((address) => (address === ada ? { code: 550, message: `5.1.1 ${blurb}` } : undefined));
+    const id = await h.send({ to: [ada, `grace@${RECIPIENT_DOMAIN}`] });
+    await h.t.drain();
+
+    const bounced = (await h.events(id)).find((e) => e.type === "message.bounced")!;
+    expect(bounced.data).toMatchObject({ smtp_code: 550, enhanced_status: "5.1.1", bounce_type: "hard" });
+    const kept = String(bounced.data.response);
+    expect(kept.startsWith(`550 5.1.1 ${blurb.slice(0, 900)}`)).toBe(true);
+    expect(kept).toMatch(/… \(\d+ more characters not kept\)$/);
+    expect(kept.length).toBeLessThan(1_100);
+    const message = await h.message(id);
+    expect(message.recipients.find((r) => r.email === ada)).toMatchObject({ status: "bounced" });
+    const suppressed = (await h.t.call({ method: "GET", url: `/v1/suppressions?email=${ada}`, key: h.t.workspace.liveKey })).json().data;
+    expect(suppressed).toEqual([expect.objectContaining({ reason: "hard_bounce", message_id: id })]);
+
+    // Recorded: however much time passes, neither recipient is tried again.
+    h.t.clock.advance(10 * RETRY_WAIT_MS);
+    await h.t.drain();
+    expect(h.sink.accepted).toHaveLength(1);
+    expect((await h.events(id)).map((e) => e.type).sort()).toEqual(["message.bounced", "message.delivered", "message.queued"]);
+  });
+
   it("retries a connection dropped after DATA with the same Message-ID: at most the one duplicate RFC 1047 allows", async () => {
     h = await startLiveHarness(database);
     h.sink.onData((_mail, attempt) => (attempt === 1 ? "drop" : undefined));
@@ -180,6 +205,30 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     const attempts = events.filter((e) => e.type === "message.deferred").length;
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(events.at(-1)!.type).toBe("message.failed");
+  });
+
+  it("fails, sending nothing, a message whose domain was deleted while it waited: scheduled, or deferred for a retry", async () => {
+    h = await startLiveHarness(database);
+    h.sink.onRcpt((_address, attempt) => (attempt === 1 ? { code: 451, message: "4.7.1 Greylisted, try again later" } : undefined));
+    const deferred = await h.send({ to: ada });
+    await h.t.drain();
+    expect((await h.message(deferred)).status).toBe("deferred");
+    const scheduled = await h.send({ to: `grace@${RECIPIENT_DOMAIN}`, scheduled_at: new Date(h.t.clock.now() + 60 * 60 * 1000).toISOString() });
+
+    const domainId = (await h.t.call({ method: "GET", url: "/v1/domains", key: h.t.workspace.liveKey })).json().data[0].id as string;
+    expect((await h.t.call({ method: "DELETE", url: `/v1/domains/${domainId}`, key: h.t.workspace.liveKey })).statusCode).toBe(200);
+    h.t.clock.advance(2 * 60 * 60 * 1000);
+    await h.t.drain();
+
+    expect(h.sink.accepted).toEqual([]);
+    for (const id of [deferred, scheduled]) {
+      expect((await h.message(id)).status).toBe("failed");
+      const failed = (await h.events(id)).at(-1)!;
+      expect(failed).toMatchObject({ type: "message.failed", data: { smtp_code: null, enhanced_status: "5.7.1" } });
+      expect(String(failed.data.response)).toContain("acme.example is no longer a sending domain of this workspace");
+    }
+    // Not the recipients' fault: nothing is suppressed.
+    expect((await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data).toEqual([]);
   });
 
   it("renews the lease of a message whose SMTP server is slow, so no other worker takes it over meanwhile", async () => {
