@@ -100,7 +100,10 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
       ? await Promise.all(remaining.map((recipient) => renderAndSign(message, ctx, recipient.position)))
       : [message.mime === null ? await renderAndSign(message, ctx, remaining[0]!.position) : null];
     if (message.mime === null) rendered = renderings[0]!;
-    const mimeFor = (i: number) => Buffer.from((own ? renderings[i] : renderings[0])?.mime ?? message.mime!, "utf8");
+    // One buffer for all when they share a rendering: a 7 MB message to 50 recipients is 7 MB in
+    // hand, not 350 (the byte budget counts it once).
+    const shared = own ? null : Buffer.from(renderings[0]?.mime ?? message.mime!, "utf8");
+    const mimeFor = (i: number) => shared ?? Buffer.from(renderings[i]!.mime, "utf8");
     settled.push(...(await Promise.all(remaining.map((recipient, i) => handOff(recipient, message, mimeFor(i), ctx)))));
   }
   return record(message, settled, rendered, ctx);

@@ -322,4 +322,18 @@ describe.each(databases)("live delivery through a relay ($name)", (database) => 
     expect(h.sink.messages).toHaveLength(0);
     expect((await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data).toEqual([]);
   });
+
+  it("bounces soft, suppressing no one, when the relay refuses with a bare code; an enhanced one still bounces hard", async () => {
+    h = await startLiveHarness(database, { sink: { auth: { user: "mailroom", pass: "right" }, starttls: false }, env: (sink) => relayed(sink, "right") });
+    h.sink.onRcpt((address) => (address === "ada@example.net" ? { code: 550, message: "relay not permitted" } : { code: 550, message: "5.1.1 No such user" }));
+    const id = await h.send({ to: ["ada@example.net", "grace@elsewhere.example"] });
+    await h.t.drain();
+    const bounces = (await h.events(id)).filter((e) => e.type === "message.bounced").map((e) => [e.recipient, e.data.enhanced_status, e.data.bounce_type]);
+    expect(bounces.sort()).toEqual([
+      ["ada@example.net", "5.0.0", "soft"],
+      ["grace@elsewhere.example", "5.1.1", "hard"],
+    ]);
+    const suppressed = (await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data;
+    expect(suppressed.map((s: { email: string }) => s.email)).toEqual(["grace@elsewhere.example"]);
+  });
 });

@@ -63,12 +63,24 @@ export class RelayTransport implements MailTransport {
   }
 
   async send(envelope: Envelope, mime: Buffer): Promise<SendResult> {
-    return toSendResult(await this.pool.send(this.destination, envelope, mime));
+    return relayed(toSendResult(await this.pool.send(this.destination, envelope, mime)));
   }
 
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/**
+ * A relay's refusal with a bare code ("550 relay not permitted", no enhanced status) bounces soft.
+ * From a recipient's own server a bare 550 means the mailbox is unavailable (smtp-reply.ts), but a
+ * relay says it about its own policy as often as about the address: relaying denied to this
+ * host, a sender it does not allow. Hard, it would suppress every recipient of a misconfigured
+ * relay; an enhanced code (550 5.1.1) still says which it is.
+ */
+function relayed(result: SendResult): SendResult {
+  if (result.outcome !== "bounced" || result.bounceType !== "hard" || !result.enhancedStatus.endsWith(".0.0")) return result;
+  return { ...result, bounceType: "soft" };
 }
 
 /**
