@@ -161,17 +161,22 @@ export class DeliveryWorker {
     try {
       const now = this.deps.clock.now();
       const due = record.scheduled_at ?? record.created_at;
+      const expiresAt = record.expires_at ?? due + this.settings.lifetimeMs;
+      // Past its deadline a message only fails (the pipeline's first step), so its domain is not
+      // read: keys that cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS) would
+      // otherwise throw here at every lease, and keep the job from ever ending.
+      const identity = now >= expiresAt ? null : await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from)));
       const change = await attemptDelivery(record, {
         now,
         claimedBy: this.id,
-        identity: await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from))),
+        identity,
         suppressions,
         verp: this.deps.verp,
         tracking: this.deps.tracking,
         compose: this.deps.compose,
         deliver: route.deliver,
         retryDelayMs: route.retryDelayMs,
-        expiresAt: record.expires_at ?? due + this.settings.lifetimeMs,
+        expiresAt,
       });
       await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);
       metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });

@@ -231,6 +231,25 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     expect((await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data).toEqual([]);
   });
 
+  it("fails a message at its deadline even when its domain's keys can no longer be opened, rather than retrying it forever", async () => {
+    h = await startLiveHarness(database);
+    h.sink.onRcpt(() => ({ code: 451, message: "4.7.1 Try again later" }));
+    const id = await h.send({ to: ada });
+    await h.t.drain();
+    expect((await h.message(id)).status).toBe("deferred");
+    // As after SECRET_KEY changed without SECRET_KEY_PREVIOUS: the sealed keys no longer open.
+    const knex = h.t.runtime.db.knex;
+    const row = (await knex("domains").first("id", "dkim_keys")) as { id: string; dkim_keys: string };
+    const keys = (typeof row.dkim_keys === "string" ? JSON.parse(row.dkim_keys) : row.dkim_keys) as Array<{ private_key: string }>;
+    await knex("domains").where({ id: row.id }).update({ dkim_keys: JSON.stringify(keys.map((key) => ({ ...key, private_key: `${key.private_key.slice(0, -8)}AAAAAAAA` }))) });
+
+    h.t.clock.advance(6 * 24 * 60 * 60 * 1000); // past the 5-day lifetime, and the identity cache
+    await h.t.drain();
+    expect((await h.message(id)).status).toBe("failed");
+    expect((await h.events(id)).at(-1)).toMatchObject({ type: "message.failed", data: { enhanced_status: "4.4.7" } });
+    expect(h.sink.accepted).toEqual([]);
+  });
+
   it("renews the lease of a message whose SMTP server is slow, so no other worker takes it over meanwhile", async () => {
     // An MX that accepts the connection and never greets: the hand-off hangs until the timeout.
     const sockets = new Set<Socket>();
