@@ -4,7 +4,11 @@ export interface ClaimLoopOptions<T> {
   claim(limit: number): Promise<T[]>;
   /** Works one claimed batch; the owner lets go of each item as it finishes. */
   work(batch: T[]): Promise<void>;
-  /** How many claimed items the owner holds and has not finished. */
+  /**
+   * How many claimed and unfinished items count against `capacity`; 0 only when nothing is held.
+   * The owner may leave out items that wait on nothing other items need (the webhook dispatcher
+   * counts of each endpoint only what it may have in flight), so they never keep others out.
+   */
   held(): number;
   /** Pushes out the leases of every item held. */
   renewLeases(): Promise<unknown>;

@@ -1,5 +1,3 @@
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import { addressOf, domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
 import type { Environment, Scope } from "../domain/environments.js";
@@ -16,6 +14,7 @@ import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
 import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
 import type { Envelope } from "./transports/transport.js";
+import { workerId } from "./worker-id.js";
 
 export interface WorkerSettings {
   batchSize: number;
@@ -65,7 +64,7 @@ export interface WorkerDependencies {
  * messages finish rather than batch by batch, so one slow destination does not hold up the rest.
  */
 export class DeliveryWorker {
-  readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  readonly id = workerId();
   /** Ids of the jobs this worker holds and has not finished. */
   private readonly held = new Set<number>();
   private readonly claims: ClaimLoop<JobRow>;

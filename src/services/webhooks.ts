@@ -8,7 +8,7 @@ import { sampleEvent } from "../domain/sample-events.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventsRepository } from "../db/repositories/events.js";
 import { WebhookDeliveriesRepository, type AttemptFilters } from "../db/repositories/webhook-deliveries.js";
-import { WebhookEndpointsRepository, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
+import { WEBHOOK_URL_MAX_LENGTH, WebhookEndpointsRepository, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
 import { scopeOf } from "./api-keys.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
@@ -201,6 +201,9 @@ export class WebhooksService {
   /**
    * The URL as stored: http or https, with a host that is not, and does not resolve to, a
    * forbidden address. A host that does not resolve yet is accepted; every delivery checks again.
+   * What is stored and posted to is the parsed URL, which percent-encodes characters the contract
+   * lets through as they are (a `'` in the query becomes `%27`): that form must fit the column too,
+   * or MySQL in strict mode would refuse the row and SQLite would keep a URL longer than allowed.
    */
   private async checkedUrl(raw: string): Promise<string> {
     let url: URL;
@@ -211,9 +214,13 @@ export class WebhooksService {
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") throw ValidationError.field("/url", "must be an http or https URL");
     if (url.hostname === "") throw ValidationError.field("/url", "must name a host");
+    const stored = url.toString();
+    if (stored.length > WEBHOOK_URL_MAX_LENGTH) {
+      throw ValidationError.field("/url", `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalised (percent-encoded, this one is ${stored.length})`);
+    }
     const forbidden = await this.targets.forbiddenAddressOf(url);
     if (forbidden !== null) throw new WebhookTargetNotAllowedError(url.hostname.replace(/^\[|\]$/g, ""), forbidden);
-    return url.toString();
+    return stored;
   }
 }
 

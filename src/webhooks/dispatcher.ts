@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import type { Clock } from "../domain/clock.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { EventsRepository } from "../db/repositories/events.js";
-import type { DeliveryKey, WebhookDeliveriesRepository, WebhookDeliveryRow, WebhookOutcome } from "../db/repositories/webhook-deliveries.js";
+import type { DeliveryLease, WebhookDeliveriesRepository, WebhookDeliveryRow, WebhookOutcome } from "../db/repositories/webhook-deliveries.js";
 import type { WebhookEndpointRow, WebhookEndpointsRepository } from "../db/repositories/webhook-endpoints.js";
 import { ClaimLoop } from "../delivery/claim-loop.js";
 import { Semaphore } from "../delivery/semaphore.js";
+import { workerId } from "../delivery/worker-id.js";
 import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
 import type { PostResult } from "./http-client.js";
@@ -43,26 +42,46 @@ export interface DispatcherDependencies {
   log: { error(obj: object, msg: string): void };
 }
 
-const keyOf = (row: { endpoint_id: string; event_id: string }) => `${row.endpoint_id} ${row.event_id}`;
+/** A delivery claimed and not finished: the row as claimed, and the lease that claim holds it under. */
+interface Claimed {
+  row: WebhookDeliveryRow;
+  lease: DeliveryLease;
+}
+
+/** Room kept in `locked_by` after the dispatcher's id for a claim's counter (`:` and up to 11 base-36 digits). */
+export const LEASE_COUNTER_LENGTH = 12;
+
+/** A delivery claimed twice (re-queued and claimed again while an attempt was in flight) is held twice, once per lease. */
+const heldKey = (lease: DeliveryLease) => `${lease.lease} ${lease.endpointId} ${lease.eventId}`;
 
 /**
  * Sends queued webhook deliveries (DESIGN.md §10). Claims due deliveries in batches under a
  * lease, posts them concurrently with a cap per endpoint and a cap overall, and commits each
  * outcome through group commit. An endpoint that holds its share of deliveries is left out of
- * further claims, so a slow or dead receiver only ever ties up its own share and the others'
- * events keep flowing. Delivery is at-least-once: a dispatcher that dies mid-attempt leaves the
- * delivery to be claimed again when its lease ends, with the same webhook-id.
+ * further claims, what a claim brings beyond an endpoint's share is given back at once, and what
+ * waits behind an endpoint's own cap takes no room from the others, so a slow or dead receiver
+ * only ever ties up its own share and the others' events keep flowing. Delivery is
+ * at-least-once: a dispatcher that dies mid-attempt leaves the delivery to be claimed again when
+ * its lease ends, with the same webhook-id.
  */
 export class WebhookDispatcher {
-  readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}-webhooks`;
+  readonly id = workerId({ role: "webhooks", reserve: LEASE_COUNTER_LENGTH });
   /** Set by stop(): deliveries still waiting for a slot are given back rather than sent. */
   private stopping = false;
-  /** Deliveries claimed and not finished, by key. */
-  private readonly held = new Map<string, DeliveryKey>();
+  /** Numbers this dispatcher's claims: each claim's lease is `<id>:<count>`. */
+  private claimCount = 0;
+  /**
+   * The endpoint whose deliveries alone filled the last claim's first query up to its share: a
+   * backlog, likely first in line again next time, when the first query asks for no more than
+   * it may take rather than a batch of which most would be given back.
+   */
+  private backlogged: string | null = null;
+  /** Deliveries claimed and not finished, by lease and key. */
+  private readonly held = new Map<string, DeliveryLease>();
   private readonly heldPerEndpoint = new Map<string, number>();
   private readonly endpointSlots = new Map<string, Semaphore>();
   private readonly slots: Semaphore;
-  private readonly claims: ClaimLoop<WebhookDeliveryRow>;
+  private readonly claims: ClaimLoop<Claimed>;
 
   constructor(
     private readonly deps: DispatcherDependencies,
@@ -71,10 +90,10 @@ export class WebhookDispatcher {
     this.slots = new Semaphore(settings.concurrency);
     this.claims = new ClaimLoop({
       claim: (limit) => this.claim(limit),
-      work: (rows) => this.send(rows),
-      held: () => this.held.size,
+      work: (batch) => this.send(batch),
+      held: () => this.busy,
       // Keeps the leases of what is held but not finished (a queue behind a slow endpoint).
-      renewLeases: () => deps.deliveries.renewLeases(this.id, [...this.held.values()], deps.clock.now() + settings.leaseMs),
+      renewLeases: () => deps.deliveries.renewLeases([...this.held.values()], deps.clock.now() + settings.leaseMs),
       capacity: this.capacity,
       batchSize: settings.batchSize,
       pollMs: settings.pollMs,
@@ -113,41 +132,95 @@ export class WebhookDispatcher {
     return claimed.length;
   }
 
-  private async claim(limit: number): Promise<WebhookDeliveryRow[]> {
-    const now = this.deps.clock.now();
-    const saturated = [...this.heldPerEndpoint].filter(([, count]) => count >= this.heldLimit).map(([id]) => id);
-    const claimed = await this.deps.deliveries.claim({ now, limit, leaseUntil: now + this.settings.leaseMs, dispatcherId: this.id, excludeEndpoints: saturated });
-    for (const row of claimed) {
-      this.held.set(keyOf(row), { endpointId: row.endpoint_id, eventId: row.event_id });
-      this.heldPerEndpoint.set(row.endpoint_id, (this.heldPerEndpoint.get(row.endpoint_id) ?? 0) + 1);
+  /**
+   * Claims up to `limit` due deliveries, each under this claim's own lease, and no more of an
+   * endpoint's than its share (`heldLimit`). Due deliveries come oldest first over every endpoint,
+   * so one endpoint's backlog can fill a whole claim: what it may not hold is given back at once,
+   * and the claim is made again without that endpoint (it holds its share now), until the batch is
+   * full or nothing else is due. So the others' due deliveries are reached whatever sits before them.
+   */
+  private async claim(limit: number): Promise<Claimed[]> {
+    const kept: Claimed[] = [];
+    try {
+      for (let first = true; kept.length < limit; first = false) {
+        const now = this.deps.clock.now();
+        const lease = `${this.id}:${(++this.claimCount).toString(36)}`;
+        const saturated = [...this.heldPerEndpoint].filter(([, count]) => count >= this.heldLimit).map(([id]) => id);
+        const backlogRoom = first && this.backlogged !== null && !saturated.includes(this.backlogged) ? this.heldLimit - this.holds(this.backlogged) : Infinity;
+        const wanted = Math.min(limit - kept.length, backlogRoom);
+        const rows = await this.deps.deliveries.claim({ now, limit: wanted, leaseUntil: now + this.settings.leaseMs, dispatcherId: lease, excludeEndpoints: saturated });
+        const beyond: DeliveryLease[] = [];
+        for (const row of rows) {
+          const claimed = { row, lease: { endpointId: row.endpoint_id, eventId: row.event_id, lease } };
+          if (this.holds(row.endpoint_id) >= this.heldLimit) beyond.push(claimed.lease);
+          else kept.push(this.hold(claimed));
+        }
+        if (first) {
+          const lead = rows[0]?.endpoint_id;
+          this.backlogged = rows.length === wanted && lead !== undefined && this.holds(lead) >= this.heldLimit ? lead : null;
+        }
+        // Should this fail, they are claimed again when their lease runs out.
+        if (beyond.length > 0) await this.deps.deliveries.release(beyond).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release webhook deliveries"));
+        // Nothing more is due. Otherwise each round keeps some, or leaves out of the next one
+        // more endpoint that has its share now.
+        if (rows.length < wanted) break;
+      }
+    } catch (error) {
+      // What is held already is sent; the failure is the claim loop's to log.
+      if (kept.length === 0) throw error;
+      this.deps.log.error({ err: error }, "webhook claim failed");
     }
+    return kept;
+  }
+
+  private holds(endpointId: string): number {
+    return this.heldPerEndpoint.get(endpointId) ?? 0;
+  }
+
+  private hold(claimed: Claimed): Claimed {
+    this.held.set(heldKey(claimed.lease), claimed.lease);
+    this.heldPerEndpoint.set(claimed.row.endpoint_id, this.holds(claimed.row.endpoint_id) + 1);
     return claimed;
   }
 
-  private letGo(row: WebhookDeliveryRow): void {
-    if (!this.held.delete(keyOf(row))) return;
-    const left = (this.heldPerEndpoint.get(row.endpoint_id) ?? 1) - 1;
-    if (left > 0) this.heldPerEndpoint.set(row.endpoint_id, left);
-    else this.heldPerEndpoint.delete(row.endpoint_id);
-    // The endpoint may be claimed for again: claim now, while what it still holds keeps its slots busy.
-    if (left === this.heldLimit - 1) this.claims.notify();
+  private letGo(lease: DeliveryLease): void {
+    if (!this.held.delete(heldKey(lease))) return;
+    const left = (this.heldPerEndpoint.get(lease.endpointId) ?? 1) - 1;
+    if (left > 0) this.heldPerEndpoint.set(lease.endpointId, left);
+    else this.heldPerEndpoint.delete(lease.endpointId);
+    // Down to what its slots send at once: claim for it now, while those keep its slots busy. Not
+    // sooner, so a backlogged endpoint is claimed for a few at a time rather than one by one.
+    if (left === this.settings.maxInFlightPerEndpoint) this.claims.notify();
   }
 
   /**
-   * An endpoint holding this many deliveries is left out of claims: enough to keep its slots busy
-   * while the next claim runs, not enough to fill the dispatcher (see `capacity`).
+   * An endpoint holding this many deliveries is left out of claims (docs/webhooks.md: twice its
+   * in-flight cap): enough to keep its slots busy while the next claim runs, and a dead endpoint
+   * ties up no more than that.
    */
   private get heldLimit(): number {
-    return Math.max(this.settings.maxInFlightPerEndpoint * 2, this.settings.batchSize);
+    return this.settings.maxInFlightPerEndpoint * 2;
   }
 
-  /** Deliveries held at most: the requests in flight, plus room for a saturated endpoint's share and a batch for the others. */
+  /**
+   * What counts against `capacity`: of each endpoint's deliveries, only as many as it may have in
+   * flight. The rest of its share waits for its own slots, not for anything the other endpoints
+   * need, so saturated endpoints, however many, never take the room the others are claimed into.
+   */
+  private get busy(): number {
+    let busy = 0;
+    for (const count of this.heldPerEndpoint.values()) busy += Math.min(count, this.settings.maxInFlightPerEndpoint);
+    return busy;
+  }
+
+  /** Busy deliveries held at most: the requests in flight, plus two batches claimed ahead. */
   private get capacity(): number {
     return this.settings.concurrency + 2 * this.settings.batchSize;
   }
 
-  private async send(rows: WebhookDeliveryRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  private async send(batch: Claimed[]): Promise<void> {
+    if (batch.length === 0) return;
+    const rows = batch.map(({ row }) => row);
     let endpoints: Map<string, WebhookEndpointRow>;
     let events: Map<string, unknown>;
     try {
@@ -155,10 +228,10 @@ export class WebhookDispatcher {
       events = await this.deps.events.findMany(rows.filter((row) => row.payload === null).map((row) => row.event_id));
     } catch (error) {
       this.deps.log.error({ err: error }, "could not load claimed webhook deliveries");
-      for (const row of rows) this.letGo(row); // their leases run out and another claim retries them
+      for (const { lease } of batch) this.letGo(lease); // their leases run out and another claim retries them
       return;
     }
-    const unsent: DeliveryKey[] = [];
+    const unsent: DeliveryLease[] = [];
     // Opened once per batch and endpoint, not per attempt.
     const secrets = new Map<string, string[]>();
     const secretsOf = (endpoint: WebhookEndpointRow): string[] => {
@@ -172,25 +245,25 @@ export class WebhookDispatcher {
       return opened;
     };
     await Promise.all(
-      rows.map(async (row) => {
+      batch.map(async ({ row, lease }) => {
         const endpoint = endpoints.get(row.endpoint_id);
         // Deleted, or disabled since the claim: its deliveries wait (disabled) or are gone (deleted).
         if (!endpoint?.enabled) {
-          unsent.push({ endpointId: row.endpoint_id, eventId: row.event_id });
-          return this.letGo(row);
+          unsent.push(lease);
+          return this.letGo(lease);
         }
         const body = row.payload ?? (events.has(row.event_id) ? JSON.stringify(events.get(row.event_id)) : null);
         try {
           if (body === null) throw new Error(`event ${row.event_id} has no row`);
-          if (!(await this.attempt(row, endpoint, secretsOf(endpoint), body))) unsent.push({ endpointId: row.endpoint_id, eventId: row.event_id });
+          if (!(await this.attempt(row, lease, endpoint, secretsOf(endpoint), body))) unsent.push(lease);
         } catch (error) {
           this.deps.log.error({ err: error, webhook_id: row.endpoint_id, event_id: row.event_id }, "webhook delivery failed unexpectedly");
         } finally {
-          this.letGo(row);
+          this.letGo(lease);
         }
       }),
     );
-    if (unsent.length > 0) await this.deps.deliveries.release(this.id, unsent).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release webhook deliveries"));
+    if (unsent.length > 0) await this.deps.deliveries.release(unsent).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release webhook deliveries"));
   }
 
   private slotFor(endpointId: string): Semaphore {
@@ -203,7 +276,7 @@ export class WebhookDispatcher {
   }
 
   /** Sends one delivery and records the outcome; false when it was not sent (stopping). */
-  private async attempt(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, secrets: string[], body: string): Promise<boolean> {
+  private async attempt(row: WebhookDeliveryRow, lease: DeliveryLease, endpoint: WebhookEndpointRow, secrets: string[], body: string): Promise<boolean> {
     const sentAt = this.deps.clock.now();
     // Only the HTTP exchange holds the endpoint's and the dispatcher's slots; committing the
     // outcome does not, so a slow group commit never throttles the requests.
@@ -216,7 +289,7 @@ export class WebhookDispatcher {
     );
     if (result === null) return false;
     const at = Math.max(this.deps.clock.now(), sentAt);
-    const outcome = outcomeOf(row, result, at, this.id);
+    const outcome = outcomeOf(row, result, at, lease.lease);
     await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcome);
     this.deps.metrics.webhookAttempts.inc({ outcome: outcome.next.state === "pending" ? "retrying" : outcome.next.state });
     return true;
@@ -228,7 +301,7 @@ export class WebhookDispatcher {
  * 410 Gone fails the delivery for good and disables the endpoint; anything else is retried on
  * the schedule, or later when the receiver's Retry-After asks for it.
  */
-export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: number, dispatcherId: string): WebhookOutcome {
+export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: number, lease: string): WebhookOutcome {
   const attempt = row.attempts + 1;
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
   const redirect = result.status !== null && result.status >= 300 && result.status < 400;
@@ -236,7 +309,7 @@ export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: numbe
   const base = {
     endpointId: row.endpoint_id,
     eventId: row.event_id,
-    dispatcherId,
+    lease,
     attempt,
     at,
     status: succeeded ? ("succeeded" as const) : ("failed" as const),

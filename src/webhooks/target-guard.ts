@@ -8,7 +8,7 @@ import { createResolver } from "../delivery/dns-resolver.js";
  * Mailroom would POST into the network it runs in. Refused unless the operator allows them
  * (WEBHOOK_ALLOW_PRIVATE_TARGETS): private, loopback, link-local, unique-local, carrier-grade
  * NAT, multicast, reserved and unspecified addresses, in any IPv4 or IPv6 spelling (IPv4-mapped
- * addresses are checked as the IPv4 address they carry).
+ * and well-known-prefix NAT64 addresses are checked as the IPv4 address they carry).
  *
  * The check runs when a URL is saved and again inside the HTTP client's DNS lookup, at connect
  * time, on the addresses the socket will actually use: a name that resolved to a public address
@@ -41,13 +41,33 @@ for (const [network, prefix] of [
   FORBIDDEN.addSubnet(network, prefix, "ipv6");
 }
 
+/**
+ * The well-known NAT64 prefix (RFC 6052): a NAT64 gateway forwards `64:ff9b::7f00:1` to 127.0.0.1,
+ * its own loopback, so such an address is what it carries in its last 32 bits. (The local-use
+ * prefix, 64:ff9b:1::/48, may embed anything anywhere and is refused whole.)
+ */
+const NAT64 = new BlockList();
+NAT64.addSubnet("64:ff9b::", 96, "ipv6");
+
 /** Whether Mailroom refuses to connect to this address (IPv4 or IPv6, brackets allowed). */
 export function isForbiddenAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   const family = isIP(bare);
   if (family === 0) return false;
+  if (family === 6 && NAT64.check(bare, "ipv6")) return FORBIDDEN.check(low32AsIpv4(bare), "ipv4");
   // BlockList checks an IPv4-mapped IPv6 address (::ffff:127.0.0.1) against the IPv4 rules too.
   return FORBIDDEN.check(bare, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** The last 32 bits of a valid IPv6 address as an IPv4 address (`…::7f00:1` and `…::127.0.0.1`: 127.0.0.1). */
+function low32AsIpv4(ipv6: string): string {
+  const address = ipv6.replace(/%.*$/, ""); // a zone index names an interface, not bits
+  const last = address.slice(address.lastIndexOf(":") + 1);
+  if (last.includes(".")) return last;
+  const [head = [], tail] = address.split("::").map((part) => (part === "" ? [] : part.split(":")));
+  const groups = tail === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill("0"), ...tail];
+  const [high = 0, low = 0] = groups.slice(6).map((group) => parseInt(group, 16));
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
 /** A connection refused by the policy; the dispatcher records it as `target_not_allowed`. */

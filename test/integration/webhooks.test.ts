@@ -3,6 +3,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/retry-schedule.js";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
+import { startManualReceiver } from "../helpers/manual-receiver.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 import { startCanary, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -77,6 +78,16 @@ describe.each(databases)("Webhooks ($name)", (database) => {
   };
   const tick = () => t.runtime.dispatcher.tick();
   const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+  const delivery = async (webhookId: string, eventId: string) =>
+    (await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId, event_id: eventId }).first()) as { state: string; attempts: number | string; locked_by: string | null };
+  /** Polls until `condition` holds, for what the running dispatcher does in its own time. */
+  const until = async (what: string, condition: () => Promise<boolean>, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
 
   describe("createWebhook", () => {
     beforeEach(() => open());
@@ -129,6 +140,15 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json().code).toBe("validation_failed");
       expect((res.json().errors as Array<{ pointer: string }>).map((e) => e.pointer)).toContain(pointer);
+      expect(await count("webhook_endpoints")).toBe(0);
+    });
+
+    it("refuses a URL that is over 2048 characters once normalised with 422 validation_failed, and stores nothing", async () => {
+      // 2,023 characters as sent, within the contract; stored as parsed, each ' of the query becomes %27: 6,023.
+      const url = `https://hooks.example/?${"'".repeat(2000)}`;
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/url", message: "must be at most 2048 characters once normalised (percent-encoded, this one is 6023)" }] });
       expect(await count("webhook_endpoints")).toBe(0);
     });
   });
@@ -206,6 +226,14 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       const webhook = await create();
       const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { url: "mailto:ada@example.com" } });
       expect(res.statusCode).toBe(422);
+      expect((await get(webhook.id)).url).toBe(receiver.url);
+    });
+
+    it("refuses a URL that is over 2048 characters once normalised with 422 validation_failed, and keeps the old one", async () => {
+      const webhook = await create();
+      const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { url: `https://hooks.example/?${"'".repeat(2000)}` } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/url", message: "must be at most 2048 characters once normalised (percent-encoded, this one is 6023)" }] });
       expect((await get(webhook.id)).url).toBe(receiver.url);
     });
   });
@@ -345,6 +373,46 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(again.id).toBe(first.id);
       expect(again.body).toBe(first.body);
       expect(again.timestamp).toBeGreaterThan(first.timestamp);
+    });
+
+    it("settles the delivery by the redelivery's answer when it is made during an attempt, whose late answer is recorded but not obeyed", async () => {
+      // One request at a time: the redelivery is claimed while the first attempt is in flight, and waits for it.
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1", WEBHOOK_BATCH_SIZE: "1" });
+      const manual = await startManualReceiver();
+      opened.push(manual);
+      manual.secrets = receiver.secrets;
+      const webhook = await create({ url: manual.url });
+      t.runtime.dispatcher.start();
+      // Twice, and then a new event: the dispatcher lets go of both claims each time, or the
+      // endpoint would soon hold its share for good and be left out of every claim.
+      for (let round = 0; round < 2; round++) {
+        await send();
+        const first = await manual.next();
+        const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/redeliver`, payload: { event_id: first.id } });
+        expect(res.statusCode, res.body).toBe(202);
+        first.answer(500);
+        await until("the first attempt to be recorded", async () => (await attempts(webhook.id, `&event_id=${first.id}`)).length === 1);
+        const again = await manual.next();
+        expect(again.id).toBe(first.id);
+        again.answer(204);
+        await until("the redelivery to settle the delivery", async () => (await delivery(webhook.id, first.id)).state === "succeeded");
+        expect((await attempts(webhook.id, `&event_id=${first.id}`)).map((a) => [a.attempt, a.status, a.response_status])).toEqual([
+          [1, "succeeded", 204],
+          [1, "failed", 500],
+        ]);
+        expect(await delivery(webhook.id, first.id)).toMatchObject({ state: "succeeded", locked_by: null });
+        expect(Number((await delivery(webhook.id, first.id)).attempts)).toBe(1);
+      }
+      await send();
+      const last = await manual.next();
+      last.answer(204);
+      await until("the new event's delivery to settle", async () => (await delivery(webhook.id, last.id)).state === "succeeded");
+      await t.runtime.dispatcher.stop();
+      // Nothing is left to retry: the failed answers did not schedule another attempt.
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      await t.drainWebhooks();
+      expect(manual.arrived).toHaveLength(5);
+      expect(manual.unverified).toEqual([]);
     });
 
     it("answers 404 for an event of the other environment or another workspace", async () => {
@@ -628,6 +696,32 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       receiver.otherwise = { status: 204 };
       await t.drainWebhooks();
       expect(receiver.received).toHaveLength(3);
+    });
+
+    it("keeps sending a healthy endpoint's events while endpoints that never answer have backlogs: each holds only its own share", async () => {
+      // Scaled down: one request in flight per endpoint, four in all, claims of four. The dead
+      // endpoints' 60 deliveries are older than the healthy one's 20 and would fill every claim.
+      await open({ WEBHOOK_CONCURRENCY: "4", WEBHOOK_BATCH_SIZE: "4", WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1", WEBHOOK_TIMEOUT_MS: "1000" });
+      const dead: Webhook[] = [];
+      for (let i = 0; i < 3; i++) {
+        const silent = await startManualReceiver(); // accepts every request and never answers
+        opened.push(silent);
+        silent.secrets = receiver.secrets;
+        dead.push(await create({ url: silent.url, event_types: ["message.queued"] }));
+      }
+      await create({ event_types: ["message.delivered"] });
+      const messages: string[] = [];
+      for (let i = 0; i < 20; i++) messages.push(await send());
+      await t.drain();
+      t.runtime.dispatcher.start();
+      // Each dead endpoint works through its backlog one timeout at a time (20 s); the healthy one must not wait for that.
+      await receiver.waitFor(20, 10_000);
+      expect(receiver.received.map((r) => r.payload.message_id).sort()).toEqual([...messages].sort());
+      expect(receiver.unverified).toEqual([]);
+      for (const webhook of dead) {
+        const untried = await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhook.id, state: "pending", attempts: 0 }).count({ n: "*" }).first();
+        expect(Number((untried as { n: number | string }).n)).toBeGreaterThan(0);
+      }
     });
 
     it("sends an environment's events only to that environment's endpoints", async () => {

@@ -7,7 +7,24 @@ describe("isForbiddenAddress", () => {
     "0.0.0.0", "0.1.2.3", "224.0.0.1", "255.255.255.255", "198.18.0.1",
     "::", "::1", "[::1]", "fe80::1", "febf::1", "fc00::1", "fd00::1", "ff02::1",
     "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "::127.0.0.1",
+    "64:ff9b:1::1", "64:ff9b:1::5db8:d822",
   ])("refuses %s", (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  // RFC 6052's well-known prefix: a NAT64 gateway forwards 64:ff9b::a.b.c.d to a.b.c.d.
+  it.each([
+    ["64:ff9b::7f00:1", "127.0.0.1"],
+    ["64:ff9b::127.0.0.1", "127.0.0.1"],
+    ["[64:ff9b::7f00:1]", "127.0.0.1"],
+    ["64:FF9B:0:0:0:0:a00:1", "10.0.0.1"],
+    ["64:ff9b::a9fe:a9fe", "169.254.169.254"],
+    ["64:ff9b::c0a8:101", "192.168.1.1"],
+    ["64:ff9b::", "0.0.0.0"],
+    ["64:ff9b::7f00:1%eth0", "127.0.0.1"],
+  ])("refuses the NAT64 address %s, which reaches %s", (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  it.each(["64:ff9b::5db8:d822", "64:ff9b::93.184.216.34", "64:ff9b::808:808"])("allows the NAT64 address %s of a public IPv4 address", (address) =>
+    expect(isForbiddenAddress(address)).toBe(false),
+  );
 
   it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "172.15.255.255", "192.169.0.1", "100.128.0.1", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34", "2001:4860:4860::8888"])(
     "allows %s",

@@ -21,10 +21,20 @@ export interface DeliveryKey {
   eventId: string;
 }
 
+/**
+ * A claimed delivery: its key and the lease token its claim wrote into `locked_by`. Each claim
+ * takes a fresh token, so a delivery re-queued (redelivered, replayed) and claimed again, even by
+ * the same dispatcher, is held under a new lease, and what was done under the old one no longer
+ * moves, renews or releases it.
+ */
+export interface DeliveryLease extends DeliveryKey {
+  lease: string;
+}
+
 /** One HTTP attempt and what follows from it, as the dispatcher decided. */
 export interface WebhookOutcome extends DeliveryKey {
-  /** The dispatcher that held the lease: the delivery row is only changed while it still does. */
-  dispatcherId: string;
+  /** The lease the attempt was made under: the delivery row is only changed while it still holds it. */
+  lease: string;
   attempt: number;
   at: number;
   status: WebhookAttemptStatus;
@@ -98,23 +108,20 @@ export class WebhookDeliveriesRepository {
     return rows.sort((a, b) => a.due_at - b.due_at || (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
   }
 
-  /** Extends the leases the dispatcher still holds (one taken over meanwhile is left alone). */
-  async renewLeases(dispatcherId: string, keys: readonly DeliveryKey[], leaseUntil: number): Promise<void> {
-    for (let i = 0; i < keys.length; i += CHUNK) {
-      await this.knex("webhook_deliveries")
-        .whereIn(["endpoint_id", "event_id"], keys.slice(i, i + CHUNK).map((k) => [k.endpointId, k.eventId]))
-        .andWhere({ locked_by: dispatcherId })
-        .update({ locked_until: leaseUntil });
+  /** Extends the leases still held (a delivery re-queued or claimed again meanwhile is left alone). */
+  async renewLeases(leases: readonly DeliveryLease[], leaseUntil: number): Promise<void> {
+    for (let i = 0; i < leases.length; i += CHUNK) {
+      await this.knex("webhook_deliveries").whereIn(["endpoint_id", "event_id", "locked_by"], leases.slice(i, i + CHUNK).map(leaseTuple)).update({ locked_until: leaseUntil });
     }
   }
 
-  /** Gives back leased deliveries that were not attempted (a dispatcher stopping). */
-  async release(dispatcherId: string, keys: readonly DeliveryKey[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += CHUNK) {
-      await this.knex("webhook_deliveries")
-        .whereIn(["endpoint_id", "event_id"], keys.slice(i, i + CHUNK).map((k) => [k.endpointId, k.eventId]))
-        .andWhere({ locked_by: dispatcherId })
-        .update({ locked_by: null, locked_until: null });
+  /**
+   * Gives back leased deliveries that were not attempted (a dispatcher stopping, or claimed beyond
+   * an endpoint's share), claimable again at once; one held under another lease by now is left alone.
+   */
+  async release(leases: readonly DeliveryLease[]): Promise<void> {
+    for (let i = 0; i < leases.length; i += CHUNK) {
+      await this.knex("webhook_deliveries").whereIn(["endpoint_id", "event_id", "locked_by"], leases.slice(i, i + CHUNK).map(leaseTuple)).update({ locked_by: null, locked_until: null });
     }
   }
 
@@ -155,8 +162,9 @@ export class WebhookDeliveriesRepository {
         const rows: WebhookDeliveryRow[] = [];
         for (const o of chunk) {
           const row = byKey.get(`${o.endpointId} ${o.eventId}`);
-          // Gone (endpoint deleted), or re-queued by a redelivery or replay meanwhile: that one counts now.
-          if (!row || row.locked_by !== o.dispatcherId) continue;
+          // Gone (endpoint deleted), or re-queued by a redelivery or replay meanwhile (and perhaps
+          // claimed again, under another lease): that one counts now.
+          if (!row || row.locked_by !== o.lease) continue;
           rows.push({
             ...row,
             state: o.next.state,
@@ -326,6 +334,8 @@ function attemptToWire(row: AttemptRow): WebhookAttempt {
     created_at: toIso(toNumber(row.created_at)),
   };
 }
+
+const leaseTuple = (lease: DeliveryLease) => [lease.endpointId, lease.eventId, lease.lease];
 
 function normalise(row: WebhookDeliveryRow): WebhookDeliveryRow {
   return {

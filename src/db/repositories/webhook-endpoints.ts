@@ -10,6 +10,9 @@ import type { SealedRow, SealedStore } from "./sealed-store.js";
 type Webhook = components["schemas"]["Webhook"];
 export type WebhookDisabledReason = components["schemas"]["WebhookDisabledReason"];
 
+/** The longest `url` the column holds (`webhook_endpoints.url` is VARCHAR(2048), as the contract's WebhookUrl). */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
 export interface WebhookEndpointRow {
   id: string;
   workspace_id: string;
