@@ -2624,7 +2624,9 @@ export interface components {
              *     `diagnostic_code` and `reporting_mta`); for opens `user_agent`, `ip`, `first_open`
              *     and `machine_open` (Apple Mail Privacy Protection, image proxies); for clicks `url`,
              *     `user_agent`, `ip`, `first_click` and `machine_click` (link scanners); for replies
-             *     `inbound_id`, `from`, `subject` and `text`; for complaints `feedback_type`,
+             *     `inbound_id`, `from`, `subject` and `text` (and `content_truncated: true` when the
+             *     reply was too large to carry whole: `getInboundMessage` has all of it); for
+             *     complaints `feedback_type`,
              *     `user_agent` and `reporting_mta`; for unsubscribes `method` (`one_click`, `page`,
              *     `mailto`); `simulated: true` for sandbox outcomes.
              */

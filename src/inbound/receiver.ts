@@ -25,6 +25,17 @@ type Handled = { handled: true; what: string } | { handled: false };
 // RFC 5965 §7.3 and RFC 6591: these report types are not someone complaining about the mail.
 const NOT_COMPLAINTS = new Set(["not-spam", "auth-failure"]);
 
+// A report's fields go into TEXT columns (64 KiB on MySQL: the event's data, the recipient's and a
+// suppression's detail); one folded over thousands of lines would fail the write, and the report,
+// answered 451, be retried and lost. Diagnostics run to a line or two.
+const REPORT_FIELD_MAX = 1000;
+
+function kept<T extends string | null>(value: T): T {
+  if (value === null || value.length <= REPORT_FIELD_MAX) return value;
+  const code = value.charCodeAt(REPORT_FIELD_MAX - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? REPORT_FIELD_MAX - 1 : REPORT_FIELD_MAX) as T;
+}
+
 /**
  * Classifies a received message and records what it says (docs/inbound.md#what-is-accepted):
  * at a VERP address a DSN is a bounce and an ARF report a complaint about that recipient; at a
@@ -58,10 +69,17 @@ export class InboundReceiver {
         const target: ReportTarget = { messageId: route.target.messageId, recipient: { position: route.target.position } };
         if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, target);
         if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, target);
-        if (connection.mailFrom === "") return this.unstructuredBounce(mail, target);
-        // Mail from a real sender to a return path: an auto-reply sent to the wrong address.
-        this.log.info({ messageId: target.messageId }, "inbound: mail to a return path that is no report; ignored");
-        return { handled: true, what: "ignored" };
+        if (connection.mailFrom !== "") {
+          // Mail from a real sender to a return path: an auto-reply sent to the wrong address.
+          this.log.info({ messageId: target.messageId }, "inbound: mail to a return path that is no report; ignored");
+          return { handled: true, what: "ignored" };
+        }
+        if (isAutoResponse(mail)) {
+          // RFC 3834: an out-of-office or vacation notice answers the return path from the null sender too.
+          this.log.info({ messageId: target.messageId, autoSubmitted: autoSubmitted(mail) }, "inbound: automatic response to a return path; ignored");
+          return { handled: true, what: "auto-reply ignored" };
+        }
+        return this.unstructuredBounce(mail, target);
       }
       case "reply":
         return this.reply(route.messageId, "reply_address", mail, raw, connection);
@@ -100,8 +118,8 @@ export class InboundReceiver {
         this.log.info({ recipient: r.finalRecipient, messageId: report.original?.messageId }, "inbound: DSN about no message of ours; ignored");
         continue;
       }
-      const diagnostic = r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "";
-      const enhancedStatus = r.status ?? parseEnhancedStatus(diagnostic) ?? "5.0.0";
+      const diagnostic = kept(r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "");
+      const enhancedStatus = recipientStatus(r.status, diagnostic);
       // A "failed" with a 4.x.x status (gave up after retrying: 4.4.7) is permanent for this message only.
       const bounceType = enhancedStatus.startsWith("5") ? bounceTypeFor(enhancedStatus, parseReply(diagnostic).code, "rcpt") : "soft";
       const outcome = await this.inbound.recordBounce(target, {
@@ -111,10 +129,10 @@ export class InboundReceiver {
           source: "dsn",
           bounce_type: bounceType,
           enhanced_status: enhancedStatus,
-          diagnostic_code: r.diagnosticCode,
-          reporting_mta: report.reportingMta,
-          remote_mta: r.remoteMta,
-          final_recipient: r.finalRecipient,
+          diagnostic_code: kept(r.diagnosticCode),
+          reporting_mta: kept(report.reportingMta),
+          remote_mta: kept(r.remoteMta),
+          final_recipient: kept(r.finalRecipient),
         },
       });
       if (outcome) recorded++;
@@ -137,10 +155,10 @@ export class InboundReceiver {
       return { handled: true, what: "report noted" };
     }
     const outcome = await this.inbound.recordComplaint(target, {
-      feedback_type: report.feedbackType,
-      user_agent: report.userAgent,
-      reporting_mta: report.reportingMta,
-      source_ip: report.sourceIp,
+      feedback_type: kept(report.feedbackType),
+      user_agent: kept(report.userAgent),
+      reporting_mta: kept(report.reportingMta),
+      source_ip: kept(report.sourceIp),
     });
     return { handled: true, what: outcome?.eventId ? "complaint recorded" : "complaint noted" };
   }
@@ -151,16 +169,12 @@ export class InboundReceiver {
    * without one it is soft, so an unreadable notice never suppresses an address by itself.
    */
   private async unstructuredBounce(mail: ParsedMail, target: ReportTarget): Promise<Handled> {
-    const text = mail.text ?? "";
-    // A quoted server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)").
-    const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
-    const reply = quoted === undefined ? null : parseReply(quoted);
-    const found = reply?.enhancedStatus ?? parseEnhancedStatus(text);
+    const { found, basicCode } = statusInText(mail.text ?? "");
     const enhancedStatus = found?.startsWith("5") ? found : "5.0.0";
-    const bounceType = found?.startsWith("5") ? bounceTypeFor(found, reply?.code ?? null, "rcpt") : "soft";
+    const bounceType = found?.startsWith("5") ? bounceTypeFor(found, basicCode, "rcpt") : "soft";
     const outcome = await this.inbound.recordBounce(target, {
       bounceType,
-      detail: `${enhancedStatus} ${mail.subject ?? "bounce"}`,
+      detail: `${enhancedStatus} ${kept(mail.subject ?? "bounce")}`,
       data: { source: "unstructured", bounce_type: bounceType, enhanced_status: enhancedStatus, diagnostic_code: null, reporting_mta: null },
     });
     return { handled: true, what: outcome ? "bounce recorded" : "report noted" };
@@ -188,6 +202,47 @@ export class InboundReceiver {
     const outcome = await this.inbound.recordReply(messageId, reply, threadedBy);
     return { handled: true, what: outcome.stored ? `reply ${outcome.inboundId}` : "reply to no message; dropped" };
   }
+}
+
+/**
+ * The enhanced status of a failed recipient of a DSN: its Status, unless that gives only a class
+ * (`5.0.0`, as Exim writes) and the Diagnostic-Code quotes a specific one ("550 5.7.1 rejected as
+ * spam"), whose subject and detail then tell hard from soft. The class stays the Status's: the
+ * reporting MTA decided whether the failure is permanent (as classifyReply keeps the basic code's).
+ */
+function recipientStatus(status: string | null, diagnostic: string): string {
+  const quoted = parseEnhancedStatus(diagnostic);
+  if (status === null) return quoted ?? "5.0.0";
+  if (!status.endsWith(".0.0") || quoted === null) return status;
+  return `${status.slice(0, 1)}${quoted.slice(quoted.indexOf("."))}`;
+}
+
+/** The status a plain-text notice quotes: a server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"). */
+function statusInText(text: string): { found: string | null; basicCode: number | null } {
+  const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
+  const reply = quoted === undefined ? null : parseReply(quoted);
+  return { found: reply?.enhancedStatus ?? parseEnhancedStatus(text), basicCode: reply?.code ?? null };
+}
+
+/** The Auto-Submitted keyword (RFC 3834 §5), lower-case, without comments or parameters; "" when absent. */
+function autoSubmitted(mail: ParsedMail): string {
+  const field = mail.headers.get("auto-submitted");
+  const value = Array.isArray(field) ? field[0] : field;
+  return typeof value === "string" ? (value.trim().split(/[\s;(]/, 1)[0] ?? "").toLowerCase() : "";
+}
+
+/**
+ * An automatic response (RFC 3834: an out-of-office or vacation notice) is marked `Auto-Submitted`
+ * other than `no`. MTAs mark their plain-text bounces so too (Exim: `auto-generated`), and say what
+ * they are besides: Exim's X-Failed-Recipients, a MAILER-DAEMON or postmaster sender, a quoted
+ * failure status. Such a notice is still a bounce; so is one with no Auto-Submitted at all (qmail).
+ */
+function isAutoResponse(mail: ParsedMail): boolean {
+  const keyword = autoSubmitted(mail);
+  if (keyword === "" || keyword === "no") return false;
+  if (mail.headers.has("x-failed-recipients")) return false;
+  if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
+  return statusInText(mail.text ?? "").found === null;
 }
 
 /** Two recipients of one transaction naming the same target get one recording. */

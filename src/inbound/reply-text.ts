@@ -40,6 +40,10 @@ export function splitReply(body: string | null | undefined): SplitReply {
 }
 
 function historyStart(lines: readonly string[]): number {
+  // Where the trailing run of quoted (and blank) lines starts: found once, from the end, so that
+  // a reply of thousands of ">" lines costs a pass rather than a pass per line.
+  let quotedTail = lines.length;
+  while (quotedTail > 0 && isQuotedOrBlank(lines[quotedTail - 1]!)) quotedTail--;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === "") continue;
@@ -50,7 +54,12 @@ function historyStart(lines: readonly string[]): number {
     if (OUTLOOK_SEPARATOR.test(line)) return i;
     if (OUTLOOK_HEADER.test(line) && i + 1 < lines.length && OUTLOOK_HEADER_NEXT.test(lines[i + 1]!.trim())) return i;
     // A quoted block that runs to the end (interleaved answers below quotes are new text).
-    if (line.startsWith(">") && lines.slice(i).every((rest) => rest.trim() === "" || rest.trim().startsWith(">"))) return i;
+    if (line.startsWith(">") && i >= quotedTail) return i;
   }
   return -1;
+}
+
+function isQuotedOrBlank(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed === "" || trimmed.startsWith(">");
 }

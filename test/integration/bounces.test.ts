@@ -23,6 +23,36 @@ function fixture(name: string, replace: { messageId: string; verp: string | null
     .replaceAll(fixtureRecipient, replace.recipient);
 }
 
+/** An Exim DSN (multipart/report) for one failed recipient: a class-only `Status: 5.0.0`, the remote's words in the Diagnostic-Code. */
+const eximDsn = (verp: string, diagnostic: string) =>
+  [
+    "From: Mail Delivery System <Mailer-Daemon@relay.example.net>",
+    `To: ${verp}`,
+    "Subject: Mail delivery failed: returning message to sender",
+    "Auto-Submitted: auto-replied",
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+    "",
+    "--b1",
+    "Content-Type: text/plain; charset=us-ascii",
+    "",
+    "This message was created automatically by mail delivery software.",
+    "",
+    "--b1",
+    "Content-Type: message/delivery-status",
+    "",
+    "Reporting-MTA: dns; relay.example.net",
+    "",
+    "Action: failed",
+    `Final-Recipient: rfc822;${ada}`,
+    "Status: 5.0.0",
+    "Remote-MTA: dns; mx1.example.net",
+    `Diagnostic-Code: smtp; ${diagnostic}`,
+    "",
+    "--b1--",
+    "",
+  ].join("\r\n");
+
 describe.each(databases)("asynchronous bounces and complaints ($name)", (database) => {
   let h: LiveHarness;
   let smtp: string;
@@ -129,6 +159,37 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
       [ada, "unstructured", "hard", "5.1.1"],
       [grace, "unstructured", "soft", "5.0.0"],
     ]);
+    expect((await suppressions()).map((s) => s.email)).toEqual([ada]);
+  });
+
+  it("ignores an out-of-office reply from the null sender at a VERP address (RFC 3834 Auto-Submitted): no bounce, the recipient stays delivered", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const outOfOffice = [`From: Ada <${ada}>`, `To: ${verp.get(ada)!}`, "Subject: Out of office: Your receipt", "Auto-Submitted: auto-replied", "", "I am out of the office until Monday.", ""].join("\r\n");
+    const result = await report(verp.get(ada)!, outOfOffice);
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: auto-reply ignored/);
+    expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered"]);
+    expect((await h.message(id)).recipients.map((r) => r.status)).toEqual(["delivered"]);
+  });
+
+  it("reads a DSN whose Status gives only the class (Exim's 5.0.0) by the Diagnostic-Code's status: a spam refusal is soft and suppresses nothing", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const result = await report(verp.get(ada)!, eximDsn(verp.get(ada)!, "550 5.7.1 Message rejected as spam by content filter"));
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    expect((await h.events(id)).find((e) => e.type === "message.bounced")).toMatchObject({ recipient: ada, data: { source: "dsn", bounce_type: "soft", enhanced_status: "5.7.1" } });
+    expect(await suppressions()).toEqual([]);
+  });
+
+  it("keeps a DSN's Diagnostic-Code folded over thousands of lines to its start, and records the bounce", async () => {
+    await start();
+    const { id, verp } = await delivered([ada]);
+    const folded = Array.from({ length: 3000 }, (_, i) => `\r\n  line ${i} of what the remote server said`).join("");
+    const result = await report(verp.get(ada)!, eximDsn(verp.get(ada)!, `550 5.1.1 User unknown${folded}`));
+    expect(result.last, result.last).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    const bounced = (await h.events(id)).find((e) => e.type === "message.bounced")!;
+    expect(bounced).toMatchObject({ recipient: ada, data: { bounce_type: "hard", enhanced_status: "5.1.1", diagnostic_code: expect.stringMatching(/^smtp; 550 5\.1\.1 User unknown line 0 /) } });
+    expect((bounced.data.diagnostic_code as string).length).toBe(1000);
     expect((await suppressions()).map((s) => s.email)).toEqual([ada]);
   });
 

@@ -187,6 +187,83 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect((await h.events(sent.id)).filter((e) => e.type === "message.replied")).toMatchObject([{ recipient: null }]);
     });
 
+    it("stores a reply with a 200 KB HTML body whole, and announces it with as much of it as an event holds", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      // An Outlook reply: a few new words over the whole history, in text and in (verbose) HTML.
+      const history = Array.from({ length: 2000 }, (_, i) => `> line ${i} of the conversation so far`).join("\n");
+      const html = `<html><body><p>Thanks, see below.</p>${Array.from({ length: 4000 }, (_, i) => `<p class=MsoNormal>line ${i} of the conversation</p>`).join("\n")}</body></html>`;
+      expect(html.length).toBeGreaterThan(200_000);
+      const message = [
+        `From: Ada <${ada}>`,
+        `To: ${sent.replyTo}`,
+        "Subject: RE: Your receipt",
+        "Message-ID: <outlook-1@mail.example.net>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/alternative; boundary="alt"',
+        "",
+        "--alt",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        `Thanks, see below.\n\nOn Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n${history}`,
+        "--alt",
+        "Content-Type: text/html; charset=utf-8",
+        "",
+        html,
+        "--alt--",
+        "",
+      ].join("\n").replaceAll("\n", "\r\n");
+      const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(result.last, result.last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(stored).toMatchObject({ text: "Thanks, see below.", quoted_text: `On Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n${history}` });
+      expect(stored.html.replaceAll("\r\n", "\n")).toBe(html);
+      // The event (a TEXT column, and the webhook's payload) takes the text whole and what fits of the rest.
+      const event = (await h.events(sent.id)).find((e) => e.type === "message.replied")!;
+      expect(event.data).toMatchObject({ inbound_id: stored.id, text: "Thanks, see below.", html: null, content_truncated: true });
+      expect(stored.quoted_text.startsWith(event.data.quoted_text)).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(event.data))).toBeLessThanOrEqual(60_000);
+      await h.t.drainWebhooks();
+      expect(h.receiver.received.find((w) => w.payload.type === "message.replied")?.payload).toMatchObject({ data: { inbound_id: stored.id, content_truncated: true } });
+    });
+
+    it("keeps a reply's oversized header fields to what their columns hold, and stores the reply", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const folded = (name: string, words: string[], separator: string) => `${name}: ${words.reduce((lines, word, i) => `${lines}${i === 0 ? "" : i % 10 === 0 ? `${separator}\r\n ` : separator}${word}`, "")}`;
+      const others = Array.from({ length: 4000 }, (_, i) => `colleague-${i}@example.org`);
+      const message = [
+        `From: ${"Ada ".repeat(20_000)}<${ada}>`,
+        folded("To", [sent.replyTo, ...others], ","),
+        folded("Subject", Array.from({ length: 15_000 }, () => "long"), " "),
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="mixed"',
+        "",
+        "--mixed",
+        "Content-Type: text/plain",
+        "",
+        "Long, isn't it.",
+        "--mixed",
+        `Content-Type: application/${"x".repeat(300)}; name="${"n".repeat(300)}.txt"`,
+        "Content-Transfer-Encoding: base64",
+        "",
+        Buffer.from("attached").toString("base64"),
+        "--mixed--",
+        "",
+      ].join("\r\n");
+      const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(result.last, result.last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(stored).toMatchObject({ recipient: ada, subject: expect.stringMatching(/^long long /), text: "Long, isn't it.", attachments: [{ index: 0, content_type: "application/octet-stream", size: 8 }] });
+      expect([stored.from.length, stored.subject.length, stored.attachments[0].filename.length]).toEqual([998, 998, 255]);
+      expect(stored.to.slice(0, 2)).toEqual([sent.replyTo, others[0]]);
+      expect(stored.to.length).toBeLessThan(others.length);
+      expect(Buffer.byteLength(JSON.stringify(stored.to))).toBeLessThanOrEqual(65_535);
+      expect((await h.events(sent.id)).find((e) => e.type === "message.replied")?.data).toMatchObject({ inbound_id: stored.id, subject: stored.subject, from: stored.from });
+    });
+
     it("shows another tenant's replies, inbound messages and attachments as 404, and the sandbox's as its own", async () => {
       h = await startInbound(database);
       const sent = await h.sendTracked();

@@ -23,6 +23,16 @@ describe("splitReply", () => {
     expect(splitReply(interleaved)).toEqual({ text: interleaved, quoted: null });
   });
 
+  it("splits a megabyte of short quoted lines in one pass, whatever follows them", () => {
+    // Anyone holding a reply address can send this; a pass per ">" line took minutes.
+    const quotes = ">\n".repeat(500_000);
+    const started = performance.now();
+    expect(splitReply(`${quotes}x\n`)).toEqual({ text: `${quotes}x`, quoted: null });
+    expect(splitReply(`x\n${quotes}`)).toEqual({ text: "x", quoted: quotes.trimEnd() });
+    // Generous: both take tens of milliseconds; the quadratic scan took about an hour.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it("keeps everything as new text when nothing is quoted, and gives nulls for an empty body", () => {
     expect(splitReply("Just a note.\n-- \nAda")).toEqual({ text: "Just a note.\n-- \nAda", quoted: null });
     expect(splitReply(undefined)).toEqual({ text: null, quoted: null });

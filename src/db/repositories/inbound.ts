@@ -39,20 +39,49 @@ export interface NewInboundMessage {
 /**
  * What a `message.replied` event says of its reply: enough to act on without a second call
  * (the full reply, attachments' content included, is `getInboundMessage`).
+ *
+ * The event's data is a TEXT column (64 KiB on MySQL) and the webhook payload, while a reply may
+ * be megabytes (an Outlook reply's HTML with its quoted history). A reply that does not fit whole
+ * keeps, in this order, as much as fits: its text (cut at the end), its attachments' metadata
+ * (the leading ones), its HTML (whole or null: cut markup is no HTML), its quoted text (cut at
+ * the end); and says `content_truncated: true`.
  */
 export function replyEventData(reply: NewInboundMessage): Record<string, unknown> {
+  const whole = replyEvent(reply, reply.text, reply.quoted_text, reply.html, attachmentsMeta(reply.attachments), false);
+  if (jsonBytes(whole) <= REPLY_EVENT_DATA_BYTES) return whole;
+  // Each field is measured against what the empty event leaves: null (4 bytes) or [] (2 bytes) where it goes.
+  let room = REPLY_EVENT_DATA_BYTES - jsonBytes(replyEvent(reply, null, null, null, [], true));
+  const text = reply.text === null ? null : jsonPrefix(reply.text, room + 4);
+  room -= text === null ? 0 : jsonBytes(text) - 4;
+  const attachments = leadingThatFit(attachmentsMeta(reply.attachments), room + 2);
+  room -= jsonBytes(attachments) - 2;
+  const html = reply.html !== null && jsonBytes(reply.html) <= room + 4 ? reply.html : null;
+  room -= html === null ? 0 : jsonBytes(html) - 4;
+  const quoted = reply.quoted_text === null ? null : jsonPrefix(reply.quoted_text, room + 4);
+  return replyEvent(reply, text, quoted, html, attachments, true);
+}
+
+function replyEvent(reply: NewInboundMessage, text: string | null, quoted: string | null, html: string | null, attachments: unknown[], truncated: boolean): Record<string, unknown> {
   return {
     inbound_id: reply.id,
-    from: reply.from,
-    subject: reply.subject,
-    text: reply.text,
-    quoted_text: reply.quoted_text,
-    html: reply.html,
-    attachments: reply.attachments.map((a, index) => ({ index, filename: a.filename, content_type: a.content_type, size: a.content.length, content_id: a.content_id })),
+    from: storedFrom(reply.from),
+    subject: storedSubject(reply.subject),
+    text,
+    quoted_text: quoted,
+    html,
+    attachments,
     authentication: reply.authentication,
     threaded_by: reply.threaded_by,
     ...(reply.simulated ? { simulated: true } : {}),
+    ...(truncated ? { content_truncated: true } : {}),
   };
+}
+
+function attachmentsMeta(attachments: readonly NewInboundAttachment[]): Array<Record<string, unknown>> {
+  return attachments.map((a, index) => {
+    const stored = storedAttachmentFields(a);
+    return { index, filename: stored.filename, content_type: stored.content_type, size: a.content.length, content_id: stored.content_id };
+  });
 }
 
 export interface StoredInboundAttachment {
@@ -96,8 +125,73 @@ interface AttachmentMetaRow {
   size: number;
 }
 
-// Header fields are unbounded; the columns hold RFC 5322's line limit.
+/*
+ * What a sender writes is unbounded (within INBOUND_MAX_MESSAGE_BYTES); the columns are not. On
+ * MySQL a value too long for its column fails the insert (strict mode), and the reply, answered
+ * 451, would be retried and lost. The bodies are LONGTEXT and attachments LONGBLOB; the rest is
+ * kept to what its column holds.
+ */
+// Header fields: RFC 5322's line limit (the Message-ID columns are VARCHAR(998); From and Subject TEXT).
 const HEADER_FIELD_MAX = 998;
+// MySQL's TEXT: 65,535 bytes (`to_list` is a JSON array in one).
+const TEXT_COLUMN_BYTES = 65_535;
+// RFC 6838 §4.2: a type name and a subtype name of at most 127 characters each (the column is VARCHAR(255)).
+const CONTENT_TYPE_MAX = 255;
+// What file systems take as a name.
+const FILENAME_MAX = 255;
+// A `message.replied` event's data at most, leaving room in `events.data` (TEXT) for the rest of an
+// event that carries it (a simulated delivery's SMTP fields).
+const REPLY_EVENT_DATA_BYTES = 60_000;
+
+const storedFrom = (from: string): string => cut(from, HEADER_FIELD_MAX);
+const storedSubject = (subject: string): string => cut(subject, HEADER_FIELD_MAX);
+
+function storedAttachmentFields(a: NewInboundAttachment): { filename: string | null; content_type: string; content_id: string | null } {
+  return {
+    filename: a.filename === null ? null : cut(a.filename, FILENAME_MAX),
+    // A longer type is no media type: the bytes are served as what they then are, unknown.
+    content_type: a.content_type.length <= CONTENT_TYPE_MAX ? a.content_type : "application/octet-stream",
+    content_id: a.content_id === null ? null : cut(a.content_id, HEADER_FIELD_MAX),
+  };
+}
+
+/** The first `max` characters of `value`, not splitting a surrogate pair. */
+function cut(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const end = isHighSurrogate(value.charCodeAt(max - 1)) ? max - 1 : max;
+  return value.slice(0, end);
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+
+/** The size of `value` as JSON in UTF-8, as it is stored and sent. */
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** The longest start of `value` found whose JSON takes at most `maxBytes` (a character takes 1 to 6). */
+function jsonPrefix(value: string, maxBytes: number): string {
+  if (jsonBytes(value) <= maxBytes) return value;
+  // Every character takes at least a byte, so no longer start than maxBytes fits.
+  let fits = 0;
+  let tooLong = Math.min(value.length, maxBytes) + 1;
+  while (tooLong - fits > 1) {
+    const middle = (fits + tooLong) >>> 1;
+    if (jsonBytes(cut(value, middle)) <= maxBytes) fits = middle;
+    else tooLong = middle;
+  }
+  return cut(value, fits);
+}
+
+/** The leading items whose JSON array takes at most `maxBytes`. */
+function leadingThatFit<T>(items: readonly T[], maxBytes: number): T[] {
+  let bytes = 2; // []
+  let count = 0;
+  for (const item of items) {
+    bytes += jsonBytes(item) + (count === 0 ? 0 : 1);
+    if (bytes > maxBytes) break;
+    count++;
+  }
+  return items.slice(0, count);
+}
 
 /**
  * Inbound replies and their attachments, scoped by (workspace, environment) like messages; and
@@ -134,14 +228,14 @@ export class InboundRepository {
       environment: inbound.scope.environment,
       message_id: inbound.message_id,
       recipient: inbound.recipient,
-      from_mailbox: inbound.from,
-      to_list: JSON.stringify(inbound.to),
-      subject: inbound.subject,
+      from_mailbox: storedFrom(inbound.from),
+      to_list: JSON.stringify(leadingThatFit(inbound.to, TEXT_COLUMN_BYTES)),
+      subject: storedSubject(inbound.subject),
       text: inbound.text,
       quoted_text: inbound.quoted_text,
       html: inbound.html,
-      message_id_header: inbound.message_id_header?.slice(0, HEADER_FIELD_MAX) ?? null,
-      in_reply_to: inbound.in_reply_to?.slice(0, HEADER_FIELD_MAX) ?? null,
+      message_id_header: inbound.message_id_header === null ? null : cut(inbound.message_id_header, HEADER_FIELD_MAX),
+      in_reply_to: inbound.in_reply_to === null ? null : cut(inbound.in_reply_to, HEADER_FIELD_MAX),
       authentication: JSON.stringify(inbound.authentication),
       threaded_by: inbound.threaded_by,
       simulated: inbound.simulated,
@@ -149,7 +243,7 @@ export class InboundRepository {
     });
     // One row at a time: an attachment may be megabytes, and MySQL's max_allowed_packet bounds a statement.
     for (const [position, a] of inbound.attachments.entries()) {
-      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, filename: a.filename, content_type: a.content_type, content_id: a.content_id, size: a.content.length, content: a.content });
+      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, ...storedAttachmentFields(a), size: a.content.length, content: a.content });
     }
   }
 
