@@ -103,12 +103,21 @@ export class TemplateRenderFailedError extends DomainError {
   }
 }
 
+/**
+ * Why a host is refused (SSRF), in words a caller may see: a literal address is named, the one a
+ * host name resolved to is not, since that would map the operator's internal names to their
+ * addresses for anyone who can save a URL.
+ */
+export function refusedTarget(host: string, address: string): string {
+  return `${host} ${host === address ? "is" : "resolves to"} a private, loopback or link-local address`;
+}
+
 /** A webhook URL whose host is, or resolves to, an address Mailroom refuses to post to (SSRF). */
 export class WebhookTargetNotAllowedError extends DomainError {
-  constructor(host: string, address: string) {
-    const resolved = host === address ? `${host} is` : `${host} resolves to ${address},`;
-    super("unprocessable", "webhook_target_not_allowed", "Webhook target not allowed", `${resolved} a private, loopback or link-local address: Mailroom does not post webhooks into its own network unless the operator allows it (WEBHOOK_ALLOW_PRIVATE_TARGETS).`, {
-      errors: [{ location: "body", pointer: "/url", message: `${address} is a private, loopback or link-local address` }],
+  /** `refused` says why without naming a resolved address (TargetNotAllowedError's message). */
+  constructor(refused: string) {
+    super("unprocessable", "webhook_target_not_allowed", "Webhook target not allowed", `${refused}: Mailroom does not post webhooks into its own network unless the operator allows it (WEBHOOK_ALLOW_PRIVATE_TARGETS).`, {
+      errors: [{ location: "body", pointer: "/url", message: refused }],
     });
   }
 }

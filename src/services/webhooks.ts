@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
-import { NotFoundError, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
+import { NotFoundError, refusedTarget, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
 import type { WebhookEventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
@@ -219,7 +219,7 @@ export class WebhooksService {
       throw ValidationError.field("/url", `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalised (percent-encoded, this one is ${stored.length})`);
     }
     const forbidden = await this.targets.forbiddenAddressOf(url);
-    if (forbidden !== null) throw new WebhookTargetNotAllowedError(url.hostname.replace(/^\[|\]$/g, ""), forbidden);
+    if (forbidden !== null) throw new WebhookTargetNotAllowedError(refusedTarget(url.hostname.replace(/^\[|\]$/g, ""), forbidden));
     return stored;
   }
 }

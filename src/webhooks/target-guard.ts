@@ -2,6 +2,7 @@ import { lookup as systemLookup, type Resolver } from "node:dns/promises";
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { BlockList, isIP } from "node:net";
 import { createResolver } from "../delivery/dns-resolver.js";
+import { refusedTarget } from "../domain/errors.js";
 
 /**
  * Server-side request forgery: a webhook URL is chosen by the API's caller, so without a check
@@ -70,7 +71,12 @@ function low32AsIpv4(ipv6: string): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
-/** A connection refused by the policy; the dispatcher records it as `target_not_allowed`. */
+/**
+ * A connection refused by the policy; the dispatcher records it as `target_not_allowed`. Its
+ * message, which callers see, does not name the address a host name resolved to: that would map
+ * the operator's internal names to their addresses for anyone who can save a URL (`address` is
+ * kept for the server's own logs).
+ */
 export class TargetNotAllowedError extends Error {
   override name = "TargetNotAllowedError";
   readonly code = "ETARGETNOTALLOWED";
@@ -78,7 +84,7 @@ export class TargetNotAllowedError extends Error {
     readonly host: string,
     readonly address: string,
   ) {
-    super(`${host} resolves to ${address}, a private, loopback or link-local address`);
+    super(refusedTarget(host, address));
   }
 }
 

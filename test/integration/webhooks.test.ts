@@ -771,10 +771,15 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       dns.set("loopback.test", [{ type: "A", address: "127.0.0.1" }]);
       dns.set("v6.test", [{ type: "AAAA", address: "::1" }]);
       dns.set("public.test", [{ type: "A", address: "93.184.216.34" }]);
-      for (const url of ["http://loopback.test/hooks", "http://v6.test/hooks"]) {
+      for (const [url, host, address] of [
+        ["http://loopback.test/hooks", "loopback.test", "127.0.0.1"],
+        ["http://v6.test/hooks", "v6.test", "::1"],
+      ]) {
         const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
         expect(res.statusCode, url).toBe(422);
-        expect(res.json().code).toBe("webhook_target_not_allowed");
+        expect(res.json()).toMatchObject({ code: "webhook_target_not_allowed", errors: [{ pointer: "/url", message: `${host} resolves to a private, loopback or link-local address` }] });
+        // The answer maps no internal name to its address.
+        expect(res.body).not.toContain(address);
       }
       const ok = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url: "https://public.test/hooks" } });
       expect(ok.statusCode).toBe(201);
