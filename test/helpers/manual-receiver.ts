@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
+import { arrivals, closeWithSockets } from "./receiver-parts.js";
 
 /**
  * A real webhook receiver on loopback that answers only when the test says so: each request is
@@ -33,7 +34,7 @@ export interface ManualReceiver {
 
 export async function startManualReceiver(): Promise<ManualReceiver> {
   const sockets = new Set<Socket>();
-  const waiters: Array<() => void> = [];
+  const waiting = arrivals();
   let taken = 0;
   const receiver: ManualReceiver = {
     url: "",
@@ -41,20 +42,10 @@ export async function startManualReceiver(): Promise<ManualReceiver> {
     arrived: [],
     unverified: [],
     next: async (timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (receiver.arrived.length <= taken) {
-        if (Date.now() > deadline) throw new Error(`expected request ${taken + 1}, got ${receiver.arrived.length} in ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
+      await waiting.until(() => receiver.arrived.length > taken, timeoutMs, () => `expected request ${taken + 1}, got ${receiver.arrived.length} in ${timeoutMs} ms`);
       return receiver.arrived[taken++]!;
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeWithSockets(server, sockets),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -84,7 +75,7 @@ export async function startManualReceiver(): Promise<ManualReceiver> {
         if (!res.destroyed) res.writeHead(status).end(answerBody);
       },
     });
-    for (const wake of waiters.splice(0)) wake();
+    waiting.arrived();
   };
 
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
+import { arrivals, closeWithSockets } from "./receiver-parts.js";
 
 /**
  * A real webhook receiver on loopback: every request is verified with the public
@@ -50,7 +51,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(secrets: string[] = []): Promise<WebhookReceiver> {
   const queue: ScriptedAnswer[] = [];
   const sockets = new Set<Socket>();
-  const waiters: Array<() => void> = [];
+  const waiting = arrivals();
   const receiver: WebhookReceiver = {
     url: "",
     port: 0,
@@ -60,20 +61,10 @@ export async function startWebhookReceiver(secrets: string[] = []): Promise<Webh
     script: (...answers) => void queue.push(...answers),
     otherwise: { status: 204 },
     waitFor: async (count, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (receiver.received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} webhooks, got ${receiver.received.length} in ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
+      await waiting.until(() => receiver.received.length >= count, timeoutMs, () => `expected ${count} webhooks, got ${receiver.received.length} in ${timeoutMs} ms`);
       return receiver.received.slice(0, count);
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeWithSockets(server, sockets),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -110,7 +101,7 @@ export async function startWebhookReceiver(secrets: string[] = []): Promise<Webh
       receivedAt: Date.now(),
       answered: status,
     });
-    for (const wake of waiters.splice(0)) wake();
+    waiting.arrived();
     if (res.destroyed) return;
     res.writeHead(status, answer.headers ?? {}).end(answer.body ?? "");
   };
