@@ -1,3 +1,5 @@
+import { cut } from "../domain/cut.js";
+
 /**
  * What a remote SMTP answer means for one recipient (DESIGN.md §9): delivered, deferred (retry
  * later) or bounced, and for a bounce whether it is hard (the address is bad: suppress it) or
@@ -60,7 +62,8 @@ export const MAX_KEPT_RESPONSE_CHARS = 1000;
 /** An answer as it is kept: whole, or its start and how much was cut. */
 export function keptResponse(response: string): string {
   if (response.length <= MAX_KEPT_RESPONSE_CHARS) return response;
-  return `${response.slice(0, MAX_KEPT_RESPONSE_CHARS)}… (${response.length - MAX_KEPT_RESPONSE_CHARS} more characters not kept)`;
+  const start = cut(response, MAX_KEPT_RESPONSE_CHARS);
+  return `${start}… (${response.length - start.length} more characters not kept)`;
 }
 
 /**

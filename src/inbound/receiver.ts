@@ -1,6 +1,7 @@
 import type { Resolver } from "node:dns/promises";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { formatMailbox } from "../domain/addresses.js";
+import { cut } from "../domain/cut.js";
 import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
 import type { InboundRoute, InboundService, ReceivedReply, ReportTarget } from "../services/inbound.js";
@@ -31,9 +32,7 @@ const NOT_COMPLAINTS = new Set(["not-spam", "auth-failure"]);
 const REPORT_FIELD_MAX = 1000;
 
 function kept<T extends string | null>(value: T): T {
-  if (value === null || value.length <= REPORT_FIELD_MAX) return value;
-  const code = value.charCodeAt(REPORT_FIELD_MAX - 1);
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? REPORT_FIELD_MAX - 1 : REPORT_FIELD_MAX) as T;
+  return (value === null ? value : cut(value, REPORT_FIELD_MAX)) as T;
 }
 
 /**

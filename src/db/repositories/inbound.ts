@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { toIso } from "../../domain/clock.js";
+import { cut } from "../../domain/cut.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber } from "../rows.js";
@@ -154,15 +155,6 @@ function storedAttachmentFields(a: NewInboundAttachment): { filename: string | n
     content_id: a.content_id === null ? null : cut(a.content_id, HEADER_FIELD_MAX),
   };
 }
-
-/** The first `max` characters of `value`, not splitting a surrogate pair. */
-function cut(value: string, max: number): string {
-  if (value.length <= max) return value;
-  const end = isHighSurrogate(value.charCodeAt(max - 1)) ? max - 1 : max;
-  return value.slice(0, end);
-}
-
-const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 /** The size of `value` as JSON in UTF-8, as it is stored and sent. */
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
