@@ -26,7 +26,29 @@ const RESULTS: readonly Result[] = ["pass", "fail", "softfail", "neutral", "none
  * evaluated against the From domain. ARC and BIMI are not looked at: nothing here acts on them.
  */
 export async function authenticateSender(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string): Promise<SenderAuthentication> {
-  const result = await authenticate(raw, {
+  const result = await check(raw, connection, resolver, receivingHost);
+  const dkim = result.dkim.results ?? [];
+  return {
+    spf: known(result.spf ? result.spf.status?.result : "none"),
+    dkim: dkim.some((r) => r.status?.result === "pass") ? "pass" : known(dkim[0]?.status?.result ?? "none"),
+    dmarc: known(result.dmarc ? result.dmarc.status?.result : "none"),
+  };
+}
+
+/**
+ * The domains a received message is proven to come from, lower-case: each domain whose DKIM
+ * signature verifies, and the domain SPF authorised the connecting client for (the MAIL FROM's,
+ * or for the null sender the HELO name's, RFC 7208 §2.4). Empty when nothing passes.
+ */
+export async function authenticatedDomains(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string): Promise<string[]> {
+  const result = await check(raw, connection, resolver, receivingHost);
+  const signed = (result.dkim.results ?? []).filter((r) => r.status?.result === "pass").map((r) => r.signingDomain);
+  const spf = result.spf && result.spf.status?.result === "pass" ? [result.spf.domain] : [];
+  return [...new Set([...signed, ...spf].filter((d): d is string => typeof d === "string" && d !== "").map((d) => d.toLowerCase()))];
+}
+
+function check(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string) {
+  return authenticate(raw, {
     ip: connection.ip,
     helo: connection.helo,
     sender: connection.mailFrom,
@@ -35,12 +57,6 @@ export async function authenticateSender(raw: Buffer, connection: Connection, re
     disableArc: true,
     disableBimi: true,
   });
-  const dkim = result.dkim.results ?? [];
-  return {
-    spf: known(result.spf ? result.spf.status?.result : "none"),
-    dkim: dkim.some((r) => r.status?.result === "pass") ? "pass" : known(dkim[0]?.status?.result ?? "none"),
-    dmarc: known(result.dmarc ? result.dmarc.status?.result : "none"),
-  };
 }
 
 /** mailauth's words in RFC 8601's: "policy" (a valid signature refused by local policy) is a fail. */

@@ -5,7 +5,8 @@ import { cut } from "../domain/cut.js";
 import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
 import type { InboundRoute, InboundService, ReceivedReply, ReportTarget } from "../services/inbound.js";
-import { authenticateSender, type Connection } from "./authentication.js";
+import { sameOrganization } from "../domain/organizational-domain.js";
+import { authenticatedDomains, authenticateSender, type Connection } from "./authentication.js";
 import { parseReport, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
 import { splitReply } from "./reply-text.js";
 
@@ -19,6 +20,12 @@ export interface ReceiverLog {
   info(obj: object, msg?: string): void;
   error(obj: object, msg: string): void;
 }
+
+/**
+ * Whether a report may speak for the recipient it names: asked only of reports found by the
+ * Message-ID they quote (see InboundReceiver.believed).
+ */
+type Vouch = (recipient: string) => Promise<boolean>;
 
 /** What became of one accepted recipient's copy. */
 type Handled = { handled: true; what: string } | { handled: false };
@@ -39,8 +46,9 @@ function kept<T extends string | null>(value: T): T {
  * Classifies a received message and records what it says (docs/inbound.md#what-is-accepted):
  * at a VERP address a DSN is a bounce and an ARF report a complaint about that recipient; at a
  * reply address it is a reply; at an unsubscribe address an unsubscribe; at any other mailbox of
- * a return-path domain a report is matched by what it quotes and a reply by In-Reply-To or
- * References, and anything else is refused (550 5.1.1), since nobody reads that mailbox.
+ * a return-path domain a report is matched by what it quotes (and, found by Message-ID alone,
+ * believed only from the recipient's organisation) and a reply by In-Reply-To or References, and
+ * anything else is refused (550 5.1.1), since nobody reads that mailbox.
  */
 export class InboundReceiver {
   constructor(
@@ -55,19 +63,20 @@ export class InboundReceiver {
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
     const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipImageLinks: true, skipTextToHtml: true });
     const report = parseReport(mail);
+    const vouch = this.vouchFor(raw, connection);
     const outcomes: Handled[] = [];
-    for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection));
+    for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection, vouch));
     const done = outcomes.filter((o): o is Extract<Handled, { handled: true }> => o.handled);
     if (done.length === 0) return { accepted: false, code: 550, message: "5.1.1 No such mailbox: this address takes only replies to and reports about messages sent through it" };
     return { accepted: true, summary: done.map((o) => o.what).join(", ") };
   }
 
-  private async handle(route: AcceptedRoute, mail: ParsedMail, report: ReturnType<typeof parseReport>, raw: Buffer, connection: Connection): Promise<Handled> {
+  private async handle(route: AcceptedRoute, mail: ParsedMail, report: ReturnType<typeof parseReport>, raw: Buffer, connection: Connection, vouch: Vouch): Promise<Handled> {
     switch (route.kind) {
       case "bounce": {
         const target: ReportTarget = { messageId: route.target.messageId, recipient: { position: route.target.position } };
-        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, target);
-        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, target);
+        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, target, vouch);
+        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, target, vouch);
         if (connection.mailFrom !== "") {
           // Mail from a real sender to a return path: an auto-reply sent to the wrong address.
           this.log.info({ messageId: target.messageId }, "inbound: mail to a return path that is no report; ignored");
@@ -87,8 +96,8 @@ export class InboundReceiver {
         return { handled: true, what: outcome?.eventId ? "unsubscribed" : "already unsubscribed" };
       }
       case "mailbox": {
-        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, null);
-        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, null);
+        if (report?.kind === "dsn") return this.deliveryStatus(report, route.workspaceIds, null, vouch);
+        if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, null, vouch);
         const references = typeof mail.references === "string" ? [mail.references] : (mail.references ?? []);
         const messageId = await this.inbound.threadByHeaders(route.workspaceIds, mail.inReplyTo ?? null, references);
         return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", mail, raw, connection);
@@ -101,7 +110,7 @@ export class InboundReceiver {
    * classifies live replies); `delayed` is only logged (the sending MTA is still trying, and
    * Mailroom's message was already delivered to it); other actions are successes.
    */
-  private async deliveryStatus(report: DeliveryStatusReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null): Promise<Handled> {
+  private async deliveryStatus(report: DeliveryStatusReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null, vouch: Vouch): Promise<Handled> {
     const failed = report.recipients.filter((r) => r.action === "failed");
     for (const delayed of report.recipients.filter((r) => r.action === "delayed")) {
       this.log.info({ recipient: delayed.finalRecipient, status: delayed.status, reportingMta: report.reportingMta }, "inbound: delivery delayed (DSN); no change");
@@ -115,6 +124,10 @@ export class InboundReceiver {
         (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalSender], messageId: report.original?.messageId ?? null, recipient: r.originalRecipient ?? r.finalRecipient }));
       if (!target) {
         this.log.info({ recipient: r.finalRecipient, messageId: report.original?.messageId }, "inbound: DSN about no message of ours; ignored");
+        continue;
+      }
+      if (!(await believed(target, vouch))) {
+        this.log.info({ recipient: r.finalRecipient, messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: DSN found by Message-ID, not authenticated by the recipient's domain; ignored");
         continue;
       }
       const diagnostic = kept(r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "");
@@ -140,7 +153,7 @@ export class InboundReceiver {
   }
 
   /** RFC 5965: a complaint marks the recipient complained and suppresses it (engagement service). */
-  private async feedback(report: FeedbackReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null): Promise<Handled> {
+  private async feedback(report: FeedbackReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null, vouch: Vouch): Promise<Handled> {
     if (NOT_COMPLAINTS.has(report.feedbackType)) {
       this.log.info({ feedbackType: report.feedbackType, reportingMta: report.reportingMta }, "inbound: feedback report that is no complaint; ignored");
       return { handled: true, what: "report noted" };
@@ -151,6 +164,10 @@ export class InboundReceiver {
       (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalMailFrom], messageId: report.original?.messageId ?? null, recipient: quotedRecipient }));
     if (!target) {
       this.log.info({ messageId: report.original?.messageId, reportingMta: report.reportingMta }, "inbound: complaint about no message of ours; ignored");
+      return { handled: true, what: "report noted" };
+    }
+    if (!(await believed(target, vouch))) {
+      this.log.info({ messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: complaint found by Message-ID, not authenticated by the recipient's domain; ignored");
       return { handled: true, what: "report noted" };
     }
     const outcome = await this.inbound.recordComplaint(target, {
@@ -179,6 +196,22 @@ export class InboundReceiver {
     return { handled: true, what: outcome ? "bounce recorded" : "report noted" };
   }
 
+  /**
+   * The vouching of one received message: the domains it authenticates for, looked up once, and
+   * only if a report found by Message-ID asks.
+   */
+  private vouchFor(raw: Buffer, connection: Connection): Vouch {
+    let domains: Promise<string[]> | null = null;
+    return async (recipient) => {
+      domains ??= authenticatedDomains(raw, connection, this.resolver, this.hostname).catch((error: unknown) => {
+        this.log.error({ err: error }, "inbound: could not authenticate a report's sender");
+        return [];
+      });
+      const recipientDomain = recipient.slice(recipient.lastIndexOf("@") + 1);
+      return (await domains).some((domain) => sameOrganization(domain, recipientDomain));
+    };
+  }
+
   private async reply(messageId: string, threadedBy: "reply_address" | "in_reply_to", mail: ParsedMail, raw: Buffer, connection: Connection): Promise<Handled> {
     const authentication = await authenticateSender(raw, connection, this.resolver, this.hostname);
     const split = splitReply(mail.text);
@@ -201,6 +234,19 @@ export class InboundReceiver {
     const outcome = await this.inbound.recordReply(messageId, reply, threadedBy);
     return { handled: true, what: outcome.stored ? `reply ${outcome.inboundId}` : "reply to no message; dropped" };
   }
+}
+
+/**
+ * Whether a report is believed about its target. A VERP address, in the envelope or quoted, is
+ * signed and was on that recipient's copy alone, so it is proof enough. A report found only by
+ * the Message-ID it quotes and the address it names is believed when it is authenticated (DKIM,
+ * or SPF for its sender or HELO name) by a domain of the recipient's organisation, as the
+ * recipient's own MTA or mailbox provider would be: anyone who received the message knows its
+ * Message-ID and its other recipients, and a forged DSN or complaint would otherwise get a
+ * colleague's address suppressed.
+ */
+async function believed(target: ReportTarget, vouch: Vouch): Promise<boolean> {
+  return "email" in target.recipient ? vouch(target.recipient.email) : true;
 }
 
 /**

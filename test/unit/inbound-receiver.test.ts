@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
 import { InboundReceiver } from "../../src/inbound/receiver.js";
 import type { InboundService } from "../../src/services/inbound.js";
+import { dkimTestKeys, mailauthSignatures } from "../helpers/dkim-signers.js";
 
 const MESSAGE_ID = "msg_01jaaaaaaaaaaaaaaaaaaaaaaa";
 const VERP = `bounces+${MESSAGE_ID}-0-0123456789@bounces.acme.example`;
@@ -100,5 +101,61 @@ describe("InboundReceiver reading a DSN's failed recipient", () => {
     expect((bounces[0]!.data.diagnostic_code as string).length).toBe(1000);
     expect(bounces[0]!.detail.length).toBeLessThanOrEqual(1006);
     expect(bounces[0]!.detail).toMatch(/^5\.1\.1 550 5\.1\.1 User unknown line 0 /);
+  });
+});
+
+describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by Message-ID", () => {
+  const keys = dkimTestKeys();
+  /** Answers the test keys' DKIM records and nothing else (no SPF, no DMARC). */
+  const resolver = { resolve: (name: string, type: string) => (type === "TXT" ? keys.resolver(name) : Promise.reject(Object.assign(new Error("no record"), { code: "ENOTFOUND" }))) } as unknown as Resolver;
+
+  /** A DSN about `recipient`, DKIM-signed by acme.example (the test keys) when `signed`, received from the null sender. */
+  async function receivePlain(recipient: string, signed: boolean): Promise<{ summary: string; bounced: number }> {
+    let bounced = 0;
+    const inbound = {
+      locate: async () => ({ messageId: MESSAGE_ID, recipient: { email: recipient } }),
+      recordBounce: async () => {
+        bounced++;
+        return { eventId: "evt_1" };
+      },
+    } as unknown as InboundService;
+    const receiver = new InboundReceiver(inbound, resolver, "mta.example", new ManualClock(), { info() {}, error() {} });
+    const report = [
+      "From: Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
+      "To: bounces@bounces.sender.example",
+      "Subject: Undelivered Mail Returned to Sender",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+      "",
+      "--b1",
+      "Content-Type: message/delivery-status",
+      "",
+      "Reporting-MTA: dns; mx.acme.example",
+      "",
+      `Final-Recipient: rfc822; ${recipient}`,
+      "Action: failed",
+      "Status: 5.1.1",
+      "",
+      "--b1",
+      "Content-Type: text/rfc822-headers",
+      "",
+      `Message-ID: <${MESSAGE_ID}@sender.example>`,
+      "",
+      "--b1--",
+      "",
+    ].join("\r\n");
+    const raw = signed ? (await mailauthSignatures(report, [{ signingDomain: "acme.example", selector: "mr1", privateKey: keys.rsa.privateKeyPem, algorithm: "rsa-sha256" }])) + report : report;
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom: "" }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
+    if (!verdict.accepted) throw new Error(`refused: ${verdict.code} ${verdict.message}`);
+    return { summary: verdict.summary, bounced };
+  }
+
+  it("records it when a DKIM signature of the recipient's organisation verifies", async () => {
+    expect(await receivePlain("ada@eu.acme.example", true)).toEqual({ summary: "1 bounce(s) recorded", bounced: 1 });
+  });
+
+  it("notes it without recording when the signature is another organisation's or there is none", async () => {
+    expect(await receivePlain("grace@globex.example", true)).toEqual({ summary: "report noted", bounced: 0 });
+    expect(await receivePlain("ada@acme.example", false)).toEqual({ summary: "report noted", bounced: 0 });
   });
 });
