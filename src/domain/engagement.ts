@@ -37,6 +37,14 @@ const FIRST_FLAG: Partial<Record<EngagementType, string>> = {
 };
 
 /**
+ * Opens and clicks repeat, and each is an event, its webhooks and a write under the message's
+ * lock. Past this many of one kind for one recipient, more are answered (the image, the redirect)
+ * and not recorded, so a pixel or link fetched in a loop (a misbehaving proxy, a bot, anyone who
+ * has the URL) cannot fill the event log and the webhook queue, nor keep taking the lock.
+ */
+export const RECORDED_PER_RECIPIENT = 100;
+
+/**
  * Complaints and unsubscribes happen once per recipient: a repeated one-click POST or a second
  * ARF report about the same message records nothing new.
  */
@@ -51,17 +59,30 @@ export interface EngagementEffect {
   first: boolean;
 }
 
-/** The effect of one engagement on a recipient with these stamps; null when it records nothing. */
+/**
+ * Whether recording a `type` by a recipient with these stamps needs to know how many are recorded
+ * already (engagementEffect's `recorded`): only repeats of a kind that repeats do.
+ */
+export function countsRecorded(stamps: Readonly<EngagementStamps>, type: EngagementType): boolean {
+  return FIRST_FLAG[type] !== undefined && stamps[STAMP[type]] !== null;
+}
+
+/**
+ * The effect of one engagement on a recipient with these stamps, who has `recorded` events of
+ * this type already (counted when countsRecorded says so); null when it records nothing.
+ */
 export function engagementEffect(
   stamps: Readonly<EngagementStamps>,
   type: EngagementType,
   data: Record<string, unknown>,
   human: boolean,
+  recorded = 0,
 ): EngagementEffect | null {
   const stamp = STAMP[type];
   const first = stamps[stamp] === null;
   if (!first && ONCE.has(type)) return null;
   const flag = FIRST_FLAG[type];
+  if (!first && flag !== undefined && recorded >= RECORDED_PER_RECIPIENT) return null;
   return {
     data: flag === undefined ? data : { ...data, [flag]: first },
     stamp,

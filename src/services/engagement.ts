@@ -1,6 +1,6 @@
 import { domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
-import { engagementEffect, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
+import { countsRecorded, engagementEffect, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
 import type { Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, canTransition, transition } from "../domain/message-status.js";
@@ -65,7 +65,8 @@ export class EngagementService {
       const recipient = input.recipient === null ? undefined : findRecipient(message, input.recipient);
       if (!recipient && input.type !== "message.replied") return null;
       const target: EngagementTarget = { scope: message.scope, messageId: message.id, recipientEmail: recipient?.email ?? null };
-      const change = input.type === "message.bounced" ? bounceChange(message, recipient!, input, this.clock.now()) : engagementChange(message, recipient, input, this.clock.now());
+      const recorded = recipient && input.type !== "message.bounced" && countsRecorded(recipient, input.type) ? await this.messages.countRecipientEvents(trx, message.id, recipient.email, input.type) : 0;
+      const change = input.type === "message.bounced" ? bounceChange(message, recipient!, input, this.clock.now()) : engagementChange(message, recipient, input, recorded, this.clock.now());
       if (change === null) return input.type === "message.bounced" ? null : { ...target, eventId: null, first: false };
       const extra = input.within ? await input.within(trx, target) : undefined;
       if (extra) change.events[0]!.data = { ...change.events[0]!.data, ...extra };
@@ -81,9 +82,9 @@ function findRecipient(message: MessageRecord, which: NonNullable<EngagementInpu
   return message.recipients.find((r) => r.email.toLowerCase() === email);
 }
 
-function engagementChange(message: MessageRecord, recipient: RecipientRecord | undefined, input: EngagementInput, now: number): MessageChange | null {
+function engagementChange(message: MessageRecord, recipient: RecipientRecord | undefined, input: EngagementInput, recorded: number, now: number): MessageChange | null {
   const type = input.type as EngagementType;
-  const effect = engagementEffect(recipient ?? NO_ENGAGEMENT_STAMPS, type, input.data, input.human ?? false);
+  const effect = engagementEffect(recipient ?? NO_ENGAGEMENT_STAMPS, type, input.data, input.human ?? false, recorded);
   if (effect === null) return null;
   const reason = SUPPRESSION_REASON[type as keyof typeof SUPPRESSION_REASON];
   return {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { RECORDED_PER_RECIPIENT } from "../../src/domain/engagement.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 /**
@@ -37,6 +38,16 @@ describe.each(databases)("engagement ($name)", (database) => {
     expect(Date.parse(sent.recipients[0].opened_at)).toBe(t.clock.now() - 60_000);
     const events = (await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100` })).json().data.filter((e: { type: string }) => e.type === "message.opened");
     expect(events.map((e: { data: { first_open: boolean } }) => e.data.first_open)).toEqual([true, false, false]);
+  });
+
+  it("stops recording a recipient's opens after RECORDED_PER_RECIPIENT of them (a pixel fetched in a loop); clicks and other recipients are counted apart", async () => {
+    const id = await delivered(["ada@example.com", "grace@example.com"]);
+    for (let i = 0; i < RECORDED_PER_RECIPIENT; i++) expect(await record({ messageId: id, human: true })).toMatchObject({ eventId: expect.stringMatching(/^evt_/) });
+    expect(await record({ messageId: id, human: true })).toMatchObject({ eventId: null, first: false, recipientEmail: "ada@example.com" });
+    expect(await record({ messageId: id, type: "message.clicked", data: { url: "https://acme.example/" }, human: true })).toMatchObject({ eventId: expect.stringMatching(/^evt_/) });
+    expect(await record({ messageId: id, recipient: { position: 1 }, human: true })).toMatchObject({ eventId: expect.stringMatching(/^evt_/), first: true });
+    // The counters move only with a recorded event: ada's 100, grace's first.
+    expect((await message(id)).engagement).toEqual({ opens: RECORDED_PER_RECIPIENT + 1, clicks: 1, replies: 0 });
   });
 
   it("finds the recipient by address, whatever its case, among several", async () => {

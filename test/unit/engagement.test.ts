@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engagementEffect, NO_ENGAGEMENT_STAMPS } from "../../src/domain/engagement.js";
+import { countsRecorded, engagementEffect, NO_ENGAGEMENT_STAMPS, RECORDED_PER_RECIPIENT } from "../../src/domain/engagement.js";
 
 const fresh = NO_ENGAGEMENT_STAMPS;
 
@@ -26,5 +26,19 @@ describe("engagementEffect", () => {
     expect(engagementEffect(fresh, "message.complained", {}, true)).toMatchObject({ stamp: "complained_at", counter: null, first: true });
     expect(engagementEffect({ ...fresh, complained_at: 1 }, "message.complained", {}, true)).toBeNull();
     expect(engagementEffect({ ...fresh, unsubscribed_at: 1 }, "message.unsubscribed", {}, true)).toBeNull();
+  });
+
+  it("stops recording a recipient's repeat opens and clicks once that many of the kind are recorded, and never a first one", () => {
+    const opened = { ...fresh, opened_at: 1 };
+    expect(engagementEffect(opened, "message.opened", {}, true, RECORDED_PER_RECIPIENT - 1)).toMatchObject({ first: false });
+    expect(engagementEffect(opened, "message.opened", {}, true, RECORDED_PER_RECIPIENT)).toBeNull();
+    expect(engagementEffect(fresh, "message.clicked", {}, true, RECORDED_PER_RECIPIENT)).toMatchObject({ first: true });
+    expect(engagementEffect({ ...fresh, replied_at: 1 }, "message.replied", {}, true, RECORDED_PER_RECIPIENT)).toMatchObject({ counter: "replies" });
+  });
+
+  it("asks for the count only for repeats of a kind that repeats", () => {
+    expect(countsRecorded({ ...fresh, opened_at: 1 }, "message.opened")).toBe(true);
+    expect(countsRecorded(fresh, "message.opened")).toBe(false);
+    expect(countsRecorded({ ...fresh, replied_at: 1 }, "message.replied")).toBe(false);
   });
 });

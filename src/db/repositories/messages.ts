@@ -386,6 +386,12 @@ export class MessagesRepository {
     });
   }
 
+  /** How many events of `type` a recipient of a message has, inside a caller's transaction. */
+  async countRecipientEvents(trx: Knex.Transaction, messageId: string, recipient: string, type: string): Promise<number> {
+    const row = (await trx("events").where({ message_id: messageId, recipient, type }).count({ n: "*" }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
   /** Applies one change inside a caller's transaction (see withLockedMessage). */
   async applyChange(trx: Knex.Transaction, change: MessageChange): Promise<void> {
     await this.changeWriter.write(trx, [change]);
