@@ -40,7 +40,7 @@ const FIRST_FLAG: Partial<Record<EngagementType, string>> = {
  * Opens and clicks repeat, and each is an event, its webhooks and a write under the message's
  * lock. Past this many of one kind for one recipient, more are answered (the image, the redirect)
  * and not recorded, so a pixel or link fetched in a loop (a misbehaving proxy, a bot, anyone who
- * has the URL) cannot fill the event log and the webhook queue, nor keep taking the lock.
+ * has the URL) cannot fill the event log and the webhook queue, or keep writing (SQLite has one writer).
  */
 export const RECORDED_PER_RECIPIENT = 100;
 
