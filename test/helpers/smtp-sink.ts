@@ -40,8 +40,11 @@ export interface SmtpSink {
   readonly messages: ReceivedMail[];
   /** Those answered 250. */
   readonly accepted: ReceivedMail[];
-  /** Decide the reply to RCPT TO (undefined = 250). `attempt` counts RCPTs seen for that address so far, from 1. */
-  onRcpt(fn: ((address: string, attempt: number) => SmtpReply | undefined) | null): void;
+  /**
+   * Decide the reply to RCPT TO (undefined = 250). `attempt` counts RCPTs seen for that address so far, from 1.
+   * A promise holds the reply until it settles: the sending side waits, as on a slow MX, while the test acts.
+   */
+  onRcpt(fn: ((address: string, attempt: number) => SmtpReply | undefined | Promise<SmtpReply | undefined>) | null): void;
   /** Decide the reply after DATA (undefined = 250; "drop" = close the connection without any reply, the RFC 1047 case). `attempt` counts DATAs so far, from 1. */
   onData(fn: ((mail: ReceivedMail, attempt: number) => SmtpReply | "drop" | undefined) | null): void;
   /** Resolves when `accepted.length >= n` (or rejects after timeoutMs with a message that says how many arrived). */
@@ -96,7 +99,9 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       const attempt = (rcptAttempts.get(key) ?? 0) + 1;
       rcptAttempts.set(key, attempt);
       const reply = rcptHandler?.(address.address, attempt);
-      callback(reply && reply.code >= 400 ? replyError(reply) : null);
+      const answer = (given: SmtpReply | undefined) => callback(given && given.code >= 400 ? replyError(given) : null);
+      if (reply instanceof Promise) void reply.then(answer);
+      else answer(reply);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

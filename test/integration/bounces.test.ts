@@ -2,11 +2,13 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
+import type { SmtpReply } from "../helpers/smtp-sink.js";
 import { swaks } from "../helpers/swaks.js";
 
 const ada = `ada@${RECIPIENT_DOMAIN}`;
 const grace = `grace@${RECIPIENT_DOMAIN}`;
 const RETURN_PATH_DOMAIN = "bounces.acme.example";
+const RETRY_WAIT_MS = 5 * 60 * 1000 * 1.2; // the first retry (RETRY_MIN_SECONDS=300) plus its jitter
 
 /**
  * The fixtures' message id, VERP tag and recipient are those of the run that produced them
@@ -94,6 +96,40 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(await suppressions()).toEqual([expect.objectContaining({ email: ada, reason: "hard_bounce", message_id: id })]);
   });
 
+  it("keeps a DSN that arrives while another recipient's retry is being handed off: the message ends bounced when both recipients have", async () => {
+    await start();
+    let retryReached!: () => void;
+    const reached = new Promise<void>((resolve) => (retryReached = resolve));
+    let answerRetry!: (reply: SmtpReply) => void;
+    const retryAnswer = new Promise<SmtpReply>((resolve) => (answerRetry = resolve));
+    h.sink.onRcpt((address, attempt) => {
+      if (address !== grace) return undefined;
+      if (attempt === 1) return { code: 451, message: "4.7.1 Greylisted, try again later" };
+      retryReached();
+      return retryAnswer;
+    });
+    const id = await h.send({ to: [ada, grace] });
+    await h.t.drain();
+    expect((await h.message(id)).recipients.map((r) => r.status)).toEqual(["delivered", "deferred"]);
+    const verp = h.sink.accepted.find((m) => m.rcptTo.includes(ada))!.mailFrom;
+
+    h.t.clock.advance(RETRY_WAIT_MS);
+    const retrying = h.t.drain();
+    await reached;
+    // Grace's retry waits for the MX's answer to RCPT while ada's DSN is recorded.
+    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    answerRetry({ code: 550, message: "5.1.1 <grace@example.net>: Recipient address rejected: User unknown" });
+    await retrying;
+
+    const message = await h.message(id);
+    expect(message.recipients.map((r) => [r.email, r.status])).toEqual([
+      [ada, "bounced"],
+      [grace, "bounced"],
+    ]);
+    expect(message.status).toBe("bounced");
+  });
+
   it("turns Postfix's DSN for a remote 552 5.2.2 (mailbox full) into a soft bounce, without suppressing the address", async () => {
     await start();
     const { id, verp } = await delivered([ada]);
@@ -113,12 +149,56 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect((await h.message(id)).status).toBe("delivered");
   });
 
-  it("matches a DSN sent to the plain bounces mailbox by the quoted Message-ID and Final-Recipient", async () => {
-    await start();
-    const { id } = await delivered([ada, grace]);
-    const result = await report(`bounces@${RETURN_PATH_DOMAIN}`, fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace }));
-    expect(result.last, result.transcript).toMatch(/^250 /);
-    expect((await h.events(id)).find((e) => e.type === "message.bounced")).toMatchObject({ recipient: grace, data: { bounce_type: "hard" } });
+  describe("a report at the plain bounces mailbox, found by the Message-ID it quotes", () => {
+    /** The reporting MTA's HELO name passes SPF (the null sender's identity, RFC 7208 §2.4). */
+    const spfForHelo = (helo: string) => h.dns.add(helo, { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
+
+    it("believes a DSN authenticated by the recipient's organisation: the reporting MTA's HELO name passes SPF", async () => {
+      await start();
+      spfForHelo(`mx1.${RECIPIENT_DOMAIN}`);
+      const { id } = await delivered([ada, grace]);
+      const result = await report(`bounces@${RETURN_PATH_DOMAIN}`, fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace }));
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+      expect((await h.events(id)).find((e) => e.type === "message.bounced")).toMatchObject({ recipient: grace, data: { bounce_type: "hard" } });
+      expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "hard_bounce" })]);
+    });
+
+    it("ignores one that nothing authenticates, as a co-recipient's forgery would be: accepted, nothing recorded or suppressed", async () => {
+      await start();
+      const { id } = await delivered([ada, grace]);
+      // Ada knows the Message-ID and grace's address from her own copy.
+      const forged = await swaks({ server: smtp, from: "", to: `bounces@${RETURN_PATH_DOMAIN}`, helo: "laptop.local", data: fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace }) });
+      expect(forged.last, forged.transcript).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      expect((await h.message(id)).recipients.map((r: { status: string }) => r.status)).toEqual(["delivered", "delivered"]);
+      expect(await suppressions()).toEqual([]);
+    });
+
+    it("ignores one authenticated by another organisation than the recipient's", async () => {
+      await start();
+      spfForHelo("mx.attacker.example");
+      const { id } = await delivered([ada, grace]);
+      const result = await swaks({ server: smtp, from: "", to: `bounces@${RETURN_PATH_DOMAIN}`, helo: "mx.attacker.example", data: fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace }) });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      expect((await h.message(id)).status).toBe("delivered");
+      expect(await suppressions()).toEqual([]);
+    });
+
+    it("treats a complaint the same way: believed from the recipient's mailbox provider, ignored from anyone else", async () => {
+      await start();
+      h.dns.add(RECIPIENT_DOMAIN, { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
+      const { id } = await delivered([ada, grace]);
+      // A report that quotes no return path (some feedback loops strip it): only the Message-ID and Original-Rcpt-To say whom it is about.
+      const complaint = fixture("arf-abuse.eml", { messageId: id, verp: null, recipient: grace });
+      expect(complaint).not.toMatch(/bounces\+/);
+      const forged = await swaks({ server: smtp, from: "ada@laptop.local", to: `complaints@${RETURN_PATH_DOMAIN}`, data: complaint });
+      expect(forged.last, forged.transcript).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      expect(await suppressions()).toEqual([]);
+
+      const genuine = await swaks({ server: smtp, from: `fbl@${RECIPIENT_DOMAIN}`, to: `complaints@${RETURN_PATH_DOMAIN}`, data: complaint });
+      expect(genuine.last, genuine.transcript).toMatch(/^250 2\.0\.0 Ok: complaint recorded/);
+      expect((await h.events(id)).find((e) => e.type === "message.complained")?.recipient).toBe(grace);
+      expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "complaint" })]);
+    });
   });
 
   it("ignores a DSN quoting another workspace's message: the report is accepted and nothing changes", async () => {

@@ -3,7 +3,7 @@ import { toIso, toIsoOrNull, utcDay } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import { ENGAGEMENT_STAMPS, type EngagementStampName, type EngagementStamps } from "../../domain/engagement.js";
 import type { EventType } from "../../domain/events.js";
-import { TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
+import { aggregateStatus, TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
 import type { InboundRepository, NewInboundMessage } from "./inbound.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
@@ -262,6 +262,26 @@ export class MessagesRepository {
         const jobs = (await trx("jobs").where({ kind: "deliver" }).whereIn("message_id", leased).forUpdate().select("message_id", "locked_by")) as Array<{ message_id: string; locked_by: string | null }>;
         for (const job of jobs) leaseHolders.set(job.message_id, job.locked_by);
       }
+      const holdsLease = (change: MessageChange) => change.claimedBy !== undefined && leaseHolders.get(change.messageId) === change.claimedBy;
+      // A worker's change was computed from the recipients as it loaded them, before a hand-off
+      // that can take minutes; whatever was recorded for the message's other recipients meanwhile
+      // (a late DSN turning a delivered one bounced) was written under the message's lock, which
+      // this transaction now holds, and must be kept. So a worker's message status is aggregated
+      // here from the recipients as they are now, the change's on top; other writers compute theirs
+      // under the lock already. It needs no transition check: the recipients a worker's change
+      // leaves out were settled when it loaded them (it settles every one in flight), and the only
+      // move out of a settled status is delivered -> bounced, so this differs from the change's
+      // status only by bounced where that said delivered: legal from wherever delivered was.
+      const recipientsNow = new Map<string, Map<number, MessageStatus>>();
+      const workersMessages = [...new Set(changes.filter(holdsLease).map((c) => c.messageId))];
+      if (workersMessages.length > 0) {
+        const rows = (await trx("message_recipients").whereIn("message_id", workersMessages).select("id", "message_id", "status")) as Array<{ id: number; message_id: string; status: MessageStatus }>;
+        for (const row of rows) {
+          const statuses = recipientsNow.get(row.message_id) ?? new Map<number, MessageStatus>();
+          statuses.set(Number(row.id), row.status);
+          recipientsNow.set(row.message_id, statuses);
+        }
+      }
       const eventRows: Record<string, unknown>[] = [];
       const suppressions: NewSuppression[] = [];
       const finishedJobs: string[] = [];
@@ -270,12 +290,16 @@ export class MessagesRepository {
       const messageUpdates: RowUpdate[] = [];
       const recipientUpdates: RowUpdate[] = [];
       for (const change of changes) {
-        if (change.claimedBy !== undefined && leaseHolders.get(change.messageId) !== change.claimedBy) continue;
+        if (change.claimedBy !== undefined && !holdsLease(change)) continue;
         for (const s of change.suppressions ?? []) suppressions.push({ ...s, workspace_id: change.scope.workspaceId, environment: change.scope.environment, created_at: change.now });
         let next = seq.get(change.messageId) ?? 0;
         for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
         seq.set(change.messageId, next);
-        const update: RowUpdate["set"] = { status: change.status, event_seq: next, updated_at: change.now };
+        // Kept up to date through the batch, so a later change to the same message sees this one's recipients.
+        const statuses = recipientsNow.get(change.messageId);
+        for (const r of change.recipients) statuses?.set(Number(r.id), r.status);
+        const status = change.claimedBy !== undefined && statuses ? aggregateStatus([...statuses.values()]) : change.status;
+        const update: RowUpdate["set"] = { status, event_seq: next, updated_at: change.now };
         if (change.mime !== undefined) update.mime = change.mime;
         if (change.text !== undefined) update.text = change.text;
         if (change.scheduledAt !== undefined) update.scheduled_at = change.scheduledAt;
