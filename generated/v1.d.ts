@@ -3652,7 +3652,11 @@ export interface components {
             /**
              * @description Why there was no usable answer: `timeout`, `connection_refused`, `connection_reset`,
              *     `dns`, `tls`, `target_not_allowed`, `redirect_not_followed` (a 3xx answer) or
-             *     `network`; null when the endpoint answered (see `response_status`).
+             *     `network`; null when the endpoint answered (see `response_status`). Two mean no
+             *     request was made (`response_status` null, `duration_ms` 0): `secret_unavailable`, the
+             *     endpoint's signing secret could not be read on the server (retried on the schedule),
+             *     and `event_missing`, the event is no longer stored (the delivery fails at once; the
+             *     endpoint's health is unchanged).
              */
             error: string | null;
             /** @description How long the attempt took. */

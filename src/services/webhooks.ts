@@ -32,6 +32,8 @@ const DEFAULT_OVERLAP_SECONDS = 86_400;
 
 /** How long attempts, and settled deliveries, are kept (docs/webhooks.md#attempts). */
 export const WEBHOOK_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** Rows a pruning slice removes at most (of each kind it prunes). */
+const PRUNE_SLICE = 1000;
 
 /**
  * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
@@ -108,7 +110,7 @@ export class WebhooksService {
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedObject> {
-    if (!(await this.endpoints.delete(scopeOf(principal), id))) throw new NotFoundError("webhook", id);
+    if (!(await this.endpoints.delete(scopeOf(principal), id, this.clock.now()))) throw new NotFoundError("webhook", id);
     return { id, object: "webhook", deleted: true };
   }
 
@@ -187,9 +189,17 @@ export class WebhooksService {
     return this.deliveries.listAttempts(endpoint.id, filters, page);
   }
 
-  /** Forgets attempts and settled deliveries past the retention period, a bounded slice per call. */
+  /**
+   * Forgets attempts and settled deliveries past the retention period, and deleted endpoints'
+   * deliveries and attempts, slice by slice until none is left (each slice's statements are short,
+   * so accepting and sending go on between them). Returns how many rows went.
+   */
   async prune(): Promise<number> {
-    return this.deliveries.pruneBefore(this.clock.now() - WEBHOOK_RETENTION_MS);
+    let removed = 0;
+    for (const slice of [() => this.deliveries.pruneBefore(this.clock.now() - WEBHOOK_RETENTION_MS, PRUNE_SLICE), () => this.deliveries.purgeDeleted(PRUNE_SLICE)]) {
+      for (let n = await slice(); n > 0; n = await slice()) removed += n;
+    }
+    return removed;
   }
 
   private async endpoint(scope: Scope, id: string): Promise<WebhookEndpointRow> {

@@ -48,6 +48,9 @@ interface Claimed {
   lease: DeliveryLease;
 }
 
+/** An endpoint's opened signing secrets (current first), or null when no key opens them. */
+type SecretsOf = (endpoint: WebhookEndpointRow) => string[] | null;
+
 /** Room kept in `locked_by` after the dispatcher's id for a claim's counter (`:` and up to 11 base-36 digits). */
 export const LEASE_COUNTER_LENGTH = 12;
 
@@ -232,20 +235,10 @@ export class WebhookDispatcher {
       return;
     }
     const unsent: DeliveryLease[] = [];
-    // Opened once per batch and endpoint, not per attempt.
-    const secrets = new Map<string, string[]>();
-    const secretsOf = (endpoint: WebhookEndpointRow): string[] => {
-      let opened = secrets.get(endpoint.id);
-      if (!opened) {
-        const now = this.deps.clock.now();
-        opened = [this.deps.secrets.open(endpoint.secret)];
-        if (endpoint.previous_secret !== null && (endpoint.previous_secret_expires_at ?? 0) > now) opened.push(this.deps.secrets.open(endpoint.previous_secret));
-        secrets.set(endpoint.id, opened);
-      }
-      return opened;
-    };
+    const secretsOf = this.secretsOpener();
     await Promise.all(
-      batch.map(async ({ row, lease }) => {
+      batch.map(async (claimed) => {
+        const { row, lease } = claimed;
         const endpoint = endpoints.get(row.endpoint_id);
         // Deleted, or disabled since the claim: its deliveries wait (disabled) or are gone (deleted).
         if (!endpoint?.enabled) {
@@ -254,8 +247,7 @@ export class WebhookDispatcher {
         }
         const body = row.payload ?? (events.has(row.event_id) ? JSON.stringify(events.get(row.event_id)) : null);
         try {
-          if (body === null) throw new Error(`event ${row.event_id} has no row`);
-          if (!(await this.attempt(row, lease, endpoint, secretsOf(endpoint), body))) unsent.push(lease);
+          if (!(await this.deliver(claimed, endpoint, body, secretsOf))) unsent.push(lease);
         } catch (error) {
           this.deps.log.error({ err: error, webhook_id: row.endpoint_id, event_id: row.event_id }, "webhook delivery failed unexpectedly");
         } finally {
@@ -266,6 +258,30 @@ export class WebhookDispatcher {
     if (unsent.length > 0) await this.deps.deliveries.release(unsent).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release webhook deliveries"));
   }
 
+  /**
+   * Opens endpoints' signing secrets for one batch, once per endpoint rather than per attempt.
+   * Null for an endpoint whose secrets no key opens (SECRET_KEY changed without
+   * SECRET_KEY_PREVIOUS), logged once here; each of its deliveries records `secret_unavailable`.
+   */
+  private secretsOpener(): SecretsOf {
+    const opened = new Map<string, string[] | null>();
+    return (endpoint) => {
+      if (!opened.has(endpoint.id)) opened.set(endpoint.id, this.openSecrets(endpoint));
+      return opened.get(endpoint.id) ?? null;
+    };
+  }
+
+  private openSecrets(endpoint: WebhookEndpointRow): string[] | null {
+    try {
+      const secrets = [this.deps.secrets.open(endpoint.secret)];
+      if (endpoint.previous_secret !== null && (endpoint.previous_secret_expires_at ?? 0) > this.deps.clock.now()) secrets.push(this.deps.secrets.open(endpoint.previous_secret));
+      return secrets;
+    } catch (error) {
+      this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's signing secret cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS?): its deliveries are not sent");
+      return null;
+    }
+  }
+
   private slotFor(endpointId: string): Semaphore {
     let slot = this.endpointSlots.get(endpointId);
     if (!slot) {
@@ -273,6 +289,20 @@ export class WebhookDispatcher {
       this.endpointSlots.set(endpointId, slot);
     }
     return slot;
+  }
+
+  /**
+   * Sends one delivery, or records, without a request, why it cannot be sent: its event has no row
+   * (`event_missing`), or no key opens its endpoint's secrets, so there is nothing to sign it with
+   * (`secret_unavailable`). False when it was not sent (stopping).
+   */
+  private async deliver({ row, lease }: Claimed, endpoint: WebhookEndpointRow, body: string | null, secretsOf: SecretsOf): Promise<boolean> {
+    const secrets = body === null ? null : secretsOf(endpoint);
+    if (body === null || secrets === null) {
+      await this.record(unsendableOutcome(row, body === null ? "event_missing" : "secret_unavailable", this.deps.clock.now(), lease.lease));
+      return true;
+    }
+    return this.attempt(row, lease, endpoint, secrets, body);
   }
 
   /** Sends one delivery and records the outcome; false when it was not sent (stopping). */
@@ -288,11 +318,14 @@ export class WebhookDispatcher {
       }),
     );
     if (result === null) return false;
-    const at = Math.max(this.deps.clock.now(), sentAt);
-    const outcome = outcomeOf(row, result, at, lease.lease);
+    await this.record(outcomeOf(row, result, Math.max(this.deps.clock.now(), sentAt), lease.lease));
+    return true;
+  }
+
+  /** Commits an attempt's outcome; the writer moves the delivery only while `outcome.lease` still holds it. */
+  private async record(outcome: WebhookOutcome): Promise<void> {
     await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcome);
     this.deps.metrics.webhookAttempts.inc({ outcome: outcome.next.state === "pending" ? "retrying" : outcome.next.state });
-    return true;
   }
 }
 
@@ -321,6 +354,29 @@ export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: numbe
   if (succeeded) return { ...base, next: { state: "succeeded" }, endpoint: { health: "healthy" } };
   if (gone) return { ...base, next: { state: "failed" }, endpoint: { health: "gone" } };
   const dueAt = nextAttemptAt(attempt, at, result.retryAfter);
+  return {
+    ...base,
+    next: dueAt === null ? { state: "failed" } : { state: "pending", dueAt },
+    endpoint: { health: "failing", disableIfFailingSince: at - DISABLE_AFTER_FAILING_MS },
+  };
+}
+
+/** Why a delivery could not be sent at all (the attempt's `error`). */
+export type UnsendableReason = "secret_unavailable" | "event_missing";
+
+/**
+ * What an attempt means that was never made, recorded as a failed attempt so the customer sees it
+ * among the endpoint's attempts. `secret_unavailable` waits on the normal schedule for the
+ * operator to give back the key that opens the secret, and the endpoint is failing as for any
+ * failure: nothing reaches it. `event_missing` can never succeed, so it fails for good, and says
+ * nothing about the endpoint (`endpoint: null`): the receiver had no part in it, so it neither
+ * starts nor clears `failing_since`.
+ */
+export function unsendableOutcome(row: WebhookDeliveryRow, reason: UnsendableReason, at: number, lease: string): WebhookOutcome {
+  const attempt = row.attempts + 1;
+  const base = { endpointId: row.endpoint_id, eventId: row.event_id, lease, attempt, at, status: "failed" as const, responseStatus: null, responseBody: null, error: reason, durationMs: 0 };
+  if (reason === "event_missing") return { ...base, next: { state: "failed" }, endpoint: null };
+  const dueAt = nextAttemptAt(attempt, at, null);
   return {
     ...base,
     next: dueAt === null ? { state: "failed" } : { state: "pending", dueAt },

@@ -241,7 +241,7 @@ describe.each(databases)("Webhooks ($name)", (database) => {
   describe("deleteWebhook", () => {
     beforeEach(() => open());
 
-    it("removes the endpoint with its queued deliveries and attempts; nothing more is sent to it", async () => {
+    it("removes the endpoint at once, nothing more is sent to it, and its queued deliveries and attempts go in the next maintenance round", async () => {
       const webhook = await create();
       await send();
       await t.drainWebhooks();
@@ -251,9 +251,33 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(res.json()).toEqual({ id: webhook.id, object: "webhook", deleted: true });
       await t.drainWebhooks();
       expect(receiver.received).toHaveLength(1);
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/attempts` })).statusCode).toBe(404);
+      expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` })).statusCode).toBe(404);
+
+      expect(await t.runtime.services.webhooks.prune()).toBeGreaterThan(0);
       expect(await count("webhook_deliveries")).toBe(0);
       expect(await count("webhook_attempts")).toBe(0);
-      expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` })).statusCode).toBe(404);
+      expect(await count("webhook_endpoint_purges")).toBe(0);
+    });
+
+    it("purges a large backlog slice by slice, leaving other endpoints' rows alone", async () => {
+      const [doomed, kept] = [await create(), await create()];
+      await send();
+      const backlog = Array.from({ length: 2500 }, (_, i) => ({
+        endpoint_id: doomed.id,
+        event_id: `evt_backlog${String(i).padStart(18, "0")}`,
+        state: "pending",
+        attempts: 0,
+        due_at: t.clock.now(),
+        event_created_at: t.clock.now(),
+        created_at: t.clock.now(),
+      }));
+      for (let i = 0; i < backlog.length; i += 250) await t.runtime.db.knex("webhook_deliveries").insert(backlog.slice(i, i + 250));
+      expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${doomed.id}` })).statusCode).toBe(200);
+
+      expect(await t.runtime.services.webhooks.prune()).toBe(2501);
+      expect((await t.runtime.db.knex("webhook_deliveries").distinct("endpoint_id")).map((r: { endpoint_id: string }) => r.endpoint_id)).toEqual([kept.id]);
+      expect(await count("webhook_endpoint_purges")).toBe(0);
     });
   });
 
@@ -483,6 +507,26 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(await attempts(webhook.id, "&event_id=evt_00000000000000000000000000")).toEqual([]);
     });
 
+    it("prunes every attempt past the retention in one round, however many there are", async () => {
+      const webhook = await create();
+      const old = Array.from({ length: 2300 }, (_, i) => ({
+        id: `wha_old${String(i).padStart(22, "0")}`,
+        endpoint_id: webhook.id,
+        event_id: "evt_00000000000000000000000000",
+        attempt: 1,
+        status: "failed",
+        response_status: 500,
+        response_body: null,
+        error: null,
+        duration_ms: 1,
+        created_at: t.clock.now(),
+      }));
+      for (let i = 0; i < old.length; i += 250) await t.runtime.db.knex("webhook_attempts").insert(old.slice(i, i + 250));
+      t.clock.advance(30 * 24 * 3600 * 1000 + 1);
+      expect(await t.runtime.services.webhooks.prune()).toBe(2300);
+      expect(await count("webhook_attempts")).toBe(0);
+    });
+
     it("keeps attempts and settled deliveries 30 days, pending ones until they settle", async () => {
       const webhook = await create();
       await send();
@@ -675,6 +719,63 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       t.clock.advance(RETRY_DELAYS_MS[0]!);
       await t.drainWebhooks();
       expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
+    it("records secret_unavailable without sending while the endpoint's secret cannot be opened, and delivers on the schedule once the old key is SECRET_KEY_PREVIOUS", async () => {
+      const [oldKey, newKey] = ["0a".repeat(32), "1b".repeat(32)];
+      await open({ SECRET_KEY: oldKey });
+      const webhook = await create();
+      await send();
+      // SECRET_KEY changed without SECRET_KEY_PREVIOUS: the endpoint's sealed secret no longer opens.
+      await t.restart({ SECRET_KEY: newKey });
+      const failedAt = t.clock.now();
+      await t.drainWebhooks();
+      expect([receiver.received, receiver.unverified]).toEqual([[], []]);
+      const [attempt, ...others] = await attempts(webhook.id);
+      expect(others).toEqual([]);
+      expect(attempt).toMatchObject({ attempt: 1, status: "failed", response_status: null, response_body: null, error: "secret_unavailable", duration_ms: 0 });
+      const queued = (await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhook.id, event_id: attempt!.event_id }).first()) as { state: string; attempts: number | string; due_at: number | string; locked_by: string | null };
+      expect([queued.state, Number(queued.attempts), Number(queued.due_at), queued.locked_by]).toEqual(["pending", 1, failedAt + RETRY_DELAYS_MS[0]!, null]);
+      // Not the receiver's doing, but nothing reaches it: it is failing like any endpoint that gets nothing.
+      expect((await get(webhook.id)).failing_since).toBe(new Date(failedAt).toISOString());
+
+      await t.restart({ SECRET_KEY: newKey, SECRET_KEY_PREVIOUS: oldKey });
+      t.clock.advance(RETRY_DELAYS_MS[0]!);
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.queued"]);
+      expect((await attempts(webhook.id)).map((a) => [a.attempt, a.status])).toEqual([[2, "succeeded"], [1, "failed"]]);
+      expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
+    it("fails a delivery whose event row is gone with one event_missing attempt, sending nothing and leaving the endpoint's health alone", async () => {
+      await open();
+      const webhook = await create();
+      const knex = t.runtime.db.knex;
+      const sendWithoutEvent = async () => {
+        const { id } = (await knex("events").where({ message_id: await send() }).first("id")) as { id: string };
+        await knex("events").where({ id }).delete();
+        return id;
+      };
+      const eventId = await sendWithoutEvent();
+      await t.drainWebhooks();
+      expect([receiver.received, receiver.unverified]).toEqual([[], []]);
+      expect(await attempts(webhook.id)).toEqual([expect.objectContaining({ event_id: eventId, attempt: 1, status: "failed", response_status: null, error: "event_missing", duration_ms: 0 })]);
+      expect(await delivery(webhook.id, eventId)).toMatchObject({ state: "failed", locked_by: null });
+      t.clock.advance(24 * 3600 * 1000);
+      expect(await tick()).toBe(0);
+      expect(await attempts(webhook.id)).toHaveLength(1);
+      // Neither starts failing_since (above) nor clears it: it says nothing about the receiver.
+      expect((await get(webhook.id)).failing_since).toBeNull();
+      receiver.script({ status: 500 });
+      await send();
+      await t.drainWebhooks();
+      const failingSince = (await get(webhook.id)).failing_since;
+      expect(failingSince).not.toBeNull();
+      t.clock.advance(1000);
+      await sendWithoutEvent();
+      await t.drainWebhooks();
+      expect((await attempts(webhook.id)).map((a) => a.error)).toEqual(["event_missing", null, "event_missing"]);
+      expect((await get(webhook.id)).failing_since).toBe(failingSince);
     });
 
     it("on shutdown, finishes the request in flight and gives back the deliveries still waiting, unsent", async () => {

@@ -72,6 +72,8 @@ const ATTEMPT_ERRORS: Record<string, string> = {
   target_not_allowed: "Address not allowed",
   redirect_not_followed: "Redirect not followed",
   network: "Network error",
+  secret_unavailable: "Not sent: the signing secret cannot be opened (server key changed)",
+  event_missing: "Not sent: the event no longer exists",
 };
 
 /** An attempt's answer: its HTTP status, or why there was none. */

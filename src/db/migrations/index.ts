@@ -17,6 +17,7 @@ import * as requestLogs from "./015-request-logs.js";
 import * as keyLastUsedIp from "./016-key-last-used-ip.js";
 import * as templateLayouts from "./017-template-layouts.js";
 import * as eventBounceTypes from "./018-event-bounce-types.js";
+import * as webhookEndpointPurges from "./019-webhook-endpoint-purges.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "016-key-last-used-ip": keyLastUsedIp,
   "017-template-layouts": templateLayouts,
   "018-event-bounce-types": eventBounceTypes,
+  "019-webhook-endpoint-purges": webhookEndpointPurges,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

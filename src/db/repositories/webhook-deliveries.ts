@@ -31,7 +31,7 @@ export interface DeliveryLease extends DeliveryKey {
   lease: string;
 }
 
-/** One HTTP attempt and what follows from it, as the dispatcher decided. */
+/** One attempt (an HTTP request, or one that could not be made) and what follows from it, as the dispatcher decided. */
 export interface WebhookOutcome extends DeliveryKey {
   /** The lease the attempt was made under: the delivery row is only changed while it still holds it. */
   lease: string;
@@ -43,8 +43,8 @@ export interface WebhookOutcome extends DeliveryKey {
   error: string | null;
   durationMs: number;
   next: { state: "pending"; dueAt: number } | { state: "succeeded" | "failed" };
-  /** What the attempt says about the endpoint. */
-  endpoint: { health: "healthy" } | { health: "gone" } | { health: "failing"; disableIfFailingSince: number };
+  /** What the attempt says about the endpoint; null when nothing (the receiver had no part in it). */
+  endpoint: { health: "healthy" } | { health: "gone" } | { health: "failing"; disableIfFailingSince: number } | null;
 }
 
 export interface AttemptFilters {
@@ -184,21 +184,23 @@ export class WebhookDeliveriesRepository {
   };
 
   /**
-   * An endpoint's health follows its latest attempt in the batch: a success clears
-   * `failing_since`, a failure starts it (and disables the endpoint once it is old enough),
-   * and a 410 disables it at once.
+   * An endpoint's health follows its latest attempt in the batch that says something about it: a
+   * success clears `failing_since`, a failure starts it (and disables the endpoint once it is old
+   * enough), and a 410 disables it at once. One that says nothing is passed over, so it hides no
+   * other attempt's verdict.
    */
   private async writeEndpointHealth(trx: Knex.Transaction, outcomes: readonly WebhookOutcome[]): Promise<void> {
     const latest = new Map<string, WebhookOutcome>();
     const gone = new Map<string, number>();
     for (const o of [...outcomes].sort((a, b) => a.at - b.at)) {
+      if (o.endpoint === null) continue;
       latest.set(o.endpointId, o);
       if (o.endpoint.health === "gone") gone.set(o.endpointId, o.at);
     }
-    const healthy = [...latest.values()].filter((o) => o.endpoint.health === "healthy").map((o) => o.endpointId);
+    const healthy = [...latest.values()].filter((o) => o.endpoint?.health === "healthy").map((o) => o.endpointId);
     if (healthy.length > 0) await trx("webhook_endpoints").whereIn("id", healthy).whereNotNull("failing_since").update({ failing_since: null });
     for (const o of latest.values()) {
-      if (o.endpoint.health !== "failing") continue;
+      if (o.endpoint?.health !== "failing") continue;
       await trx("webhook_endpoints").where({ id: o.endpointId }).whereNull("failing_since").update({ failing_since: o.at });
       await trx("webhook_endpoints")
         .where({ id: o.endpointId, enabled: true })
@@ -282,6 +284,27 @@ export class WebhookDeliveriesRepository {
         .whereIn(["endpoint_id", "event_id"], settled.slice(i, i + CHUNK).map((row) => [row.endpoint_id, row.event_id]))
         .whereIn("state", ["succeeded", "failed"])
         .delete();
+    }
+    return removed;
+  }
+
+  /**
+   * Removes up to about `limit` deliveries and attempts of deleted endpoints (listed by
+   * WebhookEndpointsRepository.delete), a chunk per statement, so no statement holds the writer
+   * long; an endpoint leaves the list once nothing of it is left. Returns how many rows went: 0
+   * when there is nothing (more) to purge.
+   */
+  async purgeDeleted(limit = 1000): Promise<number> {
+    const endpoints = (await this.knex("webhook_endpoint_purges").orderBy("deleted_at").limit(limit).pluck("endpoint_id")) as string[];
+    let removed = 0;
+    for (const endpointId of endpoints) {
+      const room = limit - removed;
+      const deliveries = (await this.knex("webhook_deliveries").where({ endpoint_id: endpointId }).limit(room).pluck("event_id")) as string[];
+      for (let i = 0; i < deliveries.length; i += CHUNK) removed += await this.knex("webhook_deliveries").where({ endpoint_id: endpointId }).whereIn("event_id", deliveries.slice(i, i + CHUNK)).delete();
+      const attempts = (await this.knex("webhook_attempts").where({ endpoint_id: endpointId }).limit(room).pluck("id")) as string[];
+      for (let i = 0; i < attempts.length; i += CHUNK) removed += await this.knex("webhook_attempts").whereIn("id", attempts.slice(i, i + CHUNK)).delete();
+      if (deliveries.length < room && attempts.length < room) await this.knex("webhook_endpoint_purges").where({ endpoint_id: endpointId }).delete();
+      if (removed >= limit) break;
     }
     return removed;
   }

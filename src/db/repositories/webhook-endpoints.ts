@@ -86,12 +86,17 @@ export class WebhookEndpointsRepository implements SealedStore {
     });
   }
 
-  /** Removes the endpoint with its subscriptions, queued deliveries and attempts. */
-  async delete(scope: Scope, id: string): Promise<boolean> {
+  /**
+   * Removes the endpoint with its subscriptions, and lists it for the purge of its deliveries and
+   * attempts (WebhookDeliveriesRepository.purgeDeleted), which may be millions of rows. From this
+   * commit nothing claims, counts or lists them: those queries join the endpoint.
+   */
+  async delete(scope: Scope, id: string, now: number): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
       const deleted = await trx("webhook_endpoints").where({ workspace_id: scope.workspaceId, environment: scope.environment, id }).delete();
       if (deleted === 0) return false;
-      for (const table of ["webhook_subscriptions", "webhook_deliveries", "webhook_attempts"]) await trx(table).where({ endpoint_id: id }).delete();
+      await trx("webhook_subscriptions").where({ endpoint_id: id }).delete();
+      await trx("webhook_endpoint_purges").insert({ endpoint_id: id, deleted_at: now });
       return true;
     });
   }
