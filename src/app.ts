@@ -2,6 +2,7 @@ import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type Fast
 import openapiGlue from "fastify-openapi-glue";
 import { isAudited } from "./domain/audit.js";
 import { ValidationError } from "./domain/errors.js";
+import { LIMITS } from "./domain/limits.js";
 import { newId } from "./domain/ids.js";
 import { recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
@@ -16,6 +17,7 @@ import { registerMetaRoutes } from "./http/meta-routes.js";
 import { registerRequestLog } from "./http/request-log.js";
 import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
+import { tooDeepPointer } from "./http/json-depth.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
@@ -75,6 +77,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // body were not JSON; it is JSON, refused on purpose, so the answer names the key.
       const pointer = error ? prototypeKeyPointer(body as string) : null;
       if (pointer !== null) return done(ValidationError.field(pointer, "is a key no request body may use (it could reach an object's prototype)"), undefined);
+      const deep = error ? null : tooDeepPointer(parsed, LIMITS.bodyDepth);
+      if (deep !== null) return done(ValidationError.field(deep, `is nested more than ${LIMITS.bodyDepth} levels deep`), undefined);
       done(error, parsed);
     });
   });

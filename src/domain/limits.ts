@@ -6,4 +6,27 @@ export const LIMITS = {
   scheduleSkewMs: 60 * 1000,
   pageSizeDefault: 20,
   pageSizeMax: 100,
+  /**
+   * The deepest a JSON request body may nest (the body object is level 1): free-form values
+   * (template variables, metadata) are otherwise unbounded, and deep nesting exhausts the stack
+   * of whatever walks them.
+   */
+  bodyDepth: 32,
+  /** The contract's `subject` maxLength (RFC 5322's line limit), which a template's rendered subject must keep too. */
+  subjectMaxChars: 998,
+  /**
+   * What the messages table's columns hold (migration 001), checked before a message is stored.
+   * The contract's per-item limits do not bound them: JSON escaping and UTF-8 can make 500
+   * characters 3,000 bytes, and quoting a display name doubles its backslashes. On MySQL a longer
+   * value fails the insert ("Data too long"), and with it every write sharing its group commit.
+   * TEXT (to_list, cc_list, bcc_list, reply_to_list, headers, metadata): bytes of UTF-8 JSON.
+   */
+  storedJsonMaxBytes: 65_535,
+  /** VARCHAR(512) from_mailbox: characters of the sender as its header carries it. */
+  storedMailboxMaxChars: 512,
+  /**
+   * A batch's Idempotency-Key becomes `<key>#<index>` on each of its messages, in the messages
+   * table's VARCHAR(255) idempotency_key: 255 less the longest suffix (`#99`).
+   */
+  batchIdempotencyKeyMaxChars: 252,
 } as const;

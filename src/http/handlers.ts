@@ -1,3 +1,4 @@
+import { parseInstant } from "../domain/clock.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
 import { itemAnswer, type BatchItemValidators } from "./batch.js";
@@ -10,8 +11,7 @@ import { isReady, NOT_READY_DETAIL, type Lifecycle } from "./readiness.js";
 import { pageOf, principalOf, statusRange } from "./request-parts.js";
 import { createWebhookHandlers } from "./webhook-handlers.js";
 
-
-const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : Date.parse(value));
+const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : parseInstant(value));
 
 /**
  * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the

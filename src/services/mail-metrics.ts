@@ -1,4 +1,4 @@
-import { toIso, type Clock } from "../domain/clock.js";
+import { parseInstant, toIso, type Clock } from "../domain/clock.js";
 import type { Scope } from "../domain/environments.js";
 import { ValidationError } from "../domain/errors.js";
 import { addEvents, addUniqueEngagers, BUCKET_MS, bucketStart, DEFAULT_BUCKETS, emptyTally, MAX_BUCKETS, withRates, type Granularity, type Tally } from "../domain/mail-metrics.js";
@@ -61,8 +61,8 @@ export class MailMetricsService {
   /** Whole buckets covering [from, to): `from` rounded down, `to` up; 422 naming the parameter when the range is empty or too long. */
   private windowOf(query: MetricsQuery, granularity: Granularity): MetricWindow {
     const bucketMs = BUCKET_MS[granularity];
-    const toMs = query.to === undefined ? this.clock.now() : Date.parse(query.to);
-    const fromMs = query.from === undefined ? undefined : Date.parse(query.from);
+    const toMs = query.to === undefined ? this.clock.now() : parseInstant(query.to);
+    const fromMs = query.from === undefined ? undefined : parseInstant(query.from);
     if (fromMs !== undefined && fromMs >= toMs) throw new ValidationError([{ location: "query", pointer: "/from", message: "must be before `to`" }]);
     const to = bucketStart(toMs - 1, granularity) + bucketMs;
     const from = fromMs === undefined ? to - DEFAULT_BUCKETS[granularity] * bucketMs : bucketStart(fromMs, granularity);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
+import { parseInstant, toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { NotFoundError, refusedTarget, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
 import type { WebhookEventType } from "../domain/events.js";
@@ -177,7 +177,7 @@ export class WebhooksService {
   /** Queues again, in the events' order, every delivery to the endpoint that failed since `since`. */
   async replay(principal: Principal, id: string, since: string): Promise<WebhookReplay> {
     const endpoint = await this.endpoint(scopeOf(principal), id);
-    const sinceMs = Date.parse(since);
+    const sinceMs = parseInstant(since);
     if (Number.isNaN(sinceMs)) throw ValidationError.field("/since", "must be an RFC 3339 date-time");
     const count = await this.deliveries.replayFailed(endpoint.id, sinceMs, this.clock.now());
     if (count > 0) this.notify();

@@ -121,7 +121,30 @@ export class RenderPool {
 
   private post(slot: Slot): void {
     if (slot.unsent.length === 0 || !this.slots.includes(slot)) return;
-    slot.worker.postMessage(slot.unsent.splice(0));
+    const requests = slot.unsent.splice(0);
+    try {
+      slot.worker.postMessage(requests);
+    } catch {
+      // Cloning a request for the worker can throw (variables nested past the stack; the HTTP
+      // layer refuses such bodies, but not every caller is HTTP). Thrown here, in a microtask, it
+      // would end the process: post one by one, and answer the ones that cannot go as failures.
+      for (const request of requests) {
+        try {
+          slot.worker.postMessage([request]);
+        } catch (error) {
+          this.unsendable(slot, request.id, error instanceof Error ? error.message : String(error));
+        }
+      }
+    }
+  }
+
+  /** A job whose request could not be given to the worker: a render problem of its own, not the worker's. */
+  private unsendable(slot: Slot, id: number, reason: string): void {
+    const index = slot.jobs.findIndex((job) => job.request.id === id);
+    if (index === -1) return;
+    const [job] = slot.jobs.splice(index, 1);
+    job!.resolve({ id, ok: false, phase: "render", problems: [{ field: "html", line: null, message: `its variables could not be handed to the renderer (${reason})` }] });
+    if (slot.jobs.length === 0 && slot.timer) clearTimeout(slot.timer);
   }
 
   /**

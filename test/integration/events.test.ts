@@ -180,6 +180,18 @@ describe.each(databases)("events ($name)", (database) => {
       expect(delivered.data).toHaveLength(3);
     });
 
+    it("reads a leap second (23:59:60 UTC, which RFC 3339 and the contract admit) as the last millisecond of its minute", async () => {
+      const sent = await sendOk();
+      for (const url of ["/v1/events?created_after=2016-12-31T23:59:60Z", "/v1/messages?created_after=2016-12-31T23:59:60.5Z&created_before=2099-12-31T23:59:60Z"]) {
+        const res = await t.call({ method: "GET", url });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data.map((e: { message_id?: string; id: string }) => e.message_id ?? e.id)).toEqual([sent.id]);
+      }
+      const before = await t.call({ method: "GET", url: "/v1/events?created_before=2016-12-31T23:59:60Z" });
+      expect(before.statusCode, before.body).toBe(200);
+      expect(before.json().data).toEqual([]);
+    });
+
     it("pages through every event without duplicates or gaps", async () => {
       for (let i = 0; i < 4; i++) {
         await sendOk(aMessage({ to: i % 2 === 0 ? "opened@simulator.test" : "ada@example.com" }));
