@@ -102,7 +102,8 @@ export interface paths {
          *     the quota, one `429 monthly_quota_exceeded` for the whole batch.
          *
          *     The whole batch is idempotent under one `Idempotency-Key`: a retry replays the same
-         *     answer and never sends a message twice. Keys with `sending_access` may call this
+         *     answer and never sends a message twice. Each message stores the key with `#<index>`, so
+         *     a batch's key is at most 252 characters. Keys with `sending_access` may call this
          *     operation.
          */
         post: operations["createMessageBatch"];
@@ -457,6 +458,11 @@ export interface paths {
          * Create an API key
          * @description Creates a key in the caller's workspace and environment. The answer holds the `secret`;
          *     it is never shown again.
+         *
+         *     A member below admin may create only `sending_access` keys: a `full_access` key can call
+         *     every operation, admin-only ones included (keys have no role), so asking for one (or for
+         *     no permission, which means `full_access`) with a developer's user token is
+         *     `403 insufficient_role`. A `full_access` API key may create either.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -485,7 +491,8 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Revokes the key and every secret it has, at once and for good. Revoking a revoked key
-         *     answers it again.
+         *     answers it again. Any developer may revoke any key, `full_access` ones included:
+         *     revoking takes power away.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -494,7 +501,9 @@ export interface paths {
          * Update an API key
          * @description Renames the key or changes its `restrictions`; its secret, permission and expiry stay.
          *     Each restriction given replaces that one (null lifts it); those left out keep theirs.
-         *     The change applies to the key's next request. A revoked key cannot be changed.
+         *     The change applies to the key's next request. A revoked key cannot be changed. A member
+         *     below admin may change only `sending_access` keys (`403 insufficient_role` for a
+         *     `full_access` one).
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -517,7 +526,9 @@ export interface paths {
         /**
          * Rotate an API key's secret
          * @description Issues a new secret for the key. The previous secret keeps working for
-         *     `overlap_seconds` (default 24 hours; 0 ends it now) so deployments can switch over.
+         *     `overlap_seconds` (default 24 hours; 0 ends it now) so deployments can switch over. A
+         *     member below admin may rotate only `sending_access` keys: the new secret of a
+         *     `full_access` key would give them every operation (`403 insufficient_role`).
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -1957,7 +1968,7 @@ export interface components {
             layout_version?: number | "draft";
             variables?: components["schemas"]["TemplateVariableValues"];
         };
-        /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. */
+        /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. Like every request body, nested at most 32 levels deep counting the body itself (`422` at the first value deeper). */
         TemplateVariableValues: {
             [key: string]: unknown;
         };
@@ -2065,16 +2076,24 @@ export interface components {
          */
         Environment: "live" | "sandbox";
         /**
-         * @description An email address, optionally with a display name (`Ada Lovelace <ada@example.com>`).
+         * @description An email address, optionally with a display name (`Ada Lovelace <ada@example.com>`) of at
+         *     most 200 characters. A message's sender must also be at most 512 characters as its header
+         *     carries it, the display name quoted and its `"` and `\` escaped when it needs that.
          * @example ada@example.com
          * @example Ada Lovelace <ada@example.com>
          */
         Mailbox: string;
-        /** @description One address or a list of them. */
+        /**
+         * @description One address or a list of them. As stored (each normalised, display names quoted where they
+         *     need it, as a JSON array) a list must be at most 65,535 bytes of UTF-8.
+         */
         Mailboxes: components["schemas"]["Mailbox"] | components["schemas"]["Mailbox"][];
         /** @description A label to filter by: letters, digits and `_ . : -`. */
         Tag: string;
-        /** @description Up to 50 keys of your own, echoed in every event of the message. */
+        /**
+         * @description Up to 50 keys of your own, echoed in every event of the message. As a whole it must
+         *     serialise to at most 65,535 bytes of UTF-8 JSON (a value of 500 emoji is 2,000 bytes).
+         */
         Metadata: {
             [key: string]: string;
         };
@@ -2125,7 +2144,10 @@ export interface components {
             html?: string;
             /** @description The plain-text body; derived from `html` when absent. */
             text?: string;
-            /** @description Extra header fields. Fields Mailroom sets itself (From, To, Subject, Message-ID, …) are refused. */
+            /**
+             * @description Extra header fields. Fields Mailroom sets itself (From, To, Subject, Message-ID, …) are
+             *     refused. As a whole they must serialise to at most 65,535 bytes of UTF-8 JSON.
+             */
             headers?: {
                 [key: string]: string;
             };
@@ -2172,7 +2194,8 @@ export interface components {
             /**
              * @description Render a template instead of giving `subject`, `html` and `text` (which must then be
              *     left out). The variables are checked and the template rendered before the message is
-             *     accepted: a problem is `422` and nothing is stored.
+             *     accepted: a problem is `422` and nothing is stored. The rendered subject is held to
+             *     `subject`'s limit of 998 characters.
              */
             template?: components["schemas"]["MessageTemplateInput"];
         };
@@ -3721,7 +3744,8 @@ export interface components {
         };
         /**
          * @description The credential is valid but may not do this: a key's permission is too small
-         *     (`insufficient_permission`), a member's role is too small (`insufficient_role`), the
+         *     (`insufficient_permission`), a member's role is too small (`insufficient_role`: below
+         *     the operation's `x-mailroom-role`, or below admin for a `full_access` key), the
          *     operation needs a user access token (`user_token_required`), or one of the key's
          *     `restrictions` refuses the request: the caller's address (`ip_not_allowed`), the sender's
          *     domain (`sender_not_allowed`) or a recipient's domain (`recipient_not_allowed`).
@@ -3919,6 +3943,12 @@ export interface components {
          * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
          */
         IdempotencyKey: string;
+        /**
+         * @description As every POST's `Idempotency-Key`, but at most 252 characters: each message of the batch
+         *     stores it with `#<index>` (`#0` to `#99`), within the 255 a key may have.
+         * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
+         */
+        BatchIdempotencyKey: string;
         /**
          * @description The message's id.
          * @example msg_01jd3k8m2q5v7w9x1y3z5a7b9c
@@ -4171,11 +4201,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique value (a UUID is ideal) that makes retries of this POST safe. See Idempotency in
-                 *     the introduction.
+                 * @description As every POST's `Idempotency-Key`, but at most 252 characters: each message of the batch
+                 *     stores it with `#<index>` (`#0` to `#99`), within the 255 a key may have.
                  * @example 5f7c9a6e-0d55-4f51-9d11-a6b0c8e4f2b1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["BatchIdempotencyKey"];
             };
             path?: never;
             cookie?: never;

@@ -1,9 +1,11 @@
 import type { Knex } from "knex";
 import type { Dialect } from "./dialects/dialect.js";
+import { isDatabaseUnavailable } from "./driver-errors.js";
 
 /**
- * Writes one kind of item for a whole batch, inside a transaction it is given. Writers validate
- * their items before they are submitted, so a failure here fails the batch as a whole.
+ * Writes one kind of item for a whole batch, inside a transaction it is given. Items are
+ * validated before they are submitted; should one still fail its statement, the batch is written
+ * again in parts so that only that item fails (see GroupCommit.commitIsolating).
  */
 export interface BatchWriter<I, O> {
   readonly name: string;
@@ -16,6 +18,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * A batch a deadlock (or a lock wait timeout) rolled back is written again, up to this many times
@@ -76,14 +80,38 @@ export class GroupCommit {
     const batch = this.queue.splice(0, this.maxBatch);
     this.inFlight++;
     try {
-      const results = await this.commitWithRetry(batch);
-      batch.forEach((pending, i) => pending.resolve(results[i]));
+      const outcomes = await this.commitIsolating(batch);
+      batch.forEach((pending, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) pending.resolve(outcome.value);
+        else pending.reject(outcome.error);
+      });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
       this.inFlight--;
       if (this.queue.length > 0) this.schedule();
       else if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  /**
+   * The batch committed, or, when it fails for a reason of its own, written again in halves
+   * (in order), and so on down to single submissions: the submissions share a transaction, not
+   * a fate. One item that still fails its statement (a value too long for its column on MySQL)
+   * then fails alone, with its own error, while the other requests' writes (accepts, idempotency
+   * claims, rate-limit hits) commit; k bad items among n cost about 2k·log2(n) transactions
+   * rather than n. Not split: a deadlock still unresolved after its retries, or a database that
+   * does not answer; those say nothing about any one item, so the whole batch fails as before.
+   */
+  private async commitIsolating(batch: Pending[]): Promise<Outcome[]> {
+    try {
+      return (await this.commitWithRetry(batch)).map((value) => ({ ok: true, value }));
+    } catch (error) {
+      if (batch.length === 1 || this.dialect.isRetryable(error) || isDatabaseUnavailable(error)) return batch.map(() => ({ ok: false, error }));
+      const half = Math.ceil(batch.length / 2);
+      const first = await this.commitIsolating(batch.slice(0, half));
+      return [...first, ...(await this.commitIsolating(batch.slice(half)))];
     }
   }
 

@@ -1,5 +1,6 @@
 import { detectMimeType } from "nodemailer/lib/mime-funcs/mime-types.js";
 import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/addresses.js";
+import { parseInstant } from "../domain/clock.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
@@ -108,7 +109,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
 
   let expiresAt: number | null = null;
   if (input.expires_at !== undefined) {
-    const at = Date.parse(input.expires_at);
+    const at = parseInstant(input.expires_at);
     const due = scheduledAt ?? now;
     if (Number.isNaN(at)) fail("/expires_at", "must be an RFC 3339 date-time");
     else if (at <= due) fail("/expires_at", "must be after the message is due (scheduled_at, or now)");
@@ -116,26 +117,59 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     else expiresAt = at;
   }
 
-  if (errors.length > 0 || from === null) throw new ValidationError(errors);
-  return {
-    from: formatMailbox(from),
-    fromAddress: from.address,
+  const stored = {
+    from: from === null ? null : formatMailbox(from),
     to: to.map(formatMailbox),
     cc: cc.map(formatMailbox),
     bcc: bcc.map(formatMailbox),
     reply_to: replyTo.map(formatMailbox),
+    headers,
+    metadata: input.metadata ?? {},
+  };
+  errors.push(...storedSizeProblems(stored));
+
+  if (errors.length > 0 || from === null || stored.from === null) throw new ValidationError(errors);
+  return {
+    ...stored,
+    from: stored.from,
+    fromAddress: from.address,
     recipients,
     subject: input.subject!,
     html: input.html ?? null,
     text: input.text ?? null,
-    headers,
     attachments: checked.attachments,
     tags: input.tags ?? [],
-    metadata: input.metadata ?? {},
     scheduledAt,
     expiresAt,
   };
 }
+
+const JSON_COLUMNS = ["to", "cc", "bcc", "reply_to", "headers", "metadata"] as const;
+
+/**
+ * Values within the contract's limits that would still not fit their column as stored
+ * (LIMITS.storedJsonMaxBytes): a 500-character metadata value of emoji is 2,000 bytes, a `"`
+ * in a header two bytes of JSON, a backslash in a display name two characters once quoted.
+ * Refused here as the client's problem, rather than failing the insert with a 500 on MySQL.
+ */
+function storedSizeProblems(stored: { from: string | null } & Record<(typeof JSON_COLUMNS)[number], unknown>): FieldError[] {
+  const problems: FieldError[] = [];
+  if (stored.from !== null) {
+    const chars = [...stored.from].length; // VARCHAR counts characters (code points), not UTF-16 units
+    if (chars > LIMITS.storedMailboxMaxChars) {
+      problems.push({ location: "body", pointer: "/from", message: `must be at most ${number(LIMITS.storedMailboxMaxChars)} characters as its header carries it, display name quoted and escaped (this is ${number(chars)})` });
+    }
+  }
+  for (const field of JSON_COLUMNS) {
+    const bytes = Buffer.byteLength(JSON.stringify(stored[field]), "utf8");
+    if (bytes > LIMITS.storedJsonMaxBytes) {
+      problems.push({ location: "body", pointer: `/${field}`, message: `must serialise to at most ${number(LIMITS.storedJsonMaxBytes)} bytes of UTF-8 JSON as stored (this is ${number(bytes)})` });
+    }
+  }
+  return problems;
+}
+
+const number = (n: number): string => n.toLocaleString("en-US");
 
 /** The attachments as stored, and every problem with their names, types and content. */
 export function checkedAttachments(given: readonly InlineAttachment[] | undefined): { attachments: StoredAttachment[]; errors: FieldError[] } {
@@ -203,7 +237,7 @@ function uniqueRecipients(list: Array<{ type: "to" | "cc" | "bcc"; mailbox: Mail
  * minute's clock skew), or a problem with the time. Creation and rescheduling share the rule.
  */
 export function scheduledTime(value: string, now: number): { at: number | null } | { problem: string } {
-  const at = Date.parse(value);
+  const at = parseInstant(value);
   if (Number.isNaN(at)) return { problem: "must be an RFC 3339 date-time" };
   if (at < now - LIMITS.scheduleSkewMs) return { problem: "must not be in the past" };
   if (at > now + LIMITS.scheduleHorizonMs) return { problem: "must be at most 30 days ahead" };

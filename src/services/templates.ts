@@ -2,6 +2,7 @@ import type { Clock } from "../domain/clock.js";
 import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolation, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
+import { LIMITS } from "../domain/limits.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateFilters, type TemplateKind, type TemplateRow, type TemplatesTransaction, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
@@ -277,9 +278,15 @@ export class TemplatesService {
     if (resolved.template.kind === "layout") throw layoutSentAlone(slug);
     const layout = await this.layoutOf(resolved, "/template/slug", (layoutSlug) => this.resolveForSend(workspaceId, layoutSlug, "published"));
     const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/template/variables", false);
+    // A header line: line breaks a variable brought in become spaces, never a second header.
+    const subject = rendered.subject.replace(/[\r\n\0]+/g, " ").trim();
+    // The contract's limit on a subject given directly holds for a rendered one too (counted as Ajv counts: code points).
+    const subjectChars = [...subject].length;
+    if (subjectChars > LIMITS.subjectMaxChars) {
+      throw ValidationError.field("/template", `renders a subject of ${subjectChars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
+    }
     return {
-      // A header line: line breaks a variable brought in become spaces, never a second header.
-      subject: rendered.subject.replace(/[\r\n\0]+/g, " ").trim(),
+      subject,
       html: rendered.html,
       text: rendered.text,
       template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version, layout: layoutRef(layout) },

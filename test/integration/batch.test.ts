@@ -57,6 +57,32 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     expect(await count("messages")).toBe(2);
   });
 
+  it("refuses an Idempotency-Key longer than 252 characters, which #<index> would take past 255, storing nothing", async () => {
+    for (const key of ["k".repeat(253), `"${"k".repeat(253)}"`, "k".repeat(255)]) {
+      const res = await batch([aMessage()], { idempotencyKey: key });
+      expect(res.statusCode, key).toBe(422);
+      expect(res.json().code).toBe("validation_failed");
+      for (const error of res.json().errors) expect(error).toMatchObject({ location: "header", pointer: "/idempotency-key" });
+    }
+    for (const table of ["messages", "idempotency_keys"]) expect(await count(table), table).toBe(0);
+    // 252 is the longest: its 100th message stores 255 characters.
+    const longest = "k".repeat(252);
+    const res = await batch(Array.from({ length: 100 }, () => aMessage()), { idempotencyKey: longest });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect((res.json().data as Item[])[99]!.message!.idempotency_key).toBe(`${longest}#99`);
+    expect(await count("messages")).toBe(100);
+  });
+
+  it("answers a message whose stored values would not fit with its own 422, and accepts the others", async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`key${i}`, "😀".repeat(500)]));
+    const res = await batch([aMessage({ to: "ada@example.com" }), aMessage({ metadata }), aMessage({ to: "grace@example.com" })], { idempotencyKey: "big-1" });
+    expect(res.statusCode).toBe(200);
+    const items = res.json().data as Item[];
+    expect(items.map((i) => i.status)).toEqual([202, 422, 202]);
+    expect(items[1]!.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/metadata" }] });
+    expect(await count("messages")).toBe(2);
+  });
+
   it("finds the messages a crashed first attempt stored instead of sending them again", async () => {
     const messages = [aMessage({ to: "ada@example.com" }), aMessage({ to: "grace@example.com" })];
     const first = (await batch(messages, { idempotencyKey: "crashy" })).json().data as Item[];

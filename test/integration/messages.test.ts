@@ -245,6 +245,46 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses metadata whose JSON is larger than its column holds (65,535 bytes), though each value is within 500 characters", async () => {
+      // 500 emoji are 500 characters to the contract but 2,000 bytes of UTF-8: 50 keys make ~100 KB.
+      const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`key${i}`, "😀".repeat(500)]));
+      const res = await send(aMessage({ metadata }));
+      expectValidationFailure(res, ["/metadata"]);
+      expect(res.json().errors[0].message).toMatch(/at most 65,535 bytes.* \(this is 100,\d{3}\)/);
+      await expectNothingStored();
+      // Just under the limit is stored whole.
+      const fits = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`key${i}`, "😀".repeat(500)]));
+      expect((await get((await sendOk(aMessage({ metadata: fits }))).id)).metadata).toEqual(fits);
+    });
+
+    it("refuses headers whose JSON is larger than their column holds, though each is within the contract", async () => {
+      // A `"` is one character of the value and two bytes of JSON (\").
+      const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-Quote-${i}`, '"'.repeat(998)]));
+      const res = await send(aMessage({ headers }));
+      expectValidationFailure(res, ["/headers"]);
+      expect(res.json().errors[0].message).toMatch(/at most 65,535 bytes/);
+      await expectNothingStored();
+    });
+
+    it("refuses address lists whose JSON is larger than their column holds", async () => {
+      // Control characters are allowed in a display name, and JSON spells each as \u0001 (6 bytes).
+      const domain = `${"d".repeat(63)}.${"e".repeat(63)}.example`;
+      const list = Array.from({ length: 50 }, (_, i) => `${"\u0001".repeat(200)} <${`user${i}`.padEnd(64, "x")}@${domain}>`);
+      expectValidationFailure(await send(aMessage({ to: list })), ["/to"]);
+      expectValidationFailure(await send(aMessage({ reply_to: list })), ["/reply_to"]);
+      await expectNothingStored();
+    });
+
+    it("refuses a sender longer than its column holds once its display name is quoted for the header", async () => {
+      // 200 backslashes are escaped to 400 and quoted: with a 254-character address, 659 characters.
+      const address = `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`;
+      expect(address).toHaveLength(254);
+      const res = await send(aMessage({ from: `${"\\".repeat(200)} <${address}>` }));
+      expectValidationFailure(res, ["/from"]);
+      expect(res.json().errors[0].message).toMatch(/at most 512 characters.* \(this is 659\)/);
+      await expectNothingStored();
+    });
+
     it("refuses an attachment whose content is not base64", async () => {
       expectValidationFailure(await send(aMessage({ attachments: [{ filename: "a.txt", content: "not base64!" }] })), ["/attachments/0/content"]);
       expectValidationFailure(await send(aMessage({ attachments: [{ filename: "ok.txt", content: "b2s=" }, { filename: "b.txt", content: "abc" }] })), ["/attachments/1/content"]);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LIMITS } from "../../src/domain/limits.js";
 import { databases } from "../helpers/databases.js";
 import { templateCalls } from "../helpers/template-calls.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -580,6 +581,24 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(delivered.mime).toContain("Subject: Welcome, <Ada>");
     });
 
+    it("refuses variables nested deeper than the body may nest (422 at the first too-deep value), with or without an Idempotency-Key, and keeps serving", async () => {
+      await create({ slug: "hello", name: "Hello", subject: "Hi", html: "<p>Hello {{ first_name }}</p>", variables: undefined, publish: true });
+      // 5,000 nested arrays, 10 KB: deep enough to overflow a recursive walk or a structured clone.
+      const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+      const body = `{"to":"ada@example.com","template":{"slug":"hello","variables":{"first_name":${deep}}}}`;
+      const depthPointer = `/template/variables/first_name${"/0".repeat(LIMITS.bodyDepth - 3)}`;
+      for (const headers of [{}, { "idempotency-key": "deep-1" }]) {
+        const res = await t.call({ method: "POST", url: "/v1/messages", payload: body, headers: { "content-type": "application/json", ...headers } });
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: depthPointer, message: `is nested more than ${LIMITS.bodyDepth} levels deep` }] });
+      }
+      const rendered = await t.call({ method: "POST", url: "/v1/templates/hello/render", payload: `{"variables":{"first_name":${deep}}}`, headers: { "content-type": "application/json" } });
+      expect(rendered.statusCode, rendered.body).toBe(422);
+      expect(await storedMessages()).toBe(0);
+      const nested = await send(templated({ slug: "hello", variables: { first_name: [[["deep", ["enough"]]]] } }));
+      expect(nested.statusCode, nested.body).toBe(202);
+    });
+
     it("sends a template that declares no variables with the ones it uses, and refuses one it neither declares nor uses", async () => {
       // The CLI's and the README's own example: no declarations at all.
       const made = await create({ slug: "hello", name: "Hello", subject: "Welcome, {{ first_name }}", html: "<p>Hello {{ first_name }}</p>", variables: undefined, publish: true });
@@ -604,6 +623,23 @@ describe.each(databases)("Templates ($name)", (database) => {
       }
       const latest = await send(templated({ slug: "welcome", variables: { first_name: "Ada" } }));
       expect(latest.json()).toMatchObject({ subject: "Two: Ada", template: { version: 2 } });
+    });
+
+    it("refuses a rendered subject longer than a subject may be (998 characters), naming its length, and stores nothing", async () => {
+      await create({ publish: true });
+      // "Welcome, " and 990 characters: 999. A batch's message is refused the same way, on its own.
+      const tooLong = templated({ slug: "welcome", variables: { first_name: "x".repeat(990) } });
+      for (const res of [await send(tooLong), await send(templated({ slug: "welcome", variables: { first_name: "😀".repeat(990) } }))]) {
+        expect(res.statusCode, res.body.slice(0, 300)).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/template", message: expect.stringMatching(/a subject of 999 characters.*at most 998/) }] });
+      }
+      const batch = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: [tooLong, templated({ slug: "welcome", variables: { first_name: "Ada" } })] } });
+      expect(batch.json().data.map((item: { status: number }) => item.status)).toEqual([422, 202]);
+      expect(await storedMessages()).toBe(1);
+      // 998, emoji counted as one character each as the contract counts them, is sent whole.
+      const longest = await send(templated({ slug: "welcome", variables: { first_name: "😀".repeat(989) } }));
+      expect(longest.statusCode, longest.body.slice(0, 300)).toBe(202);
+      expect([...(longest.json() as Message).subject]).toHaveLength(998);
     });
 
     it("works with a live key too: templates serve both environments", async () => {

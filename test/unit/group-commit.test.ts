@@ -51,4 +51,72 @@ describe("GroupCommit", () => {
     await expect(groupCommit.submit(echo, "a")).rejects.toBe(broken);
     expect(attempts).toBe(1);
   });
+
+  describe("a submission that fails its statement", () => {
+    const TOO_LONG = Object.assign(new Error("Data too long for column 'metadata' at row 3"), { errno: 1406, code: "ER_DATA_TOO_LONG" });
+
+    /** A database that fails any transaction writing a "poison" item, and records what each committed. */
+    function poisonableDatabase() {
+      const committed: string[][] = [];
+      const knex = {
+        transaction: async <T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> => {
+          const written: string[] = [];
+          const trx = { written } as unknown as Knex.Transaction;
+          const result = await work(trx);
+          if (written.some((item) => item.startsWith("poison"))) throw TOO_LONG;
+          committed.push(written);
+          return result;
+        },
+      } as unknown as Knex;
+      const dialect = { writerConcurrency: 1, isRetryable: () => false } as unknown as Dialect;
+      const recording = (name: string): BatchWriter<string, string> => ({
+        name,
+        write: async (trx, items) => {
+          (trx as unknown as { written: string[] }).written.push(...items);
+          return items.map((item) => `${item} written`);
+        },
+      });
+      return { groupCommit: new GroupCommit(knex, dialect), committed, accepts: recording("message-accept"), claims: recording("idempotency-claim") };
+    }
+
+    it("fails alone with its own error: the other submissions of its batch, of any writer, are written", async () => {
+      const { groupCommit, committed, accepts, claims } = poisonableDatabase();
+      const results = await Promise.allSettled([
+        groupCommit.submit(accepts, "a"),
+        groupCommit.submit(claims, "claim-1"),
+        groupCommit.submit(accepts, "poison"),
+        groupCommit.submit(accepts, "b"),
+        groupCommit.submit(claims, "claim-2"),
+      ]);
+      expect(results).toEqual([
+        { status: "fulfilled", value: "a written" },
+        { status: "fulfilled", value: "claim-1 written" },
+        { status: "rejected", reason: TOO_LONG },
+        { status: "fulfilled", value: "b written" },
+        { status: "fulfilled", value: "claim-2 written" },
+      ]);
+      // Each good submission is committed exactly once, and the poisoned one never.
+      expect(committed.flat().sort()).toEqual(["a", "b", "claim-1", "claim-2"]);
+    });
+
+    it("isolates each of several among many, still committing the rest in groups rather than one by one", async () => {
+      const { groupCommit, committed, accepts } = poisonableDatabase();
+      const items = Array.from({ length: 64 }, (_, i) => (i === 5 || i === 40 ? `poison-${i}` : `item-${i}`));
+      const results = await Promise.allSettled(items.map((item) => groupCommit.submit(accepts, item)));
+      expect(results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason)).toEqual([TOO_LONG, TOO_LONG]);
+      expect(results.map((r) => r.status === "rejected")).toEqual(items.map((item) => item.startsWith("poison")));
+      expect(committed.flat().sort()).toEqual(items.filter((item) => !item.startsWith("poison")).sort());
+      expect(committed.length).toBeLessThan(20);
+    });
+
+    it("still fails the whole batch, without splitting it, when the database does not answer", async () => {
+      const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+      let attempts = 0;
+      const knex = { transaction: async () => { attempts++; throw refused; } } as unknown as Knex;
+      const groupCommit = new GroupCommit(knex, { writerConcurrency: 1, isRetryable: () => false } as unknown as Dialect);
+      const results = await Promise.allSettled([groupCommit.submit(echo, "a"), groupCommit.submit(echo, "b"), groupCommit.submit(echo, "c")]);
+      expect(results).toEqual([0, 1, 2].map(() => ({ status: "rejected", reason: refused })));
+      expect(attempts).toBe(1);
+    });
+  });
 });
