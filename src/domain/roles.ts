@@ -3,6 +3,8 @@
  * role that may call it in the contract (`x-mailroom-role`); the rules about who may hand out or
  * take away which role live here.
  */
+import type { Permission } from "./environments.js";
+
 export const ROLES = ["viewer", "developer", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -23,3 +25,13 @@ export function mayAssign(actor: Role, from: Role | null, to: Role | null): bool
   if (actor === "owner") return true;
   return from !== "owner" && to !== "owner";
 }
+
+/**
+ * The least role that may create, change or rotate a key of each permission (revoking takes
+ * power away, so the operation's own role suffices for any key). An API key is not a member and
+ * is never role-checked: a full_access key reaches every operation, admin-only ones included. So
+ * handing one out, or receiving a new secret for one, is itself an admin's act; otherwise a
+ * developer could mint a key and through it change settings, reveal webhook secrets or read the
+ * audit log. Developers manage sending_access keys.
+ */
+export const KEY_PERMISSION_ROLES: Readonly<Record<Permission, Role>> = { full_access: "admin", sending_access: "developer" };

@@ -1,10 +1,11 @@
 import { digestSecret, generateSecret, redactSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
-import { toIso } from "../domain/clock.js";
-import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
+import { parseInstant, toIso } from "../domain/clock.js";
+import { ConflictError, DomainError, NotFoundError, ValidationError } from "../domain/errors.js";
 import type { Environment, Permission, Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { applyRestrictions, NO_RESTRICTIONS, type KeyRestrictions } from "../domain/key-restrictions.js";
+import { KEY_PERMISSION_ROLES, roleAtLeast } from "../domain/roles.js";
 import type { ApiKeyRow, ApiKeysRepository, SecretRow } from "../db/repositories/api-keys.js";
 import { ApiKeysRepository as Keys } from "../db/repositories/api-keys.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -27,7 +28,8 @@ export class ApiKeysService {
   async create(principal: Principal, input: CreateApiKeyRequest): Promise<ApiKeyWithSecret> {
     const now = this.clock.now();
     const permission = input.permission ?? "full_access";
-    const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
+    assertMayManageKey(principal, permission, "create", input.permission === undefined ? " (a key created without a permission is full_access)" : "");
+    const expiresAt = input.expires_at === undefined ? null : parseInstant(input.expires_at);
     const { restrictions, errors } = applyRestrictions(NO_RESTRICTIONS, input.restrictions, permission, "/restrictions");
     if (expiresAt !== null && expiresAt <= now) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be in the future" });
     if (errors.length > 0) throw new ValidationError(errors);
@@ -68,6 +70,7 @@ export class ApiKeysService {
   /** Renames the key or changes its restrictions; each restriction given replaces that one. */
   async update(principal: Principal, id: string, input: UpdateApiKeyRequest): Promise<ApiKey> {
     const key = await this.find(principal, id);
+    assertMayManageKey(principal, key.permission, "change");
     if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be changed; create a new key.");
     const { restrictions, errors } = applyRestrictions(key.restrictions, input.restrictions, key.permission, "/restrictions");
     if (errors.length > 0) throw new ValidationError(errors);
@@ -83,6 +86,7 @@ export class ApiKeysService {
 
   async rotate(principal: Principal, id: string, overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<ApiKeyWithSecret> {
     const key = await this.find(principal, id);
+    assertMayManageKey(principal, key.permission, "rotate");
     const now = this.clock.now();
     if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");
     if (key.expires_at !== null && key.expires_at <= now) throw new ConflictError("api_key_expired", "API key expired", "An expired key cannot be rotated; create a new key.");
@@ -97,6 +101,29 @@ export class ApiKeysService {
     if (!key) throw new NotFoundError("API key", id);
     return key;
   }
+}
+
+/**
+ * Throws unless the caller may create, change or rotate a key with `permission`: a member needs
+ * KEY_PERMISSION_ROLES' role for it (src/domain/roles.ts says why), on top of the operation's
+ * x-mailroom-role. The operations' least role stays developer, since developers manage
+ * sending_access keys, so the check is here rather than at admission. An API key is not a member:
+ * admission already required full_access of it, and such a key may manage any key.
+ */
+function assertMayManageKey(principal: Principal, permission: Permission, action: "create" | "change" | "rotate", note = ""): void {
+  const { credential } = principal;
+  if (credential.kind !== "user_token") return;
+  const needed = KEY_PERMISSION_ROLES[permission];
+  if (roleAtLeast(credential.role, needed)) return;
+  const doing = { create: "Creating", change: "Changing", rotate: "Rotating" }[action];
+  const alternative = action === "create" ? `, or create a sending_access key${note}` : "";
+  throw new DomainError(
+    "forbidden",
+    "insufficient_role",
+    "Insufficient role",
+    `${doing} a ${permission} key needs the ${needed} role or above: such a key can call every operation, ${needed}-only ones included. ` +
+      `You are ${credential.role === "admin" ? "an" : "a"} ${credential.role} of this workspace; ask ${needed === "admin" ? "an" : "a"} ${needed} to ${action} it${alternative}.`,
+  );
 }
 
 export const scopeOf = (principal: Principal): Scope => ({ workspaceId: principal.workspaceId, environment: principal.environment });

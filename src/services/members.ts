@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { digestSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
-import { ConflictError, DomainError, InsufficientRoleError, NotFoundError, UserTokenRequiredError } from "../domain/errors.js";
+import { AuthenticationError, ConflictError, DomainError, InsufficientRoleError, NotFoundError, UserTokenRequiredError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
-import { mayAssign, type Role } from "../domain/roles.js";
+import { mayAssign, roleAtLeast, ROLES, type Role } from "../domain/roles.js";
 import type { Repositories, Transaction } from "../db/repositories/index.js";
 import { InvitationsRepository } from "../db/repositories/invitations.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -25,6 +25,8 @@ function memberOf(principal: Principal): { userId: string; role: Role } {
 }
 
 const ownerRoleError = () => new InsufficientRoleError("owner", "admin");
+/** The roles a member with `role` (null: no longer a member) may not invite anyone as. */
+const ungrantable = (role: Role | null): Role[] => ROLES.filter((invited) => role === null || !mayAssign(role, null, invited));
 const lastOwnerError = () => new ConflictError("last_owner", "Last owner", "A workspace needs at least one owner: make someone else an owner first.");
 
 /** Accounts, workspaces, members and invitations: who belongs where, with which role. */
@@ -67,10 +69,11 @@ export class MembersService {
   async updateMember(principal: Principal, userId: string, input: Schemas["UpdateMemberRequest"]): Promise<Schemas["Member"]> {
     const actor = memberOf(principal);
     const target = await this.findMember(principal.workspaceId, userId);
-    if (!mayAssign(actor.role, target.role, input.role)) throw ownerRoleError();
     await this.repositories.transaction(async (trx) => {
-      if (target.role === "owner" && input.role !== "owner" && (await this.repositories.members.countOwners(principal.workspaceId, trx)) <= 1) throw lastOwnerError();
+      await this.decideUnderLock(principal.workspaceId, actor.userId, userId, input.role, trx);
       await this.repositories.members.updateRole(principal.workspaceId, userId, input.role, trx);
+      // An invitation is only as good as its sender's role: one they may no longer send goes too.
+      await this.repositories.invitations.closePendingBy(principal.workspaceId, userId, ungrantable(input.role), this.clock.now(), trx);
     });
     return { ...target, role: input.role };
   }
@@ -78,14 +81,35 @@ export class MembersService {
   async removeMember(principal: Principal, userId: string): Promise<Schemas["Member"]> {
     const actor = memberOf(principal);
     const target = await this.findMember(principal.workspaceId, userId);
-    if (!mayAssign(actor.role, target.role, null)) throw ownerRoleError();
-    await this.repositories.transaction(async (trx) => {
-      if (target.role === "owner" && (await this.repositories.members.countOwners(principal.workspaceId, trx)) <= 1) throw lastOwnerError();
+    const role = await this.repositories.transaction(async (trx) => {
+      const from = await this.decideUnderLock(principal.workspaceId, actor.userId, userId, null, trx);
       await this.repositories.members.delete(principal.workspaceId, userId, trx);
-      // Removal takes effect now, not when the member's tokens would have expired.
+      // Removal takes effect now: the member's tokens end, not at their expiry, and so do the
+      // invitations they sent, whose links would otherwise still let people in at their word.
       await this.repositories.sessions.deleteTokensOfMember(principal.workspaceId, userId, trx);
+      await this.repositories.invitations.closePendingBy(principal.workspaceId, userId, ungrantable(null), this.clock.now(), trx);
+      return from;
     });
-    return target;
+    return { ...target, role };
+  }
+
+  /**
+   * Whether the actor may move the target from their current role to `to` (null: removal),
+   * decided on roles read under the workspace's membership lock: the principal's role and the
+   * target's read before it may be stale by then (two owners demoting each other at once).
+   * Returns the target's role.
+   */
+  private async decideUnderLock(workspaceId: string, actorId: string, targetId: string, to: Role | null, trx: Transaction): Promise<Role> {
+    const roles = await this.repositories.members.lockRoles(workspaceId, trx);
+    const actorRole = roles.get(actorId);
+    const from = roles.get(targetId);
+    // Removed meanwhile: their token was revoked with the membership, as the next call would find.
+    if (actorRole === undefined) throw new AuthenticationError();
+    if (from === undefined) throw new NotFoundError("member", targetId);
+    if (!mayAssign(actorRole, from, to)) throw roleAtLeast(actorRole, "admin") ? ownerRoleError() : new InsufficientRoleError("admin", actorRole);
+    const owners = [...roles.values()].filter((role) => role === "owner").length;
+    if (from === "owner" && to !== "owner" && owners <= 1) throw lastOwnerError();
+    return from;
   }
 
   /** `baseUrl` is where the dashboard is reached; the link is `<baseUrl>/invitations/<secret>`. */
@@ -145,8 +169,14 @@ export class MembersService {
     // Every query inside the transaction goes through it: SQLite has one connection.
     const accept = async (tx: Transaction) => {
       const row = await this.pendingInvitation(secret, tx);
+      // Removing or demoting the sender closes their invitations; this also refuses one they sent
+      // while that happened, so a link never grants more than its sender may grant now.
+      if (row.invited_by !== null) {
+        const sender = await this.repositories.members.find(row.workspace_id, row.invited_by, tx);
+        if (!sender || !mayAssign(sender.role, null, row.role)) throw invitationNotFound();
+      }
       if (row.email_normalized !== user.email_normalized) {
-        throw new DomainError("forbidden", "invitation_email_mismatch", "Invitation for another address", `This invitation is for ${row.email}; sign in with that address to accept it.`);
+        throw invitationEmailMismatch(row.email);
       }
       if (!(await this.repositories.invitations.close(row.id, this.clock.now(), tx))) throw invitationNotFound();
       const already = await this.repositories.members.find(row.workspace_id, user.id, tx);
@@ -155,7 +185,12 @@ export class MembersService {
     await (trx ? accept(trx) : this.repositories.transaction(accept));
   }
 
-  private async pendingInvitation(secret: string, trx?: Transaction) {
+  /**
+   * The pending (open, unexpired) invitation a link's secret names, or 404 invitation_not_found.
+   * Sign-up with an invitation calls it first, before it hashes the password or looks up the
+   * address: a made-up token costs nothing and tells nothing.
+   */
+  async pendingInvitation(secret: string, trx?: Transaction) {
     const row = await this.repositories.invitations.findPendingByDigest(digestSecret(secret), this.clock.now(), trx);
     if (!row) throw invitationNotFound();
     return row;
@@ -168,4 +203,5 @@ export class MembersService {
   }
 }
 
+export const invitationEmailMismatch = (email: string) => new DomainError("forbidden", "invitation_email_mismatch", "Invitation for another address", `This invitation is for ${email}; sign in with that address to accept it.`);
 const invitationNotFound = () => new DomainError("not_found", "invitation_not_found", "Invitation not found", "This invitation link is not valid: it was used, revoked, replaced or has expired. Ask for a new one.");

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const HOUR = 3_600_000;
@@ -19,6 +20,22 @@ describe.each(databases)("API keys ($name)", (database) => {
   };
   /** Whether a secret currently authenticates (a cheap authenticated read). */
   const statusWith = async (secret: string) => (await t.call({ method: "GET", url: "/v1/workspace", key: secret })).statusCode;
+  /**
+   * A workspace of people: its owner, and a member with `role`, each with a sandbox user token,
+   * plus a full_access and a sending_access key the owner made in it.
+   */
+  const team = async (role: "developer" | "admin") => {
+    const owner = await signedUp(t, { email: "ada@acme.example" });
+    const ownerToken = await owner.session.token(owner.workspaceId);
+    const invitation = await t.call({ method: "POST", url: "/v1/invitations", payload: { email: "grace@acme.example", role }, key: ownerToken });
+    const member = await signedUp(t, { email: "grace@acme.example", invitation_token: invitation.json().accept_url.split("/").pop() });
+    return {
+      ownerToken,
+      memberToken: await member.session.token(owner.workspaceId),
+      fullKey: await createKey({ name: "Admin", permission: "full_access" }, ownerToken),
+      sendingKey: await createKey({ name: "Web app", permission: "sending_access" }, ownerToken),
+    };
+  };
   const keyIds = async (key?: string) => {
     const res = await t.call({ method: "GET", url: "/v1/api-keys?limit=100", ...(key ? { key } : {}) });
     expect(res.statusCode).toBe(200);
@@ -59,6 +76,29 @@ describe.each(databases)("API keys ($name)", (database) => {
     it("gives full_access when no permission is asked for", async () => {
       const key = await createKey({ name: "Admin" });
       expect(key.permission).toBe("full_access");
+    });
+
+    it("refuses a developer a full_access key, asked for or by default, with 403 insufficient_role and creates nothing", async () => {
+      const { memberToken } = await team("developer");
+      const before = await keyIds(memberToken);
+      for (const payload of [{ name: "Admin", permission: "full_access" }, { name: "Admin" }]) {
+        const res = await t.call({ method: "POST", url: "/v1/api-keys", payload, key: memberToken });
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json()).toMatchObject({ code: "insufficient_role", detail: expect.stringMatching(/^Creating a full_access key needs the admin role or above.*you are a developer.*ask an admin/is) });
+      }
+      expect(await keyIds(memberToken)).toEqual(before);
+    });
+
+    it("lets a developer create a sending_access key", async () => {
+      const { memberToken } = await team("developer");
+      const key = await createKey({ name: "CI", permission: "sending_access" }, memberToken);
+      expect(key.permission).toBe("sending_access");
+    });
+
+    it("lets an admin, and a full_access key, create a full_access key", async () => {
+      const { memberToken } = await team("admin");
+      expect((await createKey({ name: "By an admin" }, memberToken)).permission).toBe("full_access");
+      expect((await createKey({ name: "By a key", permission: "full_access" }, t.workspace.sandboxKey)).permission).toBe("full_access");
     });
 
     it("issues a secret that authenticates calls at once", async () => {
@@ -238,7 +278,30 @@ describe.each(databases)("API keys ($name)", (database) => {
     });
   });
 
+  describe("updateApiKey", () => {
+    it("refuses a developer any change to a full_access key, and allows it on a sending_access key", async () => {
+      const { memberToken, fullKey, sendingKey } = await team("developer");
+      const refused = await t.call({ method: "PATCH", url: `/v1/api-keys/${fullKey.id}`, payload: { restrictions: { allowed_ips: null } }, key: memberToken });
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json()).toMatchObject({ code: "insufficient_role", detail: expect.stringContaining("Changing a full_access key needs the admin role") });
+      expect((await t.call({ method: "PATCH", url: `/v1/api-keys/${sendingKey.id}`, payload: { name: "Renamed" }, key: memberToken })).statusCode).toBe(200);
+    });
+
+    it("lets an admin change a full_access key", async () => {
+      const { memberToken, fullKey } = await team("admin");
+      const res = await t.call({ method: "PATCH", url: `/v1/api-keys/${fullKey.id}`, payload: { name: "Renamed" }, key: memberToken });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().name).toBe("Renamed");
+    });
+  });
+
   describe("revokeApiKey", () => {
+    it("lets a developer revoke a full_access key: revoking takes power away", async () => {
+      const { memberToken, fullKey } = await team("developer");
+      expect((await t.call({ method: "DELETE", url: `/v1/api-keys/${fullKey.id}`, key: memberToken })).statusCode).toBe(200);
+      expect(await statusWith(fullKey.secret)).toBe(401);
+    });
+
     it("answers the revoked key, whose secret then gets 401", async () => {
       const key = await createKey();
       expect(await statusWith(key.secret)).toBe(200);
@@ -378,6 +441,23 @@ describe.each(databases)("API keys ($name)", (database) => {
         expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/overlap_seconds" }] });
       }
       expect(await statusWith(key.secret)).toBe(200);
+    });
+
+    it("refuses a developer the rotation of a full_access key, and issues no secret", async () => {
+      const { memberToken, fullKey, sendingKey } = await team("developer");
+      const refused = await t.call({ method: "POST", url: `/v1/api-keys/${fullKey.id}/rotate`, payload: { overlap_seconds: 0 }, key: memberToken });
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json()).toMatchObject({ code: "insufficient_role", detail: expect.stringContaining("Rotating a full_access key needs the admin role") });
+      expect(refused.body).not.toMatch(/svc_test_/);
+      expect(await statusWith(fullKey.secret)).toBe(200);
+      expect((await t.call({ method: "POST", url: `/v1/api-keys/${sendingKey.id}/rotate`, payload: {}, key: memberToken })).statusCode).toBe(200);
+    });
+
+    it("lets an admin rotate a full_access key", async () => {
+      const { memberToken, fullKey } = await team("admin");
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${fullKey.id}/rotate`, payload: { overlap_seconds: 0 }, key: memberToken });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().secret).toMatch(SECRET_SHAPE);
     });
 
     it("answers 404 for an id that does not exist", async () => {

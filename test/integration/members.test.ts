@@ -128,10 +128,12 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       }
     });
 
-    it("lets a developer send and manage keys but not change settings or members", async () => {
+    it("lets a developer send and manage sending_access keys but not hand out full_access keys, change settings or members", async () => {
       const developer = await member("grace@acme.example", "developer");
       expect((await as(developer.token).post("/v1/messages", aMessage())).statusCode).toBe(202);
-      expect((await as(developer.token).post("/v1/api-keys", { name: "ci" })).statusCode).toBe(201);
+      expect((await as(developer.token).post("/v1/api-keys", { name: "ci", permission: "sending_access" })).statusCode).toBe(201);
+      // A full_access key is never role-checked, so through one a developer would be an admin.
+      expect((await as(developer.token).post("/v1/api-keys", { name: "ci", permission: "full_access" })).json().code).toBe("insufficient_role");
       expect((await as(developer.token).patch("/v1/workspace", { name: "x" })).statusCode).toBe(403);
       expect((await as(developer.token).patch(`/v1/members/${owner.userId}`, { role: "viewer" })).statusCode).toBe(403);
     });
@@ -166,6 +168,66 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       expect((await as(admin.token).patch(`/v1/members/${owner.userId}`, { role: "viewer" })).statusCode).toBe(403);
       expect((await as(admin.token).delete(`/v1/members/${owner.userId}`)).statusCode).toBe(403);
       expect((await as(admin.token).patch(`/v1/members/${admin.userId}`, { role: "owner" })).statusCode).toBe(403);
+    });
+
+    it("closes the pending invitations of a removed member: their links stop working", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      const invitation = await as(admin.token).post("/v1/invitations", { email: "alan@acme.example", role: "admin" });
+      const own = await as(ownerToken).post("/v1/invitations", { email: "barbara@acme.example" });
+      expect((await as(ownerToken).delete(`/v1/members/${admin.userId}`)).statusCode).toBe(200);
+      expect((await as(ownerToken).get("/v1/invitations")).json().data.map((i: { id: string }) => i.id)).toEqual([own.json().id]);
+      const secret = invitation.json().accept_url.split("/").pop();
+      expect((await t.app.inject({ method: "GET", url: `/auth/invitations/${secret}` })).statusCode).toBe(404);
+      await expect(signedUp(t, { email: "alan@acme.example", invitation_token: secret })).rejects.toThrow(/invitation_not_found/);
+    });
+
+    it("closes the pending invitations a demoted member may no longer send", async () => {
+      const second = await member("grace@acme.example", "owner");
+      const asOwner = await as(second.token).post("/v1/invitations", { email: "alan@acme.example", role: "owner" });
+      const asDeveloper = await as(second.token).post("/v1/invitations", { email: "barbara@acme.example", role: "developer" });
+      expect((await as(ownerToken).patch(`/v1/members/${second.userId}`, { role: "admin" })).statusCode).toBe(200);
+      // An admin may still invite developers, not owners.
+      expect((await as(ownerToken).get("/v1/invitations")).json().data.map((i: { id: string }) => i.id)).toEqual([asDeveloper.json().id]);
+      expect((await as(ownerToken).patch(`/v1/members/${second.userId}`, { role: "developer" })).statusCode).toBe(200);
+      expect((await as(ownerToken).get("/v1/invitations")).json().data).toEqual([]);
+      for (const invitation of [asOwner, asDeveloper]) {
+        expect((await t.app.inject({ method: "GET", url: `/auth/invitations/${invitation.json().accept_url.split("/").pop()}` })).statusCode).toBe(404);
+      }
+    });
+
+    it("keeps an owner when two owners demote each other at once", async () => {
+      const grace = await member("grace@acme.example", "owner");
+      for (let round = 0; round < 5; round++) {
+        const answers = await Promise.all([as(ownerToken).patch(`/v1/members/${grace.userId}`, { role: "admin" }), as(grace.token).patch(`/v1/members/${owner.userId}`, { role: "admin" })]);
+        expect(answers.map((res) => res.statusCode).filter((status) => status === 200), `round ${round}`).toHaveLength(1);
+        const refused = answers.find((res) => res.statusCode !== 200)!;
+        expect([403, 409], refused.body).toContain(refused.statusCode);
+        const members = (await as(ownerToken).get("/v1/members")).json().data as Array<{ user_id: string; role: string }>;
+        const owners = members.filter((m) => m.role === "owner");
+        expect(owners, `round ${round}`).toHaveLength(1);
+        // The one left an owner makes the other an owner again for the next round.
+        const [ownerLeft, other] = owners[0]!.user_id === owner.userId ? [ownerToken, grace.userId] : [grace.token, owner.userId];
+        expect((await as(ownerLeft).patch(`/v1/members/${other}`, { role: "owner" })).statusCode).toBe(200);
+      }
+    });
+
+    it("keeps an owner when two owners remove each other at once", async () => {
+      for (let round = 0; round < 5; round++) {
+        const grace = await member(`grace${round}@acme.example`, "owner");
+        const answers = await Promise.all([as(ownerToken).delete(`/v1/members/${grace.userId}`), as(grace.token).delete(`/v1/members/${owner.userId}`)]);
+        expect(answers.map((res) => res.statusCode).filter((status) => status === 200), `round ${round}`).toHaveLength(1);
+        const survivorToken = answers[0]!.statusCode === 200 ? ownerToken : grace.token;
+        const members = (await as(survivorToken).get("/v1/members")).json().data as Array<{ role: string }>;
+        expect(members.map((m) => m.role), `round ${round}`).toEqual(["owner"]);
+        if (survivorToken !== ownerToken) {
+          // Ada was removed: Grace invites her back as an owner, Ada accepts while signed in and
+          // removes Grace, so that the next round starts as this one did.
+          const invitation = await as(grace.token).post("/v1/invitations", { email: "ada@acme.example", role: "owner" });
+          expect((await owner.session.post("/auth/invitations/accept", { token: invitation.json().accept_url.split("/").pop() })).statusCode).toBe(200);
+          ownerToken = await owner.session.token(owner.workspaceId);
+          expect((await as(ownerToken).delete(`/v1/members/${grace.userId}`)).statusCode).toBe(200);
+        }
+      }
     });
 
     it("removes a member, whose tokens stop working at once", async () => {

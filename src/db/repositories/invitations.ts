@@ -59,6 +59,15 @@ export class InvitationsRepository {
     return (await trx("invitations").where({ id }).whereNull("closed_at").update({ closed_at: now })) === 1;
   }
 
+  /**
+   * Closes the pending invitations `invitedBy` sent in the workspace for any of `roles` (those
+   * they may no longer grant: all of them once removed); returns how many.
+   */
+  async closePendingBy(workspaceId: string, invitedBy: string, roles: readonly Role[], now: number, trx: Knex | Knex.Transaction = this.knex): Promise<number> {
+    if (roles.length === 0) return 0;
+    return trx("invitations").where({ workspace_id: workspaceId, invited_by: invitedBy }).whereIn("role", roles).whereNull("closed_at").where("expires_at", ">", now).update({ closed_at: now });
+  }
+
   static toWire(row: InvitationRow): Invitation {
     return { id: row.id, object: "invitation", email: row.email, role: row.role, invited_by: row.invited_by, created_at: toIso(row.created_at), expires_at: toIso(row.expires_at) };
   }

@@ -56,9 +56,16 @@ export class MembersRepository {
     return rows.map((row) => ({ id: row.workspace_id, object: "workspace_membership", name: row.workspace_name, role: row.role, joined_at: toIso(toNumber(row.created_at)) }));
   }
 
-  async countOwners(workspaceId: string, trx: Knex | Knex.Transaction = this.knex): Promise<number> {
-    const row = (await trx("memberships").where({ workspace_id: workspaceId, role: "owner" }).count({ n: "*" }).first()) as { n: number | string };
-    return toNumber(row.n);
+  /**
+   * Every member's role, read with the workspace's membership rows locked until `trx` ends
+   * (FOR UPDATE on MySQL; SQLite has one writer). Role changes and removals decide under it: with
+   * plain reads under READ COMMITTED, two owners demoting or removing each other at once each see
+   * the other still an owner, and the workspace is left with none. The rows are locked in primary
+   * key order, so two such transactions queue instead of deadlocking.
+   */
+  async lockRoles(workspaceId: string, trx: Knex.Transaction): Promise<Map<string, Role>> {
+    const rows = (await trx("memberships").where({ workspace_id: workspaceId }).orderBy("user_id").forUpdate().select("user_id", "role")) as Array<{ user_id: string; role: Role }>;
+    return new Map(rows.map((row) => [row.user_id, row.role]));
   }
 
   async updateRole(workspaceId: string, userId: string, role: Role, trx: Knex | Knex.Transaction = this.knex): Promise<void> {

@@ -11,10 +11,14 @@ import { dateInputToInstant, dateInputValue } from "../../lib/format";
 import { readForm } from "../../lib/forms";
 import { readRestrictionFields, RestrictionFields } from "./restriction-fields";
 
-/** createApiKey: name, environment, permission, optional expiry and restrictions. */
-export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
+/**
+ * createApiKey: name, environment, permission, optional expiry and restrictions. Below admin
+ * (`fullAccess` false) only sending access is offered: the server refuses such a member a
+ * full_access key (403 insufficient_role), which would give them every operation.
+ */
+export function CreateKeyForm({ fullAccess, onCreated, onCancel }: { fullAccess: boolean; onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
   const api = useApi();
-  const [sendingAccess, setSendingAccess] = useState(false);
+  const [sendingAccess, setSendingAccess] = useState(!fullAccess);
   const [sent, setSent] = useState<ApiKeyRestrictions>();
   // A key is created in the environment of the credential that creates it (the contract's
   // ApiKeys tag), so a key for the other environment needs that environment's token.
@@ -48,9 +52,9 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey
             <option value="live">Live</option>
           </select>
         </Field>
-        <Field label="Permission">
-          <select name="permission" defaultValue="full_access" onChange={(event) => setSendingAccess(event.target.value === "sending_access")}>
-            <option value="full_access">Full access</option>
+        <Field label="Permission" {...(fullAccess ? {} : { hint: "Only admins and owners create full access keys." })}>
+          <select name="permission" defaultValue={fullAccess ? "full_access" : "sending_access"} onChange={(event) => setSendingAccess(event.target.value === "sending_access")}>
+            {fullAccess && <option value="full_access">Full access</option>}
             <option value="sending_access">Sending access (send messages only)</option>
           </select>
         </Field>

@@ -19,6 +19,9 @@ export function ApiKeysPage() {
   const api = useApi();
   const { workspace } = useWorkspace();
   const canManage = hasRole(workspace.role, "developer");
+  // A full_access key can call every operation, admin-only ones included (keys have no role), so
+  // the server lets only admins and owners create, edit or rotate one (docs/api-keys.md).
+  const canManageFullAccess = hasRole(workspace.role, "admin");
   const keys = usePaged((after, signal) => api.call((mr) => mr.apiKeys.list({ limit: 50, ...(after ? { after } : {}) }, { signal })), [api]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ApiKey | null>(null);
@@ -51,13 +54,18 @@ export function ApiKeysPage() {
           You can see the keys and their restrictions. Developers, admins and owners create, edit, rotate and revoke them.
         </p>
       )}
+      {canManage && !canManageFullAccess && (
+        <p className="notice" role="note" data-testid="full-access-note">
+          You can create, edit and rotate sending access keys, and revoke any key. Full access keys can do everything an admin can, so only admins and owners create, edit or rotate them.
+        </p>
+      )}
       <section className="card card--flush" aria-label="API keys">
         <Loaded state={keys} what="API keys">
           {(page) =>
             page.data.length === 0 && keys.pageNumber === 1 ? (
               <p className="empty">No {api.environment} API keys yet. Create one to send email from your code.</p>
             ) : (
-              <KeyTable keys={page.data} canManage={canManage} onEdit={setEditing} onRotate={setRotating} onRevoke={setRevoking} />
+              <KeyTable keys={page.data} canManage={canManage} canManageFullAccess={canManageFullAccess} onEdit={setEditing} onRotate={setRotating} onRevoke={setRevoking} />
             )
           }
         </Loaded>
@@ -65,7 +73,7 @@ export function ApiKeysPage() {
       <Pager paged={keys} label="API keys" />
 
       <Dialog open={creating} title="Create API key" onClose={() => setCreating(false)}>
-        <CreateKeyForm onCreated={reveal} onCancel={() => setCreating(false)} />
+        <CreateKeyForm fullAccess={canManageFullAccess} onCreated={reveal} onCancel={() => setCreating(false)} />
       </Dialog>
       <Dialog open={editing !== null} title="Edit API key" onClose={() => setEditing(null)}>
         {editing && (

@@ -15,18 +15,21 @@ interface KeyTableProps {
   keys: ApiKey[];
   /** Developers and above: Edit, Rotate and Revoke on each key not yet revoked. */
   canManage: boolean;
+  /** Admins and owners: Edit and Rotate on full_access keys too (below admin, Revoke only). */
+  canManageFullAccess: boolean;
   onEdit: (key: ApiKey) => void;
   onRotate: (key: ApiKey) => void;
   onRevoke: (key: ApiKey) => void;
 }
 
 /** The environment's keys, each with its restrictions under its name. */
-export function KeyTable({ keys, canManage, onEdit, onRotate, onRevoke }: KeyTableProps) {
+export function KeyTable({ keys, canManage, canManageFullAccess, onEdit, onRotate, onRevoke }: KeyTableProps) {
   return (
     <Table columns={["Name", "Key", "Permission", "Created", "Last used", "Expires", "Status"]} actions={canManage}>
       {keys.map((key) => {
         const status = statusOf(key);
         const restrictions = describeRestrictions(key.restrictions);
+        const mayChange = canManageFullAccess || key.permission !== "full_access";
         return (
           <tr key={key.id} data-testid="api-key-row">
             <td>
@@ -52,12 +55,16 @@ export function KeyTable({ keys, canManage, onEdit, onRotate, onRevoke }: KeyTab
               <td className="table__actions">
                 {status !== "revoked" && (
                   <div className="table__button-group">
-                    <button type="button" className="button button--small" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
-                      Edit
-                    </button>
-                    <button type="button" className="button button--small" aria-label={`Rotate ${key.name}`} onClick={() => onRotate(key)}>
-                      Rotate
-                    </button>
+                    {mayChange && (
+                      <>
+                        <button type="button" className="button button--small" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
+                          Edit
+                        </button>
+                        <button type="button" className="button button--small" aria-label={`Rotate ${key.name}`} onClick={() => onRotate(key)}>
+                          Rotate
+                        </button>
+                      </>
+                    )}
                     <button
                       type="button"
                       className="button button--small button--danger"
