@@ -2077,8 +2077,9 @@ export interface components {
         Environment: "live" | "sandbox";
         /**
          * @description An email address, optionally with a display name (`Ada Lovelace <ada@example.com>`) of at
-         *     most 200 characters. A message's sender must also be at most 512 characters as its header
-         *     carries it, the display name quoted and its `"` and `\` escaped when it needs that.
+         *     most 200 characters. A message's sender (and a workspace's `default_from`) must also be at
+         *     most 512 characters as its header carries it, the display name quoted and its `"` and `\`
+         *     escaped when it needs that.
          * @example ada@example.com
          * @example Ada Lovelace <ada@example.com>
          */

@@ -147,6 +147,16 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
 const JSON_COLUMNS = ["to", "cc", "bcc", "reply_to", "headers", "metadata"] as const;
 
 /**
+ * Why a sender, formatted as its header carries it, is too long for its VARCHAR(512) column (a
+ * message's `from_mailbox`, a workspace's `default_from`), or null when it fits.
+ */
+export function mailboxTooLong(formatted: string): string | null {
+  const chars = [...formatted].length; // VARCHAR counts characters (code points), not UTF-16 units
+  if (chars <= LIMITS.storedMailboxMaxChars) return null;
+  return `must be at most ${number(LIMITS.storedMailboxMaxChars)} characters as its header carries it, display name quoted and escaped (this is ${number(chars)})`;
+}
+
+/**
  * Values within the contract's limits that would still not fit their column as stored
  * (LIMITS.storedJsonMaxBytes): a 500-character metadata value of emoji is 2,000 bytes, a `"`
  * in a header two bytes of JSON, a backslash in a display name two characters once quoted.
@@ -154,12 +164,8 @@ const JSON_COLUMNS = ["to", "cc", "bcc", "reply_to", "headers", "metadata"] as c
  */
 function storedSizeProblems(stored: { from: string | null } & Record<(typeof JSON_COLUMNS)[number], unknown>): FieldError[] {
   const problems: FieldError[] = [];
-  if (stored.from !== null) {
-    const chars = [...stored.from].length; // VARCHAR counts characters (code points), not UTF-16 units
-    if (chars > LIMITS.storedMailboxMaxChars) {
-      problems.push({ location: "body", pointer: "/from", message: `must be at most ${number(LIMITS.storedMailboxMaxChars)} characters as its header carries it, display name quoted and escaped (this is ${number(chars)})` });
-    }
-  }
+  const fromTooLong = stored.from === null ? null : mailboxTooLong(stored.from);
+  if (fromTooLong !== null) problems.push({ location: "body", pointer: "/from", message: fromTooLong });
   for (const field of JSON_COLUMNS) {
     const bytes = Buffer.byteLength(JSON.stringify(stored[field]), "utf8");
     if (bytes > LIMITS.storedJsonMaxBytes) {

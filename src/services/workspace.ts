@@ -5,6 +5,7 @@ import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { WorkspacesRepository, type WorkspacePatch } from "../db/repositories/workspaces.js";
 import type { ApiKeysService } from "./api-keys.js";
+import { mailboxTooLong } from "./message-input.js";
 import type { components } from "../../generated/v1.js";
 
 type Workspace = components["schemas"]["Workspace"];
@@ -37,7 +38,10 @@ export class WorkspaceService {
       else {
         const parsed = parseMailbox(input.default_from);
         if (!parsed.ok) throw ValidationError.field("/default_from", parsed.reason);
-        patch.default_from = formatMailbox(parsed.mailbox);
+        const formatted = formatMailbox(parsed.mailbox);
+        const tooLong = mailboxTooLong(formatted);
+        if (tooLong !== null) throw ValidationError.field("/default_from", tooLong);
+        patch.default_from = formatted;
       }
     }
     if (input.monthly_quota !== undefined) {

@@ -67,6 +67,15 @@ describe.each(databases)("workspace ($name)", (database) => {
       expect(bare.json().default_from).toBe("hello@acme.example");
     });
 
+    it("refuses a default_from too long for its column once quoted (422, nothing changed)", async () => {
+      // 454 characters as given, within the contract's 512; quoted, each backslash escaped, 656.
+      const long = `${"\\".repeat(200)} <${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(58)}>`;
+      const res = await patch({ default_from: long });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/default_from", message: expect.stringMatching(/^must be at most 512 characters as its header carries it/) }] });
+      expect((await t.call({ method: "GET", url: "/v1/workspace" })).json().default_from).toBeNull();
+    });
+
     it("keeps fields that are left out", async () => {
       await patch({ default_from: "hello@acme.example" });
       const res = await patch({ name: "Acme Corp" });
