@@ -47,7 +47,7 @@ export interface Config {
 export interface AttachmentsConfig {
   /** Each fetch, connection to last byte, redirects included. */
   fetchTimeoutMs: number;
-  /** The bytes one message may fetch, all its URLs together. */
+  /** The bytes one request may fetch, all its URLs together (a batch's messages share them). */
   fetchMaxBytes: number;
   /** Whether URLs may point at private, loopback and link-local addresses (SSRF guard off). */
   allowPrivateTargets: boolean;
@@ -201,7 +201,7 @@ export const SETTINGS = {
   templateCacheMs: { env: "TEMPLATE_CACHE_MS", default: "1000", meaning: "How long sends reuse a template lookup instead of reading it again (0: never). A publish, draft edit or delete made through another process reaches this one's sends within it; this process's own changes apply at once." },
   webhookTimeoutMs: { env: "WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "How long a webhook attempt may take, connection to last byte; longer counts as a failed attempt (timeout)." },
   attachmentFetchTimeoutMs: { env: "ATTACHMENT_FETCH_TIMEOUT_MS", default: "10000", meaning: "How long fetching one attachment given by URL may take, redirects included; longer is a 422 naming it." },
-  attachmentFetchMaxBytes: { env: "ATTACHMENT_FETCH_MAX_BYTES", default: String(10 * 1024 * 1024), meaning: "The bytes one message may fetch for its attachments given by URL, all together (10 MiB)." },
+  attachmentFetchMaxBytes: { env: "ATTACHMENT_FETCH_MAX_BYTES", default: String(10 * 1024 * 1024), meaning: "The bytes one request may fetch for its attachments given by URL, all together; a batch's messages share them (10 MiB)." },
   attachmentFetchAllowPrivateTargets: { env: "ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets attachment URLs point at private, loopback and link-local addresses (files on an internal server). Off, such URLs are refused, at every redirect and at connect time." },
   webhookAllowPrivateTargets: { env: "WEBHOOK_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets webhook endpoints point at private, loopback and link-local addresses (a Mailroom inside a private network). Off, such URLs are refused when saved and at connect time." },
   webhookMaxInFlightPerEndpoint: { env: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default: "10", meaning: "Webhook requests a worker has in flight to one endpoint at once." },

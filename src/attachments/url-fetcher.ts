@@ -1,7 +1,7 @@
 import { parse as parseContentDisposition } from "content-disposition";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AttachmentSource, FetchOutcome } from "../services/attachment-urls.js";
+import type { AttachmentSource, FetchBudget, FetchOutcome } from "../services/attachment-urls.js";
 import type { TargetGuard } from "../webhooks/target-guard.js";
 
 /** Why a URL gave no file, said so that the 422 can name the fix. */
@@ -22,8 +22,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * Fetches attachments given by URL (docs/api.md#attachments-by-url). The URL is the API
  * caller's choice, so every connection goes through the SSRF guard (private, loopback and
  * link-local addresses refused at connect time, redirects included), the whole fetch ends within
- * `timeoutMs` whatever the server does, and a body past the caller's byte budget is cut off
- * rather than read.
+ * `timeoutMs` whatever the server does, and a body past what is left of the request's byte
+ * budget is cut off rather than read.
  */
 export class UrlFetcher implements AttachmentSource {
   private readonly http: HttpAgent;
@@ -42,20 +42,20 @@ export class UrlFetcher implements AttachmentSource {
    * The file at `url`, or why there is none; the answer's media type without parameters, and the
    * file name its Content-Disposition gives, else the last segment of the final URL's path.
    */
-  async fetch(url: string, maxBytes: number): Promise<FetchOutcome> {
+  async fetch(url: string, budget: FetchBudget): Promise<FetchOutcome> {
     try {
-      return { ok: true, ...(await this.follow(url, maxBytes)) };
+      return { ok: true, ...(await this.follow(url, budget)) };
     } catch (error) {
       if (error instanceof AttachmentFetchError) return { ok: false, reason: error.message };
       throw error;
     }
   }
 
-  private async follow(url: string, maxBytes: number): Promise<{ content: Buffer; contentType: string | null; filename: string | null }> {
+  private async follow(url: string, budget: FetchBudget): Promise<{ content: Buffer; contentType: string | null; filename: string | null }> {
     const deadline = Date.now() + this.options.timeoutMs;
     let target = new URL(url);
     for (let redirects = 0; ; redirects++) {
-      const answer = await this.get(target, maxBytes, deadline);
+      const answer = await this.get(target, budget, deadline);
       if (!("location" in answer)) return { content: answer.content, contentType: answer.contentType, filename: plainFilename(answer.dispositionFilename) ?? filenameOf(target) };
       if (redirects >= (this.options.maxRedirects ?? 3)) throw new AttachmentFetchError(`redirected more than ${this.options.maxRedirects ?? 3} times`);
       target = answer.location;
@@ -67,15 +67,18 @@ export class UrlFetcher implements AttachmentSource {
     this.https.destroy();
   }
 
-  private get(target: URL, maxBytes: number, deadline: number): Promise<{ content: Buffer; contentType: string | null; dispositionFilename: string | null } | { location: URL }> {
+  private get(target: URL, budget: FetchBudget, deadline: number): Promise<{ content: Buffer; contentType: string | null; dispositionFilename: string | null } | { location: URL }> {
     if (target.protocol !== "http:" && target.protocol !== "https:") return Promise.reject(new AttachmentFetchError(`redirected to ${target.protocol} URL; only http and https are fetched`));
     const refused = this.guard.literalRefusal(target);
     if (refused) return Promise.reject(new AttachmentFetchError(`${refused.message}, which is not fetched`));
     return new Promise((resolve, reject) => {
       const secure = target.protocol === "https:";
+      let size = 0; // the bytes read, taken from the budget
       const fail = (error: Error) => {
         clearTimeout(timer);
         req.destroy();
+        budget.giveBack(size);
+        size = 0;
         reject(error);
       };
       const req = (secure ? httpsRequest : httpRequest)(target, {
@@ -101,18 +104,22 @@ export class UrlFetcher implements AttachmentSource {
           return fail(new AttachmentFetchError(`answered HTTP ${status}; a 2xx with the file is needed`));
         }
         const declared = Number(res.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > maxBytes) return fail(tooLarge(maxBytes));
+        if (Number.isFinite(declared) && declared > budget.remaining) return fail(tooLarge(budget));
         const chunks: Buffer[] = [];
-        let size = 0;
+        let cutOff = false;
         res.on("data", (chunk: Buffer) => {
+          if (cutOff) return;
+          if (!budget.take(chunk.length)) {
+            cutOff = true;
+            return fail(tooLarge(budget));
+          }
           size += chunk.length;
-          if (size > maxBytes) return fail(tooLarge(maxBytes));
           chunks.push(chunk);
         });
         res.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
         res.on("end", () => {
           clearTimeout(timer);
-          if (size > maxBytes) return;
+          if (cutOff) return;
           const type = res.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase() || null;
           resolve({ content: Buffer.concat(chunks, size), contentType: type, dispositionFilename: dispositionFilename(res.headers["content-disposition"]) });
         });
@@ -122,8 +129,8 @@ export class UrlFetcher implements AttachmentSource {
   }
 }
 
-function tooLarge(maxBytes: number): AttachmentFetchError {
-  return new AttachmentFetchError(`is larger than the ${maxBytes} bytes a message may fetch (ATTACHMENT_FETCH_MAX_BYTES)`);
+function tooLarge(budget: FetchBudget): AttachmentFetchError {
+  return new AttachmentFetchError(`takes what this request fetches past ${budget.limit} bytes (ATTACHMENT_FETCH_MAX_BYTES, for all of its attachments given by URL, a batch's messages together)`);
 }
 
 function describeNetworkError(error: NodeJS.ErrnoException, target: URL): AttachmentFetchError {

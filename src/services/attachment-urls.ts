@@ -15,15 +15,44 @@ export interface InlineAttachment {
 /** What fetching one URL gave: the file, or why there is none (said for the caller to act on). */
 export type FetchOutcome = { ok: true; content: Buffer; contentType: string | null; filename: string | null } | { ok: false; reason: string };
 
+/**
+ * The bytes one request may fetch for its attachments (ATTACHMENT_FETCH_MAX_BYTES): shared by
+ * every URL of every message in it (the messages of a batch share one), and taken as the bytes
+ * arrive, so the files a request fetches, however many at once, never hold more than it.
+ */
+export class FetchBudget {
+  private taken = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** Takes `bytes` when they fit; false, taking nothing, when they would pass the limit. */
+  take(bytes: number): boolean {
+    if (this.taken + bytes > this.limit) return false;
+    this.taken += bytes;
+    return true;
+  }
+
+  /** Returns what a fetch that came to nothing took. */
+  giveBack(bytes: number): void {
+    this.taken -= bytes;
+  }
+
+  get remaining(): number {
+    return this.limit - this.taken;
+  }
+}
+
 /** Where files given by URL come from (src/attachments/url-fetcher.ts). */
 export interface AttachmentSource {
-  fetch(url: string, maxBytes: number): Promise<FetchOutcome>;
+  /** Reads the file within `budget`, taking its bytes from it as they arrive (and giving them back if the fetch fails). */
+  fetch(url: string, budget: FetchBudget): Promise<FetchOutcome>;
 }
 
 /**
  * Attachments given by `url` (docs/api.md#attachments-by-url), fetched while a send is checked
  * so that the 2xx means the files are stored with the message: a URL that fails later could
- * not be answered for. The URLs of one message are fetched together, within one byte budget.
+ * not be answered for. The URLs of one message are fetched together, within the request's byte
+ * budget.
  */
 export class AttachmentUrls {
   constructor(
@@ -44,23 +73,22 @@ export class AttachmentUrls {
     return attachments?.some((a) => a.url !== undefined) ?? false;
   }
 
-  /** The attachments with every URL's file in hand, and the problems of those that could not be fetched. */
-  async resolve(attachments: readonly AttachmentInput[] | undefined): Promise<{ attachments: InlineAttachment[] | undefined; errors: FieldError[] }> {
+  /** A fresh budget for one request (ATTACHMENT_FETCH_MAX_BYTES). */
+  budget(): FetchBudget {
+    return new FetchBudget(this.maxBytes);
+  }
+
+  /** The attachments with every URL's file in hand, within `budget`, and the problems of those that could not be fetched. */
+  async resolve(attachments: readonly AttachmentInput[] | undefined, budget: FetchBudget): Promise<{ attachments: InlineAttachment[] | undefined; errors: FieldError[] }> {
     if (attachments === undefined) return { attachments: undefined, errors: [] };
     const errors: FieldError[] = [];
-    const fetched = await Promise.all(attachments.map((a) => (a.url === undefined ? null : this.source.fetch(a.url, this.maxBytes))));
-    let total = 0;
+    const fetched = await Promise.all(attachments.map((a) => (a.url === undefined ? null : this.source.fetch(a.url, budget))));
     const resolved = attachments.map((a, i): InlineAttachment => {
       const outcome = fetched[i];
       if (a.url === undefined || !outcome) return given(a);
       const pointer = `/attachments/${i}/url`;
       if (!outcome.ok) {
         errors.push({ location: "body", pointer, message: `could not be fetched: ${outcome.reason}` });
-        return placeholder(a);
-      }
-      total += outcome.content.length;
-      if (total > this.maxBytes) {
-        errors.push({ location: "body", pointer, message: `takes the files fetched for this message past ${this.maxBytes} bytes (ATTACHMENT_FETCH_MAX_BYTES)` });
         return placeholder(a);
       }
       if (outcome.content.length === 0) {

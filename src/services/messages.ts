@@ -14,7 +14,7 @@ import { MessagesRepository, type MessageFilters, type MessageRecord, type Messa
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
 import { checkedAttachments, messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
-import { AttachmentUrls } from "./attachment-urls.js";
+import { AttachmentUrls, type FetchBudget } from "./attachment-urls.js";
 import type { RenderedForMessage } from "./templates.js";
 import type { components } from "../../generated/v1.js";
 
@@ -105,7 +105,7 @@ export class MessagesService {
 
   private async checked(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<NewMessage> {
     const now = this.clock.now();
-    const message = await this.prepare(principal, input, idempotencyKey, now, await this.workspaceDefaults(principal, [input]));
+    const message = await this.prepare(principal, input, idempotencyKey, now, await this.workspaceDefaults(principal, [input]), this.attachmentUrls.budget());
     if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     return message;
   }
@@ -124,10 +124,12 @@ export class MessagesService {
     const now = this.clock.now();
     const defaults = await this.workspaceDefaults(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
     const prepared: PreparedItem[] = [];
+    // One budget for the whole batch: 100 messages each fetching the limit would hold 100 times it.
+    const fetchBudget = this.attachmentUrls.budget();
     for (const [index, input] of inputs.entries()) {
       try {
         if (input instanceof DomainError) throw input;
-        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaults), error: null });
+        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaults, fetchBudget), error: null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         prepared.push({ index, message: null, error });
@@ -176,7 +178,7 @@ export class MessagesService {
   }
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
-  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {
+  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults, fetchBudget: FetchBudget): Promise<NewMessage> {
     const { content: unfetched, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
     assertKeyMaySend(principal, unfetched);
     if (principal.environment === "live") {
@@ -186,7 +188,7 @@ export class MessagesService {
       // Nor does a workspace over its quota fetch (the send's own quota check comes after this).
       if (AttachmentUrls.anyUrl(input.attachments)) await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     }
-    const content = await this.withFetchedAttachments(input, unfetched);
+    const content = await this.withFetchedAttachments(input, unfetched, fetchBudget);
     const id = newId("message", now);
     return {
       scope: scopeOf(principal),
@@ -229,9 +231,9 @@ export class MessagesService {
    * The content with the files given by URL fetched and checked. Only a message that passed
    * every other check gets here, so a refused request makes the server fetch nothing.
    */
-  private async withFetchedAttachments(input: CreateMessageRequest, unfetched: PreparedContent): Promise<PreparedContent> {
+  private async withFetchedAttachments(input: CreateMessageRequest, unfetched: PreparedContent, budget: FetchBudget): Promise<PreparedContent> {
     if (!AttachmentUrls.anyUrl(input.attachments)) return unfetched;
-    const fetched = await this.attachmentUrls.resolve(input.attachments);
+    const fetched = await this.attachmentUrls.resolve(input.attachments, budget);
     if (fetched.errors.length > 0) throw new ValidationError(fetched.errors);
     const { attachments, errors } = checkedAttachments(fetched.attachments);
     if (errors.length > 0) throw new ValidationError(errors);

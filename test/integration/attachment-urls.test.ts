@@ -153,11 +153,22 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
       const big = await send([{ url: `${files.base}/files/2m-chunked` }]);
       expect(big.statusCode).toBe(422);
-      expect(big.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringContaining("larger than the 1048576 bytes") });
+      expect(big.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringContaining("past 1048576 bytes (ATTACHMENT_FETCH_MAX_BYTES") });
+      // Fetched together, the two take from one budget as their bytes arrive: whichever runs out is refused.
       const two = await send([{ url: `${files.base}/files/600k` }, { url: `${files.base}/files/600k` }]);
       expect(two.statusCode).toBe(422);
-      expect(two.json().errors).toEqual([{ location: "body", pointer: "/attachments/1/url", message: expect.stringContaining("past 1048576 bytes") }]);
+      expect(two.json().errors).toEqual([{ location: "body", pointer: expect.stringMatching(/^\/attachments\/[01]\/url$/), message: expect.stringContaining("past 1048576 bytes") }]);
       expect((await send([{ url: `${files.base}/files/600k` }])).statusCode).toBe(202);
+    });
+
+    it("shares ATTACHMENT_FETCH_MAX_BYTES among a batch's messages: the one that would pass it is refused, the others accepted", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
+      const messages = [0, 1, 2].map(() => aMessage({ attachments: [{ url: `${files.base}/files/600k` }] }));
+      const res = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.map((item: { status: number }) => item.status)).toEqual([202, 422, 422]);
+      expect(res.json().data[1]).toMatchObject({ error: { errors: [{ pointer: "/attachments/0/url", message: expect.stringContaining("a batch's messages together") }] } });
+      expect(await stored()).toHaveLength(1);
     });
 
     it.each([
