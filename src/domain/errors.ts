@@ -199,7 +199,7 @@ export class NotSignedInError extends DomainError {
 
 export class TooManyAttemptsError extends DomainError {
   constructor(retryAfterSeconds: number) {
-    super("rate_limited", "too_many_attempts", "Too many attempts", `Too many failed sign-ins; try again in ${Math.ceil(retryAfterSeconds / 60)} min.`, { retryAfterSeconds });
+    super("rate_limited", "too_many_attempts", "Too many attempts", `Too many attempts to sign in, sign up or change a password, for this address or from this client; try again in ${Math.ceil(retryAfterSeconds / 60)} min.`, { retryAfterSeconds });
   }
 }
 

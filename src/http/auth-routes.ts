@@ -60,7 +60,7 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services, pub
     });
 
     auth.post("/auth/sign-up", { schema: { body: SCHEMAS.signUp } }, async (req, reply) => {
-      const result = await sessions.signUp(req.body as SignUpInput);
+      const result = await sessions.signUp(req.body as SignUpInput, req.ip);
       reply.code(201);
       return signedIn(req, reply, result);
     });

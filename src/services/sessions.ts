@@ -5,11 +5,11 @@ import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, Not
 import type { Environment } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Role } from "../domain/roles.js";
-import type { Repositories, Transaction } from "../db/repositories/index.js";
+import type { Repositories } from "../db/repositories/index.js";
 import type { SessionRow } from "../db/repositories/sessions.js";
 import type { UserRow } from "../db/repositories/users.js";
 import type { MembersService } from "./members.js";
-import { normaliseEmail } from "./members.js";
+import { invitationEmailMismatch, normaliseEmail } from "./members.js";
 import { DUMMY_PASSWORD_HASH, PASSWORD_LIMITS, hashPassword, verifyPassword } from "./passwords.js";
 import type { SignInThrottle } from "./sign-in-throttle.js";
 import type { components } from "../../generated/v1.js";
@@ -70,45 +70,61 @@ export class SessionsService {
     return this.signupPolicy === "open" ? "open" : "invitation_only";
   }
 
-  async signUp(input: SignUpInput): Promise<SignedIn> {
+  /** `client` is the caller's network address: sign-up attempts count against its sign-in budget. */
+  async signUp(input: SignUpInput, client: string): Promise<SignedIn> {
+    // Counted first, whatever the outcome (a success gives it back): a loop of sign-ups must not
+    // burn 0.3 s of a core each, nor ask without limit which addresses have an account.
+    const reservation = await this.throttle.reserve({ client });
     checkPassword(input.password, "/password");
     const email = input.email.trim();
     const emailNormalized = normaliseEmail(email);
-    // Refused before hashing: a closed install must not spend 0.3 s of a core per anonymous attempt.
-    await this.assertMaySignUp(input);
+    // Refused before hashing, and before the address is looked up.
+    await this.assertMaySignUp(input, emailNormalized);
     const now = this.clock.now();
     const user: UserRow = { id: newId("user", now), email, email_normalized: emailNormalized, name: input.name?.trim() || null, password_hash: await hashPassword(input.password), created_at: now, updated_at: now };
     await this.repositories.transaction(async (trx) => {
-      // Again inside the transaction: two "first" sign-ups racing must not both pass.
-      await this.assertMaySignUp(input, trx);
+      if (input.invitation_token === undefined && this.signupPolicy !== "open") {
+        // Again inside the transaction, where it can serialise: two first sign-ups racing must
+        // not both pass. Checking users alone cannot (see migration 020); the claim can.
+        if ((await this.repositories.users.any(trx)) || !(await this.repositories.users.claimFirst(user.id, now, trx))) throw signupClosed();
+      }
       if (await this.repositories.users.findByEmail(emailNormalized, trx)) {
         throw new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
       }
       await this.repositories.users.insert(user, trx);
+      // Checks the invitation again under the transaction, and closes it.
       if (input.invitation_token !== undefined) await this.members.acceptInvitation(user, input.invitation_token, trx);
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
     });
+    await this.throttle.succeeded(reservation);
     return this.startSession(user.id);
   }
 
-  /** The first user may always sign up; later ones need an invitation unless sign-up is open. */
-  private async assertMaySignUp(input: SignUpInput, trx?: Transaction): Promise<void> {
-    if (input.invitation_token !== undefined || this.signupPolicy === "open" || !(await this.repositories.users.any(trx))) return;
-    throw new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
+  /**
+   * With an invitation: it must be pending and for this address (a made-up token answers 404
+   * invitation_not_found, never whether the address is registered). Without one: the first user
+   * may always sign up; later ones only if sign-up is open.
+   */
+  private async assertMaySignUp(input: SignUpInput, emailNormalized: string): Promise<void> {
+    if (input.invitation_token !== undefined) {
+      const invitation = await this.members.pendingInvitation(input.invitation_token);
+      if (invitation.email_normalized !== emailNormalized) throw invitationEmailMismatch(invitation.email);
+      return;
+    }
+    if (this.signupPolicy === "open" || !(await this.repositories.users.any())) return;
+    throw signupClosed();
   }
 
   /** `client` is the caller's network address, for throttling password guessing. */
   async signIn(email: string, password: string, client: string): Promise<SignedIn> {
     const emailNormalized = normaliseEmail(email);
-    await this.throttle.check(emailNormalized, client);
+    // Counted before the password is checked (SignInThrottle), so parallel guesses cannot all pass.
+    const reservation = await this.throttle.reserve({ email: emailNormalized, client });
     const user = await this.repositories.users.findByEmail(emailNormalized);
     // An unknown address costs the same hash as a known one: the answer and its timing match.
     const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !valid) {
-      await this.throttle.recordFailure(emailNormalized, client);
-      throw new InvalidCredentialsError();
-    }
-    await this.throttle.reset(emailNormalized);
+    if (!user || !valid) throw new InvalidCredentialsError();
+    await this.throttle.succeeded(reservation);
     return this.startSession(user.id);
   }
 
@@ -135,9 +151,13 @@ export class SessionsService {
 
   /** Changes the password and signs out every other session of the user. */
   async changePassword({ session, user }: ActiveSession, currentPassword: string, newPassword: string): Promise<void> {
+    // The address's sign-in budget applies: a stolen session cookie must not make a way to guess
+    // the password without limit.
+    const reservation = await this.throttle.reserve({ email: user.email_normalized });
     if (!(await verifyPassword(currentPassword, user.password_hash))) {
       throw new DomainError("forbidden", "invalid_credentials", "Wrong password", "The current password is not correct.");
     }
+    await this.throttle.succeeded(reservation);
     checkPassword(newPassword, "/new_password");
     await this.repositories.users.updatePasswordHash(user.id, await hashPassword(newPassword), this.clock.now());
     await this.repositories.sessions.deleteOthers(user.id, session.id);
@@ -167,6 +187,8 @@ export class SessionsService {
     return { sessionSecret, account: await this.members.accountOf(userId) };
   }
 }
+
+const signupClosed = () => new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
 
 /** NIST SP 800-63B: length is what matters; no composition rules. */
 function checkPassword(password: string, pointer: string): void {

@@ -4,11 +4,25 @@ import { TooManyAttemptsError } from "../domain/errors.js";
 import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
 
 /**
- * Slows password guessing (OWASP Authentication Cheat Sheet): failed sign-ins are counted per
- * address and per client address in fixed windows, in the database so every node shares them.
- * Counting per address stops guessing one account; per client stops spraying many accounts.
+ * Slows password guessing (OWASP Authentication Cheat Sheet): attempts are counted per address
+ * and per client address in fixed windows, in the database so every node shares them. Counting
+ * per address stops guessing one account; per client stops spraying many accounts.
+ *
+ * An attempt is counted before its password is checked, not after it failed: scrypt takes 0.3 s,
+ * and any number of simultaneous guesses used to pass the check before the first failure was
+ * recorded. A success then gives its attempt back, so that in effect only failures count:
+ * - the address's counter is cleared, as before (a right password ends a run of wrong ones);
+ * - the client's loses just this attempt, not its other failures (a sprayer may succeed once).
+ *   People signing in one after another behind one NAT thus use up nothing; only attempts still
+ *   in flight count, so more than 20 sign-ins from one client at the same moment are refused.
  */
 export const SIGN_IN_POLICY = { failuresPerAddress: 5, failuresPerClient: 20, windowMs: 15 * 60 * 1000 } as const;
+
+/** The counters an attempt was counted in, to give back if it succeeds. */
+export interface Reservation {
+  address: string | null;
+  client: string | null;
+}
 
 export class SignInThrottle {
   constructor(
@@ -16,36 +30,32 @@ export class SignInThrottle {
     private readonly clock: Clock,
   ) {}
 
-  /** Throws TooManyAttemptsError when either counter is spent; called before the password check. */
-  async check(email: string, client: string): Promise<void> {
-    const { now, windowEnd, address, origin } = this.buckets(email, client);
-    const [byAddress, byClient] = await Promise.all([this.counters.count(address, now), this.counters.count(origin, now)]);
-    if (byAddress >= SIGN_IN_POLICY.failuresPerAddress || byClient >= SIGN_IN_POLICY.failuresPerClient) {
-      throw new TooManyAttemptsError(Math.max(1, Math.ceil((windowEnd - now) / 1000)));
-    }
-  }
-
-  async recordFailure(email: string, client: string): Promise<void> {
-    const { windowEnd, address, origin } = this.buckets(email, client);
-    await this.counters.increment(address, windowEnd);
-    await this.counters.increment(origin, windowEnd);
-  }
-
-  /** A successful sign-in clears the address's failures (not the client's: a sprayer may succeed once). */
-  async reset(email: string): Promise<void> {
-    await this.counters.reset(this.buckets(email, "").address);
-  }
-
-  private buckets(email: string, client: string) {
+  /**
+   * Counts one attempt for the address and/or the client, before the password is checked. When
+   * either is spent it throws TooManyAttemptsError and counts nothing, so refused attempts do not
+   * use up the other counter (guesses at one locked address must not lock out its client).
+   */
+  async reserve(attempt: { email?: string; client?: string }): Promise<Reservation> {
     const now = this.clock.now();
     const windowStart = Math.floor(now / SIGN_IN_POLICY.windowMs) * SIGN_IN_POLICY.windowMs;
+    const windowEnd = windowStart + SIGN_IN_POLICY.windowMs;
     // The address is hashed so that the counters table holds no email addresses.
-    const addressDigest = createHash("sha256").update(email).digest("hex").slice(0, 32);
-    return {
-      now,
-      windowEnd: windowStart + SIGN_IN_POLICY.windowMs,
-      address: `sign-in:address:${addressDigest}:${windowStart}`,
-      origin: `sign-in:client:${client}:${windowStart}`.slice(0, 120),
-    };
+    const address = attempt.email === undefined ? null : `sign-in:address:${createHash("sha256").update(attempt.email).digest("hex").slice(0, 32)}:${windowStart}`;
+    const client = attempt.client === undefined ? null : `sign-in:client:${attempt.client}:${windowStart}`.slice(0, 120);
+    // Address before client, always: two transactions that lock both rows lock them in one order.
+    const counters = [
+      ...(address === null ? [] : [{ bucket: address, limit: SIGN_IN_POLICY.failuresPerAddress }]),
+      ...(client === null ? [] : [{ bucket: client, limit: SIGN_IN_POLICY.failuresPerClient }]),
+    ];
+    if (!(await this.counters.incrementWithinLimits(counters, windowEnd))) {
+      throw new TooManyAttemptsError(Math.max(1, Math.ceil((windowEnd - now) / 1000)));
+    }
+    return { address, client };
+  }
+
+  /** The attempt succeeded: clears the address's count and takes this attempt off the client's. */
+  async succeeded(reservation: Reservation): Promise<void> {
+    if (reservation.address !== null) await this.counters.reset(reservation.address);
+    if (reservation.client !== null) await this.counters.decrement(reservation.client);
   }
 }

@@ -12,7 +12,30 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
   });
   afterEach(async () => t.close());
 
-  const userCount = async () => Number(((await t.runtime.db.knex("users").count({ n: "*" }).first()) as { n: number }).n);
+  const rowCount = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+  const userCount = () => rowCount("users");
+
+  /**
+   * MariaDB: runs `work` while one connection holds the workspaces table, and lets go once two
+   * statements wait in the database. A sign-up writes its workspace last, so two first sign-ups
+   * have then both read `users` before either commits: the race that timing alone rarely hits.
+   * (SQLite has one connection: its transactions never interleave.)
+   */
+  async function whileWorkspacesLocked<T>(work: () => Promise<T>): Promise<T> {
+    const knex = t.runtime.db.knex;
+    let result!: Promise<T>;
+    await knex.transaction(async (holder) => {
+      await holder.raw("LOCK TABLES workspaces WRITE");
+      result = work();
+      const waiting = async () => Number(((await knex.raw("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND command = 'Query' AND id <> CONNECTION_ID()")) as [Array<{ n: number }>])[0][0]!.n);
+      for (let tries = 0; (await waiting()) < 2; tries++) {
+        if (tries > 400) throw new Error("the sign-ups never reached the database");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await holder.raw("UNLOCK TABLES");
+    });
+    return result;
+  }
 
   describe("GET /auth/session", () => {
     it("answers a signed-out visitor with a CSRF token in the body and an HttpOnly, SameSite=Strict __Host- cookie", async () => {
@@ -79,6 +102,41 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect(short.json().errors).toEqual([expect.objectContaining({ pointer: "/password", message: "must be 10 to 200 characters long" })]);
       expect(await userCount()).toBe(0);
     });
+
+    it("lets exactly one of two simultaneous first sign-ups through", async () => {
+      const both = () => Promise.all([new DashboardSession(t).signUp({ email: "ada@acme.example" }), new DashboardSession(t).signUp({ email: "mallory@evil.example" })]);
+      const answers = database.name === "mysql" ? await whileWorkspacesLocked(both) : await both();
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 403]);
+      expect(answers.find((res) => res.statusCode === 403)!.json().code).toBe("signup_closed");
+      expect(await userCount()).toBe(1);
+    });
+
+    it("refuses a made-up invitation token before anything else, even for a registered address", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      const res = await new DashboardSession(t).signUp({ email: "ada@acme.example", invitation_token: "made-up" });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe("invitation_not_found");
+      expect([await userCount(), await rowCount("sessions")]).toEqual([1, 1]);
+    });
+
+    it("refuses an invitation for another address, storing nothing", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const invitation = await t.call({ method: "POST", url: "/v1/invitations", key: await session.token(workspaceId), payload: { email: "grace@acme.example" } });
+      const token = invitation.json().accept_url.split("/").pop();
+      const res = await new DashboardSession(t).signUp({ email: "mallory@evil.example", invitation_token: token });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("invitation_email_mismatch");
+      expect(await userCount()).toBe(1);
+    });
+
+    it("counts every sign-up attempt against the client: the 21st refused one in 15 minutes answers 429", async () => {
+      const visitor = new DashboardSession(t);
+      await signedUp(t, { email: "ada@acme.example" });
+      for (let i = 0; i < 20; i++) expect((await visitor.signUp({ email: `mallory${i}@evil.example`, invitation_token: "made-up" })).statusCode).toBe(404);
+      const blocked = await visitor.signUp({ email: "mallory@evil.example", invitation_token: "made-up" });
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().code).toBe("too_many_attempts");
+    });
   });
 
   describe("sign-in", () => {
@@ -105,6 +163,25 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
       t.clock.advance(15 * 60 * 1000);
       expect((await session.signIn("ada@acme.example")).statusCode).toBe(200);
+    });
+
+    it("counts each attempt before checking its password, so of 12 simultaneous guesses only 5 are checked", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      const session = new DashboardSession(t);
+      await session.load();
+      const answers = await Promise.all(Array.from({ length: 12 }, () => session.post("/auth/sign-in", { email: "ada@acme.example", password: "wrong password!" })));
+      expect(answers.map((res) => res.statusCode).filter((status) => status !== 429)).toEqual([401, 401, 401, 401, 401]);
+      expect((await session.signIn("ada@acme.example")).statusCode).toBe(429);
+    });
+
+    it("counts a client's failures, not its users' successful sign-ins (many people behind one NAT)", async () => {
+      await signedUp(t, { email: "ada@acme.example" });
+      // 19 refused sign-ups (cheap: no password is hashed) leave the client one short of its 20.
+      const visitor = new DashboardSession(t);
+      for (let i = 0; i < 19; i++) expect((await visitor.signUp({ email: `mallory${i}@evil.example`, invitation_token: "made-up" })).statusCode).toBe(404);
+      for (let i = 0; i < 3; i++) expect((await new DashboardSession(t).signIn("ada@acme.example")).statusCode).toBe(200);
+      expect((await new DashboardSession(t).signIn("ada@acme.example", "wrong password!")).statusCode).toBe(401);
+      expect((await new DashboardSession(t).signIn("ada@acme.example")).statusCode).toBe(429);
     });
   });
 
@@ -190,6 +267,16 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect((await other.load()).signed_in).toBe(false);
       expect((await session.load()).signed_in).toBe(true);
       expect((await new DashboardSession(t).signIn("ada@acme.example", "a brand new password")).statusCode).toBe(200);
+    });
+
+    it("throttles wrong current passwords like sign-ins: after 5, even the right one answers 429 for 15 minutes", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      for (let i = 0; i < 5; i++) expect((await session.post("/auth/password", { current_password: "wrong password!", new_password: "a brand new password" })).statusCode).toBe(403);
+      const blocked = await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" });
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().code).toBe("too_many_attempts");
+      t.clock.advance(15 * 60 * 1000);
+      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(204);
     });
   });
 });

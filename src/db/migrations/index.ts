@@ -18,6 +18,7 @@ import * as keyLastUsedIp from "./016-key-last-used-ip.js";
 import * as templateLayouts from "./017-template-layouts.js";
 import * as eventBounceTypes from "./018-event-bounce-types.js";
 import * as webhookEndpointPurges from "./019-webhook-endpoint-purges.js";
+import * as firstUserClaims from "./020-first-user-claims.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "017-template-layouts": templateLayouts,
   "018-event-bounce-types": eventBounceTypes,
   "019-webhook-endpoint-purges": webhookEndpointPurges,
+  "020-first-user-claims": firstUserClaims,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

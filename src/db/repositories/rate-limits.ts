@@ -39,15 +39,30 @@ export class RateLimitsRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /** A counter's value, 0 when it does not exist or has expired. */
-  async count(bucket: string, now: number): Promise<number> {
-    const row = (await this.knex("rate_limit_counters").where({ bucket }).where("expires_at", ">", now).first("count")) as { count: number } | undefined;
-    return row ? Number(row.count) : 0;
+  /**
+   * Adds one to every counter, all or none, outside the group commit (rare events: sign-in
+   * attempts). When any would pass its limit, the transaction is rolled back and the answer is
+   * false. Each increment returns the counter's new value under the row's lock, so however many
+   * callers arrive at once, at most `limit` of them get through. Callers list shared buckets in
+   * one order (the sign-in throttle: address, then client) so that they queue, not deadlock.
+   */
+  async incrementWithinLimits(counters: ReadonlyArray<{ bucket: string; limit: number }>, expiresAt: number): Promise<boolean> {
+    try {
+      await this.knex.transaction(async (trx) => {
+        for (const { bucket, limit } of counters) {
+          if ((await this.dialect.incrementCounter(trx, bucket, 1, expiresAt)) > limit) throw new OverLimit();
+        }
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof OverLimit) return false;
+      throw error;
+    }
   }
 
-  /** Adds one to a counter outside the group commit (rare events: failed sign-ins). */
-  async increment(bucket: string, expiresAt: number): Promise<number> {
-    return this.knex.transaction((trx) => this.dialect.incrementCounter(trx, bucket, 1, expiresAt));
+  /** Takes one back from a counter (an attempt that turned out not to count). */
+  async decrement(bucket: string): Promise<void> {
+    await this.knex("rate_limit_counters").where({ bucket }).where("count", ">", 0).decrement("count", 1);
   }
 
   async reset(bucket: string): Promise<void> {
@@ -58,3 +73,6 @@ export class RateLimitsRepository {
     return this.knex("rate_limit_counters").where("expires_at", "<=", now).delete();
   }
 }
+
+/** Rolls back incrementWithinLimits's transaction; never leaves the repository. */
+class OverLimit extends Error {}

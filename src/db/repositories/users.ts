@@ -27,6 +27,18 @@ export class UsersRepository {
     return (await trx("users").first("id")) !== undefined;
   }
 
+  /**
+   * Records `userId` as the install's first user, inside its sign-up transaction; false when
+   * another user holds the claim. Insert-if-absent, then read what is there: on MySQL the insert
+   * waits for a racing first sign-up's uncommitted claim, and the read (READ COMMITTED) then sees
+   * it.
+   */
+  async claimFirst(userId: string, now: number, trx: Knex.Transaction): Promise<boolean> {
+    await trx("first_user_claims").insert({ id: 1, user_id: userId, claimed_at: now }).onConflict("id").ignore();
+    const row = (await trx("first_user_claims").where({ id: 1 }).first("user_id")) as { user_id: string } | undefined;
+    return row?.user_id === userId;
+  }
+
   async findByEmail(emailNormalized: string, trx: Knex | Knex.Transaction = this.knex): Promise<UserRow | undefined> {
     return normalise(await trx("users").where({ email_normalized: emailNormalized }).first());
   }
