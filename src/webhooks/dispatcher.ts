@@ -353,9 +353,13 @@ export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: numbe
   };
   if (succeeded) return { ...base, next: { state: "succeeded" }, endpoint: { health: "healthy" } };
   if (gone) return { ...base, next: { state: "failed" }, endpoint: { health: "gone" } };
-  const dueAt = nextAttemptAt(attempt, at, result.retryAfter);
+  return { ...base, ...retriedFailure(attempt, at, result.retryAfter) };
+}
+
+/** A failed attempt that is retried on the schedule (until it runs out), and counts against the endpoint's health. */
+function retriedFailure(attempt: number, at: number, retryAfter: string | null): Pick<WebhookOutcome, "next" | "endpoint"> {
+  const dueAt = nextAttemptAt(attempt, at, retryAfter);
   return {
-    ...base,
     next: dueAt === null ? { state: "failed" } : { state: "pending", dueAt },
     endpoint: { health: "failing", disableIfFailingSince: at - DISABLE_AFTER_FAILING_MS },
   };
@@ -376,10 +380,5 @@ export function unsendableOutcome(row: WebhookDeliveryRow, reason: UnsendableRea
   const attempt = row.attempts + 1;
   const base = { endpointId: row.endpoint_id, eventId: row.event_id, lease, attempt, at, status: "failed" as const, responseStatus: null, responseBody: null, error: reason, durationMs: 0 };
   if (reason === "event_missing") return { ...base, next: { state: "failed" }, endpoint: null };
-  const dueAt = nextAttemptAt(attempt, at, null);
-  return {
-    ...base,
-    next: dueAt === null ? { state: "failed" } : { state: "pending", dueAt },
-    endpoint: { health: "failing", disableIfFailingSince: at - DISABLE_AFTER_FAILING_MS },
-  };
+  return { ...base, ...retriedFailure(attempt, at, null) };
 }

@@ -272,8 +272,7 @@ export class WebhookDeliveriesRepository {
    */
   async pruneBefore(before: number, limit = 1000): Promise<number> {
     const attempts = (await this.knex("webhook_attempts").where("created_at", "<", before).limit(limit).pluck("id")) as string[];
-    let removed = 0;
-    for (let i = 0; i < attempts.length; i += CHUNK) removed += await this.knex("webhook_attempts").whereIn("id", attempts.slice(i, i + CHUNK)).delete();
+    let removed = await this.deleteAttempts(attempts);
     const settled = (await this.knex("webhook_deliveries")
       .whereIn("state", ["succeeded", "failed"])
       .andWhere("last_attempt_at", "<", before)
@@ -302,10 +301,17 @@ export class WebhookDeliveriesRepository {
       const deliveries = (await this.knex("webhook_deliveries").where({ endpoint_id: endpointId }).limit(room).pluck("event_id")) as string[];
       for (let i = 0; i < deliveries.length; i += CHUNK) removed += await this.knex("webhook_deliveries").where({ endpoint_id: endpointId }).whereIn("event_id", deliveries.slice(i, i + CHUNK)).delete();
       const attempts = (await this.knex("webhook_attempts").where({ endpoint_id: endpointId }).limit(room).pluck("id")) as string[];
-      for (let i = 0; i < attempts.length; i += CHUNK) removed += await this.knex("webhook_attempts").whereIn("id", attempts.slice(i, i + CHUNK)).delete();
+      removed += await this.deleteAttempts(attempts);
       if (deliveries.length < room && attempts.length < room) await this.knex("webhook_endpoint_purges").where({ endpoint_id: endpointId }).delete();
       if (removed >= limit) break;
     }
+    return removed;
+  }
+
+  /** Deletes these attempts, a chunk per statement; returns how many went. */
+  private async deleteAttempts(ids: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (let i = 0; i < ids.length; i += CHUNK) removed += await this.knex("webhook_attempts").whereIn("id", ids.slice(i, i + CHUNK)).delete();
     return removed;
   }
 
