@@ -24,9 +24,4 @@ export const LIMITS = {
   storedJsonMaxBytes: 65_535,
   /** VARCHAR(512) from_mailbox: characters of the sender as its header carries it. */
   storedMailboxMaxChars: 512,
-  /**
-   * A batch's Idempotency-Key becomes `<key>#<index>` on each of its messages, in the messages
-   * table's VARCHAR(255) idempotency_key: 255 less the longest suffix (`#99`).
-   */
-  batchIdempotencyKeyMaxChars: 252,
 } as const;

@@ -4,7 +4,6 @@ import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
 import { BatchRejectedError, ConflictError, DomainError, NotFoundError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
-import { LIMITS } from "../domain/limits.js";
 import { outsideRestrictions } from "../domain/key-restrictions.js";
 import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
 import type { GroupCommit } from "../db/group-commit.js";
@@ -117,10 +116,6 @@ export class MessagesService {
    * of its messages finds them instead of sending them again.
    */
   async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false } = {}): Promise<BatchOutcome[]> {
-    // The contract refuses such a key first; this keeps every `<key>#<index>` within its column whoever calls.
-    if (idempotencyKey !== null && idempotencyKey.length > LIMITS.batchIdempotencyKeyMaxChars) {
-      throw new ValidationError([{ location: "header", pointer: "/idempotency-key", message: `must be at most ${LIMITS.batchIdempotencyKeyMaxChars} characters for a batch (each message stores it with #<index>)` }]);
-    }
     const now = this.clock.now();
     const defaults = await this.workspaceDefaults(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
     const prepared: PreparedItem[] = [];
