@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { deliveryStatusReport } from "../helpers/dsn.js";
 import { RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
 import type { SmtpReply } from "../helpers/smtp-sink.js";
 import { swaks } from "../helpers/swaks.js";
@@ -27,33 +28,14 @@ function fixture(name: string, replace: { messageId: string; verp: string | null
 
 /** An Exim DSN (multipart/report) for one failed recipient: a class-only `Status: 5.0.0`, the remote's words in the Diagnostic-Code. */
 const eximDsn = (verp: string, diagnostic: string) =>
-  [
-    "From: Mail Delivery System <Mailer-Daemon@relay.example.net>",
-    `To: ${verp}`,
-    "Subject: Mail delivery failed: returning message to sender",
-    "Auto-Submitted: auto-replied",
-    "MIME-Version: 1.0",
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-    "",
-    "--b1",
-    "Content-Type: text/plain; charset=us-ascii",
-    "",
-    "This message was created automatically by mail delivery software.",
-    "",
-    "--b1",
-    "Content-Type: message/delivery-status",
-    "",
-    "Reporting-MTA: dns; relay.example.net",
-    "",
-    "Action: failed",
-    `Final-Recipient: rfc822;${ada}`,
-    "Status: 5.0.0",
-    "Remote-MTA: dns; mx1.example.net",
-    `Diagnostic-Code: smtp; ${diagnostic}`,
-    "",
-    "--b1--",
-    "",
-  ].join("\r\n");
+  deliveryStatusReport({
+    from: "Mail Delivery System <Mailer-Daemon@relay.example.net>",
+    to: verp,
+    subject: "Mail delivery failed: returning message to sender",
+    headers: ["Auto-Submitted: auto-replied"],
+    reportingMta: "relay.example.net",
+    recipient: ["Action: failed", `Final-Recipient: rfc822;${ada}`, "Status: 5.0.0", "Remote-MTA: dns; mx1.example.net", `Diagnostic-Code: smtp; ${diagnostic}`],
+  });
 
 describe.each(databases)("asynchronous bounces and complaints ($name)", (database) => {
   let h: LiveHarness;

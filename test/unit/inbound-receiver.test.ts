@@ -4,6 +4,7 @@ import { ManualClock } from "../../src/domain/clock.js";
 import { InboundReceiver } from "../../src/inbound/receiver.js";
 import type { InboundService } from "../../src/services/inbound.js";
 import { dkimTestKeys, mailauthSignatures } from "../helpers/dkim-signers.js";
+import { deliveryStatusReport } from "../helpers/dsn.js";
 
 const MESSAGE_ID = "msg_01jaaaaaaaaaaaaaaaaaaaaaaa";
 const VERP = `bounces+${MESSAGE_ID}-0-0123456789@bounces.acme.example`;
@@ -24,7 +25,7 @@ async function receiveAtReturnPath(raw: string): Promise<{ summary: string; boun
     },
   } as unknown as InboundService;
   const receiver = new InboundReceiver(inbound, {} as Resolver, "mta.example", new ManualClock(), { info() {}, error() {} });
-  const verdict = await receiver.receive(Buffer.from(raw.replaceAll("\n", "\r\n")), { ip: "192.0.2.1", helo: "mx.dest.example", mailFrom: "" }, [
+  const verdict = await receiver.receive(Buffer.from(raw.replace(/\r?\n/g, "\r\n")), { ip: "192.0.2.1", helo: "mx.dest.example", mailFrom: "" }, [
     { kind: "bounce", target: { messageId: MESSAGE_ID, position: 0 }, workspaceIds: ["ws_1"] },
   ]);
   if (!verdict.accepted) throw new Error(`refused: ${verdict.code} ${verdict.message}`);
@@ -57,30 +58,13 @@ describe("InboundReceiver at a VERP return path, from the null sender", () => {
 
 describe("InboundReceiver reading a DSN's failed recipient", () => {
   const dsn = (fields: string[]) =>
-    [
-      "From: Mail Delivery System <Mailer-Daemon@relay.dest.example>",
-      `To: ${VERP}`,
-      "Subject: Mail delivery failed",
-      "MIME-Version: 1.0",
-      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-      "",
-      "--b1",
-      "Content-Type: text/plain",
-      "",
-      "This message was created automatically by mail delivery software.",
-      "",
-      "--b1",
-      "Content-Type: message/delivery-status",
-      "",
-      "Reporting-MTA: dns; relay.dest.example",
-      "",
-      "Action: failed",
-      "Final-Recipient: rfc822;ada@dest.example",
-      ...fields,
-      "",
-      "--b1--",
-      "",
-    ].join("\n");
+    deliveryStatusReport({
+      from: "Mail Delivery System <Mailer-Daemon@relay.dest.example>",
+      to: VERP,
+      subject: "Mail delivery failed",
+      reportingMta: "relay.dest.example",
+      recipient: ["Action: failed", "Final-Recipient: rfc822;ada@dest.example", ...fields],
+    });
 
   it.each([
     ["a class-only Status refined by the diagnostic's spam refusal (Exim)", ["Status: 5.0.0", "Diagnostic-Code: smtp; 550 5.7.1 Message rejected as spam"], "soft", "5.7.1"],
@@ -120,30 +104,14 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
       },
     } as unknown as InboundService;
     const receiver = new InboundReceiver(inbound, resolver, "mta.example", new ManualClock(), { info() {}, error() {} });
-    const report = [
-      "From: Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
-      "To: bounces@bounces.sender.example",
-      "Subject: Undelivered Mail Returned to Sender",
-      "MIME-Version: 1.0",
-      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-      "",
-      "--b1",
-      "Content-Type: message/delivery-status",
-      "",
-      "Reporting-MTA: dns; mx.acme.example",
-      "",
-      `Final-Recipient: rfc822; ${recipient}`,
-      "Action: failed",
-      "Status: 5.1.1",
-      "",
-      "--b1",
-      "Content-Type: text/rfc822-headers",
-      "",
-      `Message-ID: <${MESSAGE_ID}@sender.example>`,
-      "",
-      "--b1--",
-      "",
-    ].join("\r\n");
+    const report = deliveryStatusReport({
+      from: "Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
+      to: "bounces@bounces.sender.example",
+      subject: "Undelivered Mail Returned to Sender",
+      reportingMta: "mx.acme.example",
+      recipient: [`Final-Recipient: rfc822; ${recipient}`, "Action: failed", "Status: 5.1.1"],
+      original: [`Message-ID: <${MESSAGE_ID}@sender.example>`],
+    });
     const raw = signed ? (await mailauthSignatures(report, [{ signingDomain: "acme.example", selector: "mr1", privateKey: keys.rsa.privateKeyPem, algorithm: "rsa-sha256" }])) + report : report;
     const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom: "" }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
     if (!verdict.accepted) throw new Error(`refused: ${verdict.code} ${verdict.message}`);
