@@ -65,6 +65,15 @@ interface PreparedItem {
   error: DomainError | null;
 }
 
+/**
+ * The Idempotency-Key a message is stored under: the request's own, or for a batch's message
+ * `<key>#<index>`, kept apart from a single message sent with that literal key.
+ */
+interface MessageIdempotency {
+  key: string;
+  batched: boolean;
+}
+
 export interface BatchOutcome {
   index: number;
   message: Message | null;
@@ -104,7 +113,7 @@ export class MessagesService {
 
   private async checked(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<NewMessage> {
     const now = this.clock.now();
-    const message = await this.prepare(principal, input, idempotencyKey, now, await this.workspaceDefaults(principal, [input]), this.attachmentUrls.budget());
+    const message = await this.prepare(principal, input, idempotencyKey === null ? null : { key: idempotencyKey, batched: false }, now, await this.workspaceDefaults(principal, [input]), this.attachmentUrls.budget());
     if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     return message;
   }
@@ -124,7 +133,7 @@ export class MessagesService {
     for (const [index, input] of inputs.entries()) {
       try {
         if (input instanceof DomainError) throw input;
-        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : `${idempotencyKey}#${index}`, now, defaults, fetchBudget), error: null });
+        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : { key: `${idempotencyKey}#${index}`, batched: true }, now, defaults, fetchBudget), error: null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         prepared.push({ index, message: null, error });
@@ -173,7 +182,7 @@ export class MessagesService {
   }
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
-  private async prepare(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, now: number, defaults: WorkspaceDefaults, fetchBudget: FetchBudget): Promise<NewMessage> {
+  private async prepare(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults, fetchBudget: FetchBudget): Promise<NewMessage> {
     const { content: unfetched, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
     assertKeyMaySend(principal, unfetched);
     if (principal.environment === "live") {
@@ -205,7 +214,8 @@ export class MessagesService {
       metadata: content.metadata,
       scheduled_at: content.scheduledAt,
       expires_at: content.expiresAt,
-      idempotency_key: idempotencyKey,
+      idempotency_key: idempotency?.key ?? null,
+      idempotency_batched: idempotency?.batched ?? false,
       // Within the retention a stored message with this key is this request's earlier attempt.
       idempotency_window_start: now - this.settings.idempotencyRetentionHours * 3600 * 1000,
       message_id_header: messageIdHeader(id, content.fromAddress),

@@ -93,6 +93,18 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     expect(await count("messages")).toBe(2);
   });
 
+  it("keeps its messages' keys apart from a single message's: a message sent with the literal key <key>#0 is not the batch's first message, either way round", async () => {
+    const single = (await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: "single@example.com" }), headers: { "idempotency-key": "orders#0" } })).json() as { id: string };
+    const items = (await batch([aMessage({ to: "ada@example.com" })], { idempotencyKey: "orders" })).json().data as Item[];
+    expect(items[0]!.message!.id).not.toBe(single.id);
+    expect(items[0]!.message!.idempotency_key).toBe("orders#0");
+    const later = (await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: "later@example.com" }), headers: { "idempotency-key": "invoices#1" } })).json() as { id: string };
+    const first = ((await batch([aMessage(), aMessage()], { idempotencyKey: "invoices" })).json().data as Item[])[1]!.message!.id;
+    expect(later.id).not.toBe(first);
+    expect(await count("messages")).toBe(5);
+    for (const id of [single.id, items[0]!.message!.id]) expect((await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().to).toEqual([id === single.id ? "single@example.com" : "ada@example.com"]);
+  });
+
   it("checks each live message's sender domain and the monthly quota, message by message, and counts live usage only", async () => {
     await t.verifiedDomain("acme.example");
     await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 2 } });

@@ -19,6 +19,7 @@ import * as templateLayouts from "./017-template-layouts.js";
 import * as eventBounceTypes from "./018-event-bounce-types.js";
 import * as webhookEndpointPurges from "./019-webhook-endpoint-purges.js";
 import * as firstUserClaims from "./020-first-user-claims.js";
+import * as batchedIdempotencyKeys from "./021-batched-idempotency-keys.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "018-event-bounce-types": eventBounceTypes,
   "019-webhook-endpoint-purges": webhookEndpointPurges,
   "020-first-user-claims": firstUserClaims,
+  "021-batched-idempotency-keys": batchedIdempotencyKeys,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -62,6 +62,8 @@ export interface NewMessage extends MessageContent {
   scheduled_at: number | null;
   expires_at: number | null;
   idempotency_key: string | null;
+  /** Whether the key was made for a batch's message (`<key>#<index>`): a single message's literal key of the same text is another slot. */
+  idempotency_batched: boolean;
   /**
    * A message already holding the Idempotency-Key and created at or after this instant is an
    * earlier attempt of this very request (a crashed request's retry): it is returned instead.
@@ -431,7 +433,7 @@ export class MessagesRepository {
     const holders = new Map<string, string>();
     for (const m of items) {
       if (m.idempotency_key === null || holders.has(idempotencySlot(m))) continue;
-      const slot = { workspace_id: m.scope.workspaceId, environment: m.scope.environment, idempotency_key: m.idempotency_key };
+      const slot = { workspace_id: m.scope.workspaceId, environment: m.scope.environment, idempotency_batched: m.idempotency_batched, idempotency_key: m.idempotency_key };
       const row = (await trx("messages").where(slot).first("id", "created_at")) as { id: string; created_at: number | string } | undefined;
       if (row && toNumber(row.created_at) >= m.idempotency_window_start) {
         holders.set(idempotencySlot(m), row.id);
@@ -531,7 +533,7 @@ function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string
   return [...counts.values()].sort((a, b) => (a.workspaceId + a.day).localeCompare(b.workspaceId + b.day));
 }
 
-const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_key ?? m.id}`;
+const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_batched ? "batch" : "single"}\u0000${m.idempotency_key ?? m.id}`;
 
 /**
  * A stored message's content (subject, bodies, attachments as base64 JSON), in characters: what
@@ -569,6 +571,7 @@ function toMessageRow(m: NewMessage) {
     scheduled_at: m.scheduled_at,
     expires_at: m.expires_at,
     idempotency_key: m.idempotency_key,
+    idempotency_batched: m.idempotency_batched,
     message_id_header: m.message_id_header,
     mime: null,
     event_seq: 1,
