@@ -4,7 +4,11 @@ import { ConflictError, DomainError } from "../domain/errors.js";
 import type { Scope } from "../domain/environments.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { IdempotencyRepository } from "../db/repositories/idempotency.js";
+import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
+
+/** Expired keys removed per statement when pruning; a round repeats until none are left. */
+const PRUNE_BATCH = 1000;
 
 export interface StoredResponse {
   status: number;
@@ -68,8 +72,10 @@ export class IdempotencyService {
     await this.records.release(scope, key, claimToken);
   }
 
+  /** Forgets every expired key, a batch at a time; answers how many went. */
   async prune(): Promise<number> {
-    return this.records.pruneExpired(this.clock.now());
+    const now = this.clock.now();
+    return removeInBatches((limit) => this.records.pruneExpired(now, limit), PRUNE_BATCH);
   }
 }
 

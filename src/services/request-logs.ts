@@ -4,6 +4,7 @@ import { NotFoundError } from "../domain/errors.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { RequestLogFilters, RequestLogRow, RequestLogsRepository } from "../db/repositories/request-logs.js";
 import { scopeOf } from "./api-keys.js";
+import { removeInBatches } from "./in-batches.js";
 import type { components } from "../../generated/v1.js";
 
 type RequestLog = components["schemas"]["RequestLog"];
@@ -105,11 +106,6 @@ export class RequestLogService {
   /** Removes entries older than the retention (all of them when the log is off); returns how many. */
   async prune(): Promise<number> {
     const before = this.clock.now() - this.options.retentionDays * DAY_MS;
-    let removed = 0;
-    for (;;) {
-      const batch = await this.logs.pruneBefore(before, PRUNE_BATCH);
-      removed += batch;
-      if (batch < PRUNE_BATCH) return removed;
-    }
+    return removeInBatches((limit) => this.logs.pruneBefore(before, limit), PRUNE_BATCH);
   }
 }

@@ -2,6 +2,7 @@ import type { Clock } from "../domain/clock.js";
 import type { InboundRepository } from "../db/repositories/inbound.js";
 import type { MessagesRepository } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
+import { removeInBatches } from "./in-batches.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -31,19 +32,9 @@ export class RetentionService {
     const removed = { messages: 0, replies: 0 };
     for (const { id, days } of await this.workspaces.withContentRetention()) {
       const before = now - days * DAY_MS;
-      removed.messages += await inBatches((limit) => this.messages.removeContent(id, before, now, limit));
-      removed.replies += await inBatches((limit) => this.inbound.removeContent(id, before, now, limit));
+      removed.messages += await removeInBatches((limit) => this.messages.removeContent(id, before, now, limit), BATCH);
+      removed.replies += await removeInBatches((limit) => this.inbound.removeContent(id, before, now, limit), BATCH);
     }
     return removed;
-  }
-}
-
-/** Runs a removal batch after batch until one comes back short; answers the total. */
-async function inBatches(remove: (limit: number) => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const count = await remove(BATCH);
-    total += count;
-    if (count < BATCH) return total;
   }
 }

@@ -165,6 +165,15 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect((await t.call({ method: "GET", url: `/v1/messages/${next.json().id}` })).json().status).toBe("delivered");
     });
 
+    it("prunes every expired key in one round, however many there are, and keeps the live ones", async () => {
+      const now = t.clock.now();
+      const row = (key: string, expires_at: number) => ({ workspace_id: "ws_other", environment: "sandbox", idempotency_key: key, fingerprint: "f".repeat(64), claim_token: "c".repeat(32), state: "done", response_status: 202, response: null, locked_until: now, created_at: now - 25 * HOUR, expires_at });
+      const rows = [...Array.from({ length: 2500 }, (_, i) => row(`expired-${i}`, now - 1)), row("live", now + HOUR)];
+      for (let i = 0; i < rows.length; i += 200) await t.runtime.db.knex("idempotency_keys").insert(rows.slice(i, i + 200));
+      expect(await t.runtime.services.idempotency.prune()).toBe(2500);
+      expect(await t.runtime.db.knex("idempotency_keys").pluck("idempotency_key")).toEqual(["live"]);
+    });
+
     it("treats an expired key as new even before it is pruned", async () => {
       const first = await send(aMessage(), "expired-key");
       t.clock.advance(25 * HOUR);

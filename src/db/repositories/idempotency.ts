@@ -108,10 +108,14 @@ export class IdempotencyRepository implements SealedStore {
     return (await this.knex("idempotency_keys").where({ workspace_id, environment, idempotency_key, response: row.sealed[0] }).update({ response: next[0] ?? row.sealed[0] })) === 1;
   }
 
-  async pruneExpired(now: number, limit = 1000): Promise<number> {
-    const expired = (await this.knex("idempotency_keys").where("expires_at", "<=", now).limit(limit).select("workspace_id", "environment", "idempotency_key")) as Array<Record<string, string>>;
-    let removed = 0;
-    for (const row of expired) removed += await this.knex("idempotency_keys").where(row).andWhere("expires_at", "<=", now).delete();
-    return removed;
+  /** Removes up to `limit` expired keys, oldest first, in one statement; answers how many went. */
+  async pruneExpired(now: number, limit: number): Promise<number> {
+    const expired = (await this.knex("idempotency_keys").where("expires_at", "<=", now).orderBy("expires_at").limit(limit).select("workspace_id", "environment", "idempotency_key")) as Array<{ workspace_id: string; environment: string; idempotency_key: string }>;
+    if (expired.length === 0) return 0;
+    // expires_at is checked again: a key reclaimed since the read is live once more.
+    return this.knex("idempotency_keys")
+      .whereIn(["workspace_id", "environment", "idempotency_key"], expired.map((row) => [row.workspace_id, row.environment, row.idempotency_key]))
+      .andWhere("expires_at", "<=", now)
+      .delete();
   }
 }
