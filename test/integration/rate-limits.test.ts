@@ -118,6 +118,42 @@ describe.each(databases)("rate limits ($name)", (database) => {
     });
   });
 
+  describe("group commits", () => {
+    /** The row each write to `table` locks while `work` runs (the binding that names it), in order. */
+    const lockedRows = async (table: string, rowOf: (bindings: unknown[]) => unknown, work: () => Promise<unknown>) => {
+      const rows: unknown[] = [];
+      const record = (query: { sql: string; bindings?: unknown[] }) => {
+        if (new RegExp(`^(insert into|update) [\`"]?${table}[\`"]? `, "i").test(query.sql)) rows.push(rowOf(query.bindings ?? []));
+      };
+      t.runtime.db.knex.on("query", record);
+      try {
+        await work();
+      } finally {
+        t.runtime.db.knex.off("query", record);
+      }
+      return rows;
+    };
+
+    it("takes a batch's counters in one order whatever order its requests came in, so two batches cannot deadlock, and still numbers requests in arrival order", async () => {
+      const { rateLimits } = t.runtime.repositories;
+      const expiresAt = t.clock.now() + WINDOW_MS;
+      let positions: number[] = [];
+      const order = await lockedRows("rate_limit_counters", (bindings) => bindings[0], async () => {
+        positions = await t.runtime.db.knex.transaction((trx) => rateLimits.hitWriter.write(trx, ["key-c", "key-a", "key-b", "key-a"].map((bucket) => ({ bucket, expiresAt }))));
+      });
+      expect(order).toEqual(["key-a", "key-b", "key-c"]);
+      expect(positions).toEqual([1, 1, 1, 2]);
+    });
+
+    it("stamps a batch's keys' last use in one order whatever order they came in", async () => {
+      const { apiKeys } = t.runtime.repositories;
+      const now = t.clock.now();
+      const ids = ["key_0000000000000000000000000c", "key_0000000000000000000000000a", "key_0000000000000000000000000b"];
+      const order = await lockedRows("api_keys", (bindings) => bindings.find((b) => typeof b === "string" && b.startsWith("key_")), () => t.runtime.db.knex.transaction((trx) => apiKeys.touchWriter.write(trx, ids.map((keyId) => ({ keyId, now, ip: null })))));
+      expect(order).toEqual([...ids].sort());
+    });
+  });
+
   describe("across processes", () => {
     let second: { runtime: Runtime; app: FastifyInstance } | null = null;
     afterEach(async () => {

@@ -4,6 +4,7 @@ import type { Environment, Permission, Scope } from "../../domain/environments.j
 import { isRestricted, NO_RESTRICTIONS, type KeyRestrictions } from "../../domain/key-restrictions.js";
 import { batchLoader } from "../batch-loader.js";
 import type { BatchWriter } from "../group-commit.js";
+import { inLockOrder } from "../lock-order.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { toNumber, toNumberOrNull } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
@@ -57,7 +58,8 @@ export class ApiKeysRepository {
     write: async (trx, items) => {
       const latest = new Map<string, { now: number; ip: string | null }>();
       for (const { keyId, now, ip } of items) if (now >= (latest.get(keyId)?.now ?? 0)) latest.set(keyId, { now, ip });
-      for (const [id, { now, ip }] of latest) {
+      // By id, not in arrival order: two batches could otherwise lock the same keys in opposite orders.
+      for (const [id, { now, ip }] of inLockOrder(latest)) {
         await trx("api_keys")
           .where({ id })
           .andWhere((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<", now - LAST_USED_RESOLUTION_MS))

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Dialect } from "../dialects/dialect.js";
 import type { BatchWriter } from "../group-commit.js";
+import { inLockOrder } from "../lock-order.js";
 
 export interface HitItem {
   bucket: string;
@@ -22,7 +23,8 @@ export class RateLimitsRepository {
         perBucket.set(item.bucket, entry);
       }
       const firstPosition = new Map<string, number>();
-      for (const [bucket, { count, expiresAt }] of perBucket) {
+      // By bucket, not in arrival order: two batches could otherwise lock the same counters in opposite orders.
+      for (const [bucket, { count, expiresAt }] of inLockOrder(perBucket)) {
         const after = await this.dialect.incrementCounter(trx, bucket, count, expiresAt);
         firstPosition.set(bucket, after - count + 1);
       }
