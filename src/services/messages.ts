@@ -1,7 +1,7 @@
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { domainOf } from "../domain/addresses.js";
 import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
-import { BatchRejectedError, ConflictError, DomainError, NotFoundError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
+import { BatchRejectedError, ConflictError, DomainError, NotFoundError, QuotaExceededError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { outsideRestrictions } from "../domain/key-restrictions.js";
@@ -114,7 +114,7 @@ export class MessagesService {
   private async checked(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<NewMessage> {
     const now = this.clock.now();
     const message = await this.prepare(principal, input, idempotencyKey === null ? null : { key: idempotencyKey, batched: false }, now, await this.workspaceDefaults(principal, [input]), this.attachmentUrls.budget());
-    if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
+    if (principal.environment === "live") await this.countAgainstQuota(principal, [message], [], now, this.acceptedEarlier([message]));
     return message;
   }
 
@@ -151,7 +151,8 @@ export class MessagesService {
   private async assertWholeBatch(principal: Principal, prepared: ReadonlyArray<PreparedItem>, now: number): Promise<void> {
     const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
     if (refused.length > 0) throw new BatchRejectedError(refused);
-    if (principal.environment === "live") await this.policy.assertWithinQuota(principal.workspaceId, prepared.length, now);
+    const messages = prepared.flatMap(({ message }) => (message === null ? [] : [message]));
+    if (principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages));
   }
 
   /**
@@ -160,18 +161,48 @@ export class MessagesService {
    * past it are refused one by one.
    */
   private async applyQuotaInOrder(principal: Principal, prepared: PreparedItem[], now: number): Promise<void> {
-    let counted = 0;
+    const acceptedEarlier = this.acceptedEarlier(prepared.flatMap(({ message }) => (message === null ? [] : [message])));
+    const counted: NewMessage[] = [];
     for (const item of prepared) {
       if (item.message === null) continue;
       try {
-        await this.policy.assertWithinQuota(principal.workspaceId, counted + 1, now);
-        counted++;
+        counted.push(...(await this.countAgainstQuota(principal, [item.message], counted, now, acceptedEarlier)));
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         item.message = null;
         item.error = error;
       }
     }
+  }
+
+  /**
+   * Counts `messages` against the monthly quota on top of the request's messages `counted`
+   * already, leaving out those whose Idempotency-Key shows they were accepted before: the retry
+   * of a request whose answer was lost, which `accept` answers with the stored message, counted
+   * when it was stored. Those are looked up only once the quota refuses (until then `counted` may
+   * include some, erring towards a refusal that is then recounted exactly), so keyed requests
+   * within the quota cost no extra read. Answers the messages it counted.
+   */
+  private async countAgainstQuota(principal: Principal, messages: readonly NewMessage[], counted: readonly NewMessage[], now: number, acceptedEarlier: () => Promise<ReadonlySet<string>>): Promise<NewMessage[]> {
+    try {
+      await this.policy.assertWithinQuota(principal.workspaceId, counted.length + messages.length, now);
+      return [...messages];
+    } catch (error) {
+      if (!(error instanceof QuotaExceededError)) throw error;
+      const earlier = await acceptedEarlier();
+      const isNew = (m: NewMessage) => m.idempotency_key === null || !earlier.has(m.idempotency_key);
+      const newCounted = counted.filter(isNew).length;
+      const fresh = messages.filter(isNew);
+      if (newCounted === counted.length && fresh.length === messages.length) throw error;
+      if (fresh.length > 0) await this.policy.assertWithinQuota(principal.workspaceId, newCounted + fresh.length, now);
+      return fresh;
+    }
+  }
+
+  /** The keys among `messages` that already hold a stored message, read at most once, when first asked. */
+  private acceptedEarlier(messages: readonly NewMessage[]): () => Promise<ReadonlySet<string>> {
+    let held: Promise<ReadonlySet<string>> | null = null;
+    return () => (held ??= this.messages.heldIdempotencyKeys(messages));
   }
 
   /** The workspace's default sender and tracking defaults, read once per request and only when some message needs them. */

@@ -4,7 +4,7 @@ import { QuotaExceededError } from "../../src/domain/errors.js";
 import { toProblem } from "../../src/http/problems.js";
 import { UsageService } from "../../src/services/usage.js";
 import { databases } from "../helpers/databases.js";
-import { createTestApp, type TestApp } from "../helpers/test-app.js";
+import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const NOW = Date.parse("2026-11-21T10:00:00Z");
 
@@ -143,6 +143,47 @@ describe.each(databases)("Usage ($name)", (database) => {
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/monthly_quota" }] });
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).json().monthly_quota).toBe(10);
+    });
+  });
+
+  describe("sending at the quota under an Idempotency-Key", () => {
+    const send = (idempotencyKey: string) =>
+      t.call({ method: "POST", url: "/v1/messages", payload: aMessage(), key: t.workspace.liveKey, headers: { "idempotency-key": idempotencyKey } });
+    const sendBatch = (idempotencyKey: string, size: number) =>
+      t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: Array.from({ length: size }, () => aMessage()) }, key: t.workspace.liveKey, headers: { "idempotency-key": idempotencyKey } });
+    /** What a crash between storing the messages and storing the answer leaves: the messages alone. */
+    const loseStoredAnswers = () => t.runtime.db.knex("idempotency_keys").delete();
+    beforeEach(async () => t.verifiedDomain("acme.example"));
+
+    it("keeps no answer for a request the quota refused, so the same request goes through once the quota is raised", async () => {
+      await setQuota(1);
+      expect((await send("first")).statusCode).toBe(202);
+      const refused = await send("second");
+      expect(refused.statusCode).toBe(429);
+      await setQuota(null);
+      const again = await send("second");
+      expect(again.statusCode, again.body).toBe(202);
+      expect(again.headers["idempotent-replayed"]).toBeUndefined();
+    });
+
+    it("answers a retry of a message already accepted with that message, even at the quota (the first answer was lost)", async () => {
+      await setQuota(1);
+      const first = await send("only");
+      await loseStoredAnswers();
+      const retry = await send("only");
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json().id).toBe(first.json().id);
+      expect((await usage("", t.workspace.liveKey)).quota.used).toBe(1);
+    });
+
+    it("does not count a retried batch's messages already accepted against the quota again", async () => {
+      await setQuota(3);
+      const first = (await sendBatch("nightly", 2)).json().data as Array<{ message: { id: string } }>;
+      await loseStoredAnswers();
+      const retry = (await sendBatch("nightly", 3)).json().data as Array<{ status: number; message: { id: string } | null }>;
+      expect(retry.map((item) => item.status)).toEqual([202, 202, 202]);
+      expect(retry.slice(0, 2).map((item) => item.message!.id)).toEqual(first.map((item) => item.message.id));
+      expect((await usage("", t.workspace.liveKey)).quota.used).toBe(3);
     });
   });
 

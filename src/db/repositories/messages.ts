@@ -424,6 +424,22 @@ export class MessagesRepository {
   }
 
   /**
+   * Which of these messages' Idempotency-Keys already hold a stored message within their window,
+   * in one read. The messages are one request's: one scope, one origin (batch or not), one window.
+   */
+  async heldIdempotencyKeys(messages: readonly NewMessage[]): Promise<Set<string>> {
+    const keys = messages.flatMap((m) => (m.idempotency_key === null ? [] : [m.idempotency_key]));
+    if (keys.length === 0) return new Set();
+    const { scope, idempotency_batched, idempotency_window_start } = messages[0]!;
+    const held = (await this.knex("messages")
+      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_batched })
+      .whereIn("idempotency_key", keys)
+      .andWhere("created_at", ">=", idempotency_window_start)
+      .pluck("idempotency_key")) as string[];
+    return new Set(held);
+  }
+
+  /**
    * Which message holds each Idempotency-Key of the batch: one already stored within the key's
    * window, else the batch's first message with that key (so two attempts in one batch cannot
    * both be inserted). A stored holder past the window gives its key up: the key was forgotten
