@@ -97,16 +97,20 @@ function keepable(found: readonly string[]): string[] {
 
 export const hostKey = (host: string) => host.trim().toLowerCase().replace(/\.$/, "");
 
+/**
+ * Whether the one SPF record passes mail from `hostname` with an `a:` mechanism. Only the terms
+ * before the first `all` count: RFC 7208 §5.1 never evaluates the ones after it, so a mechanism
+ * appended to an existing record ending in `-all` authorises nothing.
+ */
 function spfAuthorises(txt: readonly string[], hostname: string): boolean {
   const spf = txt.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
   if (spf.length !== 1) return false;
-  return spf[0]!
-    .trim()
-    .split(/\s+/)
-    .some((term) => {
-      const match = /^\+?a:(.+)$/i.exec(term);
-      return match !== null && hostKey(match[1]!) === hostKey(hostname);
-    });
+  const terms = spf[0]!.trim().split(/\s+/);
+  const all = terms.findIndex((term) => /^[-+~?]?all$/i.test(term));
+  return terms.slice(0, all < 0 ? terms.length : all).some((term) => {
+    const match = /^\+?a:(.+)$/i.exec(term);
+    return match !== null && hostKey(match[1]!) === hostKey(hostname);
+  });
 }
 
 /** DKIM tag=value pairs (RFC 6376 §3.2); values without whitespace. */

@@ -49,6 +49,11 @@ describe("checkRecord", () => {
     expect(txt("spf", `v=spf1 include:${HOST} ~all`)).toBe("mismatch");
     expect(txt("spf", `v=spf1 a:${HOST} ~all`, "v=spf1 -all")).toBe("mismatch");
     expect(txt("spf", "other=1")).toBe("mismatch");
+    // RFC 7208 §5.1: mechanisms after "all" are never evaluated, so they authorise nothing.
+    expect(txt("spf", `v=spf1 -all a:${HOST}`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 mx ~all a:${HOST}`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 mx ?all +a:${HOST}`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1 mx a:${HOST} -all`)).toBe("verified");
   });
 
   it("DKIM: a record with the same p=, whitespace aside", () => {
