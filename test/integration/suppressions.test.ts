@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { NewSuppression } from "../../src/db/repositories/suppressions.js";
 import { databases } from "../helpers/databases.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -283,6 +283,29 @@ describe.each(databases)("Suppressions ($name)", (database) => {
       expect(found.get("ada@example.com")).toMatchObject({ id: manual.id, reason: "unsubscribe" });
       expect(found.get("grace@example.com")).toMatchObject({ reason: "hard_bounce", detail: "550 5.1.1 User unknown", message_id: "msg_01jd3k8m2q5v7w9x1y3z5a7b9c" });
       expect(await emails("&reason=hard_bounce")).toEqual(["grace@example.com"]);
+    });
+
+    // SQLite runs one transaction at a time on its one connection: the race needs MySQL's concurrent ones.
+    it.skipIf(database.name === "sqlite")("addMissing answers an address another transaction suppressed after its first read as existing (a snapshot read would not see it)", async () => {
+      const { suppressions } = t.runtime.repositories;
+      const find = suppressions.findByEmails.bind(suppressions);
+      let raced = false;
+      const spy = vi.spyOn(suppressions, "findByEmails").mockImplementation(async (...args) => {
+        const found = await find(...args);
+        // Between addMissing's first read (which fixes its snapshot) and its insert, another transaction commits the same address.
+        if (!raced) {
+          raced = true;
+          await t.runtime.db.knex.transaction((other) => suppressions.insertMissing(other, [bounce("ada@example.com")]));
+        }
+        return found;
+      });
+      try {
+        const { stored, added } = await suppressions.addMissing(scope(), [bounce("ada@example.com", { reason: "manual", detail: null }), bounce("grace@example.com", { reason: "manual", detail: null })]);
+        expect(stored.get("ada@example.com")).toMatchObject({ reason: "hard_bounce" });
+        expect([...added]).toEqual(["grace@example.com"]);
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it("insertMissing writes nothing when its transaction rolls back", async () => {

@@ -60,7 +60,7 @@ export class SuppressionsRepository {
    * A no-op update on the duplicate rather than MySQL's INSERT IGNORE, which would also turn
    * other errors (truncation, a missing workspace) into warnings.
    */
-  async insertMissing(trx: Knex.Transaction, rows: NewSuppression[]): Promise<void> {
+  async insertMissing(trx: Knex.Transaction, rows: NewSuppression[]): Promise<Set<string>> {
     const unique = new Map<string, SuppressionRow>();
     for (const row of rows) {
       const email = row.email.toLowerCase();
@@ -74,30 +74,35 @@ export class SuppressionsRepository {
         .onConflict(["workspace_id", "environment", "email"])
         .merge({ email: trx.ref("suppressions.email") });
     }
+    return new Set(all.map((row) => row.id));
   }
 
   /**
    * Suppresses the addresses not suppressed yet, in one transaction; answers every one's row
-   * (keyed by lower-cased address) and which of them this call added.
+   * (keyed by lower-cased address) and which of them this call added: those whose stored row is
+   * the one it inserted, not one another transaction committed after its first read.
    */
   async addMissing(scope: Scope, rows: readonly NewSuppression[]): Promise<{ stored: Map<string, SuppressionRow>; added: Set<string> }> {
     const emails = rows.map((row) => row.email);
     return this.knex.transaction(async (trx) => {
       const before = await this.findByEmails(scope, emails, trx);
-      await this.insertMissing(trx, rows.filter((row) => !before.has(row.email.toLowerCase())));
-      const stored = await this.findByEmails(scope, emails, trx);
-      return { stored, added: new Set([...stored.keys()].filter((email) => !before.has(email))) };
+      const inserted = await this.insertMissing(trx, rows.filter((row) => !before.has(row.email.toLowerCase())));
+      // A locking read sees the latest committed rows: under MySQL's REPEATABLE READ a plain one
+      // reads the first read's snapshot, which misses a row another request committed since.
+      const stored = await this.findByEmails(scope, emails, trx, { locking: true });
+      return { stored, added: new Set([...stored].filter(([, row]) => inserted.has(row.id)).map(([email]) => email)) };
     });
   }
 
   /** The scope's suppressions of these addresses, keyed by lower-cased address. */
-  async findByEmails(scope: Scope, emails: readonly string[], trx: Knex | Knex.Transaction = this.knex): Promise<Map<string, SuppressionRow>> {
+  async findByEmails(scope: Scope, emails: readonly string[], trx: Knex | Knex.Transaction = this.knex, { locking = false } = {}): Promise<Map<string, SuppressionRow>> {
     const found = new Map<string, SuppressionRow>();
     const wanted = [...new Set(emails.map((email) => email.toLowerCase()))];
     for (let i = 0; i < wanted.length; i += CHUNK) {
-      const rows = (await trx("suppressions")
+      const query = trx("suppressions")
         .where({ workspace_id: scope.workspaceId, environment: scope.environment })
-        .whereIn("email", wanted.slice(i, i + CHUNK))) as SuppressionRow[];
+        .whereIn("email", wanted.slice(i, i + CHUNK));
+      const rows = (await (locking ? query.forShare() : query)) as SuppressionRow[];
       for (const row of rows) found.set(row.email, normalise(row));
     }
     return found;
