@@ -41,10 +41,11 @@ export interface SmtpSink {
   /** Those answered 250. */
   readonly accepted: ReceivedMail[];
   /**
-   * Decide the reply to RCPT TO (undefined = 250). `attempt` counts RCPTs seen for that address so far, from 1.
-   * A promise holds the reply until it settles: the sending side waits, as on a slow MX, while the test acts.
+   * Decide the reply to RCPT TO (undefined = 250). `attempt` counts RCPTs seen for that address so far, from 1;
+   * `mailFrom` is the transaction's return path. A promise holds the reply until it settles: the sending side
+   * waits, as on a slow MX, while the test acts.
    */
-  onRcpt(fn: ((address: string, attempt: number) => SmtpReply | undefined | Promise<SmtpReply | undefined>) | null): void;
+  onRcpt(fn: ((address: string, attempt: number, mailFrom: string) => SmtpReply | undefined | Promise<SmtpReply | undefined>) | null): void;
   /** Decide the reply after DATA (undefined = 250; "drop" = close the connection without any reply, the RFC 1047 case). `attempt` counts DATAs so far, from 1. */
   onData(fn: ((mail: ReceivedMail, attempt: number) => SmtpReply | "drop" | undefined) | null): void;
   /** Resolves when `accepted.length >= n` (or rejects after timeoutMs with a message that says how many arrived). */
@@ -94,11 +95,12 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       if (auth && credentials.username === auth.user && credentials.password === auth.pass) return callback(null, { user: credentials.username });
       callback(Object.assign(new Error("5.7.8 Authentication credentials invalid"), { responseCode: 535 }));
     },
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       const key = address.address.toLowerCase();
       const attempt = (rcptAttempts.get(key) ?? 0) + 1;
       rcptAttempts.set(key, attempt);
-      const reply = rcptHandler?.(address.address, attempt);
+      const { mailFrom } = session.envelope;
+      const reply = rcptHandler?.(address.address, attempt, mailFrom ? mailFrom.address : "");
       const answer = (given: SmtpReply | undefined) => callback(given && given.code >= 400 ? replyError(given) : null);
       if (reply instanceof Promise) void reply.then(answer);
       else answer(reply);

@@ -112,6 +112,40 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(message.status).toBe("bounced");
   });
 
+  it("keeps a DSN that bounces a recipient while its own retry is being handed off: the retry's answer does not overwrite it", async () => {
+    await start();
+    let retryReached!: (verp: string) => void;
+    const reached = new Promise<string>((resolve) => (retryReached = resolve));
+    let answerRetry!: (reply: SmtpReply | undefined) => void;
+    const retryAnswer = new Promise<SmtpReply | undefined>((resolve) => (answerRetry = resolve));
+    h.sink.onRcpt((address, attempt, mailFrom) => {
+      if (address !== grace) return undefined;
+      if (attempt === 1) return { code: 451, message: "4.7.1 Greylisted, try again later" };
+      retryReached(mailFrom);
+      return retryAnswer;
+    });
+    const id = await h.send({ to: [ada, grace] });
+    await h.t.drain();
+    h.t.clock.advance(RETRY_WAIT_MS);
+    const retrying = h.t.drain();
+    const verp = await reached;
+    // While grace's retry waits for the MX's answer, a report bounces grace for good.
+    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: grace }));
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    answerRetry(undefined); // the MX says 250 after all
+    await retrying;
+
+    const message = await h.message(id);
+    expect(message.recipients.map((r) => [r.email, r.status])).toEqual([
+      [ada, "delivered"],
+      [grace, "bounced"],
+    ]);
+    const gracesEvents = (await h.events(id)).filter((e) => e.recipient === grace).map((e) => e.type);
+    expect(gracesEvents).not.toContain("message.delivered");
+    expect(gracesEvents.at(-1)).toBe("message.bounced");
+    expect(await h.t.runtime.db.knex("jobs").where({ message_id: id }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+  });
+
   it("turns Postfix's DSN for a remote 552 5.2.2 (mailbox full) into a soft bounce, without suppressing the address", async () => {
     await start();
     const { id, verp } = await delivered([ada]);

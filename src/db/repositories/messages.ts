@@ -3,7 +3,7 @@ import { toIso, toIsoOrNull, utcDay } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import { ENGAGEMENT_STAMPS, type EngagementStampName, type EngagementStamps } from "../../domain/engagement.js";
 import type { EventType } from "../../domain/events.js";
-import { aggregateStatus, TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
+import { aggregateStatus, isTerminal, TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
 import type { InboundRepository, NewInboundMessage } from "./inbound.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
@@ -275,13 +275,15 @@ export class MessagesRepository {
       // move out of a settled status is delivered -> bounced, so this differs from the change's
       // status only by bounced where that said delivered: legal from wherever delivered was.
       const recipientsNow = new Map<string, Map<number, MessageStatus>>();
+      const addresses = new Map<number, string>();
       const workersMessages = [...new Set(changes.filter(holdsLease).map((c) => c.messageId))];
       if (workersMessages.length > 0) {
-        const rows = (await trx("message_recipients").whereIn("message_id", workersMessages).select("id", "message_id", "status")) as Array<{ id: number; message_id: string; status: MessageStatus }>;
+        const rows = (await trx("message_recipients").whereIn("message_id", workersMessages).select("id", "message_id", "email", "status")) as Array<{ id: number; message_id: string; email: string; status: MessageStatus }>;
         for (const row of rows) {
           const statuses = recipientsNow.get(row.message_id) ?? new Map<number, MessageStatus>();
           statuses.set(Number(row.id), row.status);
           recipientsNow.set(row.message_id, statuses);
+          addresses.set(Number(row.id), row.email);
         }
       }
       const eventRows: Record<string, unknown>[] = [];
@@ -291,8 +293,9 @@ export class MessagesRepository {
       // statement per table for the batch rather than one per row (docs/performance.md).
       const messageUpdates: RowUpdate[] = [];
       const recipientUpdates: RowUpdate[] = [];
-      for (const change of changes) {
-        if (change.claimedBy !== undefined && !holdsLease(change)) continue;
+      for (const lockedChange of changes) {
+        if (lockedChange.claimedBy !== undefined && !holdsLease(lockedChange)) continue;
+        const change = withoutOvertaken(lockedChange, recipientsNow.get(lockedChange.messageId), addresses);
         for (const s of change.suppressions ?? []) suppressions.push({ ...s, workspace_id: change.scope.workspaceId, environment: change.scope.environment, created_at: change.now });
         let next = seq.get(change.messageId) ?? 0;
         for (const event of change.events) eventRows.push(toEventRow(change.scope, change.messageId, event, ++next));
@@ -547,6 +550,25 @@ function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string
   }
   // A fixed order, so concurrent transactions take the counter rows' locks in the same order.
   return [...counts.values()].sort((a, b) => (a.workspaceId + a.day).localeCompare(b.workspaceId + b.day));
+}
+
+/**
+ * A worker's change without the recipients another writer settled while its attempt was in
+ * flight: it only attempts recipients it loaded in flight, so one settled now was settled
+ * meanwhile (a DSN bouncing it during its own retry's hand-off). That status stands, as the
+ * state machine has no way out of it; the attempt's outcome for the recipient, and the events
+ * that say so, are dropped.
+ */
+function withoutOvertaken(change: MessageChange, statusesNow: ReadonlyMap<number, MessageStatus> | undefined, addresses: ReadonlyMap<number, string>): MessageChange {
+  if (statusesNow === undefined) return change;
+  const overtaken = change.recipients.filter((r) => {
+    const now = statusesNow.get(r.id);
+    return now !== undefined && now !== r.status && isTerminal(now);
+  });
+  if (overtaken.length === 0) return change;
+  const ids = new Set(overtaken.map((r) => r.id));
+  const emails = new Set(overtaken.map((r) => addresses.get(r.id)));
+  return { ...change, recipients: change.recipients.filter((r) => !ids.has(r.id)), events: change.events.filter((e) => e.recipient === null || !emails.has(e.recipient)) };
 }
 
 const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_batched ? "batch" : "single"}\u0000${m.idempotency_key ?? m.id}`;
