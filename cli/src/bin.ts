@@ -1,11 +1,27 @@
 #!/usr/bin/env node
 import { readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import { run } from "./run.js";
 
-const interrupted = new Promise<void>((resolve) => {
-  process.once("SIGINT", () => resolve());
-  process.once("SIGTERM", () => resolve());
-});
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * Ctrl-C (SIGINT) and SIGTERM end a command at once, with the status a shell reports for a process
+ * the signal ended (128 + its number: 130, 143), unless the command catches them (below).
+ */
+const exitOnSignal = (signal: NodeJS.Signals) => process.exit(128 + constants.signals[signal]);
+for (const signal of STOP_SIGNALS) process.on(signal, exitOnSignal);
+
+let stop!: () => void;
+const interrupted = new Promise<void>((resolve) => (stop = resolve));
+
+/** For a command that stops gracefully (`events tail`, `listen`): the first signal resolves `interrupted` instead. */
+function catchInterrupts(): void {
+  for (const signal of STOP_SIGNALS) {
+    process.off(signal, exitOnSignal);
+    process.once(signal, () => stop());
+  }
+}
 
 process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
@@ -19,4 +35,5 @@ process.exitCode = await run(process.argv.slice(2), {
     return Buffer.concat(chunks);
   },
   interrupted,
+  catchInterrupts,
 });

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIError, type Event, type EventType, type Mailroom } from "mailroom";
 import { definedOnly } from "./command.js";
+import type { Output } from "./output.js";
 
 /**
  * Events are listed by `created_at`, but a transaction that started earlier can commit a little
@@ -74,15 +75,78 @@ export class EventTail {
 }
 
 /**
+ * The pace of a tail (`events tail`, `listen`): a poll every interval until the user stops it,
+ * each request waiting out an outage of the API, the first one (`skipExisting`) as much as any.
+ */
+export class Polling {
+  private stopped = false;
+
+  constructor(
+    private readonly options: {
+      intervalMs: number;
+      interrupted: Promise<void>;
+      output: Output;
+      /** What the warning about an outage says goes on: "still tailing". */
+      carryingOn: string;
+    },
+  ) {
+    void options.interrupted.then(() => (this.stopped = true));
+  }
+
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  /**
+   * What `request` answers once it succeeds, or undefined when the user stops first. A transient
+   * failure is warned about and the request made again after the interval; any other is thrown.
+   */
+  async throughOutages<T>(request: () => Promise<T>): Promise<T | undefined> {
+    while (this.running) {
+      try {
+        return await request();
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        this.options.output.warn(`${(error as Error).message} — ${this.options.carryingOn}, next try in ${this.options.intervalMs / 1000} s`);
+      }
+      await this.pause();
+    }
+    return undefined;
+  }
+
+  /** Waits the interval, or less when the user stops meanwhile. */
+  pause(): Promise<void> {
+    return sleepUnlessInterrupted(this.options.intervalMs, this.options.interrupted);
+  }
+}
+
+const MIN_INTERVAL_SECONDS = 0.1;
+/** A day: setTimeout cannot wait much longer (2^31 ms) and would fire at once instead. */
+const MAX_INTERVAL_SECONDS = 86_400;
+
+/** The --interval flag of `events tail` and `listen`: seconds between polls. */
+export function intervalFlag(defaultSeconds: number, describe: string) {
+  return { type: "number", describe: `${describe} (${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS})`, default: defaultSeconds, coerce: pollInterval } as const;
+}
+
+/** Checked here, so that a bad --interval is a usage error (exit 2) rather than a poll every millisecond (setTimeout(NaN)). */
+function pollInterval(seconds: number): number {
+  if (!Number.isFinite(seconds) || seconds < MIN_INTERVAL_SECONDS || seconds > MAX_INTERVAL_SECONDS) {
+    throw new Error(`--interval takes a number of seconds from ${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS}; got ${seconds}.`);
+  }
+  return seconds;
+}
+
+/**
  * Whether a failed poll is worth trying again: a tail is meant to outlive a server restart or a
  * busy minute, but a refused key or a bad filter will not fix itself.
  */
-export function isTransient(error: unknown): boolean {
+function isTransient(error: unknown): boolean {
   return error instanceof APIConnectionError || (error instanceof APIError && (error.status === 429 || error.status >= 500));
 }
 
 /** Waits `ms`, or less when the user interrupts (Ctrl-C) meanwhile. */
-export function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise<void> {
+function sleepUnlessInterrupted(ms: number, interrupted: Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     void interrupted.then(() => {

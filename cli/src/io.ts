@@ -12,8 +12,14 @@ export interface Io {
   writeFile(path: string, data: Uint8Array): Promise<void>;
   /** Reads all of stdin, for `--file -`. Absent where there is no stdin to read. */
   readStdin?(): Promise<Buffer>;
-  /** Resolves when the user asks to stop (Ctrl-C); `events tail` waits on it. */
+  /** Resolves when the user asks to stop (Ctrl-C) a command that catches interrupts (below). */
   interrupted: Promise<void>;
+  /**
+   * For a command that stops gracefully (`events tail`, `listen`): from the call on, Ctrl-C
+   * (SIGINT) or SIGTERM resolves `interrupted` instead of ending the process at once, as it does
+   * for every other command. Absent where there are no signals to catch (tests).
+   */
+  catchInterrupts?(): void;
   /** The Mailroom client's fetch; tests may inject one. Default: the global fetch. */
   fetch?: (input: Request) => Promise<Response>;
 }

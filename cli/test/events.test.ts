@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event, PageBody as Page } from "mailroom";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { eventually, type FileServer, interruption, problemOf, runCli, type RunningCli, startCli, useTestServer } from "./helpers.js";
+import { eventually, type FileServer, interruption, problemOf, refusedConnection, runCli, type RunningCli, startCli, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -175,7 +175,7 @@ describe("mailroom events tail", () => {
     const flakyFetch = (request: Request) => {
       if (!outage) return fetch(request);
       refused++;
-      return Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }));
+      return refusedConnection();
     };
     const ctrlC = interruption();
     const tail = startCli(["events", "tail", "--interval", "0.1", "--json"], { env, tty: true, interrupted: ctrlC.interrupted, fetch: flakyFetch });
@@ -193,6 +193,40 @@ describe("mailroom events tail", () => {
     expect(code).toBe(0);
     expect(stderr).toMatch(/^warning: Could not reach the Mailroom API: ECONNREFUSED — still tailing/m);
   });
+
+  it("waits out an outage at its start, warning on stderr as through any outage, then tails", async () => {
+    let outage = true;
+    const flakyFetch = (request: Request) => (outage ? refusedConnection() : fetch(request));
+    const ctrlC = interruption();
+    const tail = startCli(["events", "tail", "--interval", "0.1", "--json"], { env, tty: true, interrupted: ctrlC.interrupted, fetch: flakyFetch });
+    await eventually(() => expect(tail.stderr()).toMatch(/^warning: Could not reach the Mailroom API: ECONNREFUSED — still tailing, next try in 0\.1 s$/m));
+    expect(tail.stderr()).not.toContain("Waiting for events");
+
+    outage = false;
+    await eventually(() => expect(tail.stderr()).toContain("Waiting for events"));
+    const { events } = await deliver("delivered@simulator.test", ["late-start"]);
+    await eventually(() => expect(linesOf(tail.stdout()).filter((event) => event.tags.includes("late-start"))).toHaveLength(events.length));
+    ctrlC.interrupt();
+
+    expect((await tail.done).code).toBe(0);
+  });
+
+  it("stops, exit 0, when interrupted while the API is still out at its start", async () => {
+    const ctrlC = interruption();
+    const tail = startCli(["events", "tail", "--interval", "60"], { env, interrupted: ctrlC.interrupted, fetch: refusedConnection });
+    await eventually(() => expect(tail.stderr()).toContain("still tailing"));
+
+    ctrlC.interrupt();
+
+    expect((await tail.done).code).toBe(0);
+  });
+
+  it.each([["soon"], ["0"], ["-1"], ["100000"]])("exits 2 for --interval %s, which is not a number of seconds from 0.1 to 86400", async (interval) => {
+    const result = await runCli(["events", "tail", "--interval", interval], { env });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining("--interval takes a number of seconds from 0.1 to 86400") });
+  }, 5_000);
 
   it("ends with exit 1 when the key is refused: that will not fix itself", async () => {
     const result = await runCli(["events", "tail", "--interval", "0.1"], { env: { ...env, MAILROOM_API_KEY: "svc_test_notakey" } });

@@ -187,6 +187,10 @@ export const problemBody = (status: number, code: string, extra: Record<string, 
   ...extra,
 });
 
+/** What fetch does when nothing listens at the address: fails as undici fails a refused connection. */
+export const refusedConnection = (): Promise<Response> =>
+  Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }));
+
 /** A loopback port that nothing listens on: connecting is refused at once. */
 export async function closedPort(): Promise<number> {
   const listener = createNetServer();

@@ -8,6 +8,7 @@ import {
   interruption,
   problemBody,
   problemOf,
+  refusedConnection,
   runCli,
   type RunningCli,
   startCli,
@@ -328,7 +329,7 @@ describe("mailroom listen", () => {
   it("keeps listening through an outage of the API, warning on stderr", async () => {
     const api = eventsApi();
     let down = false;
-    const flaky = async (request: Request) => (down ? Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) })) : api.fetch(request));
+    const flaky = async (request: Request) => (down ? refusedConnection() : api.fetch(request));
     const receiver = await startReceiver(SECRET);
     const { listen, stop } = await startListen(["--forward-to", receiver.url, "--secret", SECRET], { env: stubEnv, fetch: flaky });
 
@@ -340,6 +341,27 @@ describe("mailroom listen", () => {
     const { code } = await stop();
 
     expect(code).toBe(0);
+  });
+
+  it("waits out an outage of the API at its start, warning on stderr, then forwards", async () => {
+    const api = eventsApi([anEvent("message.delivered", 5)]);
+    let down = true;
+    const flaky = async (request: Request) => (down ? refusedConnection() : api.fetch(request));
+    const receiver = await startReceiver(SECRET);
+    const ctrlC = interruption();
+    const listen = startCli(["listen", "--forward-to", receiver.url, "--secret", SECRET, "--interval", "0.1"], { env: stubEnv, fetch: flaky, interrupted: ctrlC.interrupted });
+    await eventually(() => expect(listen.stderr()).toMatch(/^warning: .* — still listening, next try in 0\.1 s$/m));
+
+    down = false;
+    await eventually(() => expect(listen.stderr()).toContain("Forwarding "));
+    const event = anEvent("message.delivered");
+    api.add(event);
+    await eventually(() => expect(receiver.deliveries).toHaveLength(1));
+    ctrlC.interrupt();
+    const { code } = await listen.done;
+
+    expect(code).toBe(0);
+    expect(receiver.deliveries.map((delivery) => delivery.headers["webhook-id"])).toEqual([event.id]);
   });
 
   it("ends with exit 1 when the key is refused: that will not fix itself", async () => {
@@ -361,6 +383,8 @@ describe("mailroom listen", () => {
     [["--forward-to", "http://localhost:4242", "--events", "message.bounced,domain.failed"], '--events: "domain.failed" goes to webhook endpoints only, not to the event list; the types are message.queued,'],
     [["--forward-to", "http://localhost:4242", "--secret", "hunter2!"], "--secret takes a Standard Webhooks secret"],
     [["--forward-to", "http://localhost:4242", "--retries", "-1"], "--retries takes a whole number from 0 to 10"],
+    [["--forward-to", "http://localhost:4242", "--interval", "soon"], "--interval takes a number of seconds from 0.1 to 86400"],
+    [["--forward-to", "http://localhost:4242", "--interval", "0"], "--interval takes a number of seconds from 0.1 to 86400"],
   ])("exits 2 for %j, asking the API nothing", async (flags, message) => {
     const api = eventsApi();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MessagePreview } from "mailroom";
+import type { Message, MessagePreview } from "mailroom";
 import { type FileServer, FROM, problemOf, runCli, useTestServer } from "./helpers.js";
 
 let env: Record<string, string>;
@@ -51,5 +51,28 @@ describe("mailroom messages preview", () => {
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ status: 422, code: "validation_failed" });
     expect(await storedMessageCount()).toBe(0);
+  });
+});
+
+// Last in the file: these send a message, and the tests above count the stored ones.
+describe("mailroom send --dry-run --idempotency-key", () => {
+  it("does not spend the key on the preview, so the send it suggests, with the same flags, goes through", async () => {
+    const flags = [...CONTENT, "--idempotency-key", "dry-run-then-send"];
+
+    const dryRun = await runCli(["send", "--dry-run", ...flags], { env });
+    const send = await runCli(["send", ...flags], { env });
+
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(send.code, send.stderr).toBe(0);
+    expect(send.json<Message>()).toMatchObject({ object: "message", subject: "Welcome" });
+  });
+
+  it("previews the flags given each time, never an earlier preview's answer for the same key", async () => {
+    const first = await runCli(["send", "--dry-run", ...CONTENT, "--idempotency-key", "two-dry-runs"], { env });
+    const second = await runCli(["send", "--dry-run", ...CONTENT.map((flag) => (flag === "Welcome" ? "Changed" : flag)), "--idempotency-key", "two-dry-runs"], { env });
+
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json<MessagePreview>().subject).toBe("Changed");
   });
 });

@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, Message } from "mailroom";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
@@ -38,6 +39,30 @@ describe("the mailroom binary", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(JSON.parse(stderr)).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)("ends a command waiting for an answer at once on %s, with exit %i as shells report it", async (signal, status) => {
+    // A server that takes the connection and never answers: the command waits on it.
+    const connections: Socket[] = [];
+    const silent = createNetServer((socket) => connections.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const command = spawnCli(["workspace", "get"], { ...env, MAILROOM_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+      await eventually(() => expect(connections).toHaveLength(1));
+
+      const sentAt = Date.now();
+      command.child.kill(signal);
+      const { code } = await command.exited;
+
+      expect(code).toBe(status);
+      expect(Date.now() - sentAt).toBeLessThan(2_000);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("follows events with events tail and stops cleanly, exit 0, on SIGINT", async () => {

@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
 import { nouns } from "../src/commands/index.js";
-import { REPO, cliEnv, closedPort, problemOf, runCli } from "./helpers.js";
+import { REPO, cliEnv, closedPort, problemOf, refusedConnection, runCli } from "./helpers.js";
 
 let server: TestServer;
 
@@ -64,12 +66,36 @@ describe("configuration", () => {
   });
 
   it("reports an unreachable server as JSON in JSON mode", async () => {
-    const unreachable = () => Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }));
-
-    const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: "http://mailroom.invalid:3000" }, fetch: unreachable });
+    const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: "http://mailroom.invalid:3000" }, fetch: refusedConnection });
 
     expect(result.code).toBe(1);
     expect(problemOf(result)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNREFUSED", base_url: "http://mailroom.invalid:3000" });
+  });
+
+  it.each([
+    ["--base-url", ["--base-url", "http//localhost:3000"], {}],
+    ["MAILROOM_BASE_URL", [], { MAILROOM_BASE_URL: "http//localhost:3000" }],
+  ])("exits 2 for a server URL in %s that is not a URL, naming it", async (_where, flags, env) => {
+    const result = await runCli(["workspace", "get", ...flags], { env: { MAILROOM_API_KEY: server.sandboxKey, ...env } });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining('"http//localhost:3000"') });
+  });
+
+  it("exits 1 with an API error, not a stack trace, when a success's body is not JSON", async () => {
+    // What a captive portal or a misrouted proxy answers: 200 and a page of its own.
+    const portal = createServer((_request, response) => response.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in to the Wi-Fi</html>"));
+    await new Promise<void>((resolve) => portal.listen(0, "127.0.0.1", resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(portal.address() as AddressInfo).port}`;
+
+      const result = await runCli(["workspace", "get"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: baseUrl }, tty: true });
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^Error: 200 http_200: the body is not JSON \(text\/html\): <html>Sign in to the Wi-Fi<\/html>\n$/);
+    } finally {
+      await new Promise((resolve) => portal.close(resolve));
+    }
   });
 });
 

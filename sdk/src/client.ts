@@ -1,8 +1,9 @@
-import createClient, { type Client } from "openapi-fetch";
+import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { APIError, MailroomConfigurationError } from "./errors.js";
 import type { paths } from "./generated/v1.js";
 import { Page, PagePromise, type PageBody } from "./pagination.js";
-import { retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
+import { followsUnknownOutcome, retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
+import type { DeletedObject } from "./types.js";
 import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
 import { Domains } from "./resources/domains.js";
@@ -30,7 +31,10 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Milliseconds to wait for each attempt's response. Default 60 000. */
   timeout?: number;
-  /** Retries after a connection error, 408, 409 `idempotency_key_in_use`, 429 or 5xx. Default 2. */
+  /**
+   * Retries after a connection error, 408, 409 `idempotency_key_in_use`, 429 or 5xx. Default 2.
+   * A DELETE whose outcome is unknown is retried only where a repeat is safe (see the README).
+   */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
   fetch?: (input: Request) => Promise<Response>;
@@ -96,6 +100,8 @@ export class Mailroom {
   /** @internal the typed HTTP client the resources call. */
   readonly http: Client<paths>;
   private readonly options: ClientOptions & { apiKey: string };
+  /** The fetch of the DELETEs that are sent again after an unknown outcome (see initRepeatedDelete). */
+  private readonly repeatingFetch: Fetch;
 
   constructor(apiKeyOrOptions?: string | ClientOptions, options: ClientOptions = {}) {
     const given = typeof apiKeyOrOptions === "object" ? apiKeyOrOptions : { ...options, apiKey: apiKeyOrOptions ?? options.apiKey };
@@ -106,11 +112,12 @@ export class Mailroom {
       );
     }
     this.options = { ...given, apiKey };
-    this.baseUrl = (given.baseUrl ?? readEnv("MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.baseUrl = checkedBaseUrl(given.baseUrl ?? readEnv("MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL);
     this.timeout = given.timeout ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = given.maxRetries ?? DEFAULT_MAX_RETRIES;
     const fetchImpl: Fetch = given.fetch ?? ((request) => globalThis.fetch(request));
     const policy: RetryPolicy = { maxRetries: this.maxRetries, timeoutMs: this.timeout };
+    this.repeatingFetch = retryingFetch(fetchImpl, { ...policy, repeatDeletes: true });
     this.http = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: retryingFetch(fetchImpl, policy),
@@ -118,6 +125,7 @@ export class Mailroom {
       // The API answers redirects only by mistake; following one would resend the key elsewhere.
       redirect: "error",
     });
+    this.http.use(jsonSuccesses);
     this.messages = new Messages(this);
     this.events = new Events(this);
     this.auditEvents = new AuditEvents(this);
@@ -148,6 +156,17 @@ export class Mailroom {
   }
 
   /**
+   * @internal the answer of a DELETE made with initRepeatedDelete whose success is a
+   * DeletedObject: a 404 after an attempt whose outcome is unknown means that attempt deleted it,
+   * so `deleted`, what the server answered it, is the answer.
+   */
+  async unwrapDeleted(call: Promise<FetchResult<DeletedObject>>, deleted: DeletedObject): Promise<DeletedObject> {
+    const { response } = await call;
+    if (response.status === 404 && followsUnknownOutcome(response)) return deleted;
+    return this.unwrap(call);
+  }
+
+  /**
    * @internal a list call as a page that knows how to fetch the next one: the same query, with
    * the previous page's cursor as `after`.
    */
@@ -162,7 +181,53 @@ export class Mailroom {
     if (method === "POST") headers["idempotency-key"] = options?.idempotencyKey ?? newIdempotencyKey();
     return { headers, ...(options?.signal ? { signal: options.signal } : {}) };
   }
+
+  /**
+   * @internal fetch options for a DELETE that is sent again after an attempt whose outcome is
+   * unknown, as other calls are. Only for an operation whose repeat does no harm and whose answer
+   * is known (unwrapDeleted, or one the server answers again): other DELETEs answer the removed
+   * object, which a repeat's 404 cannot give back, so an unknown outcome is the caller's to check.
+   */
+  initRepeatedDelete(options: RequestOptions | undefined) {
+    return { ...this.init(options, "DELETE"), fetch: this.repeatingFetch };
+  }
 }
+
+/**
+ * The base URL without trailing slashes, once it is known to be an absolute http(s) URL: a typo
+ * such as `http//localhost:3000` fails here, named, rather than as a TypeError at the first call.
+ */
+function checkedBaseUrl(baseUrl: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new MailroomConfigurationError(`Invalid base URL "${baseUrl}": give an absolute http or https URL, such as ${DEFAULT_BASE_URL}.`);
+  }
+  return baseUrl.replace(/\/+$/, "");
+}
+
+/**
+ * openapi-fetch parses a success's body with JSON.parse and lets its SyntaxError through; this
+ * turns a body that is not JSON into an APIError first, so that everything the SDK throws is a
+ * MailroomError.
+ */
+const jsonSuccesses: Middleware = {
+  async onResponse({ response, options }) {
+    if (!response.ok || options.parseAs !== "json") return undefined;
+    const body = await response.clone().text();
+    if (body === "") return undefined;
+    try {
+      JSON.parse(body);
+    } catch {
+      throw APIError.notJson(response, body);
+    }
+    return undefined;
+  },
+};
 
 /** A random UUID v4 (RFC 9562) from Web Crypto, which Node >= 20 and every browser have. */
 export function newIdempotencyKey(): string {

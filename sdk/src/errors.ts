@@ -11,8 +11,9 @@ export class MailroomError extends Error {
 }
 
 /**
- * The API answered with an error status. The fields are the problem document's, unchanged
- * (snake_case as on the wire); `problem` keeps the whole document, extensions included.
+ * The API answered with an error status, or with a success whose body is not JSON (see
+ * `notJson`). The fields are the problem document's, unchanged (snake_case as on the wire);
+ * `problem` keeps the whole document, extensions included.
  */
 export class APIError extends MailroomError {
   override name = "APIError";
@@ -48,6 +49,15 @@ export class APIError extends MailroomError {
     const fallback = typeof body === "string" && body.length > 0 ? body.slice(0, 500) : undefined;
     const ErrorClass = errorClassFor(status);
     return new ErrorClass(status, problem, headers, fallback);
+  }
+
+  /**
+   * A success whose body is not the JSON the contract promises: a proxy's or a captive portal's
+   * page, or an answer cut off on the way. Names what arrived, so that the cause can be found.
+   */
+  static notJson(response: Response, body: string): APIError {
+    const type = response.headers.get("content-type") ?? "no content-type";
+    return new APIError(response.status, undefined, response.headers, `the body is not JSON (${type}): ${body.slice(0, 200)}`);
   }
 }
 

@@ -14,6 +14,12 @@ export interface RetryPolicy {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where jitter comes from; tests pin it. */
   random?: () => number;
+  /**
+   * Whether a DELETE is sent again once an attempt's outcome is unknown (see followsUnknownOutcome).
+   * Only where a repeat is harmless and its answer can be read: the server answers a repeated
+   * delete 404, and a repeated revocation of an API key the key again. Default false.
+   */
+  repeatDeletes?: boolean;
 }
 
 /** Backoff: 0.5 s doubling to 8 s, minus up to 25% jitter so that clients do not retry in step. */
@@ -22,10 +28,25 @@ const MAX_DELAY_MS = 8_000;
 /** A `Retry-After` longer than this is not waited for in-process: the error reaches the caller. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
+/** Connection failures before the request was sent: nothing can have been done. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
+/** The answers that came after an attempt whose outcome is unknown, by the call they answer. */
+const answersAfterUnknownOutcome = new WeakSet<Response>();
+
+/**
+ * Whether an earlier attempt of the call `response` answers may have done what it asked: it timed
+ * out, lost its connection once sent, or got a 5xx. A 404 to a DELETE then means it deleted it.
+ */
+export function followsUnknownOutcome(response: Response): boolean {
+  return answersAfterUnknownOutcome.has(response);
+}
+
 /**
  * Wraps `fetch` with the SDK's timeout and retry policy. Every attempt sends a clone of the same
  * Request, so a POST's `Idempotency-Key` header is the same on every retry and the server runs the
- * operation at most once however many attempts reach it.
+ * operation at most once however many attempts reach it. GET and PATCH do the same thing each
+ * time; a DELETE is sent again after an unknown outcome only under `repeatDeletes`.
  */
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   const sleep = policy.sleep ?? abortableSleep;
@@ -38,17 +59,23 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   };
 
   return async (request) => {
+    const repeatable = request.method !== "DELETE" || policy.repeatDeletes === true;
+    let outcomeUnknown = false;
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = policy.maxRetries - attempt;
       let response: Response;
       try {
         response = await fetchWithTimeout(fetchImpl, request.clone(), policy.timeoutMs);
       } catch (error) {
-        if (retriesLeft <= 0 || request.signal.aborted) throw error;
+        outcomeUnknown ||= !wasNotSent(error);
+        if (retriesLeft <= 0 || request.signal.aborted || (outcomeUnknown && !repeatable)) throw error;
         await pause(backoffMs(attempt, random), request.signal);
         continue;
       }
+      if (outcomeUnknown) answersAfterUnknownOutcome.add(response);
       if (retriesLeft <= 0 || !(await isRetryable(response))) return response;
+      outcomeUnknown ||= response.status >= 500;
+      if (outcomeUnknown && !repeatable) return response;
       const delay = retryAfterMs(response.headers, Date.now());
       if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) return response;
       await response.body?.cancel().catch(() => undefined);
@@ -128,8 +155,16 @@ export function backoffMs(attempt: number, random: () => number): number {
   return Math.round(ceiling * (1 - 0.25 * random()));
 }
 
+/** Whether fetchWithTimeout's error says the request never left (a refused connection, an unknown host). */
+function wasNotSent(error: unknown): boolean {
+  return NOT_SENT_CODES.has(systemErrorCode((error as { cause?: unknown })?.cause) ?? "");
+}
+
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return cause.code;
-  return error instanceof Error ? error.message : String(error);
+  return systemErrorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The system error's code (ECONNRESET, …) that undici's "fetch failed" has as its cause. */
+function systemErrorCode(error: unknown): string | undefined {
+  return (error as { cause?: { code?: string } })?.cause?.code;
 }

@@ -66,6 +66,17 @@ describe("new Mailroom()", () => {
     expect(construct).toThrow(MailroomError);
   });
 
+  it.each(["http//localhost:3000", "localhost:3000", "ftp://mailroom.test", ""])("throws a MailroomConfigurationError naming a base URL %j that is not an http(s) URL", (baseUrl) => {
+    const construct = () => new Mailroom({ apiKey: "svc_test_bad_url", baseUrl });
+    expect(construct).toThrow(MailroomConfigurationError);
+    expect(construct).toThrow(`"${baseUrl}"`);
+  });
+
+  it("checks a base URL from MAILROOM_BASE_URL the same way", () => {
+    vi.stubEnv("MAILROOM_BASE_URL", "http//localhost:3000");
+    expect(() => new Mailroom("svc_test_bad_env_url")).toThrow(MailroomConfigurationError);
+  });
+
   it.each(["http://mailroom.test/", "http://mailroom.test//"])("ignores trailing slashes in the base URL %s", async (baseUrl) => {
     const fake = fakeFetch([workspace()]);
     await new Mailroom({ apiKey: "svc_test_slash", baseUrl, fetch: fake.fetch }).workspace.get();

@@ -6,6 +6,7 @@ import {
   ConflictError,
   GoneError,
   InternalServerError,
+  type Mailroom,
   MailroomError,
   NotFoundError,
   PermissionDeniedError,
@@ -105,6 +106,27 @@ describe("a non-JSON error body", () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.detail).toBeUndefined();
     expect(error.message).toBe("401 http_401");
+  });
+});
+
+describe("a success whose body is not JSON", () => {
+  /** What one call throws when the API answers `reply`, whatever it is. */
+  const thrownBy = (reply: Reply, call: (mr: Mailroom) => PromiseLike<unknown>) => Promise.resolve(call(fakeClient(fakeFetch([reply]), { maxRetries: 0 }))).catch((e: unknown) => e);
+
+  it("throws an APIError naming the status and the content-type, as a captive portal's sign-in page would need", async () => {
+    const page = new Response("<html><body>Sign in to the Wi-Fi</body></html>", { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+    const error = await thrownBy(page, (mr) => mr.messages.get("msg_1"));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ status: 200, code: "http_200", problem: undefined });
+    expect((error as APIError).message).toMatch(/^200 http_200: .*not JSON.*text\/html; charset=utf-8.*Sign in to the Wi-Fi/);
+  });
+
+  it("throws an APIError for a JSON answer cut off on the way, for a list too", async () => {
+    const cutOff = new Response('{"data":[{"id":"msg_1"', { status: 200, headers: { "content-type": "application/json" } });
+    const error = await thrownBy(cutOff, (mr) => mr.messages.list());
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ status: 200, code: "http_200" });
+    expect((error as APIError).message).toMatch(/application\/json/);
   });
 });
 

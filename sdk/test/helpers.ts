@@ -74,6 +74,9 @@ export const NOW = { "retry-after": "0" };
 /** A connection that dropped before any answer, as undici reports it. */
 export const connectionReset = () => new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
 
+/** A connection refused, as undici reports it: the request was never sent. */
+export const connectionRefused = () => new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3000"), { code: "ECONNREFUSED" }) });
+
 /** A client over a fake fetch; nothing leaves the process. */
 export function fakeClient(fake: FakeFetch, options: ClientOptions = {}): Mailroom {
   return new Mailroom({ apiKey: "svc_test_fake", baseUrl: "http://mailroom.test", fetch: fake.fetch, ...options });

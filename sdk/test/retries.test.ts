@@ -6,12 +6,13 @@ import {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  type Mailroom,
   NotFoundError,
   RateLimitError,
   UnprocessableEntityError,
 } from "../src/index.js";
 import { backoffMs, retryingFetch } from "../src/transport.js";
-import { acceptedMessage, aMessage, connectionReset, fakeClient, fakeFetch, json, NOW, problem } from "./helpers.js";
+import { acceptedMessage, aMessage, connectionRefused, connectionReset, fakeClient, fakeFetch, json, NOW, problem } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -170,6 +171,67 @@ describe("connection failures", () => {
     const fake = fakeFetch(["hang", acceptedMessage("msg_second_try")]);
     await expect(fakeClient(fake, { timeout: 50, maxRetries: 1 }).messages.create(aMessage())).resolves.toMatchObject({ id: "msg_second_try" });
     expect(fake.requests).toHaveLength(2);
+  });
+});
+
+describe("a DELETE after an attempt whose outcome is unknown", () => {
+  it.each([
+    ["timed out", "hang" as const],
+    ["lost its connection", connectionReset()],
+    ["got a 5xx", problem(503, "service_unavailable", { headers: NOW })],
+  ])("answers deleted when the attempt that %s did delete it, and the retry gets 404", async (_what, first) => {
+    const fake = fakeFetch([first, problem(404, "not_found")]);
+    const deleted = await fakeClient(fake, { timeout: 50 }).webhooks.delete("whk_1");
+    expect(deleted).toEqual({ id: "whk_1", object: "webhook", deleted: true });
+    expect(fake.requests.map((request) => request.method)).toEqual(["DELETE", "DELETE"]);
+  });
+
+  it.each([
+    ["suppressions", (mr: Mailroom) => mr.suppressions.delete("sup_1"), { id: "sup_1", object: "suppression", deleted: true }],
+    ["domains", (mr: Mailroom) => mr.domains.delete("dom_1"), { id: "dom_1", object: "domain", deleted: true }],
+    ["templates, by id", (mr: Mailroom) => mr.templates.delete("tpl_1"), { id: "tpl_1", object: "template", deleted: true }],
+  ])("does the same for %s", async (_resource, remove, answer) => {
+    const fake = fakeFetch([connectionReset(), problem(404, "not_found")]);
+    await expect(remove(fakeClient(fake))).resolves.toEqual(answer);
+  });
+
+  it("throws NotFoundError for a 404 after a refused connection, which was never sent", async () => {
+    const fake = fakeFetch([connectionRefused(), problem(404, "not_found")]);
+    await expect(fakeClient(fake).webhooks.delete("whk_nope")).rejects.toBeInstanceOf(NotFoundError);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("throws NotFoundError for a 404 to the first attempt", async () => {
+    const fake = fakeFetch([problem(404, "not_found")]);
+    await expect(fakeClient(fake).webhooks.delete("whk_nope")).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("sends a revocation of an API key again, which the server answers with the revoked key", async () => {
+    const fake = fakeFetch([connectionReset(), json(200, { id: "key_1", object: "api_key", revoked_at: "2026-11-21T10:00:00Z" })]);
+    await expect(fakeClient(fake).apiKeys.revoke("key_1")).resolves.toMatchObject({ id: "key_1" });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  // Each answers the removed object, which a 404 to a repeat cannot give back; by slug, the
+  // template's id is unknown, and the slug may name a newer template by then.
+  it.each([
+    ["accounts.removeMember", (mr: Mailroom) => mr.accounts.removeMember("usr_1")],
+    ["accounts.revokeInvitation", (mr: Mailroom) => mr.accounts.revokeInvitation("inv_1")],
+    ["templates.delete by slug", (mr: Mailroom) => mr.templates.delete("welcome")],
+  ])("is not sent again for %s once an attempt's outcome is unknown: that attempt's error is thrown", async (_operation, remove) => {
+    const timedOut = fakeFetch(["hang"]);
+    await expect(remove(fakeClient(timedOut, { timeout: 50 }))).rejects.toBeInstanceOf(APITimeoutError);
+    expect(timedOut.requests).toHaveLength(1);
+
+    const failed = fakeFetch([problem(503, "service_unavailable", { headers: NOW })]);
+    await expect(remove(fakeClient(failed))).rejects.toBeInstanceOf(InternalServerError);
+    expect(failed.requests).toHaveLength(1);
+  });
+
+  it("is still sent again for those after an answer that says nothing was done (429), or a refused connection", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, { user_id: "usr_1" })]);
+    await expect(fakeClient(fake).accounts.removeMember("usr_1")).resolves.toEqual({ user_id: "usr_1" });
+    expect(fake.requests).toHaveLength(3);
   });
 });
 

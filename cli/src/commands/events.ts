@@ -1,7 +1,7 @@
 import type { EventType } from "mailroom";
 import type { Args, Context, Noun } from "../command.js";
 import { definedOnly, optionalString } from "../command.js";
-import { EventTail, isTransient, sleepUnlessInterrupted } from "../event-tail.js";
+import { EventTail, Polling, intervalFlag } from "../event-tail.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parsePastInstant } from "../time.js";
 import { eventColumns, renderEventLine } from "./render.js";
@@ -35,7 +35,7 @@ export const events: Noun = {
         yargs
           .option("type", typeOption)
           .option("since", { type: "string", describe: "Start with the events since then (10m, 1h, RFC 3339); default: only new ones" })
-          .option("interval", { type: "number", describe: "Seconds between polls", default: 2 }),
+          .option("interval", intervalFlag(2, "Seconds between polls")),
       run: tailEvents,
     },
   ],
@@ -43,22 +43,16 @@ export const events: Noun = {
 
 /** Polls the event list and prints each event once, oldest first (JSON mode: one JSON object per line). */
 async function tailEvents({ client, output, io }: Context, args: Args): Promise<void> {
+  io.catchInterrupts?.();
+  const polling = new Polling({ intervalMs: (args.interval as number) * 1000, interrupted: io.interrupted, output, carryingOn: "still tailing" });
   const mailroom = client();
   const type = optionalString(args, "type") as EventType | undefined;
   const since = optionalString(args, "since");
-  const intervalMs = Math.max(0.1, Number(args.interval ?? 2)) * 1000;
   const tail = new EventTail(mailroom, type === undefined ? undefined : [type], since === undefined ? undefined : parsePastInstant(since, "since"));
-  if (since === undefined) await tail.skipExisting();
+  if (since === undefined) await polling.throughOutages(() => tail.skipExisting());
   output.progress("Waiting for events (Ctrl-C to stop)…");
-  let stopped = false;
-  void io.interrupted.then(() => (stopped = true));
-  while (!stopped) {
-    try {
-      for (const event of await tail.poll()) output.line(event, () => renderEventLine(event));
-    } catch (error) {
-      if (!isTransient(error)) throw error;
-      output.warn(`${(error as Error).message} — still tailing, next try in ${intervalMs / 1000} s`);
-    }
-    await sleepUnlessInterrupted(intervalMs, io.interrupted);
+  while (polling.running) {
+    for (const event of (await polling.throughOutages(() => tail.poll())) ?? []) output.line(event, () => renderEventLine(event));
+    await polling.pause();
   }
 }

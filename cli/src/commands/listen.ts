@@ -1,7 +1,7 @@
 import { Webhooks, type Event } from "mailroom";
 import type { Args, Command, Context } from "../command.js";
 import { UsageError, optionalString, requiredString } from "../command.js";
-import { EventTail, isTransient, sleepUnlessInterrupted } from "../event-tail.js";
+import { EventTail, Polling, intervalFlag } from "../event-tail.js";
 import { EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { Forwarder, newWebhookSecret, type ForwardResult } from "../forwarder.js";
 import { parsePastInstant } from "../time.js";
@@ -31,7 +31,7 @@ export const listen: Command = {
       .option("events", { type: "string", array: true, describe: "Only these event types (repeatable, or comma-separated); default all" })
       .option("secret", { type: "string", describe: "Sign with this whsec_ secret (default: a new random one, printed at start)" })
       .option("since", { type: "string", describe: "First forward the events since then (10m, 1h, RFC 3339); default: only new ones" })
-      .option("interval", { type: "number", describe: "Seconds between polls of the event list", default: 1 })
+      .option("interval", intervalFlag(1, "Seconds between polls of the event list"))
       .option("retries", { type: "number", describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling)", default: 3 }),
   run: listenAndForward,
 };
@@ -41,7 +41,6 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   const types = eventTypeList(args, "events", EVENT_TYPES);
   const since = optionalString(args, "since");
   const startAt = since === undefined ? undefined : parsePastInstant(since, "since");
-  const intervalMs = Math.max(0.1, Number(args.interval ?? 1)) * 1000;
   const retries = Number(args.retries ?? 3);
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new UsageError(`--retries takes a whole number from 0 to 10; got ${String(args.retries)}.`);
   const given = optionalString(args, "secret");
@@ -52,9 +51,12 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
     throw new UsageError("--secret takes a Standard Webhooks secret: whsec_ followed by base64 (as `mailroom webhooks secret` prints).");
   });
 
+  const intervalMs = (args.interval as number) * 1000;
+  io.catchInterrupts?.();
+  const polling = new Polling({ intervalMs, interrupted: io.interrupted, output, carryingOn: "still listening" });
   const mailroom = client();
   const tail = new EventTail(mailroom, types, startAt);
-  if (startAt === undefined) await tail.skipExisting();
+  if (startAt === undefined) await polling.throughOutages(() => tail.skipExisting());
   const forwarder = new Forwarder({ url, secret, signer, retries, backoffMs: FIRST_BACKOFF_MS, timeoutMs: ATTEMPT_TIMEOUT_MS });
 
   // The secret goes to stderr whatever the mode: the receiver cannot verify without it, and
@@ -67,15 +69,8 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   void io.interrupted.then(() => abort.abort(new Error("interrupted")));
   let forwarded = 0;
   let failed = 0;
-  while (!abort.signal.aborted) {
-    let events: Event[] = [];
-    try {
-      events = await tail.poll();
-    } catch (error) {
-      if (!isTransient(error)) throw error;
-      output.warn(`${(error as Error).message} — still listening, next try in ${intervalMs / 1000} s`);
-    }
-    for (const event of events) {
+  while (polling.running) {
+    for (const event of (await polling.throughOutages(() => tail.poll())) ?? []) {
       let result: ForwardResult;
       try {
         result = await forwarder.forward(event.id, webhookPayload(event), abort.signal);
@@ -88,7 +83,7 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
       if (!result.ok) failed++;
       output.line({ id: event.id, type: event.type, created_at: event.created_at, message_id: event.message_id, ...result }, () => renderForward(event, result));
     }
-    await sleepUnlessInterrupted(intervalMs, io.interrupted);
+    await polling.pause();
   }
   io.stderr.write(`Stopped: ${forwarded} event${forwarded === 1 ? "" : "s"} forwarded, ${failed} not accepted by the receiver.\n`);
 }

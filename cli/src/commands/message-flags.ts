@@ -29,7 +29,7 @@ export function messageFlags(yargs: Argv): Argv {
     .option("metadata", { type: "string", array: true, describe: "Metadata key=value (repeatable)" })
     .option("schedule", { type: "string", describe: "Send later: RFC 3339 time or a delay (10m, 2h, 1d)" })
     .option("expires-at", { type: "string", describe: "Stop retrying a deferred delivery then: RFC 3339 time or a delay (10m); for mail worthless late" })
-    .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run)" })
+    .option("idempotency-key", { type: "string", describe: "Make retries of this send safe (default: a new key per run); applies to the send only, not to a dry run" })
     .group(["var", "var-json", "variables-file"], "Template variables (with --template):")
     .group(
       TRACKING_FLAGS.map(({ flag }) => flag),

@@ -44,7 +44,10 @@ export const previewMessage: Command = {
   builder: (yargs) => messageFlags(yargs).option("mime", { type: "boolean", describe: "Print only the RFC 5322 source (before tracking and DKIM)" }),
   async run({ client, output, io }, args) {
     const body = await messageBody(args, io);
-    const preview = await client().messages.preview(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+    // Never the user's --idempotency-key (the SDK sends a key of its own): the server keys a
+    // POST's answer to its path, so a preview stored under the key would make the send it
+    // suggests, with the same flags, 422 idempotency_key_reused, and a second preview a replay.
+    const preview = await client().messages.preview(body);
     if (args.mime === true) {
       io.stdout.write(preview.mime);
       return;

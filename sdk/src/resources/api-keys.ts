@@ -35,7 +35,8 @@ export class ApiKeys extends Resource {
   /** `revokeApiKey`: the key stops working at once; it stays listed as revoked. */
   revoke(apiKeyId: string, options?: RequestOptions): Promise<ApiKey> {
     return this.client.unwrap(
-      this.client.http.DELETE("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, ...this.client.init(options, "DELETE") }),
+      // Sent again after an unknown outcome: the server answers a revoked key's revocation with the key.
+      this.client.http.DELETE("/v1/api-keys/{api_key_id}", { params: { path: { api_key_id: apiKeyId } }, ...this.client.initRepeatedDelete(options) }),
     );
   }
 

@@ -35,8 +35,9 @@ export class Domains extends Resource {
 
   /** `deleteDomain`: remove the domain and its keys; live mail from it is refused from now on. */
   delete(domainId: string, options?: RequestOptions): Promise<DeletedObject> {
-    return this.client.unwrap(
-      this.client.http.DELETE("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "DELETE") }),
+    return this.client.unwrapDeleted(
+      this.client.http.DELETE("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.initRepeatedDelete(options) }),
+      { id: domainId, object: "domain", deleted: true },
     );
   }
 

@@ -38,8 +38,9 @@ export class Suppressions extends Resource {
 
   /** `deleteSuppression`: take the address off the list; later messages are sent to it again. */
   delete(suppressionId: string, options?: RequestOptions): Promise<DeletedObject> {
-    return this.client.unwrap(
-      this.client.http.DELETE("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.init(options, "DELETE") }),
+    return this.client.unwrapDeleted(
+      this.client.http.DELETE("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.initRepeatedDelete(options) }),
+      { id: suppressionId, object: "suppression", deleted: true },
     );
   }
 }

@@ -55,7 +55,12 @@ export class Templates extends Resource {
 
   /** `deleteTemplate`: the template and every version; 409 `template_in_use` while a scheduled message still needs it. */
   delete(template: string, options?: RequestOptions): Promise<DeletedObject> {
-    return this.client.unwrap(this.client.http.DELETE("/v1/templates/{template}", { params: { path: { template } }, ...this.client.init(options, "DELETE") }));
+    // By slug, a repeat after an unknown outcome could delete a newer template of that slug, and
+    // the id to answer is unknown: only a delete by id (tpl_…, never a slug) is sent again.
+    const byId = template.startsWith("tpl_");
+    const init = byId ? this.client.initRepeatedDelete(options) : this.client.init(options, "DELETE");
+    const call = this.client.http.DELETE("/v1/templates/{template}", { params: { path: { template } }, ...init });
+    return byId ? this.client.unwrapDeleted(call, { id: template, object: "template", deleted: true }) : this.client.unwrap(call);
   }
 
   /**

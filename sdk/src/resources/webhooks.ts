@@ -45,7 +45,10 @@ export class Webhooks {
   /** `deleteWebhook`: the endpoint, its pending deliveries and its recorded attempts. */
   delete(webhookId: string, options?: RequestOptions): Promise<DeletedObject> {
     const client = this.client();
-    return client.unwrap(client.http.DELETE("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } }, ...client.init(options, "DELETE") }));
+    return client.unwrapDeleted(
+      client.http.DELETE("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } }, ...client.initRepeatedDelete(options) }),
+      { id: webhookId, object: "webhook", deleted: true },
+    );
   }
 
   /** `getWebhookSecret`: the current signing secret, and the previous one while a rotation's overlap lasts. */
