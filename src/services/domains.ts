@@ -126,6 +126,7 @@ export class DomainsService {
       last_checked_at: null,
       failing_since: null,
       next_check_at: null,
+      version: 0,
     };
     try {
       await this.domains.insert(row);
@@ -144,19 +145,32 @@ export class DomainsService {
    * published has something else to fix first.
    */
   async rotateDkim(principal: Principal, id: string): Promise<Domain> {
-    let row = await this.rotatable(principal, id);
-    const next = await this.newKeys(this.clock.now(), true);
-    // Written only over the keys it read: a check that promoted keys, or another rotation, in
-    // the ~0.3 s the keys took would otherwise be undone. Then it starts again from the new state.
-    for (let attempt = 1; ; attempt++) {
-      const dkimKeys = [...row.dkim_keys.filter((key) => key.pending_since === undefined), ...next];
+    // Made once, after the first read has found the domain rotatable; kept through the retries.
+    let next: StoredDkimKey[] | undefined;
+    // A check that promoted keys, another rotation or a tracking domain set in the ~0.3 s the
+    // keys take would otherwise be undone.
+    return this.untilSaved(() => this.rotatable(principal, id), "its new keys were being saved", async (row) => {
+      next ??= await this.newKeys(this.clock.now(), true);
+      const dkimKeys = [...activeKeys(row.dkim_keys), ...next];
       const records = [...row.records.filter((record) => record.purpose !== "dkim_next"), ...next.map((key) => dkimRecord(key, row.name, "dkim_next"))];
-      if (await this.domains.replaceKeys(principal.workspaceId, id, row.dkim_keys, { dkim_keys: dkimKeys, records })) {
-        this.forget(principal.workspaceId, row.name);
-        return this.toWire({ ...row, dkim_keys: dkimKeys, records });
-      }
-      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while its new keys were being saved; try again.`);
-      row = await this.rotatable(principal, id);
+      if (!(await this.domains.replaceKeys(row.workspace_id, row.id, row, { dkim_keys: dkimKeys, records }))) return null;
+      this.forget(row.workspace_id, row.name);
+      return this.toWire({ ...row, dkim_keys: dkimKeys, records });
+    });
+  }
+
+  /**
+   * Reads the domain and hands it to `write`, which saves what it derived from it over that read
+   * (a compare-and-set on its version, DomainsRepository) or answers null when another write came
+   * first; then reads again and retries, up to 3 times before 409 domain_changed. Every change
+   * that rewrites the domain from a read goes through here, so none undoes another.
+   */
+  private async untilSaved<T>(read: () => Promise<DomainRow>, during: string, write: (row: DomainRow) => Promise<T | null>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const row = await read();
+      const written = await write(row);
+      if (written !== null) return written;
+      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while ${during}; try again.`);
     }
   }
 
@@ -196,7 +210,17 @@ export class DomainsService {
    * without it, and its links use TRACKING_BASE_URL until it is set).
    */
   async update(principal: Principal, id: string, input: UpdateDomainRequest): Promise<Domain> {
-    const row = await this.find(principal, id);
+    // The records are rebuilt from a read: a rotation or a check meanwhile would otherwise be undone.
+    return this.untilSaved(() => this.find(principal, id), "its settings were being saved", async (row) => {
+      const settings = this.settingsFor(row, input);
+      if (Object.keys(settings).length === 0) return this.toWire(row);
+      if (!(await this.domains.updateSettings(row.workspace_id, row.id, row, settings))) return null;
+      this.forget(row.workspace_id, row.name);
+      return this.toWire({ ...row, ...settings });
+    });
+  }
+
+  private settingsFor(row: DomainRow, input: UpdateDomainRequest): DomainSettings {
     const settings: DomainSettings = {};
     if (input.track_opens !== undefined) settings.track_opens = input.track_opens;
     if (input.track_clicks !== undefined) settings.track_clicks = input.track_clicks;
@@ -209,10 +233,7 @@ export class DomainsService {
       const tracking = trackingDomain === null ? [] : current?.name === trackingDomain ? [current] : [trackingRecord(trackingDomain, this.trackingHost)];
       settings.records = [...others, ...tracking];
     }
-    if (Object.keys(settings).length === 0) return this.toWire(row);
-    if (!(await this.domains.updateSettings(principal.workspaceId, id, settings))) throw new NotFoundError("domain", id);
-    this.forget(principal.workspaceId, row.name);
-    return this.toWire({ ...row, ...settings });
+    return settings;
   }
 
   /** A tracking domain must be a host under the domain: never its apex (no CNAME there) nor its return path (an MX). */
@@ -237,19 +258,18 @@ export class DomainsService {
    * no lookup answers at all, nothing is saved and the call answers 503.
    */
   async verify(principal: Principal, id: string): Promise<Domain> {
-    // A check is saved only over the keys it was made against; a rotation meanwhile means again.
-    for (let attempt = 1; ; attempt++) {
-      const row = await this.find(principal, id);
+    // A check is saved only over the domain it was made against; a change meanwhile means again.
+    return this.untilSaved(() => this.find(principal, id), "it was being verified", async (row) => {
       const check = await this.check(row);
       if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
-      if (await this.save(row, check)) return this.toWire({ ...row, ...check });
-      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while it was being verified; try again.`);
-    }
+      return (await this.save(row, check)) ? this.toWire({ ...row, ...check }) : null;
+    });
   }
 
   /**
-   * Saves a check over the domain as it was read (false when another check or a rotation came
-   * first), announcing what it changed to the workspace's webhook endpoints in the same write.
+   * Saves a check over the domain as it was read (false when another check, a rotation or a
+   * settings change came first), announcing what it changed to the workspace's webhook endpoints
+   * in the same write.
    */
   private async save(row: DomainRow, check: DomainCheck): Promise<boolean> {
     const announcements = this.announcements(row, check);
@@ -302,7 +322,7 @@ export class DomainsService {
         const row = await this.domains.find(domain.workspace_id, domain.id);
         if (!row) return null; // deleted meanwhile
         const check = await this.check(row);
-        // Not saved when a check or a rotation changed the domain meanwhile: checked again at the claim's end.
+        // Not saved when anything changed the domain meanwhile: checked again at the claim's end.
         if (check !== null && !(await this.save(row, check))) return null;
         const missing = check && missingRecords(check.records);
         return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };

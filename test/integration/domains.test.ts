@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
 import { ContractChecker } from "../helpers/contract.js";
@@ -48,6 +48,24 @@ describe.each(databases)("Domains ($name)", (database) => {
   const sendLive = () => t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: { from: "hello@acme.example", to: "ada@example.net", subject: "Hi", html: "<p>Hi</p>" } });
   /** Publishes a record as the API asked for it. */
   const publish = (r: DomainRecord) => dns.add(r.name, r.type === "MX" ? { type: "MX", priority: r.priority!, exchange: `${r.value}.` } : { type: "TXT", value: r.value });
+  const setTrackingDomain = async (id: string, tracking_domain = "track.acme.example") => {
+    const res = await t.call({ method: "PATCH", url: `/v1/domains/${id}`, payload: { tracking_domain } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as Domain;
+  };
+  /**
+   * Runs `meanwhile` (another request, to its end) when the service next calls the repository's
+   * `write`, before that write: the other request lands between this one's read and its write,
+   * every time rather than by luck.
+   */
+  const beforeNextWrite = (write: "updateSettings" | "saveCheck" | "replaceKeys", meanwhile: () => Promise<unknown>) => {
+    const repository = t.runtime.repositories.domains;
+    const original = repository[write].bind(repository) as (...args: unknown[]) => Promise<boolean>;
+    vi.spyOn(repository, write).mockImplementationOnce(async (...args: unknown[]) => {
+      await meanwhile();
+      return original(...args);
+    });
+  };
 
   describe("createDomain", () => {
     it("answers 201 with a Location, two DKIM keys and every record to publish, all pending", async () => {
@@ -379,6 +397,27 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(res.headers["retry-after"]).toBeDefined();
       expect(res.json()).toMatchObject({ code: "service_unavailable" });
       expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(domain);
+    });
+
+    it("checks and updates domains added before the upgrade that versions them (migration 022)", async () => {
+      const domain = await addDomain();
+      const { knex } = t.runtime.db;
+      await knex.migrate.down({ migrationSource, name: "022-domain-versions" });
+      expect(await knex.schema.hasColumn("domains", "version")).toBe(false);
+      await knex.migrate.latest({ migrationSource });
+      for (const r of domain.records) publish(r);
+      expect((await verify(domain.id)).status).toBe("verified");
+      expect(record(await setTrackingDomain(domain.id), "tracking").name).toBe("track.acme.example");
+    });
+
+    it("keeps the tracking record of a tracking domain set while the check was looking records up", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      beforeNextWrite("saveCheck", () => setTrackingDomain(domain.id));
+      const checked = await verify(domain.id);
+      expect(checked).toMatchObject({ status: "verified", tracking_domain: "track.acme.example" });
+      expect(record(checked, "tracking")).toMatchObject({ name: "track.acme.example", status: "missing" });
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(checked);
     });
   });
 
@@ -778,14 +817,57 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect((await verify(before.id)).dkim).toEqual(before.dkim);
     });
 
-    it("never saves a check made against keys a rotation has since replaced, nor a rotation over a check that ended one", async () => {
+    it("never saves a check, a rotation or settings made against the domain as it was before a rotation", async () => {
       const before = await verifiedDomain();
       const repository = t.runtime.repositories.domains;
       const stale = (await repository.find(t.workspace.id, before.id))!;
       const rotating = await rotate(before.id);
       const staleCheck = { status: "verified" as const, records: stale.records, dkim_keys: stale.dkim_keys, verified_at: 1, last_checked_at: 1, failing_since: null, next_check_at: null };
       expect(await repository.saveCheck(t.workspace.id, before.id, stale, staleCheck, [])).toBe(false);
-      expect(await repository.replaceKeys(t.workspace.id, before.id, stale.dkim_keys, { dkim_keys: stale.dkim_keys, records: stale.records })).toBe(false);
+      expect(await repository.replaceKeys(t.workspace.id, before.id, stale, { dkim_keys: stale.dkim_keys, records: stale.records })).toBe(false);
+      expect(await repository.updateSettings(t.workspace.id, before.id, stale, { tracking_domain: null, records: stale.records })).toBe(false);
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
+    });
+
+    it("keeps the waiting records when the tracking domain is set while the new keys are saved, so the rotation can end", async () => {
+      const before = await verifiedDomain();
+      let rotating!: Domain;
+      beforeNextWrite("updateSettings", async () => (rotating = await rotate(before.id)));
+      const patched = await setTrackingDomain(before.id);
+      expect(patched).toMatchObject({ dkim: before.dkim, dkim_rotation: rotating.dkim_rotation, tracking_domain: "track.acme.example" });
+      expect(nextRecords(patched)).toEqual(nextRecords(rotating));
+      expect(record(patched, "tracking").name).toBe("track.acme.example");
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(patched);
+
+      for (const r of nextRecords(rotating)) publish(r);
+      expect(await verify(before.id)).toMatchObject({ dkim: rotating.dkim_rotation!.keys, dkim_rotation: null });
+    });
+
+    it("keeps mail signed when the tracking domain is set across the check that hands signing to the new keys", async () => {
+      const before = await verifiedDomain();
+      const rotating = await rotate(before.id);
+      for (const r of nextRecords(rotating)) publish(r);
+      const newKeys = rotating.dkim_rotation!.keys;
+      beforeNextWrite("updateSettings", () => verify(before.id));
+      const patched = await setTrackingDomain(before.id);
+      expect(patched).toMatchObject({ dkim: newKeys, dkim_rotation: null, tracking_domain: "track.acme.example" });
+      // The waiting records became the `dkim` ones; the stale read's must not come back.
+      expect(patched.records.filter((r) => r.purpose === "dkim").map((r) => r.name)).toEqual(newKeys.map((k) => `${k.selector}._domainkey.acme.example`));
+      expect(nextRecords(patched)).toEqual([]);
+      expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(patched);
+
+      // The next check has no rotation to end: the new keys go on signing.
+      expect(await verify(before.id)).toMatchObject({ dkim: newKeys, dkim_rotation: null });
+      expect(await signers()).toEqual(newKeys.map((k) => k.selector));
+    });
+
+    it("keeps the tracking record of a tracking domain set while the new keys were being made", async () => {
+      const before = await verifiedDomain();
+      beforeNextWrite("replaceKeys", () => setTrackingDomain(before.id));
+      const rotating = await rotate(before.id);
+      expect(rotating).toMatchObject({ tracking_domain: "track.acme.example", dkim_rotation: { keys: expect.any(Array) } });
+      expect(record(rotating, "tracking").name).toBe("track.acme.example");
+      expect(nextRecords(rotating)).toHaveLength(2);
       expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
     });
 

@@ -20,6 +20,7 @@ import * as eventBounceTypes from "./018-event-bounce-types.js";
 import * as webhookEndpointPurges from "./019-webhook-endpoint-purges.js";
 import * as firstUserClaims from "./020-first-user-claims.js";
 import * as batchedIdempotencyKeys from "./021-batched-idempotency-keys.js";
+import * as domainVersions from "./022-domain-versions.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "019-webhook-endpoint-purges": webhookEndpointPurges,
   "020-first-user-claims": firstUserClaims,
   "021-batched-idempotency-keys": batchedIdempotencyKeys,
+  "022-domain-versions": domainVersions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

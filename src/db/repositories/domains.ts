@@ -45,7 +45,15 @@ export interface DomainRow {
   failing_since: number | null;
   /** When a worker looks its records up again by itself; null: only verifyDomain does. */
   next_check_at: number | null;
+  /**
+   * Moved on by every write of what the domain is (its records, keys, status and settings): what
+   * a writer read is what it writes over, or it reads again (`writeOver`).
+   */
+  version: number;
 }
+
+/** What a writer read, as far as `writeOver` needs it: the domain as of that version. */
+export type DomainVersion = Pick<DomainRow, "version">;
 
 export type DomainSettings = Partial<Pick<DomainRow, "track_opens" | "track_clicks" | "tracking_domain" | "records">>;
 
@@ -108,28 +116,28 @@ export class DomainsRepository implements SealedStore {
   }
 
   /**
-   * Saves a check if the domain is still as it was read: the same status, and the same keys it
-   * was made against; false when another check or a key rotation came first (the check is stale:
-   * make it again). The check's announcements (domain events) are queued for webhook endpoints
-   * in the same transaction, so each is sent exactly when the change is saved, and once.
+   * Saves a check over the domain as it was read (`writeOver`); false when anything wrote it
+   * since (the check is stale: make it again). The check's announcements (domain events) are
+   * queued for webhook endpoints in the same transaction, so each is sent exactly when the
+   * change is saved, and once.
    */
-  async saveCheck(workspaceId: string, id: string, read: Pick<DomainRow, "status" | "dkim_keys">, check: DomainCheck, announcements: readonly DomainAnnouncement[]): Promise<boolean> {
+  async saveCheck(workspaceId: string, id: string, read: DomainVersion, check: DomainCheck, announcements: readonly DomainAnnouncement[]): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
-      const updated = await trx("domains")
-        .where({ workspace_id: workspaceId, id, status: read.status, dkim_keys: JSON.stringify(read.dkim_keys) })
-        .update({ ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) });
-      if (updated !== 1) return false;
+      if (!(await writeOver(trx, workspaceId, id, read, { ...check, records: JSON.stringify(check.records), dkim_keys: JSON.stringify(check.dkim_keys) }))) return false;
       for (const announcement of announcements) await this.webhooks.fanOutToWorkspace(trx, workspaceId, announcement);
       return true;
     });
   }
 
-  /** Writes new keys and records if the keys are still `readKeys` (compare-and-set, as saveCheck). */
-  async replaceKeys(workspaceId: string, id: string, readKeys: readonly StoredDkimKey[], next: { dkim_keys: StoredDkimKey[]; records: DomainRecord[] }): Promise<boolean> {
-    const updated = await this.knex("domains")
-      .where({ workspace_id: workspaceId, id, dkim_keys: JSON.stringify(readKeys) })
-      .update({ dkim_keys: JSON.stringify(next.dkim_keys), records: JSON.stringify(next.records) });
-    return updated === 1;
+  /** Writes new keys and records over the domain as it was read (`writeOver`). */
+  async replaceKeys(workspaceId: string, id: string, read: DomainVersion, next: { dkim_keys: StoredDkimKey[]; records: DomainRecord[] }): Promise<boolean> {
+    return writeOver(this.knex, workspaceId, id, read, { dkim_keys: JSON.stringify(next.dkim_keys), records: JSON.stringify(next.records) });
+  }
+
+  /** Writes tracking settings, and the records they change, over the domain as it was read (`writeOver`). */
+  async updateSettings(workspaceId: string, id: string, read: DomainVersion, settings: DomainSettings): Promise<boolean> {
+    const { records, ...rest } = settings;
+    return writeOver(this.knex, workspaceId, id, read, { ...rest, ...(records ? { records: JSON.stringify(records) } : {}) });
   }
 
   /**
@@ -148,7 +156,8 @@ export class DomainsRepository implements SealedStore {
   /**
    * Takes a due check for this worker by moving its time on to `until` (a lease: a worker that
    * dies mid-check leaves it due again then). A compare-and-set on `next_check_at`, so of two
-   * workers that found the same domain due only one checks it, on either database.
+   * workers that found the same domain due only one checks it, on either database. The version
+   * stays: a lease changes nothing a check is made from, so a verifyDomain under way still saves.
    */
   async claimCheck(domain: DueDomain, until: number): Promise<boolean> {
     const claimed = await this.knex("domains").where({ workspace_id: domain.workspace_id, id: domain.id, next_check_at: domain.next_check_at }).update({ next_check_at: until });
@@ -165,13 +174,14 @@ export class DomainsRepository implements SealedStore {
 
   /** Replaces the domain's sealed private keys if its keys are still those `row` read (SealedStore). */
   async replaceSealed(row: SealedRow, next: Array<string | null>): Promise<boolean> {
-    const current = (await this.knex("domains").where({ id: row.key }).first("dkim_keys")) as { dkim_keys: string } | undefined;
+    const current = (await this.knex("domains").where({ id: row.key }).first("workspace_id", "dkim_keys", "version")) as { workspace_id: string; dkim_keys: string; version: number | string } | undefined;
     if (!current) return false;
     const keys = parseJson<StoredDkimKey[]>(current.dkim_keys);
     if (keys.length !== row.sealed.length || keys.some((key, i) => key.private_key !== row.sealed[i])) return false;
     const resealed = keys.map((key, i) => ({ ...key, private_key: next[i] ?? key.private_key }));
-    // Compare-and-set on the whole column: a concurrent change to the keys makes this a no-op.
-    return (await this.knex("domains").where({ id: row.key, dkim_keys: current.dkim_keys }).update({ dkim_keys: JSON.stringify(resealed) })) === 1;
+    // A writeOver too: a check that read the keys before would otherwise put them back sealed
+    // under the old SECRET_KEY, which the operator is about to drop.
+    return writeOver(this.knex, current.workspace_id, row.key, { version: toNumber(current.version) }, { dkim_keys: JSON.stringify(resealed) });
   }
 
   /** How many domains are in each status, over every workspace (for the `mailroom_domains` gauge). */
@@ -179,13 +189,20 @@ export class DomainsRepository implements SealedStore {
     const rows = (await this.knex("domains").groupBy("status").select("status").count({ n: "*" })) as Array<{ status: DomainStatus; n: number | string }>;
     return Object.fromEntries(rows.map((row) => [row.status, toNumber(row.n)]));
   }
+}
 
-  /** Whether the row was this workspace's (and so updated). */
-  async updateSettings(workspaceId: string, id: string, settings: DomainSettings): Promise<boolean> {
-    const { records, ...rest } = settings;
-    const update = { ...rest, ...(records ? { records: JSON.stringify(records) } : {}) };
-    return (await this.knex("domains").where({ workspace_id: workspaceId, id }).update(update)) === 1;
-  }
+/**
+ * Writes `changes` if the domain is still at the version `read` saw, moving it on; false when
+ * another write came first or the domain is gone (read it again). Every write of what the domain
+ * is goes through here: comparing only the columns one writer changes let it undo another's change
+ * to the rest. On MariaDB the UPDATE's WHERE reads the latest committed row even under REPEATABLE
+ * READ, and a write always changes the version, so affected rows is exactly 1 or 0.
+ */
+async function writeOver(db: Knex, workspaceId: string, id: string, read: DomainVersion, changes: Record<string, unknown>): Promise<boolean> {
+  const updated = await db("domains")
+    .where({ workspace_id: workspaceId, id, version: read.version })
+    .update({ ...changes, version: read.version + 1 });
+  return updated === 1;
 }
 
 /** A row as the driver returns it: JSON in TEXT columns, BIGINT possibly as strings. */
@@ -205,5 +222,6 @@ function normalise(raw: unknown): DomainRow | undefined {
     last_checked_at: toNumberOrNull(row.last_checked_at),
     failing_since: toNumberOrNull(row.failing_since),
     next_check_at: toNumberOrNull(row.next_check_at),
+    version: toNumber(row.version),
   };
 }
