@@ -1783,7 +1783,7 @@ export interface webhooks {
         put?: never;
         /**
          * domain.dkim_rotated
-         * @description A check (verifyDomain or the automatic one) found every record of the domain's DKIM rotation, so the new keys sign its mail from now on and the old ones are dropped: their TXT records may be removed from DNS (`data.retired_selectors`). The status does not change (`from_status` = `to_status`). A domain serves both environments: sent to every enabled endpoint of the
+         * @description A check (verifyDomain or the automatic one) found every record of the domain's DKIM rotation, so the new keys sign its mail from now on and the old ones are dropped: their TXT records may be removed from DNS (`data.retired_selectors`). `from_status` and `to_status` are the domain's status before and after that check: equal, unless the same check also moved the domain (e.g. `temporary_failure` to `verified`). A domain serves both environments: sent to every enabled endpoint of the
          *     workspace, in either environment, that subscribes to `domain.dkim_rotated`. Answer with any 2xx within
          *     15 seconds; anything else is retried.
          */
@@ -2046,8 +2046,10 @@ export interface components {
              *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
              *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
-             *     `template_render_failed`, `webhook_target_not_allowed`, `internal_error`,
-             *     `service_unavailable`. New codes may be added.
+             *     `template_render_failed`, `layout_in_use`, `layout_unavailable`, `content_removed`,
+             *     `batch_rejected`, `ip_not_allowed`, `sender_not_allowed`, `recipient_not_allowed`,
+             *     `webhook_target_not_allowed`, `internal_error`, `service_unavailable`. New codes may be
+             *     added.
              */
             code: string;
             /** @description The id of the request. */

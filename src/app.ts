@@ -4,6 +4,7 @@ import { isAudited } from "./domain/audit.js";
 import { ValidationError } from "./domain/errors.js";
 import { LIMITS } from "./domain/limits.js";
 import { newId } from "./domain/ids.js";
+import { REDACTED, redactRequestUrl } from "./domain/redact.js";
 import { recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
@@ -36,7 +37,16 @@ export interface AppOptions {
 }
 
 /** Secrets never reach the logs, whatever a future serializer or log call decides to include. */
-export const LOG_REDACTION = { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", "*.secret"], censor: "[redacted]" };
+export const LOG_REDACTION = { paths: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", "*.secret"], censor: REDACTED };
+
+/**
+ * Fastify's request serializer (the "incoming request" line), with the URL as redactRequestUrl
+ * gives it: an invitation's link carries its secret in the path, beyond the reach of `redact`.
+ */
+const LOG_SERIALIZERS = {
+  // Whatever a log call passes as `req` comes here, a request or not: hence Partial.
+  req: (req: Partial<FastifyRequest>) => ({ method: req.method, url: typeof req.url === "string" ? redactRequestUrl(req.url) : undefined, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+};
 
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -45,7 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { runtime, lifecycle = { ready: true }, logger } = options;
   const { config, services, metrics } = runtime;
   const app = Fastify({
-    logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: LOG_REDACTION, ...(logger?.stream ? { stream: logger.stream } : {}) },
+    logger: logger === false ? false : { level: logger?.level ?? config.logLevel, redact: LOG_REDACTION, serializers: LOG_SERIALIZERS, ...(logger?.stream ? { stream: logger.stream } : {}) },
     // The runtime's clock, like every other id: ids share one monotonic sequence per process, so
     // mixing clocks (a test's manual clock and Date.now) would break id order within a millisecond.
     genReqId: () => newId("request", runtime.clock.now()),

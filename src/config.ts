@@ -1,9 +1,13 @@
 import { hostname } from "node:os";
 import { isIP } from "node:net";
+import { credentialUrlProblem } from "./domain/redact.js";
 
 /**
  * Every setting, its environment variable, default and meaning, in one place. `loadConfig`
  * validates them all and reports every problem in one line, so a bad deployment fails at boot.
+ * A blank variable (empty, or spaces only) counts as unset and takes the default: compose files
+ * that pass `VAR=${VAR}` give one for every variable the operator did not set, and Number("")
+ * would otherwise load it as 0.
  */
 export interface Config {
   host: string;
@@ -22,7 +26,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** The heap limit bin/mailroom-server starts Node with, in MiB (0: Node's default). */
   heapLimitMb: number;
-  /** 32-byte key that encrypts stored idempotent responses; null = derive a file under ./data. */
+  /** 32-byte key that encrypts stored idempotent responses; null = derive a file under dataDir. */
   secretKey: string | null;
   /** Keys SECRET_KEY replaced, newest first: what they sealed or signed still opens or verifies. */
   secretKeyPrevious: string[];
@@ -153,7 +157,7 @@ export const SETTINGS = {
   host: { env: "HOST", default: "127.0.0.1", meaning: "Interface the HTTP server binds (0.0.0.0 to expose it)." },
   port: { env: "PORT", default: "3000", meaning: "HTTP port." },
   metricsPort: { env: "METRICS_PORT", default: "", meaning: "The operators' port: when set, the process also serves GET /metrics, /health and /ready there (on HOST), whatever its roles. A --role worker or --role smtp process serves no other HTTP, so this is where its job, recipient and webhook counters are scraped. Empty: none (the API role still serves /metrics on PORT)." },
-  databaseUrl: { env: "DATABASE_URL", default: "sqlite:./data/mailroom.db", meaning: "sqlite:PATH (embedded) or mysql://user:pass@host:port/db (MySQL/MariaDB)." },
+  databaseUrl: { env: "DATABASE_URL", default: "", meaning: "sqlite:PATH (embedded) or mysql://user:pass@host:port/db (MySQL/MariaDB; characters such as # / ? % in the password percent-encoded). Empty: sqlite:DATA_DIR/mailroom.db." },
   logLevel: { env: "LOG_LEVEL", default: "info", meaning: "pino level: fatal, error, warn, info, debug, trace, silent." },
   bodyLimitBytes: { env: "BODY_LIMIT_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest accepted request body; larger gets 413 payload_too_large." },
   rateLimitRequests: { env: "RATE_LIMIT_REQUESTS", default: "1200", meaning: "Requests each API key may make per window." },
@@ -169,13 +173,13 @@ export const SETTINGS = {
   heapLimitMb: { env: "HEAP_LIMIT_MB", default: "1024", meaning: "Node's heap limit in MiB, set by bin/mailroom-server (and so make run) as it starts Node: under 2 GiB, V8 lets the heap grow far less past its live data, which keeps a delivery worker's memory flat (docs/performance.md). 0: Node's default. A --max-old-space-size in NODE_OPTIONS wins." },
   secretKey: { env: "SECRET_KEY", default: "", meaning: "64 hex characters. Required with MySQL (all nodes share it); with SQLite it is generated into DATA_DIR." },
   secretKeyPrevious: { env: "SECRET_KEY_PREVIOUS", default: "", meaning: "Keys SECRET_KEY replaced, comma-separated, newest first: data sealed and links signed under them still open and verify (docs/deployment.md#rotating-the-secret-key)." },
-  dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database and generated secret live." },
+  dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database (DATABASE_URL's default) and generated secret live." },
   trustProxy: { env: "TRUST_PROXY", default: "", meaning: "Reverse proxies whose X-Forwarded-For gives the client's address (sign-in throttling, API keys' allowed_ips, the audit log, the IP of opens and clicks): comma-separated addresses and CIDRs such as 127.0.0.1,10.0.0.0/8; empty for none. Name only proxies you run: a trusted hop's header is believed." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
   trackingBaseUrl: { env: "TRACKING_BASE_URL", default: "", meaning: "Origin of tracking links (open image, click redirects, one-click unsubscribe) for mail from a domain without a tracking_domain, e.g. https://t.mail.example.com; a tracking domain's CNAME points at its host. Empty: PUBLIC_URL, else http://localhost:PORT." },
   signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
   deliveryTransport: { env: "DELIVERY_TRANSPORT", default: "mx", meaning: "How live mail leaves: mx (straight to each recipient domain's MX hosts) or relay (everything through SMTP_RELAY_URL)." },
-  smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465." },
+  smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465 (characters such as # / ? % in the password percent-encoded)." },
   dnsServers: { env: "DNS_SERVERS", default: "", meaning: "Comma-separated resolvers (ip or ip:port) for MX lookups and domain verification. Empty: the system's." },
   dnsCacheSeconds: { env: "DNS_CACHE_SECONDS", default: "60", meaning: "How long a delivery worker reuses an MX or address (A/AAAA) answer at most; an address answer no longer than its TTL (Node does not report an MX answer's TTL). 0 asks for every message. Domain verification always asks." },
   smtpMxPort: { env: "SMTP_MX_PORT", default: "25", meaning: "Port of the recipients' MX hosts (25; tests point it at a local server)." },
@@ -224,7 +228,10 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
-  const read = (key: keyof typeof SETTINGS): string => env[SETTINGS[key].env] ?? SETTINGS[key].default;
+  const read = (key: keyof typeof SETTINGS): string => {
+    const value = env[SETTINGS[key].env];
+    return value === undefined || value.trim() === "" ? SETTINGS[key].default : value;
+  };
   const int = (key: keyof typeof SETTINGS, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const raw = read(key);
     const value = Number(raw);
@@ -234,9 +241,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return value;
   };
+  // Parsed here, so that a malformed URL is named at boot: parsed later, by a driver, it would
+  // fail with an error that carries the whole URL, password included.
+  const urlProblem = (key: keyof typeof SETTINGS, url: string): void => {
+    const problem = credentialUrlProblem(url);
+    if (problem !== null) problems.push(`${SETTINGS[key].env} ${problem}`);
+  };
 
-  const databaseUrl = read("databaseUrl");
+  const dataDir = read("dataDir");
+  // The embedded database lives beside the generated secret, wherever DATA_DIR puts them.
+  const databaseUrl = read("databaseUrl") || `sqlite:${dataDir.replace(/\/+$/, "")}/mailroom.db`;
   if (!/^(sqlite:|mysql:\/\/|mariadb:\/\/)/.test(databaseUrl)) problems.push(`${SETTINGS.databaseUrl.env} must start with sqlite: or mysql://`);
+  else if (!databaseUrl.startsWith("sqlite:")) urlProblem("databaseUrl", databaseUrl);
   const secretKey = read("secretKey") || null;
   if (secretKey !== null && !/^[0-9a-fA-F]{64}$/.test(secretKey)) problems.push(`${SETTINGS.secretKey.env} must be 64 hex characters`);
   if (secretKey === null && !databaseUrl.startsWith("sqlite:")) problems.push(`${SETTINGS.secretKey.env} is required with MySQL so that every node shares it`);
@@ -261,7 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heapLimitMb: int("heapLimitMb", 0),
     secretKey,
     secretKeyPrevious,
-    dataDir: read("dataDir"),
+    dataDir,
     publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
     signup: read("signup") === "open" ? "open" : "invitation",
     trackingBaseUrl: "",
@@ -323,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!["mx", "relay"].includes(read("deliveryTransport"))) problems.push(`${SETTINGS.deliveryTransport.env} must be mx or relay`);
   if (config.delivery.transport === "relay" && config.delivery.relayUrl === null) problems.push(`${SETTINGS.smtpRelayUrl.env} is required with ${SETTINGS.deliveryTransport.env}=relay`);
   if (config.delivery.relayUrl !== null && !/^smtps?:\/\/[^/]+/.test(config.delivery.relayUrl)) problems.push(`${SETTINGS.smtpRelayUrl.env} must look like smtp://user:pass@host:587 or smtps://user:pass@host:465`);
+  else if (config.delivery.relayUrl !== null) urlProblem("smtpRelayUrl", config.delivery.relayUrl);
   if (config.delivery.retryMaxSeconds < config.delivery.retryMinSeconds) problems.push(`${SETTINGS.retryMaxSeconds.env} must be at least ${SETTINGS.retryMinSeconds.env}`);
   for (const server of config.delivery.dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(server)) problems.push(`${SETTINGS.dnsServers.env}: ${JSON.stringify(server)} is not an ip or ip:port`);
   if ((config.inbound.tlsKeyFile === null) !== (config.inbound.tlsCertFile === null)) problems.push(`${SETTINGS.inboundTlsKeyFile.env} and ${SETTINGS.inboundTlsCertFile.env} go together`);

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import knexFactory, { type Knex } from "knex";
+import { credentialUrlProblem } from "../domain/redact.js";
 import { mysqlDialect } from "./dialects/mysql.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import type { Dialect } from "./dialects/dialect.js";
@@ -155,6 +156,10 @@ function fileSyncer(path: string): { sync(): Promise<void>; close(): void } {
 }
 
 function openMysql(url: string): Database {
+  // loadConfig has checked DATABASE_URL; a URL from elsewhere (tests) is checked here, because
+  // mysql2 parses it only as it connects, with an error that carries it, password included.
+  const problem = credentialUrlProblem(url);
+  if (problem !== null) throw new Error(`the database URL ${problem}`);
   const knex = knexFactory({
     client: "mysql2",
     connection: { uri: url, charset: "utf8mb4", supportBigNumbers: true, bigNumberStrings: false, timezone: "Z" } as Knex.MySql2ConnectionConfig,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { generateSecret } from "../../src/domain/api-key-secret.js";
 import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** Every log line the app writes, as pino writes them (JSON, one per line). */
@@ -85,6 +86,26 @@ describe.each(databases)("logging ($name)", (database) => {
       expect(failure).toBeDefined();
       expect(JSON.stringify(failure)).toContain("disk on fire");
       expect(logs.text).not.toContain(key.secret);
+    });
+
+    it("never writes an invitation's secret to the logs: not from its link, its preview, nor a sign-in page that returns to it", async () => {
+      const owner = await signedUp(t, { email: "ada@acme.example", workspace_name: "Acme" });
+      const token = await owner.session.token(owner.workspaceId);
+      const invitation = await call("POST", "/v1/invitations", token, { email: "grace@acme.example" });
+      expect(invitation.statusCode).toBe(201);
+      const secret = new URL(invitation.json().accept_url).pathname.split("/").pop()!;
+      const html = { accept: "text/html" };
+
+      const answers = [
+        await app.inject({ method: "GET", url: `/invitations/${secret}`, headers: html }),
+        await app.inject({ method: "GET", url: `/auth/invitations/${secret}` }),
+        await app.inject({ method: "GET", url: `/sign-in?next=${encodeURIComponent(`/invitations/${secret}`)}`, headers: html }),
+      ];
+      expect(answers[1]!.statusCode).toBe(200);
+
+      for (const res of [invitation, ...answers]) expect(logs.text).toContain(res.headers["request-id"] as string);
+      expect(logs.text).toContain("/auth/invitations/[redacted]");
+      expect(logs.text).not.toContain(secret);
     });
 
     it("redacts credentials from anything logged with request headers or a secret field", async () => {

@@ -59,6 +59,50 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ SECRET_KEY: a, SECRET_KEY_PREVIOUS: `${b},${a.toUpperCase()}` })).toThrow(/must not list SECRET_KEY itself/);
   });
 
+  it("keeps the embedded database in DATA_DIR unless DATABASE_URL names another", () => {
+    expect(loadConfig({ DATA_DIR: "/var/lib/mailroom" }).databaseUrl).toBe("sqlite:/var/lib/mailroom/mailroom.db");
+    expect(loadConfig({ DATA_DIR: "/var/lib/mailroom/" }).databaseUrl).toBe("sqlite:/var/lib/mailroom/mailroom.db");
+    expect(loadConfig({ DATA_DIR: "/var/lib/mailroom", DATABASE_URL: "sqlite:/srv/mail.db" }).databaseUrl).toBe("sqlite:/srv/mail.db");
+  });
+
+  it("takes a blank setting, empty or spaces only (compose's VAR=${VAR} of an unset VAR), as unset", () => {
+    const config = loadConfig({ PORT: "", SHUTDOWN_GRACE_MS: " ", RETRY_MIN_SECONDS: "", DATA_DIR: "\t", DATABASE_URL: " " });
+    expect(config.port).toBe(3000);
+    expect(config.shutdownGraceMs).toBe(10000);
+    expect(config.delivery.retryMinSeconds).toBe(300);
+    expect(config.databaseUrl).toBe("sqlite:./data/mailroom.db");
+    const blank = Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.env, " "]));
+    expect(loadConfig(blank)).toEqual(loadConfig({}));
+  });
+
+  it("refuses a DATABASE_URL or SMTP_RELAY_URL that does not parse, naming it and what is wrong but never repeating its password", () => {
+    const secretKey = "ab".repeat(32);
+    const refused: Array<[NodeJS.ProcessEnv, RegExp]> = [
+      [{ DATABASE_URL: "mysql://app:hunter2#x@db.internal/mailroom", SECRET_KEY: secretKey }, /DATABASE_URL is not a valid URL \(a password with #, \/ or \? must be percent-encoded\)/],
+      // Parses, but as the host "app" on port 2024 with the rest a fragment.
+      [{ DATABASE_URL: "mysql://app:2024#hunter2@db.internal/mailroom", SECRET_KEY: secretKey }, /DATABASE_URL .*a password with # must be percent-encoded as %23/],
+      [{ DATABASE_URL: "mariadb://app:hunter2%@db.internal/mailroom", SECRET_KEY: secretKey }, /DATABASE_URL .*password with % must be percent-encoded as %25/],
+      [{ DELIVERY_TRANSPORT: "relay", SMTP_RELAY_URL: "smtp://mailer:hunter2#x@relay.example:587" }, /SMTP_RELAY_URL is not a valid URL/],
+      [{ DELIVERY_TRANSPORT: "relay", SMTP_RELAY_URL: "smtps://mailer:1/hunter2@relay.example" }, /SMTP_RELAY_URL .*a password with \/ or \? must be percent-encoded/],
+    ];
+    for (const [env, reason] of refused) {
+      const message = (() => {
+        try {
+          loadConfig(env);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          return (error as Error).message;
+        }
+        return "loaded";
+      })();
+      expect(message, JSON.stringify(env)).toMatch(reason);
+      expect(message).not.toContain("hunter2");
+    }
+    // An @ in a password needs no encoding: the last @ ends the credentials.
+    expect(loadConfig({ DATABASE_URL: "mysql://app:p@ss@db.internal/mailroom", SECRET_KEY: secretKey }).databaseUrl).toBe("mysql://app:p@ss@db.internal/mailroom");
+    expect(loadConfig({ DELIVERY_TRANSPORT: "relay", SMTP_RELAY_URL: "smtp://mailer:p%23ss@relay.example:587" }).delivery.relayUrl).toBe("smtp://mailer:p%23ss@relay.example:587");
+  });
+
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));

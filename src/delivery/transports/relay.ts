@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import type { DeliveryConfig } from "../../config.js";
+import { credentialUrlProblem } from "../../domain/redact.js";
 import { SmtpPool, toSendResult, type SmtpDestination } from "./smtp-pool.js";
 import type { Envelope, MailTransport, SendResult } from "./transport.js";
 
@@ -28,11 +29,13 @@ export interface RelayEndpoint {
 
 /** smtp://[user[:pass]@]host[:port] (default 587) or smtps://... (default 465); userinfo URL-decoded. */
 export function parseRelayUrl(relayUrl: string): RelayEndpoint {
+  // Checked first: the URL parser's own error would carry the whole URL, password included.
+  const problem = credentialUrlProblem(relayUrl);
+  if (problem !== null) throw new Error(`relay URL ${problem}`);
   const url = new URL(relayUrl);
   if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new Error(`relay URL must be smtp:// or smtps://, not ${url.protocol}//`);
   const secure = url.protocol === "smtps:";
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1"); // IPv6 literals come bracketed
-  if (host === "") throw new Error("relay URL has no host");
   const user = decodeURIComponent(url.username);
   return {
     host,
