@@ -6,6 +6,7 @@ import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, openDatabase } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
+import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
 import { startOpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
 import { startMaintenance } from "./maintenance.js";
@@ -91,7 +92,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (startedWithoutHeapLimit(config)) {
     log.warn({ heap_limit_mb: heapLimitMb }, `Node was started without the heap limit HEAP_LIMIT_MB=${config.heapLimitMb} asks for: start the server with bin/mailroom-server (make run does), or give node --max-old-space-size; without it a worker's memory grows further (docs/performance.md#delivery)`);
   }
-  log.info({ roles: [...roles], database: config.databaseUrl.replace(/\/\/[^@]*@/, "//***@"), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
+  log.info({ roles: [...roles], database: maskUrlCredentials(config.databaseUrl), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
@@ -105,15 +106,21 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
     stopping = true;
     log.info({ signal }, "shutting down: readiness off, finishing in-flight work");
     lifecycle.ready = false;
+    // The grace's last fifth (2 s at most) is kept for writing what waits in memory when the drain
+    // overruns: work accepted through the group commit, request-log entries.
+    const flushMs = Math.min(2000, config.shutdownGraceMs / 5);
     const force = setTimeout(() => {
-      log.error({}, "shutdown grace period over; exiting");
-      process.exit(1);
-    }, config.shutdownGraceMs);
+      log.error({}, "shutdown grace period over");
+      const flushed = runtime.flush().catch((error: unknown) => log.error({ err: error }, "could not write what waited in memory"));
+      void Promise.race([flushed, new Promise((resolve) => setTimeout(resolve, flushMs))]).then(() => process.exit(1));
+    }, config.shutdownGraceMs - flushMs);
     force.unref();
     maintenance?.stop();
-    await app?.close(); // stops accepting; waits for in-flight requests
-    await maintenance?.round; // a round in progress finishes before the database closes
-    await runtime.close(); // SMTP stops accepting; worker finishes its batch; group commit drains; database closes
+    // Every door stops taking work at once: HTTP (in-flight requests finish), inbound SMTP, the
+    // worker and the dispatcher (what they began finishes, the rest is given back); a maintenance
+    // round in progress finishes too, all before the database closes.
+    await Promise.all([app?.close(), runtime.stop(), maintenance?.round]);
+    await runtime.close(); // group commit drains, request log flushes, database closes
     await ops?.close(); // last: probes saw "not ready" throughout the drain
     log.info({}, "stopped");
     process.exit(0);
@@ -182,7 +189,7 @@ async function reseal(config: Config, json: boolean): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof ConfigError ? error.message : error);
+    console.error(error instanceof ConfigError ? error.message : withoutInput(error));
     process.exit(1);
   },
 );

@@ -99,6 +99,14 @@ export interface Runtime {
   tracking: TrackingTokens;
   /** Starts the inbound SMTP server (role smtp) on config.inbound; close() stops it. */
   startSmtp(): Promise<InboundSmtpServer>;
+  /**
+   * Stops taking work at every door at once (inbound SMTP, delivery worker, webhook dispatcher)
+   * and resolves when what they had begun is finished; what they had not begun is given back.
+   */
+  stop(): Promise<void>;
+  /** Writes what waits in memory: the group commit's accepted work, the request log's entries. */
+  flush(): Promise<void>;
+  /** stop(), then flush() and release everything, the database last. */
   close(): Promise<void>;
 }
 
@@ -126,7 +134,6 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const verp = new Verp(secret);
   const usage = new UsageService(repositories.usage, repositories.workspaces, clock);
   const liveTransport = config.delivery.transport === "relay" ? new RelayTransport(config.delivery) : new MxTransport(config.delivery, { resolver: dnsResolver });
-  const smtpSlots = new Semaphore(config.delivery.concurrency);
   const composeThreads = config.delivery.composeThreads > 0 ? new ComposeThreads(config.delivery.composeThreads) : null;
   const compose = composeThreads?.compose ?? composeMessage;
   const worker = new DeliveryWorker(
@@ -142,7 +149,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       routes: {
         sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
         live: {
-          deliver: (_recipient, envelope, mime) => smtpSlots.run(() => liveTransport.send(envelope, mime)),
+          deliver: (_recipient, envelope, mime) => liveTransport.send(envelope, mime),
+          slots: new Semaphore(config.delivery.concurrency),
           retryDelayMs: (attempt) => retryDelaySeconds(attempt, { minSeconds: config.delivery.retryMinSeconds, maxSeconds: config.delivery.retryMaxSeconds }) * 1000,
         },
       },
@@ -246,6 +254,12 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     }),
   };
   const smtpServers: InboundSmtpServer[] = [];
+  let stopped: Promise<void> | null = null;
+  const stop = () => (stopped ??= Promise.all([...smtpServers.map((server) => server.close()), worker.stop(), dispatcher.stop()]).then(() => undefined));
+  const flush = async () => {
+    await repositories.groupCommit.drain();
+    await services.requestLogs.flush();
+  };
   return {
     config,
     clock,
@@ -258,21 +272,22 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     tracking: trackingTokens,
     async startSmtp() {
       const receiver = new InboundReceiver(services.inbound, createResolver(config.delivery.dnsServers), config.delivery.hostname, clock, logger);
-      const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger, metrics });
+      // Half the shutdown grace at most: the rest is for what follows (flush, close the database).
+      const closeTimeoutMs = Math.min(config.inbound.timeoutMs, config.shutdownGraceMs / 2);
+      const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger, metrics, closeTimeoutMs });
       smtpServers.push(server);
       return server;
     },
+    stop,
+    flush,
     async close() {
-      await Promise.all(smtpServers.map((server) => server.close()));
-      await worker.stop();
-      await dispatcher.stop();
+      await stop();
       webhookClient.close();
       attachmentFetcher.close();
       await liveTransport.close();
       await renderPool.close();
       await composeThreads?.close();
-      await repositories.groupCommit.drain();
-      await services.requestLogs.flush();
+      await flush();
       await db.close();
     },
   };

@@ -12,6 +12,11 @@ export interface ClaimLoopOptions<T> {
   held(): number;
   /** Pushes out the leases of every item held. */
   renewLeases(): Promise<unknown>;
+  /**
+   * At stop, once nothing more is claimed: gives back every item held whose work has not begun,
+   * so another worker claims it at once rather than when its lease ends. Logs its own failures.
+   */
+  giveBack?(): Promise<void>;
   /** Items held at most: claims stop while this many are in hand. */
   capacity: number;
   /** Items claimed per query at most. */
@@ -32,9 +37,12 @@ export interface ClaimLoopOptions<T> {
  * The sleep is cut short by notify() and by every batch that finishes (room for more). While
  * anything is held its leases are renewed every lease/3, so slow work is never taken for
  * abandoned; a loop that dies stops renewing and its items are claimed again when the lease ends.
+ * From stop() on, owners check `stopping` where an item's work would begin (a request, an SMTP
+ * hand-off) and give the item back instead: what has begun finishes, the rest is not started.
  */
 export class ClaimLoop<T> {
   private running = false;
+  private stopRequested = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
 
@@ -46,11 +54,21 @@ export class ClaimLoop<T> {
     this.loop = this.run();
   }
 
-  /** Stops claiming and resolves once every batch in hand is worked. */
+  /** Between stop() and the loop's end: work not yet begun is given back rather than begun. */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
+  /** Stops claiming, gives back what has not begun, and resolves once what has is finished. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopRequested = true;
     this.wake?.();
-    await this.loop;
+    try {
+      await this.loop;
+    } finally {
+      this.stopRequested = false; // started again after stop(): work rather than give back
+    }
   }
 
   /** New work may be due, or room was made: skip the rest of the poll interval. */
@@ -92,6 +110,8 @@ export class ClaimLoop<T> {
       }
       if (this.running) await this.sleep(this.options.pollMs);
     }
+    // Now, not after the slow work in hand: its lease would keep the rest from other workers.
+    await this.options.giveBack?.();
     await Promise.all(working);
     clearInterval(renewal);
   }

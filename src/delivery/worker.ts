@@ -13,6 +13,7 @@ import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
 import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
+import type { Semaphore } from "./semaphore.js";
 import type { Envelope } from "./transports/transport.js";
 import { workerId } from "./worker-id.js";
 
@@ -34,7 +35,21 @@ type Suppressions = Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>;
 export interface Route {
   deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
   retryDelayMs(attempt: number): number;
+  /** Caps the hand-offs in progress at once (DELIVERY_CONCURRENCY): a hand-off begins when it has a slot. */
+  slots?: Semaphore;
 }
+
+/**
+ * Where a held job is: `waiting` until its first hand-off begins (the budget, loading, rendering,
+ * an SMTP slot), `handedOff` from then on, `withdrawn` when the worker stopped before that.
+ */
+type JobState = "waiting" | "handedOff" | "withdrawn";
+
+/**
+ * Unwinds the pipeline of a job withdrawn at its hand-off: the pipeline has no outcome for "not
+ * attempted", and none may be recorded, as the job goes back to the queue untouched.
+ */
+class Withdrawn extends Error {}
 
 export interface WorkerDependencies {
   jobs: JobsRepository;
@@ -62,11 +77,12 @@ export interface WorkerDependencies {
  * receivers deduplicate). A running worker renews the leases of what it holds, so a slow SMTP
  * server cannot make a live worker's message look abandoned, and it claims more work as
  * messages finish rather than batch by batch, so one slow destination does not hold up the rest.
+ * On stop it finishes the messages whose hand-off has begun and gives the other jobs back.
  */
 export class DeliveryWorker {
   readonly id = workerId();
-  /** Ids of the jobs this worker holds and has not finished. */
-  private readonly held = new Set<number>();
+  /** The jobs this worker holds and has not finished, by id. */
+  private readonly held = new Map<number, JobState>();
   private readonly claims: ClaimLoop<JobRow>;
   private readonly budget: ByteBudget;
 
@@ -80,7 +96,8 @@ export class DeliveryWorker {
       claim: (limit) => this.claim(limit),
       work: (jobs) => this.work(jobs),
       held: () => this.held.size,
-      renewLeases: () => deps.jobs.renewLeases(this.id, [...this.held], deps.clock.now() + leaseMs),
+      renewLeases: () => deps.jobs.renewLeases(this.id, [...this.held.keys()], deps.clock.now() + leaseMs),
+      giveBack: () => this.releaseWaiting(),
       capacity: settings.maxInFlight,
       batchSize: settings.batchSize,
       pollMs: settings.pollMs,
@@ -94,7 +111,7 @@ export class DeliveryWorker {
     this.claims.start();
   }
 
-  /** Finishes the messages in hand, then stops. */
+  /** Gives back the jobs whose hand-off has not begun, finishes the others, then stops. */
   async stop(): Promise<void> {
     await this.claims.stop();
   }
@@ -115,8 +132,49 @@ export class DeliveryWorker {
     const now = this.deps.clock.now();
     const environments = Object.keys(this.deps.routes) as Environment[];
     const claimed = await this.deps.jobs.claim({ now, limit, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
-    for (const job of claimed) this.held.add(job.id);
+    for (const job of claimed) this.held.set(job.id, "waiting");
     return claimed;
+  }
+
+  /**
+   * At stop: releases every job not handed off, withdrawn or still waiting (when a waiting one's
+   * turn comes, mayGoOn() finds it gone). Should the release fail, they are claimed again when
+   * their lease ends.
+   */
+  private async releaseWaiting(): Promise<void> {
+    const ids = [...this.held].filter(([, state]) => state !== "handedOff").map(([id]) => id);
+    for (const id of ids) this.held.delete(id);
+    await this.deps.jobs.release(this.id, ids).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release delivery jobs"));
+  }
+
+  /**
+   * Whether a job may go on towards its hand-off: not once it was given back, nor from stop() on
+   * when it has not been handed off yet (then it is withdrawn, and releaseWaiting() releases it).
+   */
+  private mayGoOn(id: number): boolean {
+    const state = this.held.get(id);
+    if (state === "waiting" && this.claims.stopping) {
+      this.held.set(id, "withdrawn");
+      return false;
+    }
+    return state === "waiting" || state === "handedOff";
+  }
+
+  /**
+   * The route's hand-off for one job's recipients. The first to begin (in its slot, when the route
+   * has slots) marks the job handed off, so its other recipients follow even while the worker
+   * stops: a message is sent to all of its recipients or to none. Decided synchronously, so a
+   * job is never both given back and handed off.
+   */
+  private handOff(job: JobRow, route: Route): Route["deliver"] {
+    return (recipient, envelope, mime, message) => {
+      const begin = () => {
+        if (!this.mayGoOn(job.id)) return Promise.reject(new Withdrawn());
+        this.held.set(job.id, "handedOff");
+        return route.deliver(recipient, envelope, mime, message);
+      };
+      return route.slots ? route.slots.run(begin) : begin();
+    };
   }
 
   private async work(jobs: JobRow[]): Promise<void> {
@@ -136,13 +194,15 @@ export class DeliveryWorker {
       jobs.map(async (job) => {
         const giveBack = await this.budget.take(job.content_bytes);
         try {
+          if (!this.mayGoOn(job.id)) return;
           const loaded = await load(job.message_id);
-          if (loaded) await this.process(loaded.record, route, loaded.suppressions);
+          if (loaded) await this.process(job, loaded.record, route, loaded.suppressions);
         } catch (error) {
           this.deps.log.error({ err: error, message_id: job.message_id }, "could not load a claimed message");
         } finally {
           giveBack();
-          this.held.delete(job.id);
+          // A withdrawn job stays held until releaseWaiting() gives it back.
+          if (this.held.get(job.id) !== "withdrawn") this.held.delete(job.id);
         }
       }),
     );
@@ -155,7 +215,7 @@ export class DeliveryWorker {
     return new Map(records.map((record) => [record.id, { record, suppressions }]));
   }
 
-  private async process(record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
+  private async process(job: JobRow, record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
     const { metrics, log } = this.deps;
     try {
       const now = this.deps.clock.now();
@@ -173,7 +233,7 @@ export class DeliveryWorker {
         verp: this.deps.verp,
         tracking: this.deps.tracking,
         compose: this.deps.compose,
-        deliver: route.deliver,
+        deliver: this.handOff(job, route),
         retryDelayMs: route.retryDelayMs,
         expiresAt,
       });
@@ -185,6 +245,7 @@ export class DeliveryWorker {
         if (r.status === "delivered") metrics.deliveryLatency.observe({ environment: record.scope.environment }, waitedSeconds);
       }
     } catch (error) {
+      if (error instanceof Withdrawn) return;
       // A bug, not a mail outcome: keep the job leased so it is retried after the lease.
       metrics.jobs.inc({ outcome: "error" });
       log.error({ err: error, message_id: record.id }, "delivery pipeline failed");

@@ -17,6 +17,10 @@ function refusal(code: number, text: string): Error & { responseCode: number } {
 export interface InboundSmtpServer {
   /** The port it listens on (useful when configured with 0). */
   readonly port: number;
+  /**
+   * Stops listening and closes idle sessions at once with 421; a session in a transaction (its
+   * DATA still arriving, say) may finish it within `closeTimeoutMs`, then it is closed with 421 too.
+   */
   close(): Promise<void>;
 }
 
@@ -25,7 +29,16 @@ export interface InboundSmtpServer {
  * domains (never an open relay, no AUTH), and answers 250 to DATA only after what the mail says
  * is committed, so a crash before that makes the sender retry rather than lose it.
  */
-export async function startInboundServer(deps: { config: InboundConfig; hostname: string; service: InboundService; receiver: InboundReceiver; log: ReceiverLog; metrics: Metrics }): Promise<InboundSmtpServer> {
+export async function startInboundServer(deps: {
+  config: InboundConfig;
+  hostname: string;
+  service: InboundService;
+  receiver: InboundReceiver;
+  log: ReceiverLog;
+  metrics: Metrics;
+  /** How long close() lets a transaction in progress finish: below the shutdown grace. */
+  closeTimeoutMs: number;
+}): Promise<InboundSmtpServer> {
   const { config, service, receiver, log, metrics } = deps;
   const refuseRecipient = (reason: "relay" | "unknown_token" | "too_many" | "lookup_failed", code: number, text: string) => {
     metrics.inboundRecipientsRefused.inc({ reason });
@@ -49,7 +62,8 @@ export async function startInboundServer(deps: { config: InboundConfig; hostname
     size: config.maxMessageBytes,
     maxClients: config.maxConnections,
     socketTimeout: config.timeoutMs,
-    closeTimeout: config.timeoutMs,
+    // At least 1 ms: smtp-server takes 0 for its default of 30 s.
+    closeTimeout: Math.max(1, deps.closeTimeoutMs),
     logger: false,
 
     onMailFrom(_address, session, callback) {
@@ -75,7 +89,12 @@ export async function startInboundServer(deps: { config: InboundConfig; hostname
       );
     },
 
-    onData(stream, session, callback) {
+    onData(stream, session, replied) {
+      // While closing, the session leaves as soon as its transaction is answered.
+      const callback: typeof replied = (...reply) => {
+        replied(...reply);
+        if (closing) closeIdleSessions(server);
+      };
       read(stream)
         .then(async (raw) => {
           if (stream.sizeExceeded) return callback(answerData("refused", 552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
@@ -105,10 +124,29 @@ export async function startInboundServer(deps: { config: InboundConfig; hostname
     });
   });
   const port = (server.server.address() as AddressInfo).port;
+  let closing = false;
   return {
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        // From here smtp-server answers every new command with 421, and closes what is still open
+        // after closeTimeout.
+        server.close(() => resolve());
+        closeIdleSessions(server);
+      }),
   };
+}
+
+/**
+ * Closes the sessions with no transaction in progress, with the 421 smtp-server sends at its
+ * close timeout (RFC 5321 §3.8): an idle client would otherwise hold shutdown for that long.
+ */
+function closeIdleSessions(server: SMTPServer): void {
+  for (const connection of server.connections) {
+    // No envelope yet: the greeting is still being prepared.
+    if (!connection.session.envelope?.mailFrom) connection.send(421, "Server shutting down");
+  }
 }
 
 function connectionOf(session: SMTPServerSession): { ip: string; helo: string; mailFrom: string } {

@@ -69,8 +69,6 @@ const heldKey = (lease: DeliveryLease) => `${lease.lease} ${lease.endpointId} ${
  */
 export class WebhookDispatcher {
   readonly id = workerId({ role: "webhooks", reserve: LEASE_COUNTER_LENGTH });
-  /** Set by stop(): deliveries still waiting for a slot are given back rather than sent. */
-  private stopping = false;
   /** Numbers this dispatcher's claims: each claim's lease is `<id>:<count>`. */
   private claimCount = 0;
   /**
@@ -107,7 +105,6 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    this.stopping = false; // started again after stop(): send rather than give back
     this.claims.start();
   }
 
@@ -116,12 +113,7 @@ export class WebhookDispatcher {
    * waiting for a slot (another worker claims them at once), then stops.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
-    try {
-      await this.claims.stop();
-    } finally {
-      this.stopping = false;
-    }
+    await this.claims.stop();
   }
 
   notify(): void {
@@ -312,7 +304,7 @@ export class WebhookDispatcher {
     // outcome does not, so a slow group commit never throttles the requests.
     const result = await this.slotFor(endpoint.id).run(() =>
       this.slots.run(async () => {
-        if (this.stopping) return null;
+        if (this.claims.stopping) return null; // given back by send()
         const timestamp = Math.floor(this.deps.wallClock.now() / 1000);
         return this.deps.post(endpoint.url, webhookHeaders(secrets, row.event_id, timestamp, body), body);
       }),

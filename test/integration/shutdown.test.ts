@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../src/config.js";
 import { openDatabase } from "../../src/db/connection.js";
 import { databases } from "../helpers/databases.js";
+import { headersOf, startLiveHarness } from "../helpers/live-delivery.js";
 import { apiBase, bootstrapped, killServer, LAUNCHER, ROOT, startServer, waitForLog, withTimeout, type Server } from "../helpers/server-process.js";
 import { aMessage } from "../helpers/test-app.js";
 
@@ -24,6 +26,48 @@ function slowPost(url: string, key: string, body: string): { req: ClientRequest;
   });
   req.write(bytes.subarray(0, half));
   return { req, response, finish: () => req.end(bytes.subarray(half)) };
+}
+
+/** A raw SMTP client on loopback: `next()` is the server's next complete reply, `send()` a command's. */
+function smtpClient(port: number): { next(): Promise<string>; send(command: string): Promise<string>; write(data: string): void; closed: Promise<void> } {
+  const socket = connect(port, "127.0.0.1");
+  const replies: string[] = [];
+  const waiters: Array<() => void> = [];
+  let partial = "";
+  let read = 0;
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    partial += chunk;
+    // A reply ends with the line whose code is followed by a space (RFC 5321 §4.2.1).
+    for (let end = /^\d{3} .*\r\n/m.exec(partial); end; end = /^\d{3} .*\r\n/m.exec(partial)) {
+      replies.push(partial.slice(0, end.index + end[0].length));
+      partial = partial.slice(end.index + end[0].length);
+    }
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on("error", () => {}); // the server may reset it at exit
+  const next = async () => {
+    while (read >= replies.length) await withTimeout(new Promise<void>((resolve) => waiters.push(resolve)), 10_000, "an SMTP reply");
+    return replies[read++]!;
+  };
+  return {
+    next,
+    send: (command) => {
+      socket.write(`${command}\r\n`);
+      return next();
+    },
+    write: (data) => socket.write(data),
+    closed: new Promise<void>((resolve) => socket.once("close", () => resolve())),
+  };
+}
+
+/** Polls `check` until it holds, or fails after `ms` saying what was awaited. */
+async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** Node's heap_size_limit in MiB under --max-old-space-size=MB (the old generation plus the young one), or by default. */
@@ -113,6 +157,125 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
         expect(rows.map((r) => r.subject).sort()).toEqual(["Before the signal", "In flight"]);
       } finally {
         await check.close();
+      }
+    });
+
+    it("closes an idle inbound SMTP session with 421 and exits 0 well within the grace, keeping what it accepted", { timeout: 120_000 }, async () => {
+      const db = await database.create();
+      drop = db.drop;
+      const { env, sandboxKey } = await bootstrapped(database, db, { SHUTDOWN_GRACE_MS: "10000" });
+      server = startServer(env);
+      const base = await apiBase(server);
+      const running = await waitForLog(server, (r) => r.msg === "mailroom is running", 10_000);
+      const smtpPort = Number(/:(\d+)$/.exec(String(running.smtp))![1]);
+      const idle = smtpClient(smtpPort);
+      expect(await idle.next()).toMatch(/^220 /);
+
+      // Accepted just before the signal: its request-log entry still waits in memory then.
+      const accepted = await fetch(`${base}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${sandboxKey}`, "content-type": "application/json" },
+        body: JSON.stringify(aMessage({ subject: "Accepted before the signal" })),
+      });
+      expect(accepted.status).toBe(202);
+      const messageId = ((await accepted.json()) as { id: string }).id;
+
+      const signalledAt = Date.now();
+      server.child.kill("SIGTERM");
+      const exit = await withTimeout(server.exited, 30_000, "the server's exit");
+      const tookMs = Date.now() - signalledAt;
+      expect(exit, server.stdout + server.stderr).toEqual({ code: 0, signal: null });
+      expect(tookMs).toBeLessThan(5_000); // the grace is 10 s
+      expect(server.records.some((r) => r.msg === "shutdown grace period over")).toBe(false);
+      expect(await idle.next()).toMatch(/^421 /);
+      await withTimeout(idle.closed, 5_000, "the idle SMTP session's close");
+
+      const check = openDatabase(db.url);
+      try {
+        expect(await check.knex("messages").where({ id: messageId }).first("subject")).toEqual({ subject: "Accepted before the signal" });
+        const logged = (await check.knex("request_logs").where({ method: "POST", path: "/v1/messages" }).count({ n: "*" }).first()) as { n: number | string };
+        expect(Number(logged.n)).toBe(1);
+      } finally {
+        await check.close();
+      }
+    });
+  });
+
+  describe("inbound SMTP server", () => {
+    it("lets a message whose data is arriving finish and answers it, then closes its session with 421; an idle one at once", { timeout: 60_000 }, async () => {
+      const h = await startLiveHarness(database, { env: () => ({ INBOUND_SMTP_PORT: "0", SHUTDOWN_GRACE_MS: "6000" }) });
+      try {
+        const smtp = await h.t.runtime.startSmtp();
+        const id = await h.send({ to: "ada@example.net", track_replies: true });
+        await h.t.drain();
+        const replyTo = /<([^>]+)>/.exec(headersOf(h.sink.accepted[0]!.raw).find(([name]) => name.toLowerCase() === "reply-to")![1])![1]!;
+
+        const idle = smtpClient(smtp.port);
+        const busy = smtpClient(smtp.port);
+        expect(await idle.next()).toMatch(/^220 /);
+        expect(await busy.next()).toMatch(/^220 /);
+        expect(await busy.send("EHLO mail.example.net")).toMatch(/^250 /m);
+        expect(await busy.send("MAIL FROM:<ada@example.net>")).toMatch(/^250 /);
+        expect(await busy.send(`RCPT TO:<${replyTo}>`)).toMatch(/^250 /);
+        expect(await busy.send("DATA")).toMatch(/^354 /);
+        busy.write(`From: ada@example.net\r\nTo: ${replyTo}\r\nSubject: Re: Your receipt\r\nMessage-ID: <reply-1@mail.example.net>\r\n`);
+
+        const stopped = h.t.runtime.stop();
+        expect(await idle.next()).toMatch(/^421 /);
+        await withTimeout(idle.closed, 2_000, "the idle session's close");
+
+        busy.write("Date: Sat, 21 Nov 2026 10:12:00 +0000\r\n\r\nThanks, got it.\r\n.\r\n");
+        expect(await busy.next()).toMatch(/^250 /);
+        expect(await busy.next()).toMatch(/^421 /);
+        await withTimeout(busy.closed, 2_000, "the busy session's close");
+        await withTimeout(stopped, 3_000, "the runtime's stop"); // half the grace at most
+        expect((await h.events(id)).map((e) => e.type)).toContain("message.replied");
+      } finally {
+        await h.close();
+      }
+    });
+  });
+
+  describe("delivery worker", () => {
+    it("gives back at once the jobs it has not handed off, and finishes and records the one in hand-off", { timeout: 60_000 }, async () => {
+      // One SMTP slot: the first message's hand-off holds it while the others wait their turn.
+      const h = await startLiveHarness(database, { env: () => ({ DELIVERY_CONCURRENCY: "1" }) });
+      let answer = () => {};
+      try {
+        const slowMx = new Promise<void>((resolve) => (answer = resolve));
+        const firstRcpt = new Promise<string>((resolve) =>
+          h.sink.onRcpt((address) => {
+            resolve(address);
+            return slowMx.then(() => undefined);
+          }),
+        );
+        const ids = new Map<string, string>();
+        for (const to of ["ada@example.net", "bob@example.net", "cy@example.net"]) ids.set(to, await h.send({ to }));
+        const { knex } = h.t.runtime.db;
+        const jobs = async () => (await knex("jobs").select("message_id", "locked_by")) as Array<{ message_id: string; locked_by: string | null }>;
+
+        h.t.runtime.worker.start();
+        const handedOff = ids.get(await withTimeout(firstRcpt, 10_000, "the first RCPT"))!;
+        const waiting = [...ids.values()].filter((id) => id !== handedOff);
+        await eventually(async () => (await jobs()).filter((job) => job.locked_by !== null).length === 3, 5_000, "every job claimed");
+        const stopped = h.t.runtime.worker.stop();
+
+        // While the MX still holds the first one, the others are back in the queue, unleased.
+        await eventually(async () => (await jobs()).filter((job) => waiting.includes(job.message_id)).every((job) => job.locked_by === null), 5_000, "the waiting jobs given back");
+        expect((await jobs()).find((job) => job.message_id === handedOff)?.locked_by).not.toBeNull();
+
+        answer();
+        await withTimeout(stopped, 10_000, "the worker's stop");
+        expect((await h.message(handedOff)).status).toBe("delivered");
+        expect((await jobs()).map((job) => job.message_id).sort()).toEqual([...waiting].sort());
+        for (const id of waiting) {
+          expect((await h.message(id)).status).toBe("queued");
+          expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued"]);
+        }
+        expect(h.sink.accepted.map((mail) => mail.rcptTo)).toEqual([[[...ids].find(([, id]) => id === handedOff)![0]]]);
+      } finally {
+        answer();
+        await h.close();
       }
     });
   });
