@@ -10,6 +10,7 @@ import type { EventsRepository } from "../db/repositories/events.js";
 import { WebhookDeliveriesRepository, type AttemptFilters } from "../db/repositories/webhook-deliveries.js";
 import { WEBHOOK_URL_MAX_LENGTH, WebhookEndpointsRepository, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
 import { scopeOf } from "./api-keys.js";
+import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
 
@@ -195,11 +196,11 @@ export class WebhooksService {
    * so accepting and sending go on between them). Returns how many rows went.
    */
   async prune(): Promise<number> {
-    let removed = 0;
-    for (const slice of [() => this.deliveries.pruneBefore(this.clock.now() - WEBHOOK_RETENTION_MS, PRUNE_SLICE), () => this.deliveries.purgeDeleted(PRUNE_SLICE)]) {
-      for (let n = await slice(); n > 0; n = await slice()) removed += n;
-    }
-    return removed;
+    const before = this.clock.now() - WEBHOOK_RETENTION_MS;
+    // A slice that comes back short has nothing more: pruneBefore answers the sum of two kinds,
+    // each at most PRUNE_SLICE, so a sum under it means both were short.
+    const expired = await removeInBatches((limit) => this.deliveries.pruneBefore(before, limit), PRUNE_SLICE);
+    return expired + (await removeInBatches((limit) => this.deliveries.purgeDeleted(limit), PRUNE_SLICE));
   }
 
   private async endpoint(scope: Scope, id: string): Promise<WebhookEndpointRow> {

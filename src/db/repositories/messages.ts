@@ -5,6 +5,7 @@ import { ENGAGEMENT_STAMPS, type EngagementStampName, type EngagementStamps } fr
 import type { EventType } from "../../domain/events.js";
 import { aggregateStatus, isTerminal, TERMINAL_STATUSES, type MessageStatus } from "../../domain/message-status.js";
 import type { BatchWriter } from "../group-commit.js";
+import { inLockOrder } from "../lock-order.js";
 import type { InboundRepository, NewInboundMessage } from "./inbound.js";
 import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
 import type { UsageRepository } from "./usage.js";
@@ -549,7 +550,7 @@ function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string
     counts.set(key, count);
   }
   // A fixed order, so concurrent transactions take the counter rows' locks in the same order.
-  return [...counts.values()].sort((a, b) => (a.workspaceId + a.day).localeCompare(b.workspaceId + b.day));
+  return inLockOrder(counts).map(([, count]) => count);
 }
 
 /**
