@@ -105,8 +105,8 @@ bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (ben
 bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
 	@bin/mailroom-server bootstrap $(ARGS)
 
-migrate: $(STAMP) ## Apply database migrations (DATABASE_URL)
-	bin/mailroom-server migrate
+migrate: $(STAMP) ## Apply database migrations (DATABASE_URL); ARGS=--unlock frees a stale migration lock
+	bin/mailroom-server migrate $(ARGS)
 
 mariadb: ## Install/start a local MariaDB for tests; prints TEST_MYSQL_URL=…
 	scripts/mariadb.sh

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { buildApp, LOG_REDACTION } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { migrate, openDatabase } from "./db/connection.js";
+import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
 import { startOpsServer } from "./http/ops-server.js";
@@ -13,7 +13,7 @@ import { startMaintenance } from "./maintenance.js";
 import { createRuntime } from "./runtime.js";
 
 /**
- * Process entry: `serve [--role api|worker|smtp ...]`, `migrate`, `bootstrap [--workspace NAME] [--json]`.
+ * Process entry: `serve [--role api|worker|smtp ...]`, `migrate [--unlock]`, `bootstrap [--workspace NAME] [--json]`.
  * With the embedded database one process plays every role; with MySQL any number of processes
  * on any number of machines can split them.
  */
@@ -22,6 +22,7 @@ const USAGE = `usage: mailroom-server <command>
                                        run the HTTP API, the delivery worker and webhook dispatcher, and/or the
                                        inbound SMTP server (replies, bounces, complaints) (default: all three)
   migrate                              apply database migrations and exit
+  migrate --unlock                     free the migration lock a process killed while migrating left taken, and exit
   bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once
   reseal [--json]                      after a SECRET_KEY rotation, seal every stored DKIM key, webhook secret and
                                        idempotent response under the new key (SECRET_KEY_PREVIOUS opens the old ones)`;
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: "string", multiple: true }, workspace: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: { role: { type: "string", multiple: true }, workspace: { type: "string" }, json: { type: "boolean" }, unlock: { type: "boolean" }, help: { type: "boolean", short: "h" } },
   });
   const command = positionals[0];
   if (values.help || !command) {
@@ -46,9 +47,12 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, parseRoles(values.role));
     case "migrate": {
       const db = openDatabase(config.databaseUrl);
-      await migrate(db);
+      if (values.unlock) console.log((await unlockMigrations(db)) ? "migration lock freed" : "the migration lock was not taken; nothing to free");
+      else {
+        await migrate(db);
+        console.log("migrations applied");
+      }
       await db.close();
-      console.log("migrations applied");
       return 0;
     }
     case "bootstrap":
@@ -189,7 +193,8 @@ async function reseal(config: Config, json: boolean): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof ConfigError ? error.message : withoutInput(error));
+    // What the operator must fix is one line; anything else is a bug, with its stack.
+    console.error(error instanceof ConfigError || error instanceof MigrationLockedError ? error.message : withoutInput(error));
     process.exit(1);
   },
 );

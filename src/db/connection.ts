@@ -179,18 +179,49 @@ function openMysql(url: string): Database {
 }
 
 /**
+ * The migration lock stayed taken through the wait: another process is migrating, or one was
+ * killed while migrating and left it taken (Knex frees it only when a migration ends).
+ */
+export class MigrationLockedError extends Error {
+  override name = "MigrationLockedError";
+}
+
+/** Knex's lock table, beside its knex_migrations (its default table name). */
+const LOCK_TABLE = "knex_migrations_lock";
+
+/**
  * Applies pending migrations. Several processes may start at once (api and worker nodes on one
  * MySQL); Knex lets one hold the migration lock and fails the others, which here wait for it.
+ * The lock is never freed here: a process that waited in vain cannot tell a dead holder from a
+ * slow one, so the operator decides (`migrate --unlock`).
  */
 export async function migrate(db: Database, waitMs = 60_000): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    try {
-      await db.knex.migrate.latest({ migrationSource });
-      return;
-    } catch (error) {
-      if ((error as { name?: string }).name !== "MigrationLocked" || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    // A lock seen taken is waited on without trying: at each refusal Knex logs two lines to
+    // stdout, whose advice (`knex migrate:unlock`) needs a knexfile this project does not have.
+    if (!(await migrationLockTaken(db))) {
+      try {
+        await db.knex.migrate.latest({ migrationSource });
+        return;
+      } catch (error) {
+        if ((error as { name?: string }).name !== "MigrationLocked") throw error;
+      }
     }
+    if (Date.now() >= deadline) {
+      throw new MigrationLockedError(`the migration lock (${LOCK_TABLE}) stayed taken for ${Math.round(waitMs / 1000)} s: another process may be migrating; if none is (one was killed while migrating), free it with \`mailroom-server migrate --unlock\` and start again (docs/deployment.md#a-stale-migration-lock)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+async function migrationLockTaken(db: Database): Promise<boolean> {
+  return (await db.knex.schema.hasTable(LOCK_TABLE)) && (await db.knex(LOCK_TABLE).where("is_locked", 1).first()) !== undefined;
+}
+
+/** Frees the migration lock, whoever holds it; false when it was not taken. */
+export async function unlockMigrations(db: Database): Promise<boolean> {
+  const taken = await migrationLockTaken(db);
+  await db.knex.migrate.forceFreeMigrationsLock({ migrationSource });
+  return taken;
 }

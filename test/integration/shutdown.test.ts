@@ -313,6 +313,12 @@ describe("bin/mailroom-server", () => {
     expect(await startedHeap({}, [process.execPath, flag, "--import", "tsx", "src/main.ts"])).toEqual({ heapLimitMb: heapLimitFor(300), warned: false });
   });
 
+  // As src/config.ts reads every setting: a compose file's `HEAP_LIMIT_MB=${HEAP_LIMIT_MB}` gives
+  // a blank value when the operator set none.
+  it.each(["", "  "])("takes a blank HEAP_LIMIT_MB (%j) as unset: the default limit", { timeout: 60_000 }, async (blank) => {
+    expect(await startedHeap({ HEAP_LIMIT_MB: blank })).toEqual({ heapLimitMb: heapLimitFor(Number(SETTINGS.heapLimitMb.default)), warned: false });
+  });
+
   it("refuses a HEAP_LIMIT_MB that is not a number of MiB, before starting anything", () => {
     const run = spawnSync(LAUNCHER, ["serve"], { cwd: ROOT, env: { ...process.env, HEAP_LIMIT_MB: "1g" }, encoding: "utf8" });
     expect(run.status).toBe(2);
