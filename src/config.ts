@@ -162,7 +162,7 @@ export const SETTINGS = {
   bodyLimitBytes: { env: "BODY_LIMIT_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest accepted request body; larger gets 413 payload_too_large." },
   rateLimitRequests: { env: "RATE_LIMIT_REQUESTS", default: "1200", meaning: "Requests each API key may make per window." },
   rateLimitWindowSeconds: { env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", meaning: "Length of the rate-limit window." },
-  idempotencyRetentionHours: { env: "IDEMPOTENCY_RETENTION_HOURS", default: "24", meaning: "How long completed Idempotency-Key answers are replayed (at least 24)." },
+  idempotencyRetentionHours: { env: "IDEMPOTENCY_RETENTION_HOURS", default: "24", meaning: "How long completed Idempotency-Key answers are replayed (at least 24); a workspace's content retention, if shorter, bounds its answers (docs/idempotency.md)." },
   requestLogRetentionDays: { env: "REQUEST_LOG_RETENTION_DAYS", default: "7", meaning: "How long the request log (listRequestLogs) keeps each authenticated /v1 request, 0 to 90 days; 0 keeps no log." },
   idempotencyLockSeconds: { env: "IDEMPOTENCY_LOCK_SECONDS", default: "60", meaning: "How long a claimed key answers 409 before a crashed request's claim may be taken over." },
   workerBatchSize: { env: "WORKER_BATCH_SIZE", default: "50", meaning: "Jobs a worker claims at once." },

@@ -214,17 +214,18 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     templates,
     new AttachmentUrls(attachmentFetcher, config.attachments.fetchMaxBytes),
   );
+  const idempotency = new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock);
   const services: Services = {
     auth: new AuthService(repositories.apiKeys, repositories.sessions, clock),
     rateLimiter: new RateLimiter(config.rateLimit, repositories.rateLimits, repositories.apiKeys, repositories.groupCommit, clock),
-    idempotency: new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock),
+    idempotency,
     apiKeys,
     auditLog: new AuditLogService(repositories.auditEvents, clock),
     requestLogs: new RequestLogService(repositories.requestLogs, clock, {
       retentionDays: config.requestLogRetentionDays,
       onLost: (err, entries) => logger.error({ err, entries }, "request log entries were lost"),
     }),
-    workspace: new WorkspaceService(repositories.workspaces, apiKeys, clock),
+    workspace: new WorkspaceService(repositories.workspaces, apiKeys, idempotency, clock),
     messages,
     // Previews render on the compose threads too: a message near the body cap costs tens of
     // milliseconds of CPU, which must not stall the API's event loop.

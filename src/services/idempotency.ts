@@ -65,7 +65,28 @@ export class IdempotencyService {
   }
 
   async complete(scope: Scope, key: string, claimToken: string, response: StoredResponse): Promise<void> {
-    await this.groupCommit.submit(this.records.completeWriter, { scope, key, claimToken, status: response.status, response: this.box.seal(JSON.stringify(response)) });
+    await this.groupCommit.submit(this.records.completeWriter, {
+      scope,
+      key,
+      claimToken,
+      status: response.status,
+      response: this.box.seal(JSON.stringify(response)),
+      boundedByContentRetention: this.outlivesShortestRetention(),
+    });
+  }
+
+  /**
+   * A stored answer can hold a message's content (a 202 carries its html and text), so it must
+   * not outlive the workspace's content retention: called when the workspace sets or lowers it,
+   * to shorten the answers stored before. Never under 24 hours: retention is at least a day.
+   */
+  async boundByContentRetention(workspaceId: string, days: number): Promise<void> {
+    if (this.outlivesShortestRetention()) await this.records.capAge(workspaceId, days * 24 * 3600 * 1000);
+  }
+
+  /** Whether answers are kept past a day, the shortest content retention: only then can they outlive one. */
+  private outlivesShortestRetention(): boolean {
+    return this.settings.retentionHours > 24;
   }
 
   async release(scope: Scope, key: string, claimToken: string): Promise<void> {

@@ -5,6 +5,7 @@ import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { WorkspacesRepository, type WorkspacePatch } from "../db/repositories/workspaces.js";
 import type { ApiKeysService } from "./api-keys.js";
+import type { IdempotencyService } from "./idempotency.js";
 import { mailboxTooLong } from "./message-input.js";
 import type { components } from "../../generated/v1.js";
 
@@ -21,6 +22,8 @@ export class WorkspaceService {
   constructor(
     private readonly workspaces: WorkspacesRepository,
     private readonly apiKeys: ApiKeysService,
+    /** Told when content retention is set, since stored idempotent answers can hold content. */
+    private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
   ) {}
 
@@ -57,6 +60,7 @@ export class WorkspaceService {
     // Each default left out keeps its value.
     if (input.tracking !== undefined) patch.tracking = input.tracking;
     await this.workspaces.update(principal.workspaceId, patch, this.clock.now());
+    if (typeof patch.content_retention_days === "number") await this.idempotency.boundByContentRetention(principal.workspaceId, patch.content_retention_days);
     return this.get(principal);
   }
 

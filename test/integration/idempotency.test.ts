@@ -296,4 +296,49 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect((await t.call({ method: "GET", url: `/v1/messages/${b}` })).json().status).toBe("queued");
     });
   });
+
+  describe("with answers kept longer than the workspace's content retention", () => {
+    // A 202 carries the message's html and text: kept for 30 days, it would outlive a retention
+    // that removed them from the message.
+    beforeEach(async () => {
+      await t.close();
+      t = await createTestApp(database, { IDEMPOTENCY_RETENTION_HOURS: String(30 * 24) });
+    });
+    const retain = async (days: number | null) => expect((await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: days } })).statusCode).toBe(200);
+
+    it("keeps an answer only as long as the content retention", async () => {
+      await retain(2);
+      const first = await send(aMessage(), "receipt-1");
+      expect(first.json().html).not.toBeNull();
+      await t.drain();
+      t.clock.advance(47 * HOUR);
+      expect((await send(aMessage(), "receipt-1")).headers["idempotent-replayed"]).toBe("true");
+
+      t.clock.advance(2 * HOUR);
+      expect(await t.runtime.services.idempotency.prune()).toBe(1);
+      expect((await t.runtime.services.retention.removeExpiredContent()).messages).toBe(1);
+      // The message holds the key still, so the retry gets it as it is now: without its content.
+      const later = await send(aMessage(), "receipt-1");
+      expect(later.statusCode, later.body).toBe(202);
+      expect(later.headers["idempotent-replayed"]).toBeUndefined();
+      expect(later.json()).toMatchObject({ id: first.json().id, html: null, text: null });
+      expect(later.json().content_removed_at).not.toBeNull();
+    });
+
+    it("shortens the answers stored before a retention is set", async () => {
+      await send(aMessage(), "receipt-2");
+      await retain(1);
+      t.clock.advance(25 * HOUR);
+      expect(await t.runtime.services.idempotency.prune()).toBe(1);
+      expect((await send(aMessage(), "receipt-2")).headers["idempotent-replayed"]).toBeUndefined();
+    });
+
+    it("keeps answers for the full setting without a retention", async () => {
+      await send(aMessage(), "receipt-3");
+      await retain(null);
+      t.clock.advance(29 * 24 * HOUR);
+      expect(await t.runtime.services.idempotency.prune()).toBe(0);
+      expect((await send(aMessage(), "receipt-3")).headers["idempotent-replayed"]).toBe("true");
+    });
+  });
 });

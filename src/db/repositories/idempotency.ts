@@ -30,7 +30,14 @@ export interface CompleteItem {
   claimToken: string;
   status: number;
   response: string;
+  /**
+   * Keep the answer no longer than the workspace's content retention (docs/retention.md): set
+   * only when answers may outlive a day, the shortest retention, since only then can they.
+   */
+  boundedByContentRetention: boolean;
 }
+
+const DAY_MS = 24 * 3600 * 1000;
 
 export class IdempotencyRepository implements SealedStore {
   /**
@@ -71,10 +78,12 @@ export class IdempotencyRepository implements SealedStore {
   readonly completeWriter: BatchWriter<CompleteItem, void> = {
     name: "idempotency-complete",
     write: async (trx, items) => {
+      const retentionDays = await contentRetentionDays(trx, items.filter((item) => item.boundedByContentRetention).map((item) => item.scope.workspaceId));
       for (const item of items) {
+        const days = retentionDays.get(item.scope.workspaceId);
         await trx("idempotency_keys")
           .where({ workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key, claim_token: item.claimToken })
-          .update({ state: "done", response_status: item.status, response: item.response });
+          .update({ state: "done", response_status: item.status, response: item.response, ...(days === undefined ? {} : { expires_at: cappedExpiry(trx, days * DAY_MS) }) });
       }
       return items.map(() => undefined);
     },
@@ -108,6 +117,18 @@ export class IdempotencyRepository implements SealedStore {
     return (await this.knex("idempotency_keys").where({ workspace_id, environment, idempotency_key, response: row.sealed[0] }).update({ response: next[0] ?? row.sealed[0] })) === 1;
   }
 
+  /**
+   * Shortens the life of this workspace's stored answers to `maxAgeMs` from their claim, where it
+   * is longer (a content retention set or lowered: the answers can hold the content it removes).
+   * Answers how many were shortened.
+   */
+  async capAge(workspaceId: string, maxAgeMs: number): Promise<number> {
+    return this.knex("idempotency_keys")
+      .where({ workspace_id: workspaceId })
+      .andWhereRaw("expires_at > created_at + ?", [maxAgeMs])
+      .update({ expires_at: cappedExpiry(this.knex, maxAgeMs) });
+  }
+
   /** Removes up to `limit` expired keys, oldest first, in one statement; answers how many went. */
   async pruneExpired(now: number, limit: number): Promise<number> {
     const expired = (await this.knex("idempotency_keys").where("expires_at", "<=", now).orderBy("expires_at").limit(limit).select("workspace_id", "environment", "idempotency_key")) as Array<{ workspace_id: string; environment: string; idempotency_key: string }>;
@@ -118,4 +139,16 @@ export class IdempotencyRepository implements SealedStore {
       .andWhere("expires_at", "<=", now)
       .delete();
   }
+}
+
+/** The content retention of those of these workspaces that have one, in days. */
+async function contentRetentionDays(trx: Knex.Transaction, workspaceIds: readonly string[]): Promise<Map<string, number>> {
+  if (workspaceIds.length === 0) return new Map();
+  const rows = (await trx("workspaces").whereIn("id", [...new Set(workspaceIds)]).whereNotNull("content_retention_days").select("id", "content_retention_days")) as Array<{ id: string; content_retention_days: number | string }>;
+  return new Map(rows.map((row) => [row.id, toNumber(row.content_retention_days)]));
+}
+
+/** A row's expiry, made no later than `maxAgeMs` after its claim (CASE: both dialects have it). */
+function cappedExpiry(knex: Knex, maxAgeMs: number): Knex.Raw {
+  return knex.raw("CASE WHEN expires_at > created_at + ? THEN created_at + ? ELSE expires_at END", [maxAgeMs, maxAgeMs]);
 }
