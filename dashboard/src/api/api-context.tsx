@@ -23,6 +23,10 @@ export interface WorkspaceChoice {
   setWorkspace: (workspaceId: string) => void;
 }
 
+// The token exchange's (POST /auth/token) answers that mean the session cannot have a token for
+// the chosen workspace any more (docs/dashboard.md).
+const TOKEN_REFUSALS: ReadonlySet<number> = new Set([401, 403, 404]);
+
 // Two contexts, so that a page that only calls the API (and reloads when `Api` changes) is not
 // reloaded when the workspace's name or the session around it changes.
 const ApiContext = createContext<Api | null>(null);
@@ -37,11 +41,15 @@ export function ApiProvider({ workspaces, children }: { workspaces: WorkspaceMem
   const workspace = workspaces.find((candidate) => candidate.id === chosenId) ?? (workspaces[0] as WorkspaceMembership);
   const workspaceId = workspace.id;
 
-  // The session can no longer mint a token for this workspace (signed out elsewhere, removed
-  // from it): ask the server what the session is now, which moves the page along.
+  // The session can no longer mint a token for this workspace: ask the server what the session
+  // is now, which moves the page along (to another workspace, the no-workspace page, or sign-in).
+  // Only the token exchange's refusals reach here (callApi), never a /v1 answer, so a 404 is the
+  // exchange's `not_found` for a workspace the session is no longer a member of (removed from it,
+  // or it was deleted), not a message or template that is missing; 401 is a session that ended
+  // (signed out elsewhere, expired), 403 a refused CSRF token.
   const onTokenRefused = useCallback(
     (error: unknown) => {
-      if (error instanceof APIError && (error.status === 401 || error.status === 403)) refresh();
+      if (error instanceof APIError && TOKEN_REFUSALS.has(error.status)) refresh();
     },
     [refresh],
   );

@@ -41,7 +41,9 @@ export function loggedEnvironment(error: unknown): Environment | undefined {
  * Runs `operation` with an SDK client for the scope. A 401 means the token died early (signed out
  * elsewhere, revoked, the server restarted): renew it once and run the operation once more. A
  * request that got a 401 was never carried out, so running it again cannot do anything twice.
- * `onTokenRefused` hears when the session itself can no longer mint tokens.
+ * `onTokenRefused` hears when the session itself can no longer mint tokens: it gets the token
+ * exchange's errors only, never a /v1 answer, so that its 404 (no longer a member of the
+ * workspace) is not confused with a /v1 resource's.
  */
 export async function callApi<T>(scope: Scope, operation: (mr: Mailroom) => PromiseLike<T>, onTokenRefused: (error: unknown) => void): Promise<T> {
   const obtain = (replacing?: string) =>

@@ -8,7 +8,11 @@ export interface RequestState<T> {
   loading: boolean;
   /** Runs the request again (a Retry button, or after a change elsewhere). */
   reload: () => void;
-  /** Changes the loaded data in place, e.g. with what a mutation answered, without a reload. */
+  /**
+   * Changes the loaded data in place, e.g. with what a mutation answered, without a reload. Only
+   * while the data is still for the deps it was for when this `update` was rendered: take it when
+   * the mutation begins, so that an answer arriving after a switch changes nothing.
+   */
   update: (change: (data: T) => T) => void;
 }
 
@@ -49,9 +53,19 @@ export function useRequest<T>(load: (signal: AbortSignal) => Promise<T>, deps: D
 
   const current = settled !== undefined && sameDeps(settled.deps, deps) ? settled : undefined;
   const reload = useCallback(() => setAttempt((value) => value + 1), []);
-  const update = useCallback((change: (data: T) => T) => {
-    setSettled((value) => (value?.data === undefined ? value : { ...value, data: change(value.data) }));
-  }, []);
+  // An update is for the data this render shows (a save's answer is about the record the page
+  // showed when the save began): one that lands once the data is for other deps (another
+  // workspace, environment or record) is dropped rather than written over that data. Same deps
+  // by value, so a reload of the same record in the meantime still takes it.
+  const shownDeps = current?.deps;
+  const update = useCallback(
+    (change: (data: T) => T) => {
+      setSettled((value) =>
+        value?.data === undefined || shownDeps === undefined || !sameDeps(value.deps, shownDeps) ? value : { ...value, data: change(value.data) },
+      );
+    },
+    [shownDeps],
+  );
   return {
     // A reload keeps showing the previous answer until the new one arrives.
     data: current?.data,

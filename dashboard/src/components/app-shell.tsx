@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import type { Role } from "mailroom";
 import { Link, useLocation } from "wouter";
 import { useWorkspace } from "../api/api-context";
@@ -91,7 +91,7 @@ function UserMenu() {
 
 /** The frame of every signed-in page: live banner, top bar, navigation, and the page itself. */
 export function AppShell({ children }: { children: ReactNode }) {
-  const { environment } = useWorkspace();
+  const { workspace, environment } = useWorkspace();
   return (
     <div className={`app app--${environment}`}>
       <a href="#main" className="skip-link">
@@ -110,7 +110,11 @@ export function AppShell({ children }: { children: ReactNode }) {
       <div className="app__body">
         <Sidebar />
         <main id="main" className="main" tabIndex={-1}>
-          {children}
+          {/* Keyed by the scope, so that switching workspace or environment starts the page afresh:
+              what is typed, opened or shown once in one scope (a form's values, a dialog, a new
+              invitation link or key secret) must not stay on screen over the other's data. The top
+              bar and the navigation are outside the key, so the switches themselves stay put. */}
+          <Fragment key={`${workspace.id}:${environment}`}>{children}</Fragment>
         </main>
       </div>
     </div>

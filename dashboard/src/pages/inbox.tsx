@@ -1,6 +1,6 @@
 import type { Message, MessageSummary } from "mailroom";
 import { Link } from "wouter";
-import { useApi } from "../api/api-context";
+import { useApi, useWorkspace } from "../api/api-context";
 import { usePaged, useRequest, type PagedState } from "../api/use-request";
 import { GettingStarted } from "../components/getting-started";
 import { Loaded } from "../components/loaded";
@@ -23,6 +23,11 @@ function InboxMessage({ id }: { id: string }) {
 }
 
 function InboxMessageView({ data }: { data: Message }) {
+  // The message page shows the top bar's environment, and this is a sandbox message: following
+  // "Details and events" switches the top bar to the sandbox, so that from live the page finds
+  // the message (not a 404) and the top bar says what it shows. An environment carried in the
+  // link instead would leave "Live" and its banner over sandbox data on that page.
+  const { setEnvironment } = useWorkspace();
   return (
     <article className="inbox__message" aria-labelledby="inbox-subject">
       <header className="inbox__headers">
@@ -48,7 +53,8 @@ function InboxMessageView({ data }: { data: Message }) {
           </div>
         </dl>
         <p>
-          <StatusBadge status={data.status} /> <Link href={`/messages/${data.id}`}>Details and events</Link>
+          <StatusBadge status={data.status} />{" "}
+          <Link href={`/messages/${data.id}`} onClick={() => setEnvironment("sandbox")}>Details and events</Link>
         </p>
       </header>
       <MessageContent message={data} />
