@@ -2,13 +2,13 @@ import { APIConnectionError, APIError } from "mailroom";
 import { describe, expect, it } from "vitest";
 import { formatDate } from "../../dashboard/src/lib/format.js";
 import { VariableInputError } from "../../dashboard/src/lib/templates.js";
-import { fieldOf, mayHaveBeenSent, problemsAt, recipientOutlook, sendAttempt, testSendBody } from "../../dashboard/src/lib/test-send.js";
+import { fieldOf, problemsAt, recipientOutlook, testSendBody } from "../../dashboard/src/lib/test-send.js";
 
 /**
  * The template page's "Send a test" in the dashboard's helpers (dashboard/src/lib/test-send.ts):
- * the body built from the form, the server's problems put beside their field, the
- * Idempotency-Key kept for a retry, and each recipient's line. The dialog itself is driven in the
- * browser (test/e2e/template-test-send.test.ts).
+ * the body built from the form, the server's problems put beside their field, and each
+ * recipient's line. The Idempotency-Key kept for a retry is dashboard-idempotent-attempt.test.ts's;
+ * the dialog itself is driven in the browser (test/e2e/template-test-send.test.ts).
  */
 const FORM = { to: " ada@example.com ", from: "", variablesText: '{"first_name": "Ada"}' };
 
@@ -79,29 +79,6 @@ describe("problemsAt", () => {
     expect(problemsAt(unreadable, "to")).toEqual([]);
     expect(problemsAt(refusal(429, "monthly_quota_exceeded"), "to")).toEqual([]);
     expect(problemsAt(new APIConnectionError(), "to")).toEqual([]);
-  });
-});
-
-describe("sendAttempt and mayHaveBeenSent", () => {
-  let issued = 0;
-  const newKey = () => `key-${++issued}`;
-  const body = testSendBody("welcome", FORM);
-
-  it("keeps the key for the same body, so that Send pressed again cannot send it twice, and takes a new one for another body", () => {
-    const first = sendAttempt(null, body, newKey);
-    expect(sendAttempt(first, testSendBody("welcome", FORM), newKey)).toEqual(first);
-    const other = sendAttempt(first, testSendBody("welcome", { ...FORM, to: "grace@example.com" }), newKey);
-    expect(other.key).not.toBe(first.key);
-    expect(sendAttempt(null, body, newKey).key).not.toBe(first.key);
-  });
-
-  it("counts a failure without an answer, a 5xx or a request still running as maybe sent, and a refusal as not", () => {
-    expect(mayHaveBeenSent(new APIConnectionError())).toBe(true);
-    expect(mayHaveBeenSent(refusal(503, "service_unavailable"))).toBe(true);
-    expect(mayHaveBeenSent(refusal(409, "idempotency_key_in_use"))).toBe(true);
-    expect(mayHaveBeenSent(refusal(422, "validation_failed"))).toBe(false);
-    expect(mayHaveBeenSent(refusal(429, "monthly_quota_exceeded"))).toBe(false);
-    expect(mayHaveBeenSent(refusal(403, "insufficient_role"))).toBe(false);
   });
 });
 

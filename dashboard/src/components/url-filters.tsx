@@ -1,5 +1,9 @@
 import type { ReactNode } from "react";
+import type { Template } from "mailroom";
 import { useSearchParams } from "wouter";
+import { useApi } from "../api/api-context";
+import { collectPages, type Collected } from "../api/collect-pages";
+import { useRequest, type RequestState } from "../api/use-request";
 import { readForm } from "../lib/forms";
 import { Field } from "./field";
 import { SelectOptions } from "./select-options";
@@ -66,4 +70,42 @@ export function FilterSelect({ name, label, anyLabel, options, params }: FilterS
       </select>
     </Field>
   );
+}
+
+// Only to fill the Template select; past it, a slug can still be given in the address.
+const TEMPLATES_CAP = 200;
+
+export type FilterTemplates = RequestState<Collected<Template>>;
+
+/**
+ * The templates TemplateFilter offers: the workspace's standard ones (listTemplates). Layouts are
+ * never sent by themselves, so they are no filter: the templates sent in them are. Loaded by the
+ * page, outside UrlFilters, whose fields are drawn again whenever the query string changes.
+ */
+export function useFilterTemplates(): FilterTemplates {
+  const api = useApi();
+  return useRequest(
+    (signal) =>
+      collectPages((after) => api.call((mr) => mr.templates.list({ kind: "standard", limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: TEMPLATES_CAP }),
+    [api],
+  );
+}
+
+/** One of UrlFilters' fields: a template by slug (`?template=`), picked from `templates` (useFilterTemplates). */
+export function TemplateFilter({ params, templates }: { params: URLSearchParams; templates: FilterTemplates }) {
+  const current = params.get("template") ?? "";
+  // Without the list, a slug typed in: the filter still works.
+  if (templates.error !== undefined) {
+    return (
+      <Field label="Template" hint="The list of templates could not be loaded: type a template's slug.">
+        <input name="template" type="text" defaultValue={current} placeholder="welcome-email" />
+      </Field>
+    );
+  }
+  const options = (templates.data?.items ?? []).map((template) => ({ value: template.slug, label: `${template.name} (${template.slug})` }));
+  options.sort((a, b) => a.label.localeCompare(b.label));
+  // A slug from the address that the list does not have (deleted since, or past the cap) stays chosen.
+  if (current && !options.some((option) => option.value === current)) options.unshift({ value: current, label: current });
+  // Drawn again once the list arrives: a select picks its default value among the options it has when it mounts.
+  return <FilterSelect key={templates.data ? "loaded" : "loading"} name="template" label="Template" anyLabel="All templates" options={options} params={params} />;
 }

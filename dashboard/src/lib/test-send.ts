@@ -1,4 +1,4 @@
-import { APIError, newIdempotencyKey, type CreateMessageParams, type MessagePreviewRecipient } from "mailroom";
+import { APIError, type CreateMessageParams, type MessagePreviewRecipient } from "mailroom";
 // With their extension: the unit tests compile this module under the root tsconfig (NodeNext),
 // which needs it; Vite and the dashboard's tsconfig (Bundler) accept it too.
 import type { Environment } from "./environment.js";
@@ -58,35 +58,6 @@ export function problemsAt(error: unknown, field: TestSendField): string[] {
     const variable = field === "variables" ? pointer.slice("/template/variables/".length).split("/")[0] : "";
     return [variable ? `${variable.replace(/~1/g, "/").replace(/~0/g, "~")} ${message}` : message];
   });
-}
-
-/** A send of one body under one Idempotency-Key. */
-export interface SendAttempt {
-  /** The body as JSON, to know it again. */
-  body: string;
-  key: string;
-}
-
-/**
- * The attempt for sending `body`: the previous one's key when it is the same body (the previous
- * attempt may have been accepted without its answer arriving, and the server then replays that
- * message rather than sending a second), else a new key.
- */
-export function sendAttempt(previous: SendAttempt | null, body: CreateMessageParams, newKey: () => string = newIdempotencyKey): SendAttempt {
-  const json = JSON.stringify(body);
-  return previous?.body === json ? previous : { body: json, key: newKey() };
-}
-
-/**
- * Whether a failed send may still have been accepted, so that trying again must carry the same
- * Idempotency-Key: no answer came (a network failure, a timeout), the server failed (5xx), or the
- * first request was still running (409 idempotency_key_in_use). Any other answer refused the
- * message; a new key then, so that a refusal the server keeps (a 429 over the quota) is not
- * replayed to a later try (docs/idempotency.md).
- */
-export function mayHaveBeenSent(error: unknown): boolean {
-  if (!(error instanceof APIError)) return true;
-  return error.status >= 500 || error.code === "idempotency_key_in_use";
 }
 
 type SimulatedOutcome = NonNullable<MessagePreviewRecipient["simulated_outcome"]>;

@@ -1,9 +1,8 @@
 import { useMemo } from "react";
-import type { MetricBucket, Metrics, Template } from "mailroom";
+import type { MetricBucket, Metrics } from "mailroom";
 import { Link, useSearchParams } from "wouter";
 import { useApi } from "../api/api-context";
-import { collectPages, type Collected } from "../api/collect-pages";
-import { useRequest, type RequestState } from "../api/use-request";
+import { useRequest } from "../api/use-request";
 import { Card } from "../components/card";
 import { Field } from "../components/field";
 import { Loaded } from "../components/loaded";
@@ -11,7 +10,7 @@ import { MetricsChart } from "../components/metrics-chart";
 import { PageHeader } from "../components/page-header";
 import { Stat } from "../components/stat";
 import { Table } from "../components/table";
-import { FilterSelect, UrlFilters } from "../components/url-filters";
+import { TemplateFilter, UrlFilters, useFilterTemplates, type FilterTemplates } from "../components/url-filters";
 import { ANALYTICS_RANGES, DEFAULT_RANGE, analyticsFilters, bucketLabel, coveredRange, hasNoMail, metricsQuery, type Granularity } from "../lib/analytics";
 import { ENVIRONMENT_LABELS, type Environment } from "../lib/environment";
 import { formatCount, formatPercent } from "../lib/format";
@@ -19,33 +18,13 @@ import { formatCount, formatPercent } from "../lib/format";
 // In the query string (`?range=24h&tag=&template=`), as on the other pages: a view can be shared.
 // The default range has no value, so the page's plain address is the last 7 days.
 const FILTER_NAMES = ["range", "tag", "template"] as const;
-// Only to fill the Template select; past it, a slug can still be given in the address.
-const TEMPLATES_CAP = 200;
 
 const COLUMNS = ["Accepted", "Delivered", "Deferred", "Bounced", "Opened (unique)", "Clicked (unique)", "Complained"];
 const CELLS = ["accepted", "delivered", "deferred", "bounced", "unique_opened", "unique_clicked", "complained"] as const satisfies ReadonlyArray<keyof MetricBucket>;
 
 const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
-function TemplateFilter({ params, templates }: { params: URLSearchParams; templates: RequestState<Collected<Template>> }) {
-  const current = params.get("template") ?? "";
-  // Without the list, a slug typed in: the filter still works.
-  if (templates.error !== undefined) {
-    return (
-      <Field label="Template" hint="The list of templates could not be loaded: type a template's slug.">
-        <input name="template" type="text" defaultValue={current} placeholder="welcome-email" />
-      </Field>
-    );
-  }
-  const options = (templates.data?.items ?? []).map((template) => ({ value: template.slug, label: `${template.name} (${template.slug})` }));
-  options.sort((a, b) => a.label.localeCompare(b.label));
-  // A slug from the address that the list does not have (deleted since, or past the cap) stays chosen.
-  if (current && !options.some((option) => option.value === current)) options.unshift({ value: current, label: current });
-  // Drawn again once the list arrives: a select picks its default value among the options it has when it mounts.
-  return <FilterSelect key={templates.data ? "loaded" : "loading"} name="template" label="Template" anyLabel="All templates" options={options} params={params} />;
-}
-
-function Filters({ params, templates }: { params: URLSearchParams; templates: RequestState<Collected<Template>> }) {
+function Filters({ params, templates }: { params: URLSearchParams; templates: FilterTemplates }) {
   return (
     <UrlFilters params={params} names={FILTER_NAMES}>
       <Field label="Range">
@@ -137,12 +116,7 @@ export function AnalyticsPage() {
   const filtered = filters.tag !== undefined || filters.template !== undefined;
   // The range ends with the bucket under way at the time of asking (a Retry asks again for now).
   const metrics = useRequest((signal) => api.call((mr) => mr.metrics.get(metricsQuery(filters), { signal })), [api, filters]);
-  // Layouts are never sent by themselves, so they are no filter: the templates sent in them are.
-  const templates = useRequest(
-    (signal) =>
-      collectPages((after) => api.call((mr) => mr.templates.list({ kind: "standard", limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: TEMPLATES_CAP }),
-    [api],
-  );
+  const templates = useFilterTemplates();
   const environment = ENVIRONMENT_LABELS[api.environment].toLowerCase();
 
   return (

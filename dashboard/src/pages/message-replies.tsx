@@ -3,6 +3,7 @@ import { useApi } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useAction, useRequest } from "../api/use-request";
 import { ActionButton } from "../components/action-button";
+import { EmailPreview } from "../components/email-preview";
 import { ErrorState } from "../components/error-state";
 import { Loaded } from "../components/loaded";
 import { formatCount, formatDateTime } from "../lib/format";
@@ -80,8 +81,12 @@ function Reply({ reply }: { reply: InboundMessage }) {
         <p className="reply__text" data-testid="reply-text">
           {reply.text}
         </p>
+      ) : reply.html ? (
+        // No text of its own (an HTML body beside attachments is not turned into text when the
+        // reply is parsed): its HTML, shown as a sent message's is, sandboxed, remote images blocked.
+        <EmailPreview html={reply.html} text={null} />
       ) : (
-        <p className="muted">{reply.html ? "This reply has only an HTML part." : "This reply has no text."}</p>
+        <p className="muted">This reply has no text.</p>
       )}
       {reply.quoted_text && (
         // Collapsed, as mail clients do: the history is the message the reader already knows.

@@ -10,7 +10,7 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
-import { FilterSelect, UrlFilters } from "../components/url-filters";
+import { FilterSelect, TemplateFilter, UrlFilters, useFilterTemplates, type FilterTemplates } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
 import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
@@ -18,18 +18,21 @@ import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
 const PAGE_SIZE = 25;
 // The URL's query string holds the filters, so a filtered view can be bookmarked and shared.
 // Dates are calendar days in the viewer's time zone; "to" includes its whole day.
-const FILTER_NAMES = ["status", "recipient", "tag", "from", "to"] as const;
+const FILTER_NAMES = ["status", "recipient", "tag", "template", "from", "to"] as const;
 
 function toQuery(params: URLSearchParams): ListMessagesParams {
   const status = params.get("status");
   const recipient = params.get("recipient");
   const tag = params.get("tag");
+  // A slug (listMessages matches the template a message was rendered from, any version).
+  const template = params.get("template");
   const createdAfter = dateInputToInstant(params.get("from") ?? "");
   const createdBefore = dateInputToInstant(params.get("to") ?? "", 1);
   return {
     ...(isMessageStatus(status) ? { status } : {}),
     ...(recipient ? { recipient } : {}),
     ...(tag ? { tag } : {}),
+    ...(template ? { template } : {}),
     ...(createdAfter ? { created_after: createdAfter } : {}),
     ...(createdBefore ? { created_before: createdBefore } : {}),
   };
@@ -60,7 +63,7 @@ function SearchBox() {
   );
 }
 
-function Filters({ params }: { params: URLSearchParams }) {
+function Filters({ params, templates }: { params: URLSearchParams; templates: FilterTemplates }) {
   return (
     <UrlFilters params={params} names={FILTER_NAMES}>
       <FilterSelect name="status" label="Status" anyLabel="All statuses" options={MESSAGE_STATUSES.map((status) => ({ value: status, label: status }))} params={params} />
@@ -70,6 +73,7 @@ function Filters({ params }: { params: URLSearchParams }) {
       <Field label="Tag">
         <input name="tag" type="text" defaultValue={params.get("tag") ?? ""} />
       </Field>
+      <TemplateFilter params={params} templates={templates} />
       <Field label="Created from">
         <input name="from" type="date" defaultValue={params.get("from") ?? ""} />
       </Field>
@@ -89,6 +93,7 @@ export function MessagesPage() {
     (after, signal) => api.call((mr) => mr.messages.list({ ...query, limit: PAGE_SIZE, ...(after ? { after } : {}) }, { signal })),
     [api, query],
   );
+  const templates = useFilterTemplates();
 
   const page = paged.data;
   const table = (rows: MessageSummary[]) => (
@@ -123,7 +128,7 @@ export function MessagesPage() {
   return (
     <>
       {header}
-      <Filters params={params} />
+      <Filters params={params} templates={templates} />
       <section className="card card--flush" aria-label="Message log">
         <Loaded state={paged} what="messages">
           {({ data }) => (data.length === 0 ? <p className="empty">No messages match these filters.</p> : table(data))}

@@ -9,6 +9,7 @@ import { givenRestrictions } from "../../lib/api-key-restrictions";
 import { isEnvironment, type Environment } from "../../lib/environment";
 import { dateInputToInstant, dateInputValue } from "../../lib/format";
 import { readForm } from "../../lib/forms";
+import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
 import { readRestrictionFields, RestrictionFields } from "./restriction-fields";
 
 /**
@@ -20,10 +21,13 @@ export function CreateKeyForm({ fullAccess, onCreated, onCancel }: { fullAccess:
   const api = useApi();
   const [sendingAccess, setSendingAccess] = useState(!fullAccess);
   const [sent, setSent] = useState<ApiKeyRestrictions>();
+  const requests = useRetrySafeRequests();
   // A key is created in the environment of the credential that creates it (the contract's
-  // ApiKeys tag), so a key for the other environment needs that environment's token.
+  // ApiKeys tag), so a key for the other environment needs that environment's token; the same
+  // body for the other environment is another key, so the environment is part of the attempt.
   const create = useAction(async (environment: Environment, params: CreateApiKeyParams) => {
-    onCreated(await api.call((mr) => mr.apiKeys.create(params), environment));
+    const key = await requests.send({ environment, params }, (idempotencyKey) => api.call((mr) => mr.apiKeys.create(params, { idempotencyKey }), environment));
+    onCreated(key);
   });
   return (
     <form

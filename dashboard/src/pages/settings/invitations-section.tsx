@@ -13,6 +13,7 @@ import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
 import { readForm } from "../../lib/forms";
+import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
 import { ROLE_HINT, RoleOptions, isRole } from "./roles";
 
 /** The link of a new invitation: shown once, since only its digest is kept. */
@@ -40,9 +41,11 @@ export function InvitationsSection() {
   );
   const [created, setCreated] = useState<InvitationWithUrl | null>(null);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
+  const requests = useRetrySafeRequests();
   const invite = useAction(async (email: string, role: Role, form: HTMLFormElement) => {
     setCreated(null);
-    setCreated(await api.call((mr) => mr.accounts.createInvitation({ email, role })));
+    const params = { email, role };
+    setCreated(await requests.send(params, (idempotencyKey) => api.call((mr) => mr.accounts.createInvitation(params, { idempotencyKey }))));
     form.reset();
     invitations.reload();
   });

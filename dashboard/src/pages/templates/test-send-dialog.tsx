@@ -11,8 +11,9 @@ import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { ENVIRONMENT_LABELS, type Environment } from "../../lib/environment";
 import { formatCount } from "../../lib/format";
+import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
 import { VariableInputError } from "../../lib/templates";
-import { mayHaveBeenSent, problemsAt, recipientOutlook, sendAttempt, testSendBody, type SendAttempt, type TestSendForm } from "../../lib/test-send";
+import { problemsAt, recipientOutlook, testSendBody, type TestSendForm } from "../../lib/test-send";
 
 // As the editor's preview: typing does not check on every key.
 const CHECK_DELAY_MS = 600;
@@ -39,7 +40,7 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
   const api = useApi();
   const { session } = useSession();
   const [form, setForm] = useState<TestSendForm>({ to: session.user?.email ?? "", from: "", variablesText });
-  const [attempt, setAttempt] = useState<SendAttempt | null>(null);
+  const requests = useRetrySafeRequests();
   const [sent, setSent] = useState<Message | null>(null);
   // Every member may read the workspace; it only names the default sender in the From field.
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
@@ -56,15 +57,7 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
 
   const send = useAction(async () => {
     const body = testSendBody(template.slug, form);
-    const next = sendAttempt(attempt, body);
-    setAttempt(next);
-    try {
-      setSent(await api.call((mr) => mr.messages.create(body, { idempotencyKey: next.key })));
-      setAttempt(null);
-    } catch (error) {
-      if (!mayHaveBeenSent(error)) setAttempt(null);
-      throw error;
-    }
+    setSent(await requests.send(body, (idempotencyKey) => api.call((mr) => mr.messages.create(body, { idempotencyKey }))));
   });
   const edit = (patch: Partial<TestSendForm>) => {
     setForm((previous) => ({ ...previous, ...patch }));

@@ -18,7 +18,15 @@ const PAGE_SIZE = 25;
 
 const COLUMNS = ["Status", "Response", "Event", "Duration", "Time"];
 
-function AttemptRow({ attempt, onRedeliver }: { attempt: WebhookAttempt; onRedeliver: ((attempt: WebhookAttempt) => void) | null }) {
+interface AttemptRowProps {
+  attempt: WebhookAttempt;
+  /** Null for a member who may not redeliver. */
+  onRedeliver: ((attempt: WebhookAttempt) => void) | null;
+  /** A redelivery is under way (of this event or another): every press would queue one more. */
+  redelivering: boolean;
+}
+
+function AttemptRow({ attempt, onRedeliver, redelivering }: AttemptRowProps) {
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   const hasBody = attempt.response_body !== null && attempt.response_body !== "";
@@ -52,7 +60,13 @@ function AttemptRow({ attempt, onRedeliver }: { attempt: WebhookAttempt; onRedel
         </td>
         {onRedeliver && (
           <td className="table__actions">
-            <button type="button" className="button button--small" aria-label={`Redeliver ${attempt.event_id}`} onClick={() => onRedeliver(attempt)}>
+            <button
+              type="button"
+              className="button button--small"
+              aria-label={`Redeliver ${attempt.event_id}`}
+              disabled={redelivering}
+              onClick={() => onRedeliver(attempt)}
+            >
               Redeliver
             </button>
           </td>
@@ -147,7 +161,12 @@ export function Attempts({ webhook, canManage }: AttemptsProps) {
           ) : (
             <Table columns={COLUMNS} actions={canManage} busy={attempts.loading}>
               {data.map((attempt) => (
-                <AttemptRow key={attempt.id} attempt={attempt} onRedeliver={canManage ? (target) => void redeliver.run(target) : null} />
+                <AttemptRow
+                  key={attempt.id}
+                  attempt={attempt}
+                  onRedeliver={canManage ? (target) => void redeliver.run(target) : null}
+                  redelivering={redeliver.pending}
+                />
               ))}
             </Table>
           )

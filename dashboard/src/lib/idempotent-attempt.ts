@@ -1,0 +1,69 @@
+import { useState } from "react";
+import { APIError, newIdempotencyKey } from "mailroom";
+
+/** A request of one body under one Idempotency-Key. */
+export interface SendAttempt {
+  /** The body as JSON, to know it again. */
+  body: string;
+  key: string;
+}
+
+/**
+ * The attempt for sending `body`: the previous one's key when it is the same body (the previous
+ * attempt may have been carried out without its answer arriving, and the server then replays
+ * that answer rather than doing it a second time), else a new key.
+ */
+export function sendAttempt(previous: SendAttempt | null, body: unknown, newKey: () => string = newIdempotencyKey): SendAttempt {
+  const json = JSON.stringify(body);
+  return previous?.body === json ? previous : { body: json, key: newKey() };
+}
+
+/**
+ * Whether a failed request may still have been carried out, so that trying again must carry the
+ * same Idempotency-Key: no answer came (a network failure, a timeout), the server failed (5xx),
+ * or the first request was still running (409 idempotency_key_in_use). Any other answer refused
+ * it; a new key then, so that a refusal the server keeps (a 404, a 409 conflict) is not replayed
+ * to a later try (docs/idempotency.md).
+ */
+export function mayHaveBeenSent(error: unknown): boolean {
+  if (!(error instanceof APIError)) return true;
+  return error.status >= 500 || error.code === "idempotency_key_in_use";
+}
+
+/**
+ * One form's creating requests (a message, an endpoint, a key, an invitation, a workspace), so
+ * that pressing its button again after a lost answer cannot create a second one. The SDK's own
+ * retries keep their call's key, but a new call gets a new key; this carries the key over from
+ * one press to the next while the body is the same and the last press may have been carried out,
+ * and starts afresh after a success or a refusal.
+ */
+export class RetrySafeRequests {
+  private attempt: SendAttempt | null = null;
+
+  constructor(private readonly newKey: () => string = newIdempotencyKey) {}
+
+  /** Runs `request` with the Idempotency-Key for `body` (the JSON the request sends, or anything that decides where it goes too). */
+  async send<T>(body: unknown, request: (idempotencyKey: string) => Promise<T>): Promise<T> {
+    const attempt = sendAttempt(this.attempt, body, this.newKey);
+    this.attempt = attempt;
+    try {
+      const answer = await request(attempt.key);
+      this.forget(attempt);
+      return answer;
+    } catch (error) {
+      if (!mayHaveBeenSent(error)) this.forget(attempt);
+      throw error;
+    }
+  }
+
+  // Only this attempt: a press with another body may have started one since.
+  private forget(attempt: SendAttempt): void {
+    if (this.attempt === attempt) this.attempt = null;
+  }
+}
+
+/** A form's RetrySafeRequests, kept for as long as the form is shown (a dialog opened again starts afresh). */
+export function useRetrySafeRequests(): RetrySafeRequests {
+  const [requests] = useState(() => new RetrySafeRequests());
+  return requests;
+}
