@@ -8,7 +8,6 @@ import { migrate, openDatabase, type Database } from "./db/connection.js";
 import { createRepositories, type Repositories } from "./db/repositories/index.js";
 import { MxResolver } from "./delivery/dns-resolver.js";
 import { retryDelaySeconds } from "./delivery/retry-policy.js";
-import { Semaphore } from "./delivery/semaphore.js";
 import { MxTransport } from "./delivery/transports/mx.js";
 import { RelayTransport } from "./delivery/transports/relay.js";
 import { simulateDelivery } from "./delivery/transports/sandbox.js";
@@ -147,10 +146,18 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       tracking: new TrackingLinks(trackingTokens, config.trackingBaseUrl, verp),
       compose,
       routes: {
-        sandbox: { deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message), retryDelayMs: () => config.sandbox.deferSeconds * 1000 },
+        sandbox: {
+          // The simulator stands for the whole SMTP transaction: its hand-off begins at once.
+          deliver: async (recipient, _envelope, _mime, message, begin) => {
+            begin();
+            return simulateDelivery(recipient, message);
+          },
+          retryDelayMs: () => config.sandbox.deferSeconds * 1000,
+        },
         live: {
-          deliver: (_recipient, envelope, mime) => liveTransport.send(envelope, mime),
-          slots: new Semaphore(config.delivery.concurrency),
+          // DELIVERY_CONCURRENCY is the transport's pool's to enforce (SmtpPool.dispatch()): only
+          // it knows when a send stops waiting for its destination and its transaction begins.
+          deliver: (_recipient, envelope, mime, _message, begin) => liveTransport.send(envelope, mime, { begin }),
           retryDelayMs: (attempt) => retryDelaySeconds(attempt, { minSeconds: config.delivery.retryMinSeconds, maxSeconds: config.delivery.retryMaxSeconds }) * 1000,
         },
       },

@@ -1,6 +1,7 @@
 /**
- * At most `limit` tasks at once; the rest wait in order. Caps a worker's simultaneous SMTP
- * transactions (DELIVERY_CONCURRENCY) however many messages its batches hold.
+ * At most `limit` tasks at once; the rest wait in order. Caps the webhook dispatcher's requests
+ * in flight, per endpoint and in all. (The delivery worker's SMTP transactions are capped by its
+ * SMTP pool, which grants a transaction slot together with the destination's connection.)
  */
 export class Semaphore {
   private active = 0;

@@ -12,8 +12,7 @@ import { batchLoader } from "../db/batch-loader.js";
 import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
-import { attemptDelivery, type Delivery, type SendingIdentity } from "./pipeline.js";
-import type { Semaphore } from "./semaphore.js";
+import { attemptDelivery, type Delivery, type PipelineContext, type SendingIdentity } from "./pipeline.js";
 import type { Envelope } from "./transports/transport.js";
 import { workerId } from "./worker-id.js";
 
@@ -33,17 +32,32 @@ type Suppressions = Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>;
 
 /** How one environment's mail leaves: the hand-off and the wait before a deferred retry. */
 export interface Route {
-  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
+  /**
+   * Hands the message to one recipient. Calls `begin()` right before the hand-off really begins
+   * (the live transport once it holds a connection to the destination, before MAIL FROM; the
+   * sandbox at once), and not at all when the attempt ends without one (a DNS answer, no host
+   * reachable). When begin() throws, nothing is handed off and deliver() rejects with its error.
+   */
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord, begin: () => void): Promise<Delivery>;
   retryDelayMs(attempt: number): number;
-  /** Caps the hand-offs in progress at once (DELIVERY_CONCURRENCY): a hand-off begins when it has a slot. */
-  slots?: Semaphore;
 }
 
 /**
  * Where a held job is: `waiting` until its first hand-off begins (the budget, loading, rendering,
- * an SMTP slot), `handedOff` from then on, `withdrawn` when the worker stopped before that.
+ * DNS, its turn for a connection to the destination and an SMTP transaction slot), `handedOff`
+ * from then on, `withdrawn` when the worker stopped before that.
  */
 type JobState = "waiting" | "handedOff" | "withdrawn";
+
+/**
+ * One claim of a job by this worker. A job given back and claimed again gets a new Hold, so that
+ * a hand-off still pending from the first claim (a send queued in the SMTP pool) can never begin
+ * under the second.
+ */
+interface Hold {
+  job: JobRow;
+  state: JobState;
+}
 
 /**
  * Unwinds the pipeline of a job withdrawn at its hand-off: the pipeline has no outcome for "not
@@ -77,13 +91,14 @@ export interface WorkerDependencies {
  * receivers deduplicate). A running worker renews the leases of what it holds, so a slow SMTP
  * server cannot make a live worker's message look abandoned, and it claims more work as
  * messages finish rather than batch by batch, so one slow destination does not hold up the rest.
- * On stop it finishes the messages whose hand-off has begun and gives the other jobs back.
+ * On stop it finishes the messages whose hand-off has begun (for live mail, whose first SMTP
+ * transaction has) and gives the other jobs back.
  */
 export class DeliveryWorker {
   readonly id = workerId();
   /** The jobs this worker holds and has not finished, by id. */
-  private readonly held = new Map<number, JobState>();
-  private readonly claims: ClaimLoop<JobRow>;
+  private readonly held = new Map<number, Hold>();
+  private readonly claims: ClaimLoop<Hold>;
   private readonly budget: ByteBudget;
 
   constructor(
@@ -94,7 +109,7 @@ export class DeliveryWorker {
     this.budget = new ByteBudget(settings.maxBytesInHand);
     this.claims = new ClaimLoop({
       claim: (limit) => this.claim(limit),
-      work: (jobs) => this.work(jobs),
+      work: (holds) => this.work(holds),
       held: () => this.held.size,
       renewLeases: () => deps.jobs.renewLeases(this.id, [...this.held.keys()], deps.clock.now() + leaseMs),
       giveBack: () => this.releaseWaiting(),
@@ -128,12 +143,15 @@ export class DeliveryWorker {
     return claimed.length;
   }
 
-  private async claim(limit: number): Promise<JobRow[]> {
+  private async claim(limit: number): Promise<Hold[]> {
     const now = this.deps.clock.now();
     const environments = Object.keys(this.deps.routes) as Environment[];
     const claimed = await this.deps.jobs.claim({ now, limit, leaseUntil: now + this.settings.leaseSeconds * 1000, workerId: this.id, environments });
-    for (const job of claimed) this.held.set(job.id, "waiting");
-    return claimed;
+    return claimed.map((job) => {
+      const hold: Hold = { job, state: "waiting" };
+      this.held.set(job.id, hold);
+      return hold;
+    });
   }
 
   /**
@@ -142,7 +160,7 @@ export class DeliveryWorker {
    * their lease ends.
    */
   private async releaseWaiting(): Promise<void> {
-    const ids = [...this.held].filter(([, state]) => state !== "handedOff").map(([id]) => id);
+    const ids = [...this.held.values()].filter((hold) => hold.state !== "handedOff").map((hold) => hold.job.id);
     for (const id of ids) this.held.delete(id);
     await this.deps.jobs.release(this.id, ids).catch((error: unknown) => this.deps.log.error({ err: error }, "could not release delivery jobs"));
   }
@@ -151,34 +169,32 @@ export class DeliveryWorker {
    * Whether a job may go on towards its hand-off: not once it was given back, nor from stop() on
    * when it has not been handed off yet (then it is withdrawn, and releaseWaiting() releases it).
    */
-  private mayGoOn(id: number): boolean {
-    const state = this.held.get(id);
-    if (state === "waiting" && this.claims.stopping) {
-      this.held.set(id, "withdrawn");
-      return false;
-    }
-    return state === "waiting" || state === "handedOff";
+  private mayGoOn(hold: Hold): boolean {
+    if (this.held.get(hold.job.id) !== hold) return false; // given back
+    if (hold.state === "waiting" && this.claims.stopping) hold.state = "withdrawn";
+    return hold.state !== "withdrawn";
   }
 
   /**
-   * The route's hand-off for one job's recipients. The first to begin (in its slot, when the route
-   * has slots) marks the job handed off, so its other recipients follow even while the worker
-   * stops: a message is sent to all of its recipients or to none. Decided synchronously, so a
-   * job is never both given back and handed off.
+   * What the route calls right before one of the job's hand-offs begins: for live mail, when its
+   * connection is in hand and MAIL FROM about to go, not while it waits for its turn. The first
+   * marks the job handed off, so its other recipients follow even while the worker stops: a
+   * message is sent to all of its recipients or to none. Decided synchronously, so a job is never
+   * both given back and handed off; one given back or withdrawn throws Withdrawn instead, which
+   * the route passes on, and which unwinds the job's pipeline with nothing sent.
    */
-  private handOff(job: JobRow, route: Route): Route["deliver"] {
-    return (recipient, envelope, mime, message) => {
-      const begin = () => {
-        if (!this.mayGoOn(job.id)) return Promise.reject(new Withdrawn());
-        this.held.set(job.id, "handedOff");
-        return route.deliver(recipient, envelope, mime, message);
-      };
-      return route.slots ? route.slots.run(begin) : begin();
-    };
+  private begin(hold: Hold): void {
+    if (!this.mayGoOn(hold)) throw new Withdrawn();
+    hold.state = "handedOff";
   }
 
-  private async work(jobs: JobRow[]): Promise<void> {
-    await Promise.all(groupByScope(jobs).map((group) => this.processGroup(group)));
+  /** The pipeline's hand-off for one job's recipients: the route's, told when it begins. */
+  private handOff(hold: Hold, route: Route): PipelineContext["deliver"] {
+    return (recipient, envelope, mime, message) => route.deliver(recipient, envelope, mime, message, () => this.begin(hold));
+  }
+
+  private async work(holds: Hold[]): Promise<void> {
+    await Promise.all(groupByScope(holds).map((group) => this.processGroup(group)));
   }
 
   /**
@@ -186,23 +202,26 @@ export class DeliveryWorker {
    * then its message is loaded: the messages whose budget is granted in the same turn are loaded
    * together (one query for all of them when the budget has room, as it nearly always has).
    */
-  private async processGroup(jobs: JobRow[]): Promise<void> {
-    const scope: Scope = { workspaceId: jobs[0]!.workspace_id, environment: jobs[0]!.environment as Environment };
+  private async processGroup(holds: Hold[]): Promise<void> {
+    const { job: first } = holds[0]!;
+    const scope: Scope = { workspaceId: first.workspace_id, environment: first.environment as Environment };
     const route = this.deps.routes[scope.environment]!;
     const load = batchLoader((ids: string[]) => this.load(scope, ids));
     await Promise.all(
-      jobs.map(async (job) => {
+      holds.map(async (hold) => {
+        const { job } = hold;
         const giveBack = await this.budget.take(job.content_bytes);
         try {
-          if (!this.mayGoOn(job.id)) return;
+          if (!this.mayGoOn(hold)) return;
           const loaded = await load(job.message_id);
-          if (loaded) await this.process(job, loaded.record, route, loaded.suppressions);
+          if (loaded) await this.process(hold, loaded.record, route, loaded.suppressions);
         } catch (error) {
           this.deps.log.error({ err: error, message_id: job.message_id }, "could not load a claimed message");
         } finally {
           giveBack();
-          // A withdrawn job stays held until releaseWaiting() gives it back.
-          if (this.held.get(job.id) !== "withdrawn") this.held.delete(job.id);
+          // A withdrawn job stays held until releaseWaiting() gives it back; one given back is
+          // no longer this hold's.
+          if (hold.state !== "withdrawn" && this.held.get(job.id) === hold) this.held.delete(job.id);
         }
       }),
     );
@@ -215,7 +234,7 @@ export class DeliveryWorker {
     return new Map(records.map((record) => [record.id, { record, suppressions }]));
   }
 
-  private async process(job: JobRow, record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
+  private async process(hold: Hold, record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
     const { metrics, log } = this.deps;
     try {
       const now = this.deps.clock.now();
@@ -233,7 +252,7 @@ export class DeliveryWorker {
         verp: this.deps.verp,
         tracking: this.deps.tracking,
         compose: this.deps.compose,
-        deliver: this.handOff(job, route),
+        deliver: this.handOff(hold, route),
         retryDelayMs: route.retryDelayMs,
         expiresAt,
       });
@@ -253,11 +272,11 @@ export class DeliveryWorker {
   }
 }
 
-function groupByScope(jobs: JobRow[]): JobRow[][] {
-  const groups = new Map<string, JobRow[]>();
-  for (const job of jobs) {
-    const key = `${job.workspace_id}\u0000${job.environment}`;
-    groups.set(key, [...(groups.get(key) ?? []), job]);
+function groupByScope(holds: Hold[]): Hold[][] {
+  const groups = new Map<string, Hold[]>();
+  for (const hold of holds) {
+    const key = `${hold.job.workspace_id}\u0000${hold.job.environment}`;
+    groups.set(key, [...(groups.get(key) ?? []), hold]);
   }
   return [...groups.values()];
 }

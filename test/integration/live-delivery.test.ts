@@ -274,11 +274,51 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
         expect(await steal(), `after ${(i + 1) * 4} s`).toEqual([]);
       }
       for (const socket of sockets) socket.destroy(); // the connection drops: a deferral
+      // Recorded before the stop: no transaction began, so a stop would give the job back instead.
+      await vi.waitFor(async () => expect((await h.message(id)).status).toBe("deferred"), { timeout: 10_000 });
       await h.t.runtime.worker.stop();
-      expect((await h.message(id)).status).toBe("deferred");
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("delivers to another destination while a slow one's mail waits for its connection, which holds none of the DELIVERY_CONCURRENCY transactions", { timeout: 90_000 }, async () => {
+    // Two transactions at once, one connection per destination; example.net's MX holds every
+    // transaction open at RCPT (for less than the command timeout). example.org's MX is the same
+    // sink under another name, which is another destination: the pool caps and queues per MX host.
+    h = await startLiveHarness(database, { env: () => ({ DELIVERY_CONCURRENCY: "2", SMTP_MAX_CONNECTIONS_PER_DESTINATION: "1", SMTP_COMMAND_TIMEOUT_MS: "120000" }) });
+    h.dns.add("example.org", { type: "MX", priority: 10, exchange: "mx1.example.org" });
+    h.dns.add("mx1.example.org", { type: "A", address: "127.0.0.1" });
+    let answer = () => {};
+    const slowMx = new Promise<void>((resolve) => (answer = resolve));
+    const held: string[] = [];
+    h.sink.onRcpt((address) => {
+      if (!address.endsWith(`@${RECIPIENT_DOMAIN}`)) return undefined;
+      held.push(address);
+      return slowMx.then(() => undefined);
+    });
+    try {
+      const slow: string[] = [];
+      for (let i = 0; i < 4; i++) slow.push(await h.send({ to: `reader${i}@${RECIPIENT_DOMAIN}` }));
+      h.t.runtime.worker.start();
+      await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 20_000 });
+
+      // The other three wait for example.net's one connection; this one needs none of theirs.
+      const other = await h.send({ to: "grace@example.org" });
+      h.t.runtime.worker.notify();
+      const [first] = await h.sink.waitFor(1, 20_000);
+      expect(first!.rcptTo).toEqual(["grace@example.org"]);
+      await vi.waitFor(async () => expect((await h.message(other)).status).toBe("delivered"), { timeout: 10_000 });
+      expect(held).toHaveLength(1);
+      for (const id of slow) expect((await h.message(id)).status).toBe("queued");
+
+      answer();
+      await h.sink.waitFor(5, 20_000);
+      await h.t.runtime.worker.stop();
+      for (const id of slow) expect((await h.message(id)).status).toBe("delivered");
+    } finally {
+      answer();
     }
   });
 

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SETTINGS } from "../../src/config.js";
 import { openDatabase } from "../../src/db/connection.js";
+import { SmtpPool } from "../../src/delivery/transports/smtp-pool.js";
 import { databases } from "../helpers/databases.js";
 import { headersOf, startLiveHarness } from "../helpers/live-delivery.js";
 import { apiBase, bootstrapped, killServer, LAUNCHER, ROOT, startServer, waitForLog, withTimeout, type Server } from "../helpers/server-process.js";
@@ -275,6 +276,55 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
         expect(h.sink.accepted.map((mail) => mail.rcptTo)).toEqual([[[...ids].find(([, id]) => id === handedOff)![0]]]);
       } finally {
         answer();
+        await h.close();
+      }
+    });
+
+    it("gives back a job still waiting for a connection to a busy destination, never sending it, and finishes the one whose transaction began", { timeout: 60_000 }, async () => {
+      // One connection to example.net: the first message's transaction holds it while the MX
+      // waits to answer its RCPT (for less than the command timeout), and the second waits in
+      // the pool for that connection.
+      const h = await startLiveHarness(database, { env: () => ({ SMTP_MAX_CONNECTIONS_PER_DESTINATION: "1", SMTP_COMMAND_TIMEOUT_MS: "60000" }) });
+      const sends = vi.spyOn(SmtpPool.prototype, "send");
+      let answer = () => {};
+      try {
+        const slowMx = new Promise<void>((resolve) => (answer = resolve));
+        const firstRcpt = new Promise<string>((resolve) =>
+          h.sink.onRcpt((address) => {
+            resolve(address);
+            return slowMx.then(() => undefined);
+          }),
+        );
+        const ids = new Map<string, string>();
+        for (const to of ["ada@example.net", "bob@example.net"]) ids.set(to, await h.send({ to }));
+        const { knex } = h.t.runtime.db;
+        const jobs = async () => (await knex("jobs").select("message_id", "locked_by")) as Array<{ message_id: string; locked_by: string | null }>;
+
+        h.t.runtime.worker.start();
+        const begunTo = await withTimeout(firstRcpt, 10_000, "the first RCPT");
+        const begun = ids.get(begunTo)!;
+        const waiting = [...ids.values()].find((id) => id !== begun)!;
+        // The live transport's pool, as its first send found it.
+        const pool = sends.mock.contexts[0] as SmtpPool;
+        await eventually(async () => pool.stats().waiting === 1, 10_000, "the second send waiting for the connection");
+        const stopped = h.t.runtime.worker.stop();
+
+        // While the MX still holds the first one, the one waiting for its connection is back in the queue.
+        await eventually(async () => (await jobs()).find((job) => job.message_id === waiting)?.locked_by === null, 5_000, "the waiting job given back");
+        expect((await jobs()).find((job) => job.message_id === begun)?.locked_by).not.toBeNull();
+
+        answer();
+        await withTimeout(stopped, 10_000, "the worker's stop");
+        expect((await h.message(begun)).status).toBe("delivered");
+        expect((await h.message(waiting)).status).toBe("queued");
+        expect((await h.events(waiting)).map((e) => e.type)).toEqual(["message.queued"]);
+        expect((await jobs()).map((job) => job.message_id)).toEqual([waiting]);
+        // Its turn came after the stop: the connection went back to the pool unused, and nothing was sent.
+        expect(h.sink.messages.map((mail) => mail.rcptTo)).toEqual([[begunTo]]);
+        expect(pool.stats()).toMatchObject({ open: 1, idle: 1, waiting: 0 });
+      } finally {
+        answer();
+        sends.mockRestore();
         await h.close();
       }
     });

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig, type DeliveryConfig } from "../../src/config.js";
 import { DnsTemporaryError, MxResolver } from "../../src/delivery/dns-resolver.js";
 import { MxTransport } from "../../src/delivery/transports/mx.js";
@@ -337,6 +337,79 @@ describe("SmtpPool", () => {
     expect(commands).toEqual(["EHLO", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "RSET", "MAIL", "RCPT", "DATA"]);
   });
 
+  /** A pool over the sink, whose destinations are told apart by key alone (the pool caps and queues per key). */
+  const sinkPool = (settings: { maxConnectionsPerDestination: number; maxTransactions?: number }) => {
+    // The sink holds some transactions open while the test looks on: a command timeout well beyond that.
+    const pool = new SmtpPool({ hostname: "mta.mailroom.test", connectTimeoutMs: 5000, commandTimeoutMs: 30_000, ...settings });
+    transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
+    const at = (key: string) => ({ key, hostname: `${key}.example.net`, addresses: ["127.0.0.1"], port: sink.port, tls: "opportunistic" as const });
+    return { pool, at };
+  };
+
+  /** The sink holds the RCPT of every address `holds` picks until release(); `arrived` lists those it holds, as they arrive. */
+  const holdRcpts = (holds: (address: string) => boolean) => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const arrived: string[] = [];
+    sink.onRcpt((address) => {
+      if (!holds(address)) return undefined;
+      arrived.push(address);
+      return released.then(() => undefined);
+    });
+    return { arrived, release: () => release() };
+  };
+
+  it("runs at most maxTransactions transactions over every destination, and a send waiting for its destination's connection holds none of them", async () => {
+    const { pool, at } = sinkPool({ maxConnectionsPerDestination: 1, maxTransactions: 2 });
+    const slow = holdRcpts((address) => address.startsWith("slow"));
+
+    // Three for a destination whose one connection the first holds: two wait for it, in its line.
+    const slowSends = [1, 2, 3].map((i) => pool.send(at("slow"), envelope(`slow${i}@example.net`), mime(i)));
+    await vi.waitFor(() => expect(slow.arrived).toEqual(["slow1@example.net"]), { timeout: 10_000 });
+    expect(pool.stats()).toMatchObject({ sending: 1, waiting: 2 });
+
+    // So another destination's mail goes at once, in the second slot.
+    expect(await pool.send(at("fast"), envelope("fast1@example.net"), mime(4))).toMatchObject({ outcome: "delivered" });
+
+    // Two transactions running (both held): the next send waits, whatever its destination.
+    const second = pool.send(at("slow-too"), envelope("slow-too@example.net"), mime(5));
+    await vi.waitFor(() => expect(slow.arrived).toContain("slow-too@example.net"), { timeout: 10_000 });
+    const queued = pool.send(at("fast"), envelope("fast2@example.net"), mime(6));
+    expect(pool.stats()).toMatchObject({ sending: 2, waiting: 3 });
+    expect(sink.accepted.map((mail) => mail.rcptTo)).toEqual([["fast1@example.net"]]);
+
+    slow.release();
+    const results = await Promise.all([...slowSends, second, queued]);
+    expect(results.map((r) => r.outcome)).toEqual(Array(5).fill("delivered"));
+    expect(pool.stats()).toMatchObject({ sending: 0, waiting: 0 });
+  });
+
+  it("asks begin() only once the connection is in hand; refused, it sends nothing, puts the connection back unused and passes the refusal on", async () => {
+    const { pool, at } = sinkPool({ maxConnectionsPerDestination: 1 });
+    const held = holdRcpts((address) => address === "first@example.net");
+    const first = pool.send(at("mx1"), envelope("first@example.net"), mime(1), { begin: () => {} });
+    await vi.waitFor(() => expect(held.arrived).toHaveLength(1), { timeout: 10_000 });
+
+    // Waiting for the destination's one connection, the second send is not asked yet.
+    const refusal = new Error("withdrawn");
+    const begin = vi.fn(() => {
+      throw refusal;
+    });
+    const refused = pool.send(at("mx1"), envelope("second@example.net"), mime(2), { begin });
+    expect(begin).not.toHaveBeenCalled();
+
+    held.release();
+    expect(await first).toMatchObject({ outcome: "delivered" });
+    await expect(refused).rejects.toBe(refusal);
+    expect(begin).toHaveBeenCalledTimes(1);
+    expect(sink.messages.map((mail) => mail.rcptTo)).toEqual([["first@example.net"]]);
+    expect(pool.stats()).toMatchObject({ open: 1, idle: 1, sending: 0, waiting: 0 });
+
+    // The connection is as good as before: the next send goes over it.
+    expect(await pool.send(at("mx1"), envelope("third@example.net"), mime(3))).toMatchObject({ outcome: "delivered" });
+    expect(sink.stats.connections).toBe(1);
+  });
+
   it("closes idle connections after the idle timeout", async () => {
     const pool = new SmtpPool({ hostname: "mta.mailroom.test", maxConnectionsPerDestination: 2, connectTimeoutMs: 1000, commandTimeoutMs: 3000, idleTimeoutMs: 100 });
     transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
@@ -384,6 +457,27 @@ describe("RelayTransport", () => {
       remoteHost: "127.0.0.1",
     });
     expect(sink.messages).toHaveLength(0);
+  });
+
+  it("asks begin() before the transaction, and sends nothing when it refuses", async () => {
+    await sink.close();
+    sink = await startSmtpSink({ starttls: false, auth });
+    const transport = relay(relayUrl("smtp"));
+    const refusal = new Error("withdrawn");
+
+    await expect(
+      transport.send(envelope(), mime(1), {
+        begin: () => {
+          throw refusal;
+        },
+      }),
+    ).rejects.toBe(refusal);
+    expect(sink.messages).toHaveLength(0);
+
+    const begin = vi.fn();
+    expect(await transport.send(envelope(), mime(2), { begin })).toMatchObject({ outcome: "delivered" });
+    expect(begin).toHaveBeenCalledTimes(1);
+    expect(sink.stats.connections).toBe(1); // the refused send's connection carried the next one
   });
 
   it("delivers over implicit TLS (smtps://) to a relay whose certificate it trusts", async () => {

@@ -3,7 +3,7 @@ import type { DeliveryConfig } from "../../config.js";
 import { MxResolver } from "../dns-resolver.js";
 import { bounceTypeFor } from "../smtp-reply.js";
 import { SmtpPool, toSendResult, type TransactionResult } from "./smtp-pool.js";
-import type { Envelope, MailTransport, SendResult } from "./transport.js";
+import type { Envelope, MailTransport, SendOptions, SendResult } from "./transport.js";
 
 /**
  * Direct delivery (DESIGN.md §9): the recipient domain's MX hosts, best preference first, at
@@ -18,7 +18,8 @@ export interface MxTransportOptions {
 }
 
 // Postfix tries at most 5 MX addresses per delivery attempt (smtp_mx_address_limit): a domain
-// with ten dead MX hosts would otherwise hold a worker slot for ten connect timeouts.
+// with ten dead MX hosts would otherwise hold a message for ten connect timeouts, each in one of
+// the pool's transaction slots.
 const MAX_HOSTS_PER_ATTEMPT = 5;
 
 export class MxTransport implements MailTransport {
@@ -32,7 +33,7 @@ export class MxTransport implements MailTransport {
     this.port = config.mxPort;
   }
 
-  async send(envelope: Envelope, mime: Buffer): Promise<SendResult> {
+  async send(envelope: Envelope, mime: Buffer, options: SendOptions = {}): Promise<SendResult> {
     const domain = recipientDomain(envelope.rcptTo);
     if (domain === null) return noSmtp("bounced", "5.1.3", `${envelope.rcptTo} has no valid domain`);
 
@@ -53,7 +54,7 @@ export class MxTransport implements MailTransport {
         dnsFailure = addresses.reason;
         continue;
       }
-      const result = await this.pool.send({ key: `${host}:${this.port}`, hostname: host, addresses: addresses.addresses, port: this.port, tls: "opportunistic" }, envelope, mime);
+      const result = await this.pool.send({ key: `${host}:${this.port}`, hostname: host, addresses: addresses.addresses, port: this.port, tls: "opportunistic" }, envelope, mime, options);
       if (!worthTheNextHost(result)) return toSendResult(result);
       last = result;
     }

@@ -3,7 +3,7 @@ import type { ConnectionOptions } from "node:tls";
 import type { DeliveryConfig } from "../../config.js";
 import { credentialUrlProblem } from "../../domain/redact.js";
 import { SmtpPool, toSendResult, type SmtpDestination } from "./smtp-pool.js";
-import type { Envelope, MailTransport, SendResult } from "./transport.js";
+import type { Envelope, MailTransport, SendOptions, SendResult } from "./transport.js";
 
 /**
  * Everything through one SMTP relay (DESIGN.md §9, SMTP_RELAY_URL): smtp://user:pass@host:587
@@ -65,8 +65,8 @@ export class RelayTransport implements MailTransport {
     };
   }
 
-  async send(envelope: Envelope, mime: Buffer): Promise<SendResult> {
-    return relayed(toSendResult(await this.pool.send(this.destination, envelope, mime)));
+  async send(envelope: Envelope, mime: Buffer, options: SendOptions = {}): Promise<SendResult> {
+    return relayed(toSendResult(await this.pool.send(this.destination, envelope, mime, options)));
   }
 
   close(): Promise<void> {

@@ -6,7 +6,7 @@ import type { NodemailerError } from "nodemailer/lib/errors.js";
 import SMTPConnection from "nodemailer/lib/smtp-connection/index.js";
 import type { DeliveryConfig } from "../../config.js";
 import { classifyReply, parseReply, type SmtpStage } from "../smtp-reply.js";
-import type { Envelope, SendResult } from "./transport.js";
+import type { Envelope, SendOptions, SendResult } from "./transport.js";
 
 /**
  * Pooled SMTP client connections, per destination (an MX host or the relay, and its port), built
@@ -15,6 +15,9 @@ import type { Envelope, SendResult } from "./transport.js";
  * in line for a connection. A connection is reused for the next transaction (after an RSET
  * when the last one was refused before its message was sent), closed after `idleTimeoutMs`
  * unused, and discarded at the first sign of trouble.
+ *
+ * The pool also caps the transactions in progress over every destination (`maxTransactions`,
+ * DELIVERY_CONCURRENCY): see dispatch() for why the cap is here rather than around send().
  *
  * Every transaction's result is classified here (src/delivery/smtp-reply.ts), including the
  * cases without any reply: failure to connect is 4.4.1 (no answer from host), a connection
@@ -63,6 +66,12 @@ export interface SmtpPoolSettings {
   /** EHLO name. */
   hostname: string;
   maxConnectionsPerDestination: number;
+  /**
+   * Sends in progress at once over every destination (DELIVERY_CONCURRENCY): a send holds one of
+   * these slots while it opens its connection (when it needs a new one) and runs its transaction,
+   * never while it waits for its destination. Unlimited when left out.
+   */
+  maxTransactions?: number;
   connectTimeoutMs: number;
   /** Greeting, each command's reply, DATA transfer (inactivity), the reply to the final dot. */
   commandTimeoutMs: number;
@@ -75,7 +84,10 @@ export interface SmtpPoolStats {
   destinations: number;
   open: number;
   idle: number;
+  /** Sends waiting for their turn: a transaction slot and their destination's connection. */
   waiting: number;
+  /** Sends holding a transaction slot: opening their connection, or in their transaction. */
+  sending: number;
 }
 
 const DEFAULT_IDLE_MS = 30_000;
@@ -83,43 +95,58 @@ const DEFAULT_IDLE_MS = 30_000;
 export class SmtpPool {
   private readonly destinations = new Map<string, DestinationState>();
   private readonly idleTimeoutMs: number;
+  private readonly maxTransactions: number;
+  /** Sends holding a transaction slot. */
+  private sending = 0;
+  /** The next waiter's place in the order of arrival, which dispatch() follows. */
+  private nextTurn = 0;
   private closed = false;
 
   constructor(private readonly settings: SmtpPoolSettings) {
     this.idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+    this.maxTransactions = settings.maxTransactions ?? Infinity;
   }
 
   static fromConfig(config: DeliveryConfig, overrides: Partial<SmtpPoolSettings> = {}): SmtpPool {
     return new SmtpPool({
       hostname: config.hostname,
       maxConnectionsPerDestination: config.maxConnectionsPerDestination,
+      maxTransactions: config.concurrency,
       connectTimeoutMs: config.connectTimeoutMs,
       commandTimeoutMs: config.commandTimeoutMs,
       ...overrides,
     });
   }
 
-  /** One transaction: MAIL FROM, one RCPT TO, DATA; its classified result. */
-  async send(destination: SmtpDestination, envelope: Envelope, mime: Buffer): Promise<TransactionResult> {
+  /**
+   * One transaction: MAIL FROM, one RCPT TO, DATA; its classified result. `options.begin()` is
+   * called once the connection is in hand, before MAIL FROM; if it throws, the connection goes
+   * back to the pool unused and send() rejects with its error.
+   */
+  async send(destination: SmtpDestination, envelope: Envelope, mime: Buffer, options: SendOptions = {}): Promise<TransactionResult> {
     // A send racing shutdown is deferred like the queued ones: it is retried after the restart.
     if (this.closed) return shutdownResult(destination);
     const state = this.stateOf(destination);
     const lease = await this.acquire(state);
     if ("failure" in lease) return lease.failure;
-    const result = await transact(lease.connection, envelope, mime);
-    const broken = result.outcome === "deferred" && !result.answered && !result.payloadSent;
-    this.release(state, lease.connection, result);
+    // From here the send holds a transaction slot and the connection, until release() or putBack().
+    try {
+      options.begin?.();
+    } catch (refusal) {
+      this.putBack(state, lease.connection);
+      throw refusal;
+    }
+    let { connection } = lease;
+    let result = await transact(connection, envelope, mime);
     // A reused connection can have been closed by the server while it sat idle. Nothing was
     // accepted on it (no reply, no complete message), so one more try on a new one is safe.
-    if (broken && lease.reused && !this.closed) {
-      // Looked up again: the state is dropped from the map once nothing is open or waiting.
-      const again = this.stateOf(destination);
-      const retry = await this.acquire(again, { fresh: true });
-      if ("failure" in retry) return retry.failure;
-      const second = await transact(retry.connection, envelope, mime);
-      this.release(again, retry.connection, second);
-      return second;
+    if (lease.reused && isBroken(result) && !this.closed) {
+      const fresh = await this.replace(state, connection);
+      if ("failure" in fresh) return fresh.failure;
+      connection = fresh.connection;
+      result = await transact(connection, envelope, mime);
     }
+    this.release(state, connection, result);
     return result;
   }
 
@@ -130,6 +157,7 @@ export class SmtpPool {
       open: all.reduce((n, s) => n + s.open, 0),
       idle: all.reduce((n, s) => n + s.idle.length, 0),
       waiting: all.reduce((n, s) => n + s.waiters.length, 0),
+      sending: this.sending,
     };
   }
 
@@ -138,7 +166,7 @@ export class SmtpPool {
     this.closed = true;
     const drained: Array<Promise<void>> = [];
     for (const state of this.destinations.values()) {
-      for (const waiter of state.waiters.splice(0)) waiter({ kind: "failure", failure: shutdownResult(state.destination) });
+      for (const waiter of state.waiters.splice(0)) waiter.grant({ kind: "failure", failure: shutdownResult(state.destination) });
       for (const connection of state.idle.splice(0)) this.discard(state, connection, { polite: true });
       if (state.open > 0) drained.push(new Promise((resolve) => (state.onDrained = resolve)));
     }
@@ -148,39 +176,96 @@ export class SmtpPool {
   private stateOf(destination: SmtpDestination): DestinationState {
     let state = this.destinations.get(destination.key);
     if (!state) {
-      state = { destination, open: 0, idle: [], waiters: [], onDrained: null };
+      state = { destination, open: 0, idle: [], waiters: [], failing: false, onDrained: null };
       this.destinations.set(destination.key, state);
     }
     return state;
   }
 
-  private async acquire(state: DestinationState, options: { fresh?: boolean } = {}): Promise<Lease> {
-    if (!options.fresh) {
-      const idle = state.idle.pop(); // the most recently used: the least likely to have been closed
+  /** Waits in the destination's line for a turn; with it, a connection (opened now when it needs one). */
+  private async acquire(state: DestinationState): Promise<Lease> {
+    const ticket = await new Promise<Ticket>((grant) => {
+      state.waiters.push({ turn: this.nextTurn++, grant });
+      this.dispatch();
+    });
+    if (ticket.kind === "failure") return { failure: ticket.failure };
+    if (ticket.kind === "connection") return { connection: ticket.connection, reused: true };
+    return this.openIn(state);
+  }
+
+  /**
+   * Gives the free transaction slots to waiting sends, each with what it waits for at its
+   * destination: an idle connection, or room to open one. Of the destinations that have that,
+   * the one whose first waiter came first goes first.
+   *
+   * The slot and the destination's connection are granted together, in this one place. Taken
+   * around send(), a slot would be held while its send waits in line for a busy destination's
+   * few connections, and a backlog to one slow destination would hold every slot and stall the
+   * mail to all the others (head-of-line blocking). Taken after the connection, an idle connection
+   * would be held unused while its send waits for a slot, and the remote side may close it. Here
+   * a waiting send holds nothing, and no lock is ever waited for while another is held, so there
+   * is no order in which two sends could wait for each other.
+   */
+  private dispatch(): void {
+    while (!this.closed && this.sending < this.maxTransactions) {
+      const next = this.nextInTurn();
+      if (next === null) return;
+      const waiter = next.waiters.shift()!;
+      this.sending++;
+      const idle = next.idle.pop(); // the most recently used: the least likely to have been closed
       if (idle) {
         idle.stopIdleTimer();
-        return { connection: idle, reused: true };
+        waiter.grant({ kind: "connection", connection: idle });
+      } else {
+        next.open++;
+        waiter.grant({ kind: "room" });
       }
     }
-    if (state.open >= this.settings.maxConnectionsPerDestination) {
-      const ticket = await new Promise<Ticket>((resolve) => state.waiters.push(resolve));
-      if (ticket.kind === "failure") return { failure: ticket.failure };
-      if (ticket.kind === "connection") return { connection: ticket.connection, reused: true };
-      // kind "slot": a connection was discarded and its place handed to us.
-    } else {
-      state.open++;
+  }
+
+  /** The destination whose first waiter came first, of those whose first waiter could go now. */
+  private nextInTurn(): DestinationState | null {
+    let next: DestinationState | null = null;
+    for (const state of this.destinations.values()) {
+      const first = state.waiters[0];
+      if (first && this.hasRoom(state) && (next === null || first.turn < next.waiters[0]!.turn)) next = state;
     }
+    return next;
+  }
+
+  /**
+   * An idle connection, or room for one more; but no new connection while the destination's last
+   * attempt to connect failed and others are still open or opening (connectionGone()).
+   */
+  private hasRoom(state: DestinationState): boolean {
+    return state.idle.length > 0 || (state.open < this.settings.maxConnectionsPerDestination && !state.failing);
+  }
+
+  /** Opens a connection in a place already counted in `state.open`; should it fail, the place and the slot are given up. */
+  private async openIn(state: DestinationState): Promise<Lease> {
     const opened = await this.open(state.destination);
     if ("failure" in opened) {
+      this.sending--;
       this.connectionGone(state, { failWaitersWith: opened.failure });
       return opened;
     }
     this.watch(state, opened.connection);
+    if (state.failing) {
+      state.failing = false; // the destination takes connections again: room for its waiters
+      this.dispatch();
+    }
     return { connection: opened.connection, reused: false };
   }
 
-  /** After a transaction: reuse the connection (reset first if the transaction was cut short), or discard it. */
+  /** A dead connection's replacement, in its place and slot: the retry does not wait in line again. */
+  private replace(state: DestinationState, broken: Connection): Promise<Lease> {
+    broken.end(false);
+    return this.openIn(state);
+  }
+
+  /** After a transaction: the slot is free; reuse the connection (reset first if the transaction was cut short), or discard it. */
   private release(state: DestinationState, connection: Connection, result: TransactionResult): void {
+    this.sending--;
     const reusable = result.answered;
     if (!reusable || this.closed || !connection.usable()) {
       this.discard(state, connection, { polite: reusable });
@@ -197,17 +282,24 @@ export class SmtpPool {
       if (!ok || this.closed) return this.discard(state, connection, { polite: ok });
       this.reuse(state, connection);
     });
+    this.dispatch(); // the slot, while the connection resets
   }
 
-  /** A connection ready for the next transaction: to the first waiter, else idle. */
+  /** A connection taken for a transaction that did not begin (begin() refused): back as it was, with the slot. */
+  private putBack(state: DestinationState, connection: Connection): void {
+    this.sending--;
+    if (this.closed || !connection.usable()) return this.discard(state, connection, { polite: connection.usable() });
+    this.reuse(state, connection);
+  }
+
+  /** A connection ready for the next transaction: idle, until dispatch() gives it to a waiter. */
   private reuse(state: DestinationState, connection: Connection): void {
-    const waiter = state.waiters.shift();
-    if (waiter) return waiter({ kind: "connection", connection });
     state.idle.push(connection);
     connection.startIdleTimer(this.idleTimeoutMs, () => {
       state.idle.splice(state.idle.indexOf(connection), 1);
       this.discard(state, connection, { polite: true });
     });
+    this.dispatch();
   }
 
   /** Follows a connection for its whole life: one that dies while idle leaves the pool. */
@@ -227,27 +319,24 @@ export class SmtpPool {
   }
 
   /**
-   * A connection (or an attempt at one) is over: its place goes to the next waiter, who opens a
-   * new one. When an attempt failed and nothing else is open or opening, the destination is
-   * down for now: the waiters get the same failure at once instead of each repeating it (a host
-   * that drops SYNs would otherwise cost every waiter a full connect timeout, one after another).
+   * A connection (or an attempt at one) is over, and its place free. When an attempt failed and
+   * nothing else is open or opening, the destination is down for now: the waiters get the same
+   * failure at once instead of each repeating it (a host that drops SYNs would otherwise cost
+   * every waiter a full connect timeout, one after another). When others are, the waiters wait
+   * for those (`failing`: no new attempt) rather than each try a host that just failed; any
+   * connection that opens, or ends after use, makes room for new ones again.
    */
   private connectionGone(state: DestinationState, options: { failWaitersWith?: TransactionResult } = {}): void {
     state.open--;
+    state.failing = options.failWaitersWith !== undefined && state.open > 0;
     if (options.failWaitersWith && state.open === 0) {
-      for (const waiter of state.waiters.splice(0)) waiter({ kind: "failure", failure: options.failWaitersWith });
-    }
-    if (!options.failWaitersWith && !this.closed) {
-      const waiter = state.waiters.shift();
-      if (waiter) {
-        state.open++;
-        waiter({ kind: "slot" });
-      }
+      for (const waiter of state.waiters.splice(0)) waiter.grant({ kind: "failure", failure: options.failWaitersWith });
     }
     if (state.open === 0 && state.waiters.length === 0) {
       this.destinations.delete(state.destination.key);
       state.onDrained?.();
     }
+    this.dispatch();
   }
 
   /** A new session with the first address that takes one; the last failure when none does. */
@@ -272,12 +361,27 @@ interface DestinationState {
   /** Connections open, opening or idle. Never above the cap. */
   open: number;
   idle: Connection[];
-  waiters: Array<(ticket: Ticket) => void>;
+  /** Sends waiting for a turn, in order of arrival. */
+  waiters: Waiter[];
+  /** The last attempt to connect failed while others were open or opening: no new one until one opens or ends. */
+  failing: boolean;
   onDrained: (() => void) | null;
 }
 
-type Ticket = { kind: "connection"; connection: Connection } | { kind: "slot" } | { kind: "failure"; failure: TransactionResult };
+interface Waiter {
+  /** Its place in the pool-wide order of arrival. */
+  turn: number;
+  grant(ticket: Ticket): void;
+}
+
+/** A waiter's turn: a transaction slot with an idle connection, or with room to open one; or the failure it shares with its destination. */
+type Ticket = { kind: "connection"; connection: Connection } | { kind: "room" } | { kind: "failure"; failure: TransactionResult };
 type Lease = { connection: Connection; reused: boolean } | { failure: TransactionResult };
+
+/** No reply and no complete message: the connection failed before the transaction got anywhere. */
+function isBroken(result: TransactionResult): boolean {
+  return result.outcome === "deferred" && !result.answered && !result.payloadSent;
+}
 
 /** One SMTP session and what the pool needs to know about it. */
 class Connection {

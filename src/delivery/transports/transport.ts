@@ -22,11 +22,24 @@ export interface SendResult {
   remoteHost: string | null;
 }
 
+/** What the caller of one send may ask of it. */
+export interface SendOptions {
+  /**
+   * Called right before a transaction begins: a connection to the host is in hand and MAIL FROM
+   * not yet sent. Called again for the next MX host tried, never when no transaction begins (a
+   * DNS answer, no host reachable). It may throw to refuse: then nothing is sent, the connection
+   * goes back to the pool unused, and send() rejects with that error, the caller's own (the
+   * delivery worker withdraws a job this way when it stops before the job's first transaction).
+   */
+  begin?(): void;
+}
+
 /**
  * Hands one rendered (and signed) message to one recipient over SMTP. Mail outcomes are values,
- * never exceptions: a throw is a bug. close() ends pooled connections (at shutdown).
+ * never exceptions: a throw is a bug, or the refusal of the caller's own begin(). close() ends
+ * pooled connections (at shutdown).
  */
 export interface MailTransport {
-  send(envelope: Envelope, mime: Buffer): Promise<SendResult>;
+  send(envelope: Envelope, mime: Buffer, options?: SendOptions): Promise<SendResult>;
   close(): Promise<void>;
 }
