@@ -6,7 +6,7 @@ import { SETTINGS } from "../../src/config.js";
 import { openDatabase } from "../../src/db/connection.js";
 import { SmtpPool } from "../../src/delivery/transports/smtp-pool.js";
 import { databases } from "../helpers/databases.js";
-import { headersOf, startLiveHarness } from "../helpers/live-delivery.js";
+import { headersOf, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
 import { apiBase, bootstrapped, killServer, LAUNCHER, ROOT, startServer, waitForLog, withTimeout, type Server } from "../helpers/server-process.js";
 import { aMessage } from "../helpers/test-app.js";
 
@@ -241,15 +241,8 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
     it("gives back at once the jobs it has not handed off, and finishes and records the one in hand-off", { timeout: 60_000 }, async () => {
       // One SMTP slot: the first message's hand-off holds it while the others wait their turn.
       const h = await startLiveHarness(database, { env: () => ({ DELIVERY_CONCURRENCY: "1" }) });
-      let answer = () => {};
+      const { firstRcpt, answer } = holdFirstRcpt(h.sink);
       try {
-        const slowMx = new Promise<void>((resolve) => (answer = resolve));
-        const firstRcpt = new Promise<string>((resolve) =>
-          h.sink.onRcpt((address) => {
-            resolve(address);
-            return slowMx.then(() => undefined);
-          }),
-        );
         const ids = new Map<string, string>();
         for (const to of ["ada@example.net", "bob@example.net", "cy@example.net"]) ids.set(to, await h.send({ to }));
         const { knex } = h.t.runtime.db;
@@ -286,15 +279,8 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
       // the pool for that connection.
       const h = await startLiveHarness(database, { env: () => ({ SMTP_MAX_CONNECTIONS_PER_DESTINATION: "1", SMTP_COMMAND_TIMEOUT_MS: "60000" }) });
       const sends = vi.spyOn(SmtpPool.prototype, "send");
-      let answer = () => {};
+      const { firstRcpt, answer } = holdFirstRcpt(h.sink);
       try {
-        const slowMx = new Promise<void>((resolve) => (answer = resolve));
-        const firstRcpt = new Promise<string>((resolve) =>
-          h.sink.onRcpt((address) => {
-            resolve(address);
-            return slowMx.then(() => undefined);
-          }),
-        );
         const ids = new Map<string, string>();
         for (const to of ["ada@example.net", "bob@example.net"]) ids.set(to, await h.send({ to }));
         const { knex } = h.t.runtime.db;
@@ -375,3 +361,19 @@ describe("bin/mailroom-server", () => {
     expect(run.stderr).toMatch(/HEAP_LIMIT_MB must be a whole number of MiB, not "1g"/);
   });
 });
+
+/**
+ * Makes the sink hold every RCPT until answer() (a slow MX): firstRcpt is the first address the
+ * sink was given, once a transaction is under way.
+ */
+function holdFirstRcpt(sink: LiveHarness["sink"]): { firstRcpt: Promise<string>; answer: () => void } {
+  let answer = () => {};
+  const slowMx = new Promise<void>((resolve) => (answer = resolve));
+  const firstRcpt = new Promise<string>((resolve) =>
+    sink.onRcpt((address) => {
+      resolve(address);
+      return slowMx.then(() => undefined);
+    }),
+  );
+  return { firstRcpt, answer };
+}
