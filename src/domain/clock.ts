@@ -19,6 +19,9 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A UTC day in milliseconds (no leap seconds: Unix time has none). */
+export const DAY_MS = 86_400_000;
+
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 export const toIsoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : toIso(ms));
 

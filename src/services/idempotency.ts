@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Clock } from "../domain/clock.js";
+import { DAY_MS, type Clock } from "../domain/clock.js";
 import { ConflictError, DomainError } from "../domain/errors.js";
 import type { Scope } from "../domain/environments.js";
 import type { GroupCommit } from "../db/group-commit.js";
@@ -81,7 +81,7 @@ export class IdempotencyService {
    * to shorten the answers stored before. Never under 24 hours: retention is at least a day.
    */
   async boundByContentRetention(workspaceId: string, days: number): Promise<void> {
-    if (this.outlivesShortestRetention()) await this.records.capAge(workspaceId, days * 24 * 3600 * 1000);
+    if (this.outlivesShortestRetention()) await this.records.capAge(workspaceId, days * DAY_MS);
   }
 
   /** Whether answers are kept past a day, the shortest content retention: only then can they outlive one. */

@@ -1,4 +1,4 @@
-import type { Clock } from "../domain/clock.js";
+import { DAY_MS, type Clock } from "../domain/clock.js";
 import type { Principal } from "../domain/environments.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -23,7 +23,6 @@ export interface RequestLogOptions {
   onLost?: (error: Error, entries: number) => void;
 }
 
-const DAY_MS = 86_400_000;
 /** Entries written at once; more waiting starts the next write at once. */
 const FLUSH_BATCH = 1000;
 /** Entries removed per statement when pruning; a round repeats until none are left. */

@@ -1,10 +1,9 @@
-import type { Clock } from "../domain/clock.js";
+import { DAY_MS, type Clock } from "../domain/clock.js";
 import type { InboundRepository } from "../db/repositories/inbound.js";
 import type { MessagesRepository } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { removeInBatches } from "./in-batches.js";
 
-const DAY_MS = 24 * 3600 * 1000;
 
 /** How many messages (or replies) one removal write covers: small, so SQLite's single writer is never held long. */
 const BATCH = 200;

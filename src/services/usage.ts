@@ -1,4 +1,4 @@
-import { toIso, utcDay, type Clock } from "../domain/clock.js";
+import { DAY_MS, toIso, utcDay, type Clock } from "../domain/clock.js";
 import { NotFoundError, QuotaExceededError, ValidationError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import type { UsageCount, UsageRepository } from "../db/repositories/usage.js";
@@ -7,7 +7,6 @@ import type { components } from "../../generated/v1.js";
 
 type Usage = components["schemas"]["Usage"];
 
-const DAY_MS = 86_400_000;
 /** The longest range `getUsage` answers: `to` at most this many days after `from`. */
 export const MAX_USAGE_RANGE_DAYS = 366;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { DAY_MS } from "../../domain/clock.js";
 import type { Scope } from "../../domain/environments.js";
 import type { BatchWriter } from "../group-commit.js";
 import { toNumber } from "../rows.js";
@@ -36,8 +37,6 @@ export interface CompleteItem {
    */
   boundedByContentRetention: boolean;
 }
-
-const DAY_MS = 24 * 3600 * 1000;
 
 export class IdempotencyRepository implements SealedStore {
   /**
