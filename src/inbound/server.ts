@@ -1,28 +1,15 @@
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import type { InboundConfig } from "../config.js";
 import type { Metrics } from "../metrics.js";
 import type { InboundService } from "../services/inbound.js";
+import { listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import type { AcceptedRoute, InboundReceiver, ReceiverLog } from "./receiver.js";
 
 /** RFC 5321 §4.5.3.1.8 asks a server to take at least 100; replies and reports never need more than a few. */
 export const MAX_RECIPIENTS = 50;
 
-/** The SMTP answer to a refused command: basic code, then the enhanced status (RFC 3463) in the text. */
-function refusal(code: number, text: string): Error & { responseCode: number } {
-  return Object.assign(new Error(text), { responseCode: code });
-}
-
-export interface InboundSmtpServer {
-  /** The port it listens on (useful when configured with 0). */
-  readonly port: number;
-  /**
-   * Stops listening and closes idle sessions at once with 421; a session in a transaction (its
-   * DATA still arriving, say) may finish it within `closeTimeoutMs`, then it is closed with 421 too.
-   */
-  close(): Promise<void>;
-}
+export type InboundSmtpServer = Pick<ListeningSmtpServer, "port" | "close">;
 
 /**
  * The inbound MX (role `smtp`, DESIGN.md §10): takes mail only for addresses at return-path
@@ -90,12 +77,8 @@ export async function startInboundServer(deps: {
     },
 
     onData(stream, session, replied) {
-      // While closing, the session leaves as soon as its transaction is answered.
-      const callback: typeof replied = (...reply) => {
-        replied(...reply);
-        if (closing) closeIdleSessions(server);
-      };
-      read(stream)
+      const callback = listener.answering(replied);
+      readData(stream)
         .then(async (raw) => {
           if (stream.sizeExceeded) return callback(answerData("refused", 552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
           const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session.id) ?? []);
@@ -115,53 +98,11 @@ export async function startInboundServer(deps: {
     },
   });
   server.on("error", (error) => log.error({ err: error }, "inbound SMTP server error"));
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  let closing = false;
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        // From here smtp-server answers every new command with 421, and closes what is still open
-        // after closeTimeout.
-        server.close(() => resolve());
-        closeIdleSessions(server);
-      }),
-  };
-}
-
-/**
- * Closes the sessions with no transaction in progress, with the 421 smtp-server sends at its
- * close timeout (RFC 5321 §3.8): an idle client would otherwise hold shutdown for that long.
- */
-function closeIdleSessions(server: SMTPServer): void {
-  for (const connection of server.connections) {
-    // No envelope yet: the greeting is still being prepared.
-    if (!connection.session.envelope?.mailFrom) connection.send(421, "Server shutting down");
-  }
+  const listener = await listenSmtp(server, config.host, config.port);
+  return { port: listener.port, close: listener.close };
 }
 
 function connectionOf(session: SMTPServerSession): { ip: string; helo: string; mailFrom: string } {
   const from = session.envelope.mailFrom;
   return { ip: session.remoteAddress, helo: session.hostNameAppearsAs, mailFrom: from ? from.address : "" };
-}
-
-/** The message bytes; past the size limit smtp-server stops keeping them and flags the stream. */
-function read(stream: SMTPServerDataStream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => {
-      if (!stream.sizeExceeded) chunks.push(chunk);
-    });
-    stream.once("end", () => resolve(Buffer.concat(chunks)));
-    stream.once("error", reject);
-  });
 }

@@ -1,6 +1,6 @@
-import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import type { DeliveryConfig } from "../../config.js";
+import { isLoopback } from "../../domain/loopback.js";
 import { credentialUrlProblem } from "../../domain/redact.js";
 import { SmtpPool, toSendResult, type SmtpDestination } from "./smtp-pool.js";
 import type { Envelope, MailTransport, SendOptions, SendResult } from "./transport.js";
@@ -59,6 +59,9 @@ export class RelayTransport implements MailTransport {
       // The relay's name is resolved by the system resolver, as any configured host name is.
       addresses: [relay.host],
       port: relay.port,
+      // Credentials never cross a network in clear: over smtp:// to anything but this machine, a
+      // relay that does not offer STARTTLS (or has it stripped by someone in between) is refused
+      // rather than sent the password. A relay on loopback (a local Postfix) may go without.
       tls: relay.secure ? "implicit" : relay.auth !== null && !isLoopback(relay.host) ? "require-starttls" : "starttls",
       auth: relay.auth,
       ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
@@ -86,13 +89,3 @@ function relayed(result: SendResult): SendResult {
   return { ...result, bounceType: "soft" };
 }
 
-/**
- * Credentials never cross a network in clear: over smtp:// to anything but this machine, a
- * relay that does not offer STARTTLS (or has it stripped by someone in between) is refused
- * rather than sent the password. A relay on loopback (a local Postfix) may go without.
- */
-function isLoopback(host: string): boolean {
-  if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1";
-}
