@@ -164,7 +164,7 @@ export async function bootstrapSandboxKey(env: NodeJS.ProcessEnv): Promise<strin
 /** Starts `serve <args>` (e.g. `--role api`) on a free port; waitForHttp tells when it listens. */
 export async function startServer(env: NodeJS.ProcessEnv, args: string[]): Promise<Server> {
   const port = await freePort();
-  return { ...startMailroom(["serve", ...args], { INBOUND_SMTP_PORT: "0", ...env, PORT: String(port) }, SERVER_NODE_ARGS), port };
+  return { ...startMailroom(["serve", ...args], { INBOUND_SMTP_PORT: "0", SUBMISSION_SMTP_PORT: "0", ...env, PORT: String(port) }, SERVER_NODE_ARGS), port };
 }
 
 // --- /proc: CPU ---------------------------------------------------------------------------------

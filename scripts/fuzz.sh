@@ -88,7 +88,7 @@ log "migrating ($DATABASE_URL)"
 
 log "starting the server on $BASE"
 # The inbound SMTP server on a free port: 2525 may be a developer's `make run`.
-INBOUND_SMTP_PORT=0 setsid "$ROOT/bin/mailroom-server" serve </dev/null >"$TMP/server.log" 2>&1 &
+INBOUND_SMTP_PORT=0 SUBMISSION_SMTP_PORT=0 setsid "$ROOT/bin/mailroom-server" serve </dev/null >"$TMP/server.log" 2>&1 &
 SERVER_PID=$!
 ready=""
 for _ in $(seq 1 120); do

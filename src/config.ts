@@ -44,7 +44,14 @@ export interface Config {
   templates: TemplatesConfig;
   webhooks: WebhooksConfig;
   inbound: InboundConfig;
+  submission: SubmissionConfig;
   attachments: AttachmentsConfig;
+}
+
+/** The SMTP submission server, role `submission` (docs/smtp.md): applications send through it with an API key. */
+export interface SubmissionConfig extends SmtpListenerConfig {
+  /** TLS from the first byte (port 465, RFC 8314) instead of STARTTLS; without TLS, AUTH is taken only over loopback. */
+  implicitTls: boolean;
 }
 
 /** Attachments given by URL, fetched while a send is checked (docs/api.md#attachments-by-url). */
@@ -57,10 +64,10 @@ export interface AttachmentsConfig {
   allowPrivateTargets: boolean;
 }
 
-/** The inbound SMTP server, role `smtp` (DESIGN.md §10, docs/inbound.md). */
-export interface InboundConfig {
+/** Where and how one of Mailroom's SMTP servers listens (the inbound MX, the submission server). */
+export interface SmtpListenerConfig {
   host: string;
-  /** 25 in production: the return-path domains' MX points here. */
+  /** Inbound: 25 in production (the return-path domains' MX points here); submission: 587. */
   port: number;
   /** Larger messages are refused with 552 5.3.4. */
   maxMessageBytes: number;
@@ -68,10 +75,13 @@ export interface InboundConfig {
   maxConnections: number;
   /** An idle connection is closed after this long. */
   timeoutMs: number;
-  /** PEM files offering STARTTLS; without both, STARTTLS is not offered. */
+  /** PEM files offering TLS; without both, there is none. */
   tlsKeyFile: string | null;
   tlsCertFile: string | null;
 }
+
+/** The inbound SMTP server, role `smtp` (DESIGN.md §10, docs/inbound.md). */
+export type InboundConfig = SmtpListenerConfig;
 
 /** Automatic re-verification of verified domains (docs/domains.md#automatic-checks). */
 export interface DomainsConfig {
@@ -156,7 +166,7 @@ interface Setting {
 export const SETTINGS = {
   host: { env: "HOST", default: "127.0.0.1", meaning: "Interface the HTTP server binds (0.0.0.0 to expose it)." },
   port: { env: "PORT", default: "3000", meaning: "HTTP port." },
-  metricsPort: { env: "METRICS_PORT", default: "", meaning: "The operators' port: when set, the process also serves GET /metrics, /health and /ready there (on HOST), whatever its roles. A --role worker or --role smtp process serves no other HTTP, so this is where its job, recipient and webhook counters are scraped. Empty: none (the API role still serves /metrics on PORT)." },
+  metricsPort: { env: "METRICS_PORT", default: "", meaning: "The operators' port: when set, the process also serves GET /metrics, /health and /ready there (on HOST), whatever its roles. A --role worker, smtp or submission process serves no other HTTP, so this is where its counters are scraped. Empty: none (the API role still serves /metrics on PORT)." },
   databaseUrl: { env: "DATABASE_URL", default: "", meaning: "sqlite:PATH (embedded) or mysql://user:pass@host:port/db (MySQL/MariaDB; characters such as # / ? % in the password percent-encoded). Empty: sqlite:DATA_DIR/mailroom.db." },
   logLevel: { env: "LOG_LEVEL", default: "info", meaning: "pino level: fatal, error, warn, info, debug, trace, silent." },
   bodyLimitBytes: { env: "BODY_LIMIT_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest accepted request body; larger gets 413 payload_too_large." },
@@ -220,6 +230,14 @@ export const SETTINGS = {
   inboundTimeoutMs: { env: "INBOUND_TIMEOUT_MS", default: "60000", meaning: "An inbound SMTP connection idle this long is closed." },
   inboundTlsKeyFile: { env: "INBOUND_TLS_KEY_FILE", default: "", meaning: "PEM private key for STARTTLS on the inbound SMTP server (with INBOUND_TLS_CERT_FILE); unset: no STARTTLS." },
   inboundTlsCertFile: { env: "INBOUND_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for STARTTLS on the inbound SMTP server." },
+  submissionSmtpHost: { env: "SUBMISSION_SMTP_HOST", default: "127.0.0.1", meaning: "Interface the SMTP submission server (role submission) binds; 0.0.0.0 to let applications elsewhere send through it." },
+  submissionSmtpPort: { env: "SUBMISSION_SMTP_PORT", default: "2587", meaning: "Port of the SMTP submission server; 587 in production (465 with SUBMISSION_IMPLICIT_TLS)." },
+  submissionMaxMessageBytes: { env: "SUBMISSION_MAX_MESSAGE_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest submitted message (advertised with SIZE); larger is refused with 552 5.3.4." },
+  submissionMaxConnections: { env: "SUBMISSION_MAX_CONNECTIONS", default: "100", meaning: "Simultaneous SMTP submission connections; more are refused with 421." },
+  submissionTimeoutMs: { env: "SUBMISSION_TIMEOUT_MS", default: "60000", meaning: "An SMTP submission connection idle this long is closed." },
+  submissionTlsKeyFile: { env: "SUBMISSION_TLS_KEY_FILE", default: "", meaning: "PEM private key for TLS on the submission server (with SUBMISSION_TLS_CERT_FILE); unset: no TLS, and API keys are taken only from loopback clients." },
+  submissionTlsCertFile: { env: "SUBMISSION_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for TLS on the submission server." },
+  submissionImplicitTls: { env: "SUBMISSION_IMPLICIT_TLS", default: "false", meaning: "true: TLS from the first byte (port 465, RFC 8314) instead of STARTTLS; needs the TLS files." },
 } satisfies Record<string, Setting>;
 
 export class ConfigError extends Error {
@@ -241,6 +259,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return value;
   };
+  /** An SMTP server's listener settings, read from its own `<server>…` settings. */
+  const smtpListener = (server: "inbound" | "submission"): SmtpListenerConfig => ({
+    host: read(`${server}SmtpHost`),
+    port: int(`${server}SmtpPort`, 0, 65535),
+    maxMessageBytes: int(`${server}MaxMessageBytes`, 1024),
+    maxConnections: int(`${server}MaxConnections`, 1, 100_000),
+    timeoutMs: int(`${server}TimeoutMs`, 1000, 3_600_000),
+    tlsKeyFile: read(`${server}TlsKeyFile`) || null,
+    tlsCertFile: read(`${server}TlsCertFile`) || null,
+  });
   // Parsed here, so that a malformed URL is named at boot: parsed later, by a driver, it would
   // fail with an error that carries the whole URL, password included.
   const urlProblem = (key: keyof typeof SETTINGS, url: string): void => {
@@ -309,15 +337,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int("webhookPollMs", 10, 60_000),
       leaseSeconds: int("webhookLeaseSeconds", 5, 86400),
     },
-    inbound: {
-      host: read("inboundSmtpHost"),
-      port: int("inboundSmtpPort", 0, 65535),
-      maxMessageBytes: int("inboundMaxMessageBytes", 1024),
-      maxConnections: int("inboundMaxConnections", 1, 100_000),
-      timeoutMs: int("inboundTimeoutMs", 1000, 3_600_000),
-      tlsKeyFile: read("inboundTlsKeyFile") || null,
-      tlsCertFile: read("inboundTlsCertFile") || null,
-    },
+    inbound: smtpListener("inbound"),
+    submission: { ...smtpListener("submission"), implicitTls: read("submissionImplicitTls") === "true" },
     attachments: {
       fetchTimeoutMs: int("attachmentFetchTimeoutMs", 100, 120_000),
       fetchMaxBytes: int("attachmentFetchMaxBytes", 1024, 100 * 1024 * 1024),
@@ -342,7 +363,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   else if (config.delivery.relayUrl !== null) urlProblem("smtpRelayUrl", config.delivery.relayUrl);
   if (config.delivery.retryMaxSeconds < config.delivery.retryMinSeconds) problems.push(`${SETTINGS.retryMaxSeconds.env} must be at least ${SETTINGS.retryMinSeconds.env}`);
   for (const server of config.delivery.dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(server)) problems.push(`${SETTINGS.dnsServers.env}: ${JSON.stringify(server)} is not an ip or ip:port`);
-  if ((config.inbound.tlsKeyFile === null) !== (config.inbound.tlsCertFile === null)) problems.push(`${SETTINGS.inboundTlsKeyFile.env} and ${SETTINGS.inboundTlsCertFile.env} go together`);
+  for (const server of ["inbound", "submission"] as const) {
+    if ((config[server].tlsKeyFile === null) !== (config[server].tlsCertFile === null)) problems.push(`${SETTINGS[`${server}TlsKeyFile`].env} and ${SETTINGS[`${server}TlsCertFile`].env} go together`);
+  }
+  if (!["true", "false"].includes(read("submissionImplicitTls"))) problems.push(`${SETTINGS.submissionImplicitTls.env} must be true or false`);
+  else if (config.submission.implicitTls && config.submission.tlsKeyFile === null) problems.push(`${SETTINGS.submissionImplicitTls.env}=true needs ${SETTINGS.submissionTlsKeyFile.env} and ${SETTINGS.submissionTlsCertFile.env}`);
   if (!["invitation", "open"].includes(read("signup"))) problems.push(`${SETTINGS.signup.env} must be invitation or open`);
   if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
   config.trackingBaseUrl = read("trackingBaseUrl").replace(/\/+$/, "") || config.publicUrl || `http://localhost:${config.port}`;

@@ -6,6 +6,7 @@ import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
+import { isLoopback } from "./domain/loopback.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
 import { startOpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
@@ -13,21 +14,22 @@ import { startMaintenance } from "./maintenance.js";
 import { createRuntime } from "./runtime.js";
 
 /**
- * Process entry: `serve [--role api|worker|smtp ...]`, `migrate [--unlock]`, `bootstrap [--workspace NAME] [--json]`.
+ * Process entry: `serve [--role api|worker|smtp|submission ...]`, `migrate [--unlock]`, `bootstrap [--workspace NAME] [--json]`.
  * With the embedded database one process plays every role; with MySQL any number of processes
  * on any number of machines can split them.
  */
 const USAGE = `usage: mailroom-server <command>
-  serve [--role api] [--role worker] [--role smtp]
-                                       run the HTTP API, the delivery worker and webhook dispatcher, and/or the
-                                       inbound SMTP server (replies, bounces, complaints) (default: all three)
+  serve [--role api] [--role worker] [--role smtp] [--role submission]
+                                       run the HTTP API, the delivery worker and webhook dispatcher, the inbound
+                                       SMTP server (replies, bounces, complaints) and/or the SMTP submission
+                                       server (sending with an API key over SMTP) (default: all four)
   migrate                              apply database migrations and exit
   migrate --unlock                     free the migration lock a process killed while migrating left taken, and exit
   bootstrap [--workspace NAME] [--json] create a workspace and print a sandbox and a live key once
   reseal [--json]                      after a SECRET_KEY rotation, seal every stored DKIM key, webhook secret and
                                        idempotent response under the new key (SECRET_KEY_PREVIOUS opens the old ones)`;
 
-const ROLES = ["api", "worker", "smtp"] as const;
+const ROLES = ["api", "worker", "smtp", "submission"] as const;
 type Role = (typeof ROLES)[number];
 
 async function main(argv: string[]): Promise<number> {
@@ -88,6 +90,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   }
   if (app) await app.listen({ host: config.host, port: config.port });
   const smtp = roles.has("smtp") ? await runtime.startSmtp() : null;
+  const submission = roles.has("submission") ? await runtime.startSubmission() : null;
   lifecycle.ready = true;
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
   const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -96,9 +99,12 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (startedWithoutHeapLimit(config)) {
     log.warn({ heap_limit_mb: heapLimitMb }, `Node was started without the heap limit HEAP_LIMIT_MB=${config.heapLimitMb} asks for: start the server with bin/mailroom-server (make run does), or give node --max-old-space-size; without it a worker's memory grows further (docs/performance.md#delivery)`);
   }
-  log.info({ roles: [...roles], database: maskUrlCredentials(config.databaseUrl), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
+  log.info({ roles: [...roles], database: maskUrlCredentials(config.databaseUrl), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, submission: submission ? `${config.submission.host}:${submission.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
+  }
+  if (submission && config.submission.tlsKeyFile === null && !isLoopback(config.submission.host)) {
+    log.warn({}, "the SMTP submission server listens beyond loopback without TLS: clients elsewhere cannot authenticate (their API keys would cross the network in clear). Set SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE (docs/smtp.md)");
   }
   if (roles.has("api") && !isSecureOrigin(origin)) {
     log.warn({}, "the dashboard is reachable over plain HTTP beyond loopback: its cookies cannot be Secure. Put Mailroom behind HTTPS and set PUBLIC_URL=https://…");

@@ -26,6 +26,7 @@ import { EngagementService } from "./services/engagement.js";
 import { InboundService } from "./services/inbound.js";
 import { InboundReceiver } from "./inbound/receiver.js";
 import { startInboundServer, type InboundSmtpServer } from "./inbound/server.js";
+import { startSubmissionServer, type SubmissionSmtpServer } from "./submission/server.js";
 import { createResolver } from "./delivery/dns-resolver.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { MembersService } from "./services/members.js";
@@ -98,6 +99,8 @@ export interface Runtime {
   tracking: TrackingTokens;
   /** Starts the inbound SMTP server (role smtp) on config.inbound; close() stops it. */
   startSmtp(): Promise<InboundSmtpServer>;
+  /** Starts the SMTP submission server (role submission) on config.submission; close() stops it. */
+  startSubmission(): Promise<SubmissionSmtpServer>;
   /**
    * Stops taking work at every door at once (inbound SMTP, delivery worker, webhook dispatcher)
    * and resolves when what they had begun is finished; what they had not begun is given back.
@@ -261,7 +264,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       clock,
     }),
   };
-  const smtpServers: InboundSmtpServer[] = [];
+  const smtpServers: Array<InboundSmtpServer | SubmissionSmtpServer> = [];
   let stopped: Promise<void> | null = null;
   const stop = () => (stopped ??= Promise.all([...smtpServers.map((server) => server.close()), worker.stop(), dispatcher.stop()]).then(() => undefined));
   const flush = async () => {
@@ -283,6 +286,13 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
       // Half the shutdown grace at most: the rest is for what follows (flush, close the database).
       const closeTimeoutMs = Math.min(config.inbound.timeoutMs, config.shutdownGraceMs / 2);
       const server = await startInboundServer({ config: config.inbound, hostname: config.delivery.hostname, service: services.inbound, receiver, log: logger, metrics, closeTimeoutMs });
+      smtpServers.push(server);
+      return server;
+    },
+    async startSubmission() {
+      const closeTimeoutMs = Math.min(config.submission.timeoutMs, config.shutdownGraceMs / 2);
+      const { auth, rateLimiter, messages } = services;
+      const server = await startSubmissionServer({ config: config.submission, hostname: config.delivery.hostname, auth, rateLimiter, messages, log: logger, metrics, closeTimeoutMs });
       smtpServers.push(server);
       return server;
     },

@@ -49,7 +49,7 @@ export interface Server {
 
 export function startServer(env: NodeJS.ProcessEnv, roles: string[] = [], command: string[] = [LAUNCHER]): Server {
   // Every role unless told, the inbound SMTP server on a free port (2525 may be a developer's `make run`).
-  const child = spawn(command[0]!, [...command.slice(1), "serve", ...roles.flatMap((role) => ["--role", role])], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command[0]!, [...command.slice(1), "serve", ...roles.flatMap((role) => ["--role", role])], { cwd: ROOT, env: { INBOUND_SMTP_PORT: "0", SUBMISSION_SMTP_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const server: Server = {
     child,
     stdout: "",

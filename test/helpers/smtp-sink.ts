@@ -189,7 +189,7 @@ function received(session: SMTPServerSession, raw: Buffer): ReceivedMail {
  * published private key. Senders do opportunistic TLS to an MX without checking the certificate
  * (RFC 3207 §4.1), which is what this stands for.
  */
-function selfSignedCertificate(): { key: string; cert: string } {
+export function selfSignedCertificate(): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const ecdsaWithSha256 = der(0x30, oid("1.2.840.10045.4.3.2"));
   const name = der(0x30, der(0x31, der(0x30, oid("2.5.4.3"), der(0x0c, Buffer.from("localhost")))));

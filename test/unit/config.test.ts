@@ -30,6 +30,16 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ METRICS_PORT: "3000" })).toThrow(/METRICS_PORT must differ from PORT/);
   });
 
+  it("runs the SMTP submission server on loopback without TLS by default, and takes its TLS files in pairs, implicit TLS only with them", () => {
+    expect(loadConfig({}).submission).toEqual({ host: "127.0.0.1", port: 2587, maxMessageBytes: 10 * 1024 * 1024, maxConnections: 100, timeoutMs: 60_000, tlsKeyFile: null, tlsCertFile: null, implicitTls: false });
+    expect(() => loadConfig({ SUBMISSION_TLS_KEY_FILE: "/etc/mailroom/key.pem" })).toThrow(/SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE go together/);
+    expect(() => loadConfig({ INBOUND_TLS_CERT_FILE: "/etc/mailroom/cert.pem" })).toThrow(/INBOUND_TLS_KEY_FILE and INBOUND_TLS_CERT_FILE go together/);
+    expect(() => loadConfig({ SUBMISSION_IMPLICIT_TLS: "true" })).toThrow(/SUBMISSION_IMPLICIT_TLS=true needs SUBMISSION_TLS_KEY_FILE/);
+    expect(() => loadConfig({ SUBMISSION_IMPLICIT_TLS: "yes" })).toThrow(/SUBMISSION_IMPLICIT_TLS must be true or false/);
+    const tls = loadConfig({ SUBMISSION_TLS_KEY_FILE: "/k.pem", SUBMISSION_TLS_CERT_FILE: "/c.pem", SUBMISSION_IMPLICIT_TLS: "true", SUBMISSION_SMTP_PORT: "465" }).submission;
+    expect(tls).toMatchObject({ port: 465, tlsKeyFile: "/k.pem", tlsCertFile: "/c.pem", implicitTls: true });
+  });
+
   it("has every setting in the README's configuration table", () => {
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const firstCells = readme.split("\n").filter((line) => line.startsWith("| `")).map((line) => line.split("|")[1]!);

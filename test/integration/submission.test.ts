@@ -1,0 +1,289 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTransport } from "nodemailer";
+import type Mail from "nodemailer/lib/mailer/index.js";
+import SMTPConnection from "nodemailer/lib/smtp-connection/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SubmissionSmtpServer } from "../../src/submission/server.js";
+import { databases } from "../helpers/databases.js";
+import { signedUp } from "../helpers/dashboard-session.js";
+import { selfSignedCertificate } from "../helpers/smtp-sink.js";
+import { createTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** An address of this machine beyond loopback (its own: traffic to it never leaves the machine), if it has one. */
+const hostAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i?.family === "IPv4" && !i.internal)?.address;
+
+interface Harness {
+  t: TestApp;
+  server: SubmissionSmtpServer;
+  /** Sends through the submission server with nodemailer's SMTP transport, as an application would. */
+  send(mail: Mail.Options, key?: string | null, options?: { host?: string; secure?: boolean }): Promise<{ id: string; response: string; rejected: string[] }>;
+  /** The messages the key's environment holds. */
+  stored(key?: string): Promise<Array<{ id: string }>>;
+  close(): Promise<void>;
+}
+
+async function startSubmission(database: (typeof databases)[number], env: Record<string, string> = {}): Promise<Harness> {
+  const t = await createTestApp(database, { SUBMISSION_SMTP_PORT: "0", ...env });
+  const server = await t.runtime.startSubmission();
+  return {
+    t,
+    server,
+    async send(mail, key = t.workspace.sandboxKey, options = {}) {
+      const transport = createTransport({
+        host: options.host ?? "127.0.0.1",
+        port: server.port,
+        secure: options.secure ?? false,
+        ...(key === null ? {} : { auth: { user: "mailroom", pass: key } }),
+        tls: { rejectUnauthorized: false },
+      });
+      try {
+        const info = await transport.sendMail(mail);
+        const id = /^250 2\.0\.0 Ok: queued as (msg_[0-9a-z]+)$/.exec(info.response)?.[1];
+        if (!id) throw new Error(`unexpected answer: ${info.response}`);
+        return { id, response: info.response, rejected: info.rejected.map(String) };
+      } finally {
+        transport.close();
+      }
+    },
+    async stored(key = t.workspace.sandboxKey) {
+      const res = await t.call({ method: "GET", url: "/v1/messages", key });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data;
+    },
+    async close() {
+      await server.close();
+      await t.close();
+    },
+  };
+}
+
+/** The SMTP error a send failed with. */
+async function refusal(sending: Promise<unknown>): Promise<{ responseCode?: number; response?: string; command?: string }> {
+  return sending.then(
+    () => {
+      throw new Error("the send was accepted");
+    },
+    (error: { responseCode?: number; response?: string; command?: string }) => error,
+  );
+}
+
+const receipt = (overrides: Mail.Options = {}): Mail.Options => ({ from: "Acme <hello@acme.example>", to: "ada@example.com", subject: "Your receipt", html: "<p>Paid</p>", ...overrides });
+
+describe.each(databases)("SMTP submission ($name)", (database) => {
+  let h: Harness;
+  afterEach(async () => h?.close());
+
+  describe("sending", () => {
+    it("accepts a message sent with an API key, answers with its id once it is stored, and runs it through the sandbox pipeline", async () => {
+      h = await startSubmission(database);
+      const sent = await h.send({
+        from: "Acme <hello@acme.example>",
+        to: "Ada <ada@example.com>",
+        cc: "bounced@simulator.test",
+        bcc: "grace@example.com",
+        subject: "Your receipt",
+        html: '<p>Paid <img src="cid:logo@acme"></p>',
+        text: "Paid",
+        headers: { "X-Entity-Ref-ID": "order-1042", "X-Mailroom-Tags": "receipt", "X-Mailroom-Metadata": '{"order_id":"1042"}' },
+        attachments: [
+          { filename: "receipt.pdf", content: Buffer.from("%PDF-1.4 receipt"), contentType: "application/pdf" },
+          { filename: "logo.png", content: Buffer.from([0x89, 0x50, 0x4e, 0x47]), contentType: "image/png", cid: "logo@acme" },
+        ],
+      });
+      // Durable before the 250: a new process on the same database finds it.
+      await h.t.restart();
+      const res = await h.t.call({ method: "GET", url: `/v1/messages/${sent.id}` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({
+        environment: "sandbox",
+        from: "Acme <hello@acme.example>",
+        to: ["Ada <ada@example.com>"],
+        cc: ["bounced@simulator.test"],
+        bcc: ["grace@example.com"],
+        subject: "Your receipt",
+        html: '<p>Paid <img src="cid:logo@acme"></p>',
+        text: "Paid",
+        headers: { "X-Entity-Ref-ID": "order-1042" },
+        tags: ["receipt"],
+        metadata: { order_id: "1042" },
+        idempotency_key: expect.stringMatching(/^smtp:/),
+        attachments: [
+          { filename: "logo.png", content_type: "image/png", content_id: "logo@acme", size: 4 },
+          { filename: "receipt.pdf", content_type: "application/pdf", content_id: null, size: 16 },
+        ],
+      });
+      await h.t.drain();
+      const after = (await h.t.call({ method: "GET", url: `/v1/messages/${sent.id}` })).json();
+      expect(after.recipients.map((r: { email: string; status: string }) => [r.email, r.status])).toEqual([
+        ["ada@example.com", "delivered"],
+        ["bounced@simulator.test", "bounced"],
+        ["grace@example.com", "delivered"],
+      ]);
+      // The message as rendered carries the client's own header and none of the control headers or the Bcc.
+      expect(after.mime).toContain("X-Entity-Ref-ID: order-1042");
+      expect(after.mime).not.toMatch(/X-Mailroom-|grace@example\.com/i);
+      expect(after.message_id_header).toMatch(new RegExp(`^<${sent.id}@acme\\.example>$`));
+    });
+
+    it("belongs to the key's workspace and environment: another environment's or workspace's key gets 404", async () => {
+      h = await startSubmission(database);
+      const sent = await h.send(receipt());
+      for (const key of [h.t.workspace.liveKey, h.t.other.sandboxKey]) {
+        const res = await h.t.call({ method: "GET", url: `/v1/messages/${sent.id}`, key });
+        expect(res.statusCode).toBe(404);
+      }
+      expect(await h.stored(h.t.workspace.liveKey)).toEqual([]);
+    });
+
+    it("sends a message without From from the workspace's default sender", async () => {
+      h = await startSubmission(database);
+      const patched = await h.t.call({ method: "PATCH", url: "/v1/workspace", payload: { default_from: "Acme <hello@acme.example>" } });
+      expect(patched.statusCode, patched.body).toBe(200);
+      const raw = ["To: ada@example.com", "Subject: Hi", "Message-ID: <1@app.example>", "", "Hello", ""].join("\r\n");
+      const sent = await h.send({ envelope: { from: "app@app.example", to: ["ada@example.com"] }, raw });
+      expect((await h.t.call({ method: "GET", url: `/v1/messages/${sent.id}` })).json()).toMatchObject({ from: "Acme <hello@acme.example>", text: "Hello" });
+    });
+
+    it("answers the same bytes sent again with the message already accepted (a lost 250, RFC 1047), and sends another message with the same Message-ID", async () => {
+      h = await startSubmission(database);
+      const raw = (body: string) => ["From: hello@acme.example", "To: ada@example.com", "Subject: Hi", "Message-ID: <42@app.example>", "Date: Sat, 28 Nov 2026 10:00:00 +0000", "", body, ""].join("\r\n");
+      const envelope = { from: "hello@acme.example", to: ["ada@example.com"] };
+      const first = await h.send({ envelope, raw: raw("Hello") });
+      const again = await h.send({ envelope, raw: raw("Hello") });
+      const other = await h.send({ envelope, raw: raw("Something else") });
+      expect(again.id).toBe(first.id);
+      expect(other.id).not.toBe(first.id);
+      expect((await h.stored()).map((m) => m.id).sort()).toEqual([first.id, other.id].sort());
+    });
+
+    it("takes live mail from a verified domain, and refuses it from any other with 550 5.7.1 sender_domain_not_verified, storing nothing", async () => {
+      h = await startSubmission(database);
+      const refused = await refusal(h.send(receipt(), h.t.workspace.liveKey));
+      expect(refused).toMatchObject({ responseCode: 550, command: "DATA" });
+      expect(refused.response).toMatch(/^550 5\.7\.1 sender_domain_not_verified: \/from: acme\.example is not a verified domain/);
+      expect(await h.stored(h.t.workspace.liveKey)).toEqual([]);
+      await h.t.verifiedDomain("acme.example");
+      const sent = await h.send(receipt(), h.t.workspace.liveKey);
+      expect((await h.t.call({ method: "GET", url: `/v1/messages/${sent.id}`, key: h.t.workspace.liveKey })).json()).toMatchObject({ environment: "live", status: "queued" });
+    });
+  });
+
+  describe("refusals", () => {
+    it("refuses a message the API would refuse, naming each field and the problem's code, and stores nothing", async () => {
+      h = await startSubmission(database);
+      const cases: Array<[Mail.Options, RegExp]> = [
+        [receipt({ to: undefined, bcc: "ada@example.com" }), /^554 5\.6\.0 validation_failed: \/to: a To header naming at least one of the recipients is required$/],
+        [receipt({ subject: undefined }), /^554 5\.6\.0 validation_failed: \/subject: /],
+        [receipt({ headers: { "X-Mailroom-Tag": "receipt" } }), /^554 5\.6\.0 validation_failed: \/headers\/X-Mailroom-Tag: is not a Mailroom header/],
+        [receipt({ headers: { "X-Mailroom-Tags": "not a tag!" } }), /^554 5\.6\.0 validation_failed: \/tags\/0: /],
+        [receipt({ headers: { "X-Mailroom-Scheduled-At": "tomorrow" } }), /^554 5\.6\.0 validation_failed: \/scheduled_at: /],
+      ];
+      for (const [mail, expected] of cases) {
+        const refused = await refusal(h.send(mail));
+        expect(refused.response, JSON.stringify(mail)).toMatch(expected);
+      }
+      expect(await h.stored()).toEqual([]);
+    });
+
+    it("holds a key to its restrictions: a recipient outside recipient_domains is refused with 550 5.7.1", async () => {
+      h = await startSubmission(database);
+      const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Billing", permission: "sending_access", restrictions: { recipient_domains: ["example.com"] } } });
+      expect(created.statusCode, created.body).toBe(201);
+      const refused = await refusal(h.send(receipt({ to: "ada@example.org" }), created.json().secret));
+      expect(refused.response).toMatch(/^550 5\.7\.1 recipient_not_allowed: /);
+      await h.send(receipt(), created.json().secret);
+      expect(await h.stored()).toHaveLength(1);
+    });
+
+    it("refuses a recipient that is not an address (550 5.1.3) and the 51st recipient (452 4.5.3); the others are sent", async () => {
+      h = await startSubmission(database);
+      const connection = new SMTPConnection({ host: "127.0.0.1", port: h.server.port, ignoreTLS: true });
+      await new Promise<void>((resolve, reject) => connection.connect((error?: Error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) => connection.login({ user: "mailroom", pass: h.t.workspace.sandboxKey }, (error) => (error ? reject(error) : resolve())));
+      const to = ["ada@localhost", ...Array.from({ length: 51 }, (_, i) => `user${i}@example.com`)];
+      const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) =>
+        connection.send({ from: "hello@acme.example", to }, `From: hello@acme.example\r\nTo: user0@example.com\r\nSubject: Hi\r\n\r\nHello\r\n`, (error, result) => (error ? reject(error) : resolve(result))),
+      );
+      connection.quit();
+      expect(info.rejectedErrors?.map((e) => e.response)).toEqual([expect.stringMatching(/^550 5\.1\.3 /), expect.stringMatching(/^452 4\.5\.3 Too many recipients: at most 50/)]);
+      const id = /queued as (msg_[0-9a-z]+)/.exec(info.response)![1]!;
+      expect((await h.t.call({ method: "GET", url: `/v1/messages/${id}` })).json().recipients).toHaveLength(50);
+    });
+
+    it("refuses a message over SUBMISSION_MAX_MESSAGE_BYTES with 552 5.3.4", async () => {
+      h = await startSubmission(database, { SUBMISSION_MAX_MESSAGE_BYTES: "4096" });
+      const refused = await refusal(h.send(receipt({ html: `<p>${"x".repeat(8000)}</p>` })));
+      expect(refused).toMatchObject({ responseCode: 552 });
+      expect(await h.stored()).toEqual([]);
+    });
+
+    it("counts each message against the key's rate limit: past it, 451 4.7.1 at MAIL FROM, so the client retries", async () => {
+      h = await startSubmission(database, { RATE_LIMIT_REQUESTS: "1" });
+      await h.send(receipt());
+      const refused = await refusal(h.send(receipt()));
+      expect(refused).toMatchObject({ responseCode: 451, command: "MAIL FROM" });
+      expect(refused.response).toMatch(/^451 4\.7\.1 rate_limited: .*retry in \d+ s/);
+      h.t.clock.advance(60_000);
+      expect(await h.stored()).toHaveLength(1);
+    });
+  });
+
+  describe("authentication", () => {
+    it("refuses to take mail before AUTH (530), and an unknown, revoked or mistyped key or a dashboard token (535), storing nothing", async () => {
+      h = await startSubmission(database);
+      expect(await refusal(h.send(receipt(), null))).toMatchObject({ responseCode: 530, command: "MAIL FROM" });
+      const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Old" } });
+      const revoked = created.json().secret as string;
+      expect((await h.t.call({ method: "DELETE", url: `/v1/api-keys/${created.json().id}` })).statusCode).toBe(200);
+      const { session, workspaceId } = await signedUp(h.t, { email: "ada@acme.example" });
+      const token = (await session.post("/auth/token", { workspace_id: workspaceId, environment: "sandbox" })).json().token as string;
+      const mistyped = `${h.t.workspace.sandboxKey.slice(0, -1)}${h.t.workspace.sandboxKey.endsWith("a") ? "b" : "a"}`;
+      for (const key of [revoked, mistyped, token, "not a key"]) {
+        const refused = await refusal(h.send(receipt(), key));
+        expect(refused, key).toMatchObject({ responseCode: 535 });
+        expect(refused.response).toMatch(/^535 5\.7\.8 invalid_api_key: /);
+      }
+      expect(await h.stored()).toEqual([]);
+    });
+
+    it("refuses a key from outside its allowed_ips with 535 5.7.1 ip_not_allowed", async () => {
+      h = await startSubmission(database);
+      const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Office", restrictions: { allowed_ips: ["203.0.113.0/24"] } } });
+      expect(created.statusCode, created.body).toBe(201);
+      const refused = await refusal(h.send(receipt(), created.json().secret));
+      expect(refused.response).toMatch(/^535 5\.7\.1 ip_not_allowed: .*127\.0\.0\.1/);
+    });
+
+    describe.skipIf(hostAddress === undefined)("beyond loopback", () => {
+      let dir: string;
+      const tlsFiles = () => {
+        dir = mkdtempSync(join(tmpdir(), "mailroom-submission-tls-"));
+        const { key, cert } = selfSignedCertificate();
+        writeFileSync(join(dir, "key.pem"), key);
+        writeFileSync(join(dir, "cert.pem"), cert);
+        return { SUBMISSION_SMTP_HOST: "0.0.0.0", SUBMISSION_TLS_KEY_FILE: join(dir, "key.pem"), SUBMISSION_TLS_CERT_FILE: join(dir, "cert.pem") };
+      };
+      afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+      it("never takes a key in clear from another host: AUTH without TLS is 538 5.7.11", async () => {
+        h = await startSubmission(database, { SUBMISSION_SMTP_HOST: "0.0.0.0" });
+        const refused = await refusal(h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress }));
+        expect(refused).toMatchObject({ responseCode: 538 });
+        expect(refused.response).toMatch(/^538 5\.7\.11 Encryption required/);
+      });
+
+      it("takes it after STARTTLS, and over implicit TLS (port 465)", async () => {
+        h = await startSubmission(database, tlsFiles());
+        await h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress });
+        await h.close();
+        h = await startSubmission(database, { ...tlsFiles(), SUBMISSION_IMPLICIT_TLS: "true" });
+        await h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress, secure: true });
+        expect(await h.stored()).toHaveLength(1);
+      });
+    });
+  });
+});
