@@ -50,7 +50,7 @@ export interface Config {
 
 /** The SMTP submission server, role `submission` (docs/smtp.md): applications send through it with an API key. */
 export interface SubmissionConfig extends SmtpListenerConfig {
-  /** TLS from the first byte (port 465, RFC 8314) instead of STARTTLS; without TLS, AUTH is taken only over loopback. */
+  /** TLS from the first byte (port 465, RFC 8314) instead of STARTTLS. Without TLS files the server listens on loopback only. */
   implicitTls: boolean;
 }
 
@@ -235,7 +235,7 @@ export const SETTINGS = {
   submissionMaxMessageBytes: { env: "SUBMISSION_MAX_MESSAGE_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest submitted message (advertised with SIZE); larger is refused with 552 5.3.4." },
   submissionMaxConnections: { env: "SUBMISSION_MAX_CONNECTIONS", default: "100", meaning: "Simultaneous SMTP submission connections; more are refused with 421." },
   submissionTimeoutMs: { env: "SUBMISSION_TIMEOUT_MS", default: "60000", meaning: "An SMTP submission connection idle this long is closed." },
-  submissionTlsKeyFile: { env: "SUBMISSION_TLS_KEY_FILE", default: "", meaning: "PEM private key for TLS on the submission server (with SUBMISSION_TLS_CERT_FILE); unset: no TLS, and API keys are taken only from loopback clients." },
+  submissionTlsKeyFile: { env: "SUBMISSION_TLS_KEY_FILE", default: "", meaning: "PEM private key for TLS on the submission server (with SUBMISSION_TLS_CERT_FILE); unset: no TLS, and the submission server listens on loopback only." },
   submissionTlsCertFile: { env: "SUBMISSION_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for TLS on the submission server." },
   submissionImplicitTls: { env: "SUBMISSION_IMPLICIT_TLS", default: "false", meaning: "true: TLS from the first byte (port 465, RFC 8314) instead of STARTTLS; needs the TLS files." },
 } satisfies Record<string, Setting>;

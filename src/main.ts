@@ -6,7 +6,6 @@ import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
-import { isLoopback } from "./domain/loopback.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
 import { startOpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
@@ -102,9 +101,6 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   log.info({ roles: [...roles], database: maskUrlCredentials(config.databaseUrl), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, submission: submission ? `${config.submission.host}:${submission.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
-  }
-  if (submission && config.submission.tlsKeyFile === null && !isLoopback(config.submission.host)) {
-    log.warn({}, "the SMTP submission server listens beyond loopback without TLS: clients elsewhere cannot authenticate (their API keys would cross the network in clear). Set SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE (docs/smtp.md)");
   }
   if (roles.has("api") && !isSecureOrigin(origin)) {
     log.warn({}, "the dashboard is reachable over plain HTTP beyond loopback: its cookies cannot be Secure. Put Mailroom behind HTTPS and set PUBLIC_URL=https://…");

@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import type { InboundConfig } from "../config.js";
 import type { Metrics } from "../metrics.js";
 import type { InboundService } from "../services/inbound.js";
-import { listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
+import { clientLeft, listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import type { AcceptedRoute, InboundReceiver, ReceiverLog } from "./receiver.js";
 
 /** RFC 5321 §4.5.3.1.8 asks a server to take at least 100; replies and reports never need more than a few. */
@@ -88,6 +88,8 @@ export async function startInboundServer(deps: {
           callback(null, `2.0.0 Ok: ${verdict.summary}`);
         })
         .catch((error: unknown) => {
+          // Nobody is left to answer: the message was never whole, so nothing was stored.
+          if (clientLeft(error)) return log.info({ session: session.id }, "inbound: the sender left during DATA");
           log.error({ err: error }, "inbound: processing failed; the sender will retry");
           callback(answerData("deferred", 451, "4.3.0 Temporary failure while processing the message, try again later"));
         });

@@ -24,6 +24,11 @@ export function readData(stream: SMTPServerDataStream): Promise<Buffer> {
   });
 }
 
+/** Whether DATA ended because the client went away (smtp-server destroys the stream with ECONNECTION): no one to answer. */
+export function clientLeft(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ECONNECTION";
+}
+
 export interface ListeningSmtpServer {
   /** The port it listens on (useful when configured with 0). */
   readonly port: number;

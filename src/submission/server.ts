@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from "smtp-server";
-import type { SubmissionConfig } from "../config.js";
+import { ConfigError, type SubmissionConfig } from "../config.js";
 import { normaliseAddress } from "../domain/addresses.js";
 import type { Principal } from "../domain/environments.js";
-import { AuthenticationError, DomainError, ValidationError, type FieldError } from "../domain/errors.js";
+import { AuthenticationError, DomainError, IpNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import { isLoopback } from "../domain/loopback.js";
 import { loadSpec } from "../http/spec.js";
@@ -13,7 +13,7 @@ import type { Metrics } from "../metrics.js";
 import type { AuthService } from "../services/auth.js";
 import type { MessagesService } from "../services/messages.js";
 import type { RateLimiter } from "../services/rate-limiter.js";
-import { listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
+import { clientLeft, listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import { replyFor, type SmtpReply } from "./replies.js";
 import { submissionIdempotencyKey, submittedMessage } from "./submitted-message.js";
 
@@ -48,9 +48,17 @@ export async function startSubmissionServer(deps: {
   closeTimeoutMs: number;
 }): Promise<SubmissionSmtpServer> {
   const { config, auth, rateLimiter, messages, log, metrics } = deps;
-  const checkRequest = createMessageRequestCheck();
-  const recipients = new Map<string, string[]>();
   const tls = config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
+  // RFC 8314 §3: an API key never crosses a network in clear. Without TLS the server is for this
+  // machine only; with TLS every client, loopback included, authenticates only once encrypted.
+  if (tls === null && !isLoopback(config.host)) {
+    throw new ConfigError(`SUBMISSION_SMTP_HOST=${config.host} needs SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE: without TLS the submission server listens on loopback only, so that API keys never cross a network in clear (docs/smtp.md#security)`);
+  }
+  const checkRequest = createMessageRequestCheck();
+  /** Per session: the key it authenticated with, checked again at every MAIL FROM. */
+  const secrets = new Map<string, string>();
+  /** Per session: its transaction in progress, from MAIL FROM. */
+  const transactions = new Map<string, { principal: Principal; recipients: string[] }>();
   const answer = (outcome: "refused" | "deferred", reply: SmtpReply) => {
     metrics.submissionMessages.inc({ outcome });
     return refusal(reply.code, reply.text);
@@ -69,8 +77,9 @@ export async function startSubmissionServer(deps: {
     // so the challenge-response mechanisms (CRAM-MD5) are impossible.
     authMethods: ["PLAIN", "LOGIN"],
     authOptional: false,
-    // Whether a session may authenticate in clear is decided per client in onAuth (loopback only).
-    allowInsecureAuth: true,
+    authRequiredMessage: "5.7.0 Authentication required: AUTH with an API key as the password",
+    // With TLS, AUTH before STARTTLS is refused (538); without, only loopback clients can connect.
+    allowInsecureAuth: tls === null,
     ...(tls ?? {}),
     secure: config.implicitTls,
     disabledCommands: tls ? [] : ["STARTTLS"],
@@ -82,82 +91,100 @@ export async function startSubmissionServer(deps: {
     logger: false,
 
     onAuth(credentials: SMTPServerAuthentication, session: SMTPServerSession, callback) {
-      // RFC 8314 §3: the key never crosses a network in clear; from this machine it may.
+      // Defence in depth: the options above already keep a key off the network in clear.
       if (!session.secure && !isLoopback(session.remoteAddress)) {
         metrics.submissionAuthentications.inc({ outcome: "refused" });
         return callback(refusal(538, "5.7.11 Encryption required: use STARTTLS (or port 465) before AUTH"));
       }
-      auth.authenticate(credentials.password || undefined, session.remoteAddress).then(
+      const secret = credentials.password ?? "";
+      authenticate(secret, session).then(
         (principal) => {
-          if (principal.credential.kind !== "api_key") {
-            metrics.submissionAuthentications.inc({ outcome: "refused" });
-            return callback(refusal(535, INVALID_KEY));
-          }
           metrics.submissionAuthentications.inc({ outcome: "accepted" });
-          callback(null, { user: principal });
+          secrets.set(session.id, secret);
+          callback(null, { user: principal.credential.id });
         },
         (error: unknown) => {
           metrics.submissionAuthentications.inc({ outcome: error instanceof DomainError ? "refused" : "failed" });
-          if (error instanceof AuthenticationError) return callback(refusal(535, INVALID_KEY));
-          // A key used from outside its allowed_ips: the reason, as the API gives it, with AUTH's code.
-          if (error instanceof DomainError) return callback(refusal(535, replyFor(error).text));
-          log.error({ err: error }, "submission: authentication failed");
-          callback(refusal(454, "4.7.0 Temporary authentication failure, try again later"));
+          callback(authRefusal(error));
         },
       );
     },
 
     onMailFrom(_address, session, callback) {
-      recipients.set(session.id, []);
-      // One message, one request against the key's rate limit, as an API call would count.
-      rateLimiter.hit(principalOf(session), session.remoteAddress).then(
-        (state) => (state.allowed ? callback() : callback(answer("deferred", { code: 451, text: `4.7.1 rate_limited: This key's request quota is spent; retry in ${state.resetSeconds} s.` }))),
-        (error: unknown) => callback(refusalFor(error, "rate limit")),
-      );
+      transactions.delete(session.id);
+      // As every API call is: a key revoked, expired or restricted since AUTH stops here.
+      authenticate(secrets.get(session.id) ?? "", session)
+        .then(async (principal) => {
+          // One message, one request against the key's rate limit, as an API call would count.
+          const state = await rateLimiter.hit(principal, session.remoteAddress);
+          if (!state.allowed) return callback(answer("deferred", { code: 451, text: `4.7.1 rate_limited: This key's request quota is spent; retry in ${state.resetSeconds} s.` }));
+          transactions.set(session.id, { principal, recipients: [] });
+          callback();
+        })
+        .catch((error: unknown) => callback(error instanceof AuthenticationError || error instanceof IpNotAllowedError ? authRefusal(error) : refusalFor(error, "mail from")));
     },
 
     onRcptTo(address, session, callback) {
-      const accepted = recipients.get(session.id) ?? [];
+      const transaction = transactions.get(session.id);
+      if (!transaction) return callback(refusal(503, "5.5.1 Bad sequence of commands: MAIL FROM first"));
       const normalised = normaliseAddress(address.address);
       if (normalised === null) return callback(refusal(550, `5.1.3 ${JSON.stringify(address.address)} is not a valid email address`));
-      if (accepted.includes(normalised)) return callback();
-      if (accepted.length >= LIMITS.recipientsPerMessage) return callback(refusal(452, `4.5.3 Too many recipients: at most ${LIMITS.recipientsPerMessage} per message`));
-      accepted.push(normalised);
-      recipients.set(session.id, accepted);
+      if (transaction.recipients.includes(normalised)) return callback();
+      if (transaction.recipients.length >= LIMITS.recipientsPerMessage) return callback(refusal(452, `4.5.3 Too many recipients: at most ${LIMITS.recipientsPerMessage} per message`));
+      transaction.recipients.push(normalised);
       callback();
     },
 
     onData(stream, session, replied) {
       const callback = listener.answering(replied);
+      const transaction = transactions.get(session.id);
+      transactions.delete(session.id);
       readData(stream)
         .then(async (raw) => {
+          if (!transaction) return callback(refusal(503, "5.5.1 Bad sequence of commands: MAIL FROM first"));
           if (stream.sizeExceeded) return callback(answer("refused", { code: 552, text: `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes` }));
           const mail = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
-          const submitted = submittedMessage(mail, recipients.get(session.id) ?? []);
+          const submitted = submittedMessage(mail, transaction.recipients);
           if (!submitted.ok) throw new ValidationError(submitted.errors);
           const shapeErrors = checkRequest(submitted.request);
           if (shapeErrors.length > 0) throw new ValidationError(shapeErrors);
-          const principal = principalOf(session);
-          const message = await messages.create(principal, submitted.request, submissionIdempotencyKey(raw, mail));
+          const { principal } = transaction;
+          const message = await messages.create(principal, submitted.request, submissionIdempotencyKey(raw, mail, transaction.recipients));
           log.info({ message_id: message.id, key_id: principal.credential.id, environment: principal.environment, recipients: message.recipients.length }, "submission: accepted");
           metrics.submissionMessages.inc({ outcome: "accepted" });
           callback(null, `2.0.0 Ok: queued as ${message.id}`);
         })
-        .catch((error: unknown) => callback(refusalFor(error, "data")));
+        .catch((error: unknown) => {
+          // Nobody is left to answer: the message was never whole, so nothing was stored.
+          if (clientLeft(error)) return log.info({ session: session.id }, "submission: the client left during DATA");
+          callback(refusalFor(error, "data"));
+        });
     },
 
     onClose(session) {
-      recipients.delete(session.id);
+      secrets.delete(session.id);
+      transactions.delete(session.id);
     },
   });
   server.on("error", (error) => log.error({ err: error }, "submission SMTP server error"));
   const listener = await listenSmtp(server, config.host, config.port);
   return { port: listener.port, close: listener.close };
-}
 
-/** The principal onAuth put on the session; smtp-server lets no unauthenticated session reach MAIL FROM. */
-function principalOf(session: SMTPServerSession): Principal {
-  return session.user as Principal;
+  /** The API key behind a secret, as the API authenticates every call; a dashboard token is not one. */
+  async function authenticate(secret: string, session: SMTPServerSession): Promise<Principal> {
+    const principal = await auth.authenticate(secret || undefined, session.remoteAddress);
+    if (principal.credential.kind !== "api_key") throw new AuthenticationError();
+    return principal;
+  }
+
+  /** The reply to a secret that is not (or no longer) a usable key. */
+  function authRefusal(error: unknown): Error {
+    if (error instanceof AuthenticationError) return refusal(535, INVALID_KEY);
+    // A key used from outside its allowed_ips: the reason, as the API gives it, with AUTH's code.
+    if (error instanceof DomainError) return refusal(535, replyFor(error).text);
+    log.error({ err: error }, "submission: authentication failed");
+    return refusal(454, "4.7.0 Temporary authentication failure, try again later");
+  }
 }
 
 /**

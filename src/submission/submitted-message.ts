@@ -114,15 +114,17 @@ export function submittedMessage(mail: ParsedMail, envelopeRecipients: readonly 
 }
 
 /**
- * The Idempotency-Key of a submission: the digest of its bytes, when it carries a Message-ID. A
- * client that lost the answer to its DATA and sends the same message again (RFC 1047) sends the
- * same bytes, Message-ID and Date included, and is answered with the message already accepted
- * instead of sending it twice. Two different messages never share their bytes; a message without
- * a Message-ID could be sent twice on purpose with the same bytes, so it gets no key.
+ * The Idempotency-Key of a submission: the digest of its envelope's recipients and its bytes,
+ * when it carries a Message-ID. A client that lost the answer to its DATA and sends the message
+ * again (RFC 1047) sends the same bytes, Message-ID and Date included, to the same recipients,
+ * and is answered with the message already accepted instead of sending it twice. The same bytes
+ * to other recipients (a client that splits a message between transactions) are another
+ * submission. A message without a Message-ID could be sent twice on purpose, so it gets no key.
  */
-export function submissionIdempotencyKey(raw: Buffer, mail: ParsedMail): string | null {
+export function submissionIdempotencyKey(raw: Buffer, mail: ParsedMail, envelopeRecipients: readonly string[]): string | null {
   if (!mail.messageId) return null;
-  return `smtp:${createHash("sha256").update(raw).digest("base64url")}`;
+  const digest = createHash("sha256").update([...envelopeRecipients].sort().join(",")).update("\n").update(raw);
+  return `smtp:${digest.digest("base64url")}`;
 }
 
 /**

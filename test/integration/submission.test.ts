@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { networkInterfaces, tmpdir } from "node:os";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTransport } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer/index.js";
@@ -11,16 +12,11 @@ import { signedUp } from "../helpers/dashboard-session.js";
 import { selfSignedCertificate } from "../helpers/smtp-sink.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
 
-/** An address of this machine beyond loopback (its own: traffic to it never leaves the machine), if it has one. */
-const hostAddress = Object.values(networkInterfaces())
-  .flat()
-  .find((i) => i?.family === "IPv4" && !i.internal)?.address;
-
 interface Harness {
   t: TestApp;
   server: SubmissionSmtpServer;
   /** Sends through the submission server with nodemailer's SMTP transport, as an application would. */
-  send(mail: Mail.Options, key?: string | null, options?: { host?: string; secure?: boolean }): Promise<{ id: string; response: string; rejected: string[] }>;
+  send(mail: Mail.Options, key?: string | null, options?: { secure?: boolean }): Promise<{ id: string; response: string; rejected: string[] }>;
   /** The messages the key's environment holds. */
   stored(key?: string): Promise<Array<{ id: string }>>;
   close(): Promise<void>;
@@ -34,7 +30,7 @@ async function startSubmission(database: (typeof databases)[number], env: Record
     server,
     async send(mail, key = t.workspace.sandboxKey, options = {}) {
       const transport = createTransport({
-        host: options.host ?? "127.0.0.1",
+        host: "127.0.0.1",
         port: server.port,
         secure: options.secure ?? false,
         ...(key === null ? {} : { auth: { user: "mailroom", pass: key } }),
@@ -59,6 +55,33 @@ async function startSubmission(database: (typeof databases)[number], env: Record
       await t.close();
     },
   };
+}
+
+/** A connection to the submission server, logged in with `key` (nodemailer's SMTP client, driven command by command). */
+async function authenticated(h: Harness, key = h.t.workspace.sandboxKey): Promise<SMTPConnection> {
+  const connection = new SMTPConnection({ host: "127.0.0.1", port: h.server.port, ignoreTLS: true });
+  await new Promise<void>((resolve, reject) => connection.connect((error?: Error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) => connection.login({ user: "mailroom", pass: key }, (error) => (error ? reject(error) : resolve())));
+  return connection;
+}
+
+/** The server's replies on a raw socket, one (multi-line ones joined) per next(). */
+async function* smtpReplies(socket: Socket): AsyncGenerator<string> {
+  let buffered = "";
+  let lines: string[] = [];
+  for await (const chunk of socket) {
+    buffered += String(chunk);
+    let end: number;
+    while ((end = buffered.indexOf("\r\n")) >= 0) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      lines.push(line);
+      if (line[3] !== "-") {
+        yield lines.join("\n");
+        lines = [];
+      }
+    }
+  }
 }
 
 /** The SMTP error a send failed with. */
@@ -155,9 +178,12 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       const first = await h.send({ envelope, raw: raw("Hello") });
       const again = await h.send({ envelope, raw: raw("Hello") });
       const other = await h.send({ envelope, raw: raw("Something else") });
+      // The same bytes to more recipients (a client that splits a message between transactions) are another message.
+      const wider = await h.send({ envelope: { ...envelope, to: ["ada@example.com", "grace@example.com"] }, raw: raw("Hello") });
       expect(again.id).toBe(first.id);
-      expect(other.id).not.toBe(first.id);
-      expect((await h.stored()).map((m) => m.id).sort()).toEqual([first.id, other.id].sort());
+      expect(new Set([first.id, other.id, wider.id]).size).toBe(3);
+      expect((await h.stored()).map((m) => m.id).sort()).toEqual([first.id, other.id, wider.id].sort());
+      expect((await h.t.call({ method: "GET", url: `/v1/messages/${wider.id}` })).json().bcc).toEqual(["grace@example.com"]);
     });
 
     it("takes live mail from a verified domain, and refuses it from any other with 550 5.7.1 sender_domain_not_verified, storing nothing", async () => {
@@ -201,9 +227,7 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
 
     it("refuses a recipient that is not an address (550 5.1.3) and the 51st recipient (452 4.5.3); the others are sent", async () => {
       h = await startSubmission(database);
-      const connection = new SMTPConnection({ host: "127.0.0.1", port: h.server.port, ignoreTLS: true });
-      await new Promise<void>((resolve, reject) => connection.connect((error?: Error) => (error ? reject(error) : resolve())));
-      await new Promise<void>((resolve, reject) => connection.login({ user: "mailroom", pass: h.t.workspace.sandboxKey }, (error) => (error ? reject(error) : resolve())));
+      const connection = await authenticated(h);
       const to = ["ada@localhost", ...Array.from({ length: 51 }, (_, i) => `user${i}@example.com`)];
       const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) =>
         connection.send({ from: "hello@acme.example", to }, `From: hello@acme.example\r\nTo: user0@example.com\r\nSubject: Hi\r\n\r\nHello\r\n`, (error, result) => (error ? reject(error) : resolve(result))),
@@ -214,10 +238,24 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       expect((await h.t.call({ method: "GET", url: `/v1/messages/${id}` })).json().recipients).toHaveLength(50);
     });
 
-    it("refuses a message over SUBMISSION_MAX_MESSAGE_BYTES with 552 5.3.4", async () => {
+    it("refuses a message over SUBMISSION_MAX_MESSAGE_BYTES with 552: at MAIL FROM when its SIZE says so, else 552 5.3.4 after its data", async () => {
       h = await startSubmission(database, { SUBMISSION_MAX_MESSAGE_BYTES: "4096" });
-      const refused = await refusal(h.send(receipt({ html: `<p>${"x".repeat(8000)}</p>` })));
-      expect(refused).toMatchObject({ responseCode: 552 });
+      const big = `From: hello@acme.example\r\nTo: ada@example.com\r\nSubject: Hi\r\n\r\n${"x".repeat(8000)}\r\n`;
+      // nodemailer's client checks a SIZE it declares itself, so the declared case is spoken by hand.
+      const socket = connect(h.server.port, "127.0.0.1");
+      const replies = smtpReplies(socket);
+      await replies.next();
+      for (const command of ["EHLO app.example", `AUTH PLAIN ${Buffer.from(`\0mailroom\0${h.t.workspace.sandboxKey}`).toString("base64")}`]) {
+        socket.write(`${command}\r\n`);
+        expect((await replies.next()).value).toMatch(/^2/);
+      }
+      socket.write(`MAIL FROM:<hello@acme.example> SIZE=${big.length}\r\n`);
+      expect((await replies.next()).value).toMatch(/^552 .*exceeds fixed maximum message size 4096/);
+      socket.destroy();
+      const connection = await authenticated(h);
+      const undeclared = await new Promise<Error & { responseCode?: number; response?: string }>((resolve) => connection.send({ from: "hello@acme.example", to: ["ada@example.com"] }, big, (error) => resolve(error!)));
+      connection.quit();
+      expect(undeclared.response).toMatch(/^552 5\.3\.4 Message too big: the limit is 4096 bytes/);
       expect(await h.stored()).toEqual([]);
     });
 
@@ -227,15 +265,18 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       const refused = await refusal(h.send(receipt()));
       expect(refused).toMatchObject({ responseCode: 451, command: "MAIL FROM" });
       expect(refused.response).toMatch(/^451 4\.7\.1 rate_limited: .*retry in \d+ s/);
+      // The next window takes it.
       h.t.clock.advance(60_000);
-      expect(await h.stored()).toHaveLength(1);
+      await h.send(receipt());
+      h.t.clock.advance(60_000);
+      expect(await h.stored()).toHaveLength(2);
     });
   });
 
   describe("authentication", () => {
     it("refuses to take mail before AUTH (530), and an unknown, revoked or mistyped key or a dashboard token (535), storing nothing", async () => {
       h = await startSubmission(database);
-      expect(await refusal(h.send(receipt(), null))).toMatchObject({ responseCode: 530, command: "MAIL FROM" });
+      expect(await refusal(h.send(receipt(), null))).toMatchObject({ responseCode: 530, command: "MAIL FROM", response: expect.stringMatching(/^530 5\.7\.0 Authentication required/) });
       const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Old" } });
       const revoked = created.json().secret as string;
       expect((await h.t.call({ method: "DELETE", url: `/v1/api-keys/${created.json().id}` })).statusCode).toBe(200);
@@ -258,30 +299,54 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       expect(refused.response).toMatch(/^535 5\.7\.1 ip_not_allowed: .*127\.0\.0\.1/);
     });
 
-    describe.skipIf(hostAddress === undefined)("beyond loopback", () => {
+    it("checks the key again at every message: one revoked while its session is open sends nothing more (535 at MAIL FROM)", async () => {
+      h = await startSubmission(database);
+      const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "App" } });
+      const connection = await authenticated(h, created.json().secret);
+      const mail = "From: hello@acme.example\r\nTo: ada@example.com\r\nSubject: Hi\r\n\r\nHello\r\n";
+      const sendOnSession = () => new Promise<{ error?: Error & { responseCode?: number; response?: string } }>((resolve) => connection.send({ from: "hello@acme.example", to: ["ada@example.com"] }, mail, (error) => resolve({ error: error ?? undefined })));
+      expect((await sendOnSession()).error).toBeUndefined();
+      expect((await h.t.call({ method: "DELETE", url: `/v1/api-keys/${created.json().id}` })).statusCode).toBe(200);
+      const { error } = await sendOnSession();
+      connection.quit();
+      expect(error).toMatchObject({ responseCode: 535, response: expect.stringMatching(/^535 5\.7\.8 invalid_api_key: /) });
+      expect(await h.stored()).toHaveLength(1);
+    });
+
+    it("will not listen beyond loopback without TLS, so that a key never crosses a network in clear", async () => {
+      const t = await createTestApp(database, { SUBMISSION_SMTP_PORT: "0", SUBMISSION_SMTP_HOST: "0.0.0.0" });
+      try {
+        await expect(t.runtime.startSubmission()).rejects.toThrow(/SUBMISSION_SMTP_HOST=0\.0\.0\.0 needs SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE/);
+      } finally {
+        await t.close();
+      }
+    });
+
+    describe("with TLS", () => {
       let dir: string;
       const tlsFiles = () => {
         dir = mkdtempSync(join(tmpdir(), "mailroom-submission-tls-"));
         const { key, cert } = selfSignedCertificate();
         writeFileSync(join(dir, "key.pem"), key);
         writeFileSync(join(dir, "cert.pem"), cert);
-        return { SUBMISSION_SMTP_HOST: "0.0.0.0", SUBMISSION_TLS_KEY_FILE: join(dir, "key.pem"), SUBMISSION_TLS_CERT_FILE: join(dir, "cert.pem") };
+        return { SUBMISSION_TLS_KEY_FILE: join(dir, "key.pem"), SUBMISSION_TLS_CERT_FILE: join(dir, "cert.pem") };
       };
       afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
 
-      it("never takes a key in clear from another host: AUTH without TLS is 538 5.7.11", async () => {
-        h = await startSubmission(database, { SUBMISSION_SMTP_HOST: "0.0.0.0" });
-        const refused = await refusal(h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress }));
+      it("takes AUTH only once the session is encrypted, from any client: 538 before STARTTLS", async () => {
+        h = await startSubmission(database, tlsFiles());
+        const plain = new SMTPConnection({ host: "127.0.0.1", port: h.server.port, ignoreTLS: true });
+        await new Promise<void>((resolve, reject) => plain.connect((error?: Error) => (error ? reject(error) : resolve())));
+        const refused = await new Promise<Error & { responseCode?: number }>((resolve) => plain.login({ user: "mailroom", pass: h.t.workspace.sandboxKey }, (error) => resolve(error!)));
+        plain.close();
         expect(refused).toMatchObject({ responseCode: 538 });
-        expect(refused.response).toMatch(/^538 5\.7\.11 Encryption required/);
+        await h.send(receipt());
+        expect(await h.stored()).toHaveLength(1);
       });
 
-      it("takes it after STARTTLS, and over implicit TLS (port 465)", async () => {
-        h = await startSubmission(database, tlsFiles());
-        await h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress });
-        await h.close();
+      it("speaks TLS from the first byte with SUBMISSION_IMPLICIT_TLS (port 465)", async () => {
         h = await startSubmission(database, { ...tlsFiles(), SUBMISSION_IMPLICIT_TLS: "true" });
-        await h.send(receipt(), h.t.workspace.sandboxKey, { host: hostAddress, secure: true });
+        await h.send(receipt(), h.t.workspace.sandboxKey, { secure: true });
         expect(await h.stored()).toHaveLength(1);
       });
     });

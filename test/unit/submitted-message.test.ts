@@ -218,18 +218,25 @@ describe("shortenedReferences", () => {
 
 describe("submissionIdempotencyKey", () => {
   const message = (id: string, body: string) => Buffer.from(raw(`Message-ID: <${id}@app.acme.example>`, "From: a@acme.example", "To: b@example.com", "Subject: S").replace("Hello", body));
+  const envelope = ["b@example.com", "c@example.com"];
 
-  it("is the same for the same bytes sent again, and differs for another message with the same Message-ID", async () => {
+  it("is the same for the same bytes sent again to the same recipients, in any order", async () => {
     const first = message("1", "Hello");
-    const key = submissionIdempotencyKey(first, await parse(first));
+    const key = submissionIdempotencyKey(first, await parse(first), envelope);
     expect(key).toMatch(/^smtp:[A-Za-z0-9_-]{43}$/);
-    expect(submissionIdempotencyKey(Buffer.from(first), await parse(first))).toBe(key);
+    expect(submissionIdempotencyKey(Buffer.from(first), await parse(first), [...envelope].reverse())).toBe(key);
+  });
+
+  it("differs for another message with the same Message-ID, and for the same bytes to other recipients", async () => {
+    const first = message("1", "Hello");
+    const key = submissionIdempotencyKey(first, await parse(first), envelope);
     const other = message("1", "Goodbye");
-    expect(submissionIdempotencyKey(other, await parse(other))).not.toBe(key);
+    expect(submissionIdempotencyKey(other, await parse(other), envelope)).not.toBe(key);
+    expect(submissionIdempotencyKey(first, await parse(first), ["b@example.com"])).not.toBe(key);
   });
 
   it("is null for a message without a Message-ID, which may be sent twice on purpose", async () => {
     const bare = Buffer.from(raw("From: a@acme.example", "To: b@example.com", "Subject: S"));
-    expect(submissionIdempotencyKey(bare, await parse(bare))).toBeNull();
+    expect(submissionIdempotencyKey(bare, await parse(bare), envelope)).toBeNull();
   });
 });
