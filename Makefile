@@ -95,12 +95,13 @@ fuzz: $(STAMP) ## Schemathesis against a throwaway server (installs .venv)
 	scripts/fuzz.sh $(FUZZ_ARGS)
 
 # --- operations -------------------------------------------------------------------------------
-bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (bench/delivery.ts), webhooks (bench/webhooks.ts), template sends (bench/templates.ts), metrics queries (bench/metrics.ts)
+bench: $(STAMP) ## Benchmarks: accept rate (bench/accept.ts), delivery rate (bench/delivery.ts), webhooks (bench/webhooks.ts), template sends (bench/templates.ts), metrics queries (bench/metrics.ts), SMTP submission (bench/submission.ts)
 	$(BIN)/tsx bench/accept.ts
 	$(BIN)/tsx bench/delivery.ts
 	$(BIN)/tsx bench/webhooks.ts
 	$(BIN)/tsx bench/templates.ts
 	$(BIN)/tsx bench/metrics.ts
+	$(BIN)/tsx bench/submission.ts
 
 bootstrap: $(STAMP) ## Create a workspace; print its sandbox and live keys once (ARGS="--workspace NAME --json")
 	@bin/mailroom-server bootstrap $(ARGS)
