@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Projects per DESIGN.md §11: unit (no I/O), integration (real databases: SQLite always,
@@ -9,6 +10,9 @@ export default defineConfig({
   test: {
     // The plain summary prints last: `Tests: N passed, N failed, N skipped` (see the reporter).
     reporters: ["default", "./test/reporters/plain-summary.ts"],
+    // A file per core: vitest's default leaves one core idle (cores - 1), which on CI's two cores
+    // ran every file one after the other while each waited on its database and sockets.
+    maxWorkers: availableParallelism(),
     projects: [
       { test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
