@@ -22,6 +22,7 @@ import { tooDeepPointer } from "./http/json-depth.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
+import { serializerCompiler } from "./http/serializers.js";
 import type { Runtime } from "./runtime.js";
 
 export interface AppOptions {
@@ -77,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const validators = createValidators();
   app.setValidatorCompiler((route) => validators.compile(route));
+  app.setSerializerCompiler(serializerCompiler);
 
   // An empty JSON body means "no body" (rotateApiKey's body is optional); anything else must parse.
   const defaultJson = app.getDefaultJsonParser("error", "error");

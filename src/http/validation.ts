@@ -13,14 +13,37 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  * fields are errors, every failure reported); path, query and headers arrive as strings and are
  * coerced to the declared types.
  */
-export function createValidators() {
+function createAjvs() {
   const common = { strict: false, useDefaults: true, removeAdditional: false as const, allowUnionTypes: true };
-  const body = addFormats(new Ajv2020({ ...common, coerceTypes: false, allErrors: true }));
-  const params = addFormats(new Ajv2020({ ...common, coerceTypes: "array", allErrors: true }));
   return {
-    compile({ schema, httpPart }: { schema: object; httpPart?: string }) {
-      if (httpPart === "body") return body.compile(schema);
-      return params.compile(httpPart === "headers" ? lowerCaseHeaderSchema(schema) : schema);
+    body: addFormats(new Ajv2020({ ...common, coerceTypes: false, allErrors: true })),
+    params: addFormats(new Ajv2020({ ...common, coerceTypes: "array", allErrors: true })),
+  };
+}
+
+type Validate = ReturnType<Ajv2020["compile"]>;
+
+let ajvs: ReturnType<typeof createAjvs> | null = null;
+/**
+ * Compiled validators by request part and schema, kept for the process. A validator is a pure
+ * function of its schema; compiling the contract's ~140 takes a few hundred milliseconds, which a
+ * process that builds its app once pays once, and tests, which build one per test, pay once too.
+ */
+const compiled = new Map<string, Validate>();
+
+export function createValidators() {
+  ajvs ??= createAjvs();
+  const { body, params } = ajvs;
+  return {
+    compile({ schema, httpPart }: { schema: object; httpPart?: string }): Validate {
+      const part = httpPart === "body" ? "body" : httpPart === "headers" ? "headers" : "params";
+      const key = `${part}\u0000${JSON.stringify(schema)}`;
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = part === "body" ? body.compile(schema) : params.compile(part === "headers" ? lowerCaseHeaderSchema(schema) : schema);
+        compiled.set(key, validate);
+      }
+      return validate;
     },
   };
 }
