@@ -21,11 +21,12 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
+          setupFiles: ["test/helpers/database-pool.ts"],
           // better-sqlite3 and mysql2 are native/pooled; forks isolate them cleanly.
           pool: "forks",
         },
       },
-      { test: { name: "contract", include: ["test/contract/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { name: "contract", include: ["test/contract/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, setupFiles: ["test/helpers/database-pool.ts"] } },
       { test: { name: "sdk", include: ["sdk/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
       { test: { name: "cli", include: ["cli/test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } },
       {

@@ -43,7 +43,7 @@ const TEST_SECRET_KEY = "0123456789abcdef".repeat(4);
  * started: tests drive it with `drain()` so that every step is deterministic.
  */
 export async function createTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await database.create();
+  const db = await database.createMigrated();
   try {
     const configWith = (changes: Record<string, string>): Config => loadConfig({
       DATABASE_URL: db.url,
