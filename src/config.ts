@@ -177,7 +177,7 @@ export const SETTINGS = {
   idempotencyLockSeconds: { env: "IDEMPOTENCY_LOCK_SECONDS", default: "60", meaning: "How long a claimed key answers 409 before a crashed request's claim may be taken over." },
   workerBatchSize: { env: "WORKER_BATCH_SIZE", default: "50", meaning: "Jobs a worker claims at once." },
   workerPollMs: { env: "WORKER_POLL_MS", default: "250", meaning: "How often an idle worker looks for due jobs." },
-  jobLeaseSeconds: { env: "JOB_LEASE_SECONDS", default: "120", meaning: "A claimed job whose worker has not finished by then is reclaimed." },
+  jobLeaseSeconds: { env: "JOB_LEASE_SECONDS", default: "120", meaning: "A claimed job whose worker has not finished by then is reclaimed. A third of the shorter of this and WEBHOOK_LEASE_SECONDS is how far a worker's clock may be from the database server's (docs/scaling.md#clocks)." },
   sandboxDeferSeconds: { env: "SANDBOX_DEFER_SECONDS", default: "30", meaning: "Delay before a simulated deferral (deferred@simulator.test) is retried." },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", default: "10000", meaning: "How long shutdown waits for in-flight requests and jobs." },
   heapLimitMb: { env: "HEAP_LIMIT_MB", default: "1024", meaning: "Node's heap limit in MiB, set by bin/mailroom-server (and so make run) as it starts Node: under 2 GiB, V8 lets the heap grow far less past its live data, which keeps a delivery worker's memory flat (docs/performance.md). 0: Node's default. A --max-old-space-size in NODE_OPTIONS wins." },

@@ -9,6 +9,7 @@ import { newId } from "./domain/ids.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
 import { startOpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
+import { ClockSkewError } from "./clock-skew.js";
 import { startMaintenance } from "./maintenance.js";
 import { createRuntime } from "./runtime.js";
 
@@ -82,6 +83,11 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
   const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
   const log = app?.log ?? processLog;
+  if (roles.has("worker")) {
+    const clock = await runtime.checkClock();
+    if (clock.verdict === "too_far") throw new ClockSkewError(clock.message);
+    if (clock.verdict === "warning") log.warn({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
+  }
   const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
   if (roles.has("worker")) {
     runtime.worker.start();
@@ -196,7 +202,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     // What the operator must fix is one line; anything else is a bug, with its stack.
-    console.error(error instanceof ConfigError || error instanceof MigrationLockedError ? error.message : withoutInput(error));
+    console.error(error instanceof ConfigError || error instanceof MigrationLockedError || error instanceof ClockSkewError ? error.message : withoutInput(error));
     process.exit(1);
   },
 );

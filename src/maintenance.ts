@@ -11,16 +11,19 @@ export interface MaintenanceLog {
 export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
- * The worker role's housekeeping, every few minutes: prunes expired idempotency records,
+ * The worker role's housekeeping, every few minutes: measures the clock against the database
+ * server's (src/clock-skew.ts), prunes expired idempotency records,
  * rate-limit windows, sessions, access tokens, old webhook attempts and request log entries,
  * removes the content of messages past their workspace's retention, and checks the sending
  * domains whose automatic check is due. Any number of workers may run it at once: pruning and removal are idempotent,
  * and each domain check is claimed by one of them.
  */
 export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(): void; round: Promise<void> } {
+  // The first round skips the clock: src/main.ts has just checked it.
+  const next = () => reportClockSkew(runtime, log).then(() => runMaintenance(runtime, log));
   let round = runMaintenance(runtime, log);
   const timer = setInterval(() => {
-    round = round.then(() => runMaintenance(runtime, log)); // one round at a time
+    round = round.then(next); // one round at a time
   }, MAINTENANCE_INTERVAL_MS);
   timer.unref();
   return {
@@ -29,6 +32,19 @@ export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(
       return round;
     },
   };
+}
+
+/**
+ * Logs a clock that drifted from the database server's since the worker started (which refuses
+ * to start on one too far off), at every round until it is fixed: src/clock-skew.ts.
+ */
+export async function reportClockSkew(runtime: Runtime, log: MaintenanceLog): Promise<void> {
+  try {
+    const clock = await runtime.checkClock();
+    if (clock.verdict !== "ok") log[clock.verdict === "too_far" ? "error" : "warn"]({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
+  } catch (err) {
+    log.error({ err }, "could not read the database server's clock");
+  }
 }
 
 /** One round; logs its failures instead of throwing, so the next round still comes. */

@@ -46,6 +46,21 @@ export class Metrics {
     new Gauge({ name: `${prefix}_oldest_due_age_seconds`, help: `How long the oldest of the ${items.toLowerCase()} due now has been due.`, registers: [this.registry], collect: async function () { this.set((await sample()).oldestDueAgeSeconds); } });
   }
 
+  /**
+   * `mailroom_clock_skew_seconds`, measured at scrape time: this process's clock minus the
+   * database server's (src/clock-skew.ts); 0 on SQLite, which has no clock of its own.
+   */
+  watchClockSkew(measure: () => Promise<number | null>): void {
+    new Gauge({
+      name: "mailroom_clock_skew_seconds",
+      help: "This process's clock minus the database server's (positive: ahead). Leases between workers tolerate a third of the shortest lease; alert well before.",
+      registers: [this.registry],
+      collect: async function () {
+        this.set(((await measure()) ?? 0) / 1000);
+      },
+    });
+  }
+
   /** `mailroom_domains{status}`, read from the database at scrape time: alert on temporary_failure above 0. */
   watchDomains(read: () => Promise<Partial<Record<DomainStatus, number>>>): void {
     new Gauge({

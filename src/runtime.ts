@@ -50,6 +50,7 @@ import { WebhookHttpClient } from "./webhooks/http-client.js";
 import { TargetGuard } from "./webhooks/target-guard.js";
 import { WorkspaceService } from "./services/workspace.js";
 import { TrackingService } from "./services/tracking.js";
+import { checkClockSkew, measureClockSkew, type ClockSkewCheck } from "./clock-skew.js";
 import { TrackingLinks } from "./tracking/links.js";
 import { TrackingTokens } from "./tracking/tokens.js";
 
@@ -97,6 +98,8 @@ export interface Runtime {
   metrics: Metrics;
   /** Signs and checks tracking links and unsubscribe addresses (the inbound server parses the latter). */
   tracking: TrackingTokens;
+  /** This process's clock against the database server's, judged against the leases (src/clock-skew.ts). */
+  checkClock(): Promise<ClockSkewCheck>;
   /** Starts the inbound SMTP server (role smtp) on config.inbound; close() stops it. */
   startSmtp(): Promise<InboundSmtpServer>;
   /** Starts the SMTP submission server (role submission) on config.submission; close() stops it. */
@@ -122,6 +125,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   metrics.watchQueue("mailroom_queue", "Delivery jobs", () => repositories.jobs.stats(clock.now()));
   metrics.watchQueue("mailroom_webhook_queue", "Webhook deliveries", () => repositories.webhookDeliveries.stats(clock.now()));
   metrics.watchDomains(() => repositories.domains.countByStatus());
+  metrics.watchClockSkew(() => measureClockSkew(clock, repositories.serverTime));
 
   const secret = secretKeys(secretKey(config), config.secretKeyPrevious);
   const dnsResolver = MxResolver.fromConfig(config.delivery);
@@ -281,6 +285,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     dispatcher,
     metrics,
     tracking: trackingTokens,
+    checkClock: () => checkClockSkew(clock, repositories.serverTime, [config.worker.leaseSeconds, config.webhooks.leaseSeconds]),
     async startSmtp() {
       const receiver = new InboundReceiver(services.inbound, createResolver(config.delivery.dnsServers), config.delivery.hostname, clock, logger);
       // Half the shutdown grace at most: the rest is for what follows (flush, close the database).

@@ -58,6 +58,11 @@ export interface Dialect {
   claimWebhookDeliveries(knex: Knex, claim: WebhookClaim): Promise<WebhookDeliveryRow[]>;
   /** Adds `by` to a counter row, creating it, and returns the new value. */
   incrementCounter(trx: Knex.Transaction, bucket: string, by: number, expiresAt: number): Promise<number>;
+  /**
+   * The database server's clock, epoch milliseconds; null where the database has no clock of its
+   * own (SQLite: a file that only this machine's processes open, so only this machine's clock).
+   */
+  serverTime(knex: Knex): Promise<number | null>;
   /** Whether an error means the transaction was chosen as a deadlock victim and may be retried. */
   isRetryable(error: unknown): boolean;
   /** How many group-commit transactions may run at once (one writer on SQLite). */

@@ -8,6 +8,13 @@ export const mysqlDialect: Dialect = {
   name: "mysql",
   writerConcurrency: 4,
 
+  // Microseconds since the epoch in UTC arithmetic only: UNIX_TIMESTAMP(NOW()) would go through
+  // the session's time zone, which is ambiguous for an hour a year where it has daylight saving.
+  async serverTime(knex) {
+    const [rows] = (await knex.raw("SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) AS us")) as [Array<{ us: number | string }>];
+    return Math.round(Number(rows[0]!.us) / 1000);
+  },
+
   // MariaDB has no UPDATE … RETURNING: lock due rows with SKIP LOCKED (so concurrent workers
   // take disjoint sets without waiting), lease them, and return what was locked.
   async claimJobs(knex, { now, limit, leaseUntil, workerId, environments }) {

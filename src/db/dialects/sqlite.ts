@@ -4,6 +4,10 @@ export const sqliteDialect: Dialect = {
   name: "sqlite",
   writerConcurrency: 1,
 
+  async serverTime() {
+    return null;
+  },
+
   // SQLite serialises writers, so one UPDATE … RETURNING is an atomic claim (.skipLocked() throws here).
   async claimJobs(knex, { now, limit, leaseUntil, workerId, environments }) {
     if (environments.length === 0) return [];

@@ -53,6 +53,8 @@ export interface Repositories {
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Whether the database answers (readiness). */
   ping(): Promise<void>;
+  /** The database server's clock (src/clock-skew.ts); null on SQLite, which has none of its own. */
+  serverTime(): Promise<number | null>;
 }
 
 export function createRepositories(db: Database): Repositories {
@@ -87,5 +89,6 @@ export function createRepositories(db: Database): Repositories {
     ping: async () => {
       await db.knex.raw("select 1");
     },
+    serverTime: () => db.dialect.serverTime(db.knex),
   };
 }
