@@ -78,16 +78,17 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   // The worker, the dispatcher and the SMTP server log through the runtime's logger.
   const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION });
   const runtime = await createRuntime(config, { logger: processLog });
+  // Before anything listens: a worker whose clock breaks leases must not start at all.
+  if (roles.has("worker")) {
+    const clock = await runtime.checkClock();
+    if (clock.verdict === "too_far") throw new ClockSkewError(clock.message);
+    if (clock.verdict === "warning") processLog.warn({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
+  }
   // Up before the roles start, so that probes see "not ready" until they have.
   const ops = config.metricsPort === null ? null : await startOpsServer({ host: config.host, port: config.metricsPort, metrics: runtime.metrics, lifecycle, ping: runtime.repositories.ping, newRequestId: () => newId("request", runtime.clock.now()), log: processLog });
   // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
   const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
   const log = app?.log ?? processLog;
-  if (roles.has("worker")) {
-    const clock = await runtime.checkClock();
-    if (clock.verdict === "too_far") throw new ClockSkewError(clock.message);
-    if (clock.verdict === "warning") log.warn({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
-  }
   const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
   if (roles.has("worker")) {
     runtime.worker.start();

@@ -118,19 +118,25 @@ export async function dropPooledDatabases(): Promise<void> {
   mysqlAdmin = null;
 }
 
+/** A new, empty database beside the one TEST_MYSQL_URL names. */
+async function newMysqlDatabase(baseUrl: string): Promise<Pooled> {
+  const url = new URL(baseUrl);
+  const name = `${url.pathname.slice(1) || "mailroom_test"}_${randomBytes(4).toString("hex")}`;
+  await adminOf(baseUrl).raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
 const mysql = (baseUrl: string): TestDatabase => ({
   name: "mysql",
   async create() {
-    const url = new URL(baseUrl);
-    const database = `${url.pathname.slice(1) || "mailroom_test"}_${randomBytes(4).toString("hex")}`;
-    await adminOf(baseUrl).raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-    url.pathname = `/${database}`;
+    const { name, url } = await newMysqlDatabase(baseUrl);
     const dataDir = newDataDir();
     return {
-      url: url.toString(),
+      url,
       dataDir,
       drop: async () => {
-        await adminOf(baseUrl).raw(`DROP DATABASE IF EXISTS \`${database}\``);
+        await adminOf(baseUrl).raw(`DROP DATABASE IF EXISTS \`${name}\``);
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
@@ -138,15 +144,13 @@ const mysql = (baseUrl: string): TestDatabase => ({
   async createMigrated() {
     let pooled = mysqlPool.pop();
     if (!pooled) {
-      const created = await this.create();
-      const db = openDatabase(created.url);
+      pooled = await newMysqlDatabase(baseUrl);
+      const db = openDatabase(pooled.url);
       try {
         await migrate(db);
       } finally {
         await db.close();
       }
-      rmSync(created.dataDir, { recursive: true, force: true });
-      pooled = { name: new URL(created.url).pathname.slice(1), url: created.url };
       migratedSchema ??= await schemaOf(adminOf(baseUrl), pooled.name);
     }
     const { name, url } = pooled;
