@@ -42,22 +42,16 @@ export async function startLiveHarness(database: TestDatabase, options: { env?: 
     DELIVERY_COMPOSE_THREADS: SETTINGS.deliveryComposeThreads.default,
     ...options.env?.(sink),
   });
-  dns.add(`mx1.${RECIPIENT_DOMAIN}`, { type: "A", address: "127.0.0.1" });
-  dns.add(RECIPIENT_DOMAIN, { type: "MX", priority: 10, exchange: `mx1.${RECIPIENT_DOMAIN}` });
-
-  const created = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" }, key: t.workspace.liveKey });
-  expect(created.statusCode, created.body).toBe(201);
-  const domain = created.json() as { id: string; records: Array<{ type: "TXT" | "MX"; name: string; value: string; priority: number | null }> };
-  const published: Record<string, string> = {};
-  for (const record of domain.records) {
-    if (record.type === "MX") dns.add(record.name, { type: "MX", priority: record.priority ?? 10, exchange: record.value });
-    else {
-      dns.add(record.name, { type: "TXT", value: record.value });
-      published[record.name] = record.value;
-    }
-  }
-  const verified = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/verify`, key: t.workspace.liveKey });
-  expect(verified.json().status, verified.body).toBe("verified");
+  const close = async () => {
+    await t.close();
+    await sink.close();
+    await dns.close();
+  };
+  // A harness that fails half-built closes what it started: the test never gets it to close.
+  const published = await publishAndVerifyDomains(t, dns).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
 
   return {
     t,
@@ -75,12 +69,33 @@ export async function startLiveHarness(database: TestDatabase, options: { env?: 
     async events(id) {
       return (await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100`, key: t.workspace.liveKey })).json().data;
     },
-    async close() {
-      await t.close();
-      await sink.close();
-      await dns.close();
-    },
+    close,
   };
+}
+
+/**
+ * Points the recipients' domain at the sink, adds acme.example through the API, publishes its
+ * records exactly as the API returned them, and verifies it through the API. Returns the TXT
+ * records published, by name.
+ */
+async function publishAndVerifyDomains(t: TestApp, dns: DnsServer): Promise<Record<string, string>> {
+  dns.add(`mx1.${RECIPIENT_DOMAIN}`, { type: "A", address: "127.0.0.1" });
+  dns.add(RECIPIENT_DOMAIN, { type: "MX", priority: 10, exchange: `mx1.${RECIPIENT_DOMAIN}` });
+
+  const created = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" }, key: t.workspace.liveKey });
+  expect(created.statusCode, created.body).toBe(201);
+  const domain = created.json() as { id: string; records: Array<{ type: "TXT" | "MX"; name: string; value: string; priority: number | null }> };
+  const published: Record<string, string> = {};
+  for (const record of domain.records) {
+    if (record.type === "MX") dns.add(record.name, { type: "MX", priority: record.priority ?? 10, exchange: record.value });
+    else {
+      dns.add(record.name, { type: "TXT", value: record.value });
+      published[record.name] = record.value;
+    }
+  }
+  const verified = await t.call({ method: "POST", url: `/v1/domains/${domain.id}/verify`, key: t.workspace.liveKey });
+  expect(verified.json().status, verified.body).toBe("verified");
+  return published;
 }
 
 /** The header block of a raw message, unfolded, as [name, value] pairs in order. */

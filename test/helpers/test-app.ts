@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { expect } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { ManualClock } from "../../src/domain/clock.js";
@@ -34,6 +35,13 @@ export interface TestApp {
   restart(changes?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Test apps not closed yet, with the test that made each. A test that never closes its app leaves
+ * its MariaDB database behind; test/helpers/database-pool.ts closes what a file left open and
+ * fails the file, naming the test.
+ */
+export const openTestApps = new Map<TestApp, string>();
 
 /** SQLite generates its secret into DATA_DIR; MySQL needs one given (every node shares it). */
 const TEST_SECRET_KEY = "0123456789abcdef".repeat(4);
@@ -120,6 +128,9 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
         testApp.app = app;
       },
       async close() {
+        // A second close (an afterEach that closes whatever the last test left) is a no-op: a
+        // MariaDB database must not go back to the pool twice.
+        if (!openTestApps.delete(testApp)) return;
         try {
           await shutdown();
         } finally {
@@ -127,6 +138,8 @@ export async function createTestApp(database: TestDatabase, env: Record<string, 
         }
       },
     };
+    const { currentTestName, testPath } = expect.getState();
+    openTestApps.set(testApp, `${currentTestName ?? "a hook outside any test"} (${testPath ?? "unknown file"})`);
     return testApp;
   } catch (error) {
     await db.drop();
