@@ -78,6 +78,11 @@ export interface SmtpListenerConfig {
   /** PEM files offering TLS; without both, there is none. */
   tlsKeyFile: string | null;
   tlsCertFile: string | null;
+  /**
+   * Load balancers whose connections start with a PROXY protocol v1 header naming the client
+   * (docs/deployment.md#load-balancers-in-front-of-smtp); empty for none.
+   */
+  proxyProtocolFrom: string[];
 }
 
 /** The inbound SMTP server, role `smtp` (DESIGN.md §10, docs/inbound.md). */
@@ -230,6 +235,7 @@ export const SETTINGS = {
   inboundTimeoutMs: { env: "INBOUND_TIMEOUT_MS", default: "60000", meaning: "An inbound SMTP connection idle this long is closed." },
   inboundTlsKeyFile: { env: "INBOUND_TLS_KEY_FILE", default: "", meaning: "PEM private key for STARTTLS on the inbound SMTP server (with INBOUND_TLS_CERT_FILE); unset: no STARTTLS." },
   inboundTlsCertFile: { env: "INBOUND_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for STARTTLS on the inbound SMTP server." },
+  inboundProxyProtocolFrom: { env: "INBOUND_PROXY_PROTOCOL_FROM", default: "", meaning: "Load balancers in front of the inbound SMTP server that open each connection with a PROXY protocol v1 header naming the sender's address (HAProxy's send-proxy, nginx's proxy_protocol), which SPF and DMARC are checked against: comma-separated IP addresses; empty for none. Their connections must carry the header; other peers' must not." },
   submissionSmtpHost: { env: "SUBMISSION_SMTP_HOST", default: "127.0.0.1", meaning: "Interface the SMTP submission server (role submission) binds; 0.0.0.0 to let applications elsewhere send through it." },
   submissionSmtpPort: { env: "SUBMISSION_SMTP_PORT", default: "2587", meaning: "Port of the SMTP submission server; 587 in production (465 with SUBMISSION_IMPLICIT_TLS)." },
   submissionMaxMessageBytes: { env: "SUBMISSION_MAX_MESSAGE_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest submitted message (advertised with SIZE); larger is refused with 552 5.3.4." },
@@ -237,6 +243,7 @@ export const SETTINGS = {
   submissionTimeoutMs: { env: "SUBMISSION_TIMEOUT_MS", default: "60000", meaning: "An SMTP submission connection idle this long is closed." },
   submissionTlsKeyFile: { env: "SUBMISSION_TLS_KEY_FILE", default: "", meaning: "PEM private key for TLS on the submission server (with SUBMISSION_TLS_CERT_FILE); unset: no TLS, and the submission server listens on loopback only." },
   submissionTlsCertFile: { env: "SUBMISSION_TLS_CERT_FILE", default: "", meaning: "PEM certificate chain for TLS on the submission server." },
+  submissionProxyProtocolFrom: { env: "SUBMISSION_PROXY_PROTOCOL_FROM", default: "", meaning: "Load balancers in front of the submission server that open each connection with a PROXY protocol v1 header naming the client's address, which API keys' allowed_ips and the encryption rule see: comma-separated IP addresses; empty for none. Their connections must carry the header; other peers' must not." },
   submissionImplicitTls: { env: "SUBMISSION_IMPLICIT_TLS", default: "false", meaning: "true: TLS from the first byte (port 465, RFC 8314) instead of STARTTLS; needs the TLS files." },
 } satisfies Record<string, Setting>;
 
@@ -259,6 +266,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return value;
   };
+  /** Comma-separated IP addresses (not ranges: smtp-server compares each peer's address exactly). */
+  const addresses = (key: keyof typeof SETTINGS): string[] => {
+    const entries = read(key).split(",").map((entry) => entry.trim()).filter(Boolean);
+    if (entries.some((entry) => isIP(entry) === 0)) problems.push(`${SETTINGS[key].env} must be empty or comma-separated IP addresses (no ranges)`);
+    return entries;
+  };
   /** An SMTP server's listener settings, read from its own `<server>…` settings. */
   const smtpListener = (server: "inbound" | "submission"): SmtpListenerConfig => ({
     host: read(`${server}SmtpHost`),
@@ -268,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeoutMs: int(`${server}TimeoutMs`, 1000, 3_600_000),
     tlsKeyFile: read(`${server}TlsKeyFile`) || null,
     tlsCertFile: read(`${server}TlsCertFile`) || null,
+    proxyProtocolFrom: addresses(`${server}ProxyProtocolFrom`),
   });
   // Parsed here, so that a malformed URL is named at boot: parsed later, by a driver, it would
   // fail with an error that carries the whole URL, password included.

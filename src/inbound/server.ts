@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import type { InboundConfig } from "../config.js";
 import type { Metrics } from "../metrics.js";
 import type { InboundService } from "../services/inbound.js";
-import { clientLeft, listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
+import { clientLeft, listenerOptions, listenSmtp, readData, refusal, tlsOf, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import type { AcceptedRoute, InboundReceiver, ReceiverLog } from "./receiver.js";
 
 /** RFC 5321 §4.5.3.1.8 asks a server to take at least 100; replies and reports never need more than a few. */
@@ -36,7 +35,7 @@ export async function startInboundServer(deps: {
     return refusal(code, text);
   };
   const routes = new Map<string, AcceptedRoute[]>();
-  const tls = config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
+  const tls = tlsOf(config);
 
   const server = new SMTPServer({
     name: deps.hostname,
@@ -46,12 +45,7 @@ export async function startInboundServer(deps: {
     authOptional: true,
     disabledCommands: tls ? ["AUTH"] : ["AUTH", "STARTTLS"],
     ...(tls ?? {}),
-    size: config.maxMessageBytes,
-    maxClients: config.maxConnections,
-    socketTimeout: config.timeoutMs,
-    // At least 1 ms: smtp-server takes 0 for its default of 30 s.
-    closeTimeout: Math.max(1, deps.closeTimeoutMs),
-    logger: false,
+    ...listenerOptions(config, deps.closeTimeoutMs),
 
     onMailFrom(_address, session, callback) {
       routes.set(session.id, []);

@@ -1,11 +1,33 @@
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { SMTPServer, SMTPServerDataStream } from "smtp-server";
+import type { SMTPServer, SMTPServerDataStream, SMTPServerOptions } from "smtp-server";
+import type { SmtpListenerConfig } from "../config.js";
 
 /**
  * What Mailroom's two SMTP servers share (the inbound MX, src/inbound/server.ts, and the
  * submission server, src/submission/server.ts): how a refusal is spelled, how DATA is read, and
  * how a server listens and closes.
  */
+
+/** The server's TLS key and certificate, read at start; null when either file is not configured (no TLS). */
+export function tlsOf(config: SmtpListenerConfig): { key: Buffer; cert: Buffer } | null {
+  return config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
+}
+
+/** The smtp-server options both servers take from their listener settings. */
+export function listenerOptions(config: SmtpListenerConfig, closeTimeoutMs: number): SMTPServerOptions {
+  return {
+    size: config.maxMessageBytes,
+    maxClients: config.maxConnections,
+    socketTimeout: config.timeoutMs,
+    // At least 1 ms: smtp-server takes 0 for its default of 30 s.
+    closeTimeout: Math.max(1, closeTimeoutMs),
+    // A PROXY header is read only from the listed load balancers, and required from them: from
+    // anyone else it would let a client claim any address (for SPF, allowed_ips).
+    useProxy: config.proxyProtocolFrom.length > 0 ? config.proxyProtocolFrom : false,
+    logger: false,
+  };
+}
 
 /** The SMTP answer to a refused command: basic code, then the enhanced status (RFC 3463) in the text. */
 export function refusal(code: number, text: string): Error & { responseCode: number } {

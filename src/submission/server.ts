@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from "smtp-server";
 import { ConfigError, type SubmissionConfig } from "../config.js";
@@ -13,7 +12,7 @@ import type { Metrics } from "../metrics.js";
 import type { AuthService } from "../services/auth.js";
 import type { MessagesService } from "../services/messages.js";
 import type { RateLimiter } from "../services/rate-limiter.js";
-import { clientLeft, listenSmtp, readData, refusal, type ListeningSmtpServer } from "../smtp/server-kit.js";
+import { clientLeft, listenerOptions, listenSmtp, readData, refusal, tlsOf, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import { replyFor, type SmtpReply } from "./replies.js";
 import { submissionIdempotencyKey, submittedMessage } from "./submitted-message.js";
 
@@ -48,7 +47,7 @@ export async function startSubmissionServer(deps: {
   closeTimeoutMs: number;
 }): Promise<SubmissionSmtpServer> {
   const { config, auth, rateLimiter, messages, log, metrics } = deps;
-  const tls = config.tlsKeyFile && config.tlsCertFile ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile) } : null;
+  const tls = tlsOf(config);
   // RFC 8314 §3: an API key never crosses a network in clear. Without TLS the server is for this
   // machine only; with TLS every client, loopback included, authenticates only once encrypted.
   if (tls === null && !isLoopback(config.host)) {
@@ -83,12 +82,7 @@ export async function startSubmissionServer(deps: {
     ...(tls ?? {}),
     secure: config.implicitTls,
     disabledCommands: tls ? [] : ["STARTTLS"],
-    size: config.maxMessageBytes,
-    maxClients: config.maxConnections,
-    socketTimeout: config.timeoutMs,
-    // At least 1 ms: smtp-server takes 0 for its default of 30 s.
-    closeTimeout: Math.max(1, deps.closeTimeoutMs),
-    logger: false,
+    ...listenerOptions(config, deps.closeTimeoutMs),
 
     onAuth(credentials: SMTPServerAuthentication, session: SMTPServerSession, callback) {
       // Defence in depth: the options above already keep a key off the network in clear.

@@ -20,6 +20,8 @@ export interface SwaksOptions {
   /** Files to attach: [path, content type]. */
   attach?: Array<[string, string]>;
   helo?: string;
+  /** Opens the connection with a PROXY protocol v1 header naming this client, as a load balancer would. */
+  proxyFrom?: string;
 }
 
 export interface SwaksResult {
@@ -43,6 +45,11 @@ export async function swaks(options: SwaksOptions): Promise<SwaksResult> {
     for (const [name, value] of Object.entries(options.headers ?? {})) args.push("--add-header", `${name}: ${value}`);
     if (options.body !== undefined) args.push("--body", options.body);
     for (const [path, type] of options.attach ?? []) args.push("--attach-type", type, "--attach", `@${path}`);
+    if (options.proxyFrom !== undefined) {
+      const [host, port] = options.server.split(":");
+      const family = options.proxyFrom.includes(":") ? "TCP6" : "TCP4";
+      args.push("--proxy-version", "1", "--proxy-family", family, "--proxy-source", options.proxyFrom, "--proxy-source-port", "40000", "--proxy-dest", host!, "--proxy-dest-port", port!);
+    }
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
       const child = execFile("swaks", args, { maxBuffer: 64 * 1024 * 1024, timeout: 20_000 }, (error, stdout) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout }));
       child.stdin?.end(); // swaks asks on stdin for anything missing; nothing here answers

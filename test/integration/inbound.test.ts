@@ -1,4 +1,6 @@
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LightMyRequestResponse } from "fastify";
@@ -355,6 +357,48 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       const result = await swaks({ server: h.smtp, from: "x@example.org", to: "y@example.org", body: "." });
       expect(result.replies[0]).toMatch(/^220 mta\.mailroom\.test ESMTP/);
       expect(result.replies[1]).not.toMatch(/AUTH/);
+    });
+  });
+
+  describe("behind a load balancer (PROXY protocol)", () => {
+    /** example.net's SPF allows one address, not loopback, where every test connection comes from. */
+    const allowOnly = (h: InboundHarness, address: string) =>
+      h.dns.set(RECIPIENT_DOMAIN, [{ type: "MX", priority: 10, exchange: `mx1.${RECIPIENT_DOMAIN}` }, { type: "TXT", value: `v=spf1 ip4:${address} -all` }]);
+    const spfOfReplies = async (id: string) => (await h.call("GET", `/v1/messages/${id}/replies`)).json().data.map((r: { text: string; authentication: { spf: string } }) => [r.text, r.authentication.spf]);
+
+    it("checks SPF against the sender that a listed load balancer names in its header, not against the balancer", async () => {
+      h = await startInbound(database, { INBOUND_PROXY_PROTOCOL_FROM: "127.0.0.1" });
+      const sent = await h.sendTracked();
+      allowOnly(h, "203.0.113.9");
+      for (const [sender, text] of [["203.0.113.9", "From the allowed address."], ["198.51.100.7", "From another address."]] as const) {
+        const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, proxyFrom: sender, data: reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: text }) });
+        expect(result.last, result.transcript).toMatch(/^250 /);
+      }
+      expect(await spfOfReplies(sent.id)).toEqual([["From the allowed address.", "pass"], ["From another address.", "fail"]]);
+    });
+
+    it("reads no header from a peer it does not list, so a client cannot claim another address", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      allowOnly(h, "203.0.113.9");
+      const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, proxyFrom: "203.0.113.9", data: reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: "Claiming another address." }) });
+      // Sent before the greeting, the header is a client talking too soon.
+      expect(result.replies, result.transcript).toEqual([expect.stringMatching(/^421 .*You talk too soon/)]);
+      expect(await spfOfReplies(sent.id)).toEqual([]);
+    });
+
+    it("requires the header from a listed load balancer: it gets no greeting without one, and a line that is not one closes the connection", async () => {
+      h = await startInbound(database, { INBOUND_PROXY_PROTOCOL_FROM: "127.0.0.1" });
+      const socket = connect({ host: "127.0.0.1", port: Number(h.smtp.split(":")[1]) });
+      let heard = "";
+      socket.on("data", (chunk: Buffer) => (heard += chunk.toString()));
+      const closed = once(socket, "close");
+      await once(socket, "connect");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard).toBe("");
+      socket.write("EHLO client.example.org\r\n");
+      await closed;
+      expect(heard).toBe("* BAD Invalid PROXY header\r\n");
     });
   });
 

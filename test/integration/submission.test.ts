@@ -12,11 +12,18 @@ import { signedUp } from "../helpers/dashboard-session.js";
 import { selfSignedCertificate } from "../helpers/smtp-sink.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
 
+interface SendOptions {
+  /** TLS from the first byte (port 465). */
+  secure?: boolean;
+  /** Connect as a load balancer does for this client: a PROXY protocol v1 header first. */
+  proxyFrom?: string;
+}
+
 interface Harness {
   t: TestApp;
   server: SubmissionSmtpServer;
   /** Sends through the submission server with nodemailer's SMTP transport, as an application would. */
-  send(mail: Mail.Options, key?: string | null, options?: { secure?: boolean }): Promise<{ id: string; response: string; rejected: string[] }>;
+  send(mail: Mail.Options, key?: string | null, options?: SendOptions): Promise<{ id: string; response: string; rejected: string[] }>;
   /** The messages the key's environment holds. */
   stored(key?: string): Promise<Array<{ id: string }>>;
   close(): Promise<void>;
@@ -24,7 +31,10 @@ interface Harness {
 
 async function startSubmission(database: (typeof databases)[number], env: Record<string, string> = {}): Promise<Harness> {
   const t = await createTestApp(database, { SUBMISSION_SMTP_PORT: "0", ...env });
-  const server = await t.runtime.startSubmission();
+  const server = await t.runtime.startSubmission().catch(async (error: unknown) => {
+    await t.close();
+    throw error;
+  });
   return {
     t,
     server,
@@ -36,6 +46,16 @@ async function startSubmission(database: (typeof databases)[number], env: Record
         ...(key === null ? {} : { auth: { user: "mailroom", pass: key } }),
         tls: { rejectUnauthorized: false },
       });
+      const { proxyFrom } = options;
+      if (proxyFrom !== undefined) {
+        transport.getSocket = (_options, callback) => {
+          const socket = connect({ host: "127.0.0.1", port: server.port }, () => {
+            socket.write(`PROXY TCP4 ${proxyFrom} 127.0.0.1 40000 ${server.port}\r\n`);
+            callback(null, { connection: socket });
+          });
+          socket.once("error", (error) => callback(error));
+        };
+      }
       try {
         const info = await transport.sendMail(mail);
         const id = /^250 2\.0\.0 Ok: queued as (msg_[0-9a-z]+)$/.exec(info.response)?.[1];
@@ -322,6 +342,13 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       }
     });
 
+    it("refuses AUTH in clear from a client that a load balancer on loopback names: the key crossed a network before it (538)", async () => {
+      h = await startSubmission(database, { SUBMISSION_PROXY_PROTOCOL_FROM: "127.0.0.1" });
+      const refused = await refusal(h.send(receipt(), h.t.workspace.sandboxKey, { proxyFrom: "203.0.113.9" }));
+      expect(refused).toMatchObject({ responseCode: 538, response: expect.stringMatching(/^538 5\.7\.11 /) });
+      expect(await h.stored()).toEqual([]);
+    });
+
     describe("with TLS", () => {
       let dir: string;
       const tlsFiles = () => {
@@ -341,6 +368,17 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
         plain.close();
         expect(refused).toMatchObject({ responseCode: 538 });
         await h.send(receipt());
+        expect(await h.stored()).toHaveLength(1);
+      });
+
+      it("holds a key's allowed_ips against the client that a listed load balancer names (PROXY protocol), not against the balancer", async () => {
+        h = await startSubmission(database, { ...tlsFiles(), SUBMISSION_PROXY_PROTOCOL_FROM: "127.0.0.1" });
+        const created = await h.t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Office", restrictions: { allowed_ips: ["203.0.113.0/24"] } } });
+        expect(created.statusCode, created.body).toBe(201);
+        const key = created.json().secret as string;
+        await h.send(receipt(), key, { proxyFrom: "203.0.113.9" });
+        const refused = await refusal(h.send(receipt(), key, { proxyFrom: "198.51.100.7" }));
+        expect(refused.response).toMatch(/^535 5\.7\.1 ip_not_allowed: .*198\.51\.100\.7/);
         expect(await h.stored()).toHaveLength(1);
       });
 

@@ -31,13 +31,23 @@ describe("loadConfig", () => {
   });
 
   it("runs the SMTP submission server on loopback without TLS by default, and takes its TLS files in pairs, implicit TLS only with them", () => {
-    expect(loadConfig({}).submission).toEqual({ host: "127.0.0.1", port: 2587, maxMessageBytes: 10 * 1024 * 1024, maxConnections: 100, timeoutMs: 60_000, tlsKeyFile: null, tlsCertFile: null, implicitTls: false });
+    expect(loadConfig({}).submission).toEqual({ host: "127.0.0.1", port: 2587, maxMessageBytes: 10 * 1024 * 1024, maxConnections: 100, timeoutMs: 60_000, tlsKeyFile: null, tlsCertFile: null, proxyProtocolFrom: [], implicitTls: false });
     expect(() => loadConfig({ SUBMISSION_TLS_KEY_FILE: "/etc/mailroom/key.pem" })).toThrow(/SUBMISSION_TLS_KEY_FILE and SUBMISSION_TLS_CERT_FILE go together/);
     expect(() => loadConfig({ INBOUND_TLS_CERT_FILE: "/etc/mailroom/cert.pem" })).toThrow(/INBOUND_TLS_KEY_FILE and INBOUND_TLS_CERT_FILE go together/);
     expect(() => loadConfig({ SUBMISSION_IMPLICIT_TLS: "true" })).toThrow(/SUBMISSION_IMPLICIT_TLS=true needs SUBMISSION_TLS_KEY_FILE/);
     expect(() => loadConfig({ SUBMISSION_IMPLICIT_TLS: "yes" })).toThrow(/SUBMISSION_IMPLICIT_TLS must be true or false/);
     const tls = loadConfig({ SUBMISSION_TLS_KEY_FILE: "/k.pem", SUBMISSION_TLS_CERT_FILE: "/c.pem", SUBMISSION_IMPLICIT_TLS: "true", SUBMISSION_SMTP_PORT: "465" }).submission;
     expect(tls).toMatchObject({ port: 465, tlsKeyFile: "/k.pem", tlsCertFile: "/c.pem", implicitTls: true });
+  });
+
+  it("reads a PROXY protocol header on an SMTP server only from the load balancers it names, by exact address", () => {
+    expect(loadConfig({}).inbound.proxyProtocolFrom).toEqual([]);
+    expect(loadConfig({ INBOUND_PROXY_PROTOCOL_FROM: "10.0.0.5, ::1" }).inbound.proxyProtocolFrom).toEqual(["10.0.0.5", "::1"]);
+    expect(loadConfig({ SUBMISSION_PROXY_PROTOCOL_FROM: "127.0.0.1" }).submission.proxyProtocolFrom).toEqual(["127.0.0.1"]);
+    for (const bad of ["*", "true", "10.0.0.0/8", "lb.internal"]) {
+      expect(() => loadConfig({ INBOUND_PROXY_PROTOCOL_FROM: bad }), bad).toThrow(/INBOUND_PROXY_PROTOCOL_FROM must be empty or comma-separated IP addresses/);
+      expect(() => loadConfig({ SUBMISSION_PROXY_PROTOCOL_FROM: bad }), bad).toThrow(/SUBMISSION_PROXY_PROTOCOL_FROM must be empty or comma-separated IP addresses/);
+    }
   });
 
   it("has every setting in the README's configuration table", () => {
