@@ -30,9 +30,10 @@ describe("creating from the dashboard when the first answer is lost", () => {
   /**
    * Presses `button` with every answer to a POST to `path` lost after the server carried it out,
    * waits for the form's `failure`, then presses it again with answers let through and waits for
-   * `success`. Returns the Idempotency-Key of each POST that reached the server.
+   * `success` (`betweenPresses` first, if given). Returns the Idempotency-Key of each POST that
+   * reached the server.
    */
-  async function pressAgainAfterLostAnswers(path: string, button: Locator, failure: Locator, success: Locator): Promise<string[]> {
+  async function pressAgainAfterLostAnswers(path: string, button: Locator, failure: Locator, success: Locator, betweenPresses?: () => Promise<void>): Promise<string[]> {
     const keys: string[] = [];
     let losing = true;
     const pattern = `**${path}`;
@@ -47,6 +48,7 @@ describe("creating from the dashboard when the first answer is lost", () => {
       await button.click();
       await failure.waitFor({ timeout: 15_000 });
       losing = false;
+      await betweenPresses?.();
       await button.click();
       await success.waitFor({ state: "attached", timeout: 15_000 });
     } finally {
@@ -91,6 +93,32 @@ describe("creating from the dashboard when the first answer is lost", () => {
     const named = (await sandbox.apiKeys.list()).data.filter((key) => key.name === "Checkout service");
     expect(named).toHaveLength(1);
     // One key throughout: the server answered the second press with what it had done.
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it("creates one API key when its dialog is closed after a lost answer and the same key is asked for again", async () => {
+    await page.goto("/developers/api-keys");
+    const dialog = page.getByRole("dialog", { name: "Create API key" });
+    const openAndFill = async () => {
+      await page.getByRole("button", { name: "Create API key" }).click();
+      await dialog.getByLabel("Name").fill("Reporting");
+    };
+    await openAndFill();
+
+    const keys = await pressAgainAfterLostAnswers(
+      "/v1/api-keys",
+      dialog.getByRole("button", { name: "Create key" }),
+      dialog.getByText("Could not create the key"),
+      page.getByRole("dialog", { name: "Save your API key" }).getByTestId("api-key-secret"),
+      async () => {
+        await dialog.getByRole("button", { name: "Cancel" }).click();
+        await dialog.waitFor({ state: "detached" });
+        await openAndFill();
+      },
+    );
+    const named = (await sandbox.apiKeys.list()).data.filter((key) => key.name === "Reporting");
+    expect(named).toHaveLength(1);
+    // The dialog opened again carried on with the first press's key.
     expect(new Set(keys).size).toBe(1);
   });
 

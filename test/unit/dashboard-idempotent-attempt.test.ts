@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError, APITimeoutError } from "mailroom";
 import { describe, expect, it } from "vitest";
-import { mayHaveBeenSent, RetrySafeRequests, sendAttempt } from "../../dashboard/src/lib/idempotent-attempt.js";
+import { mayHaveBeenSent, RetrySafeRequests, retrySafeRequests, sendAttempt } from "../../dashboard/src/lib/idempotent-attempt.js";
 
 /**
  * The Idempotency-Key of the dashboard's creating forms (dashboard/src/lib/idempotent-attempt.ts):
@@ -86,5 +86,17 @@ describe("RetrySafeRequests", () => {
     await expect(press(body)).rejects.toThrow(APIConnectionError);
     await press({ ...body, role: "developer" });
     expect(sent).toEqual(["key-1", "key-2"]);
+  });
+});
+
+describe("retrySafeRequests", () => {
+  it("gives a form opened again the requests it had, and another form, workspace or environment their own", () => {
+    const sandbox = { workspaceId: "ws_acme", environment: "sandbox" };
+    const webhooks = retrySafeRequests("createWebhook", sandbox);
+    expect(retrySafeRequests("createWebhook", { ...sandbox })).toBe(webhooks);
+    expect(retrySafeRequests("createApiKey", sandbox)).not.toBe(webhooks);
+    expect(retrySafeRequests("createWebhook", { ...sandbox, workspaceId: "ws_globex" })).not.toBe(webhooks);
+    expect(retrySafeRequests("createWebhook", { ...sandbox, environment: "live" })).not.toBe(webhooks);
+    expect(retrySafeRequests("createWorkspace", null)).toBe(retrySafeRequests("createWorkspace", null));
   });
 });

@@ -3,7 +3,7 @@ import { useApi, useWorkspace } from "../api/api-context";
 import { useAction } from "../api/use-request";
 import { useSession } from "../auth/session";
 import { readForm } from "../lib/forms";
-import { useRetrySafeRequests } from "../lib/idempotent-attempt";
+import { retrySafeRequests } from "../lib/idempotent-attempt";
 import { ActionButton, DialogActions } from "./action-button";
 import { Dialog } from "./dialog";
 import { ErrorState } from "./error-state";
@@ -40,7 +40,7 @@ function CreateWorkspaceForm({ onDone }: { onDone: () => void }) {
   const api = useApi();
   const { setWorkspace } = useWorkspace();
   const { refresh } = useSession();
-  const requests = useRetrySafeRequests();
+  const requests = retrySafeRequests("createWorkspace", null);
   const create = useAction(async (name: string) => {
     const membership = await requests.send({ name }, (idempotencyKey) => api.call((mr) => mr.accounts.createWorkspace({ name }, { idempotencyKey })));
     // The new workspace reaches the switcher through the session's list of memberships.

@@ -1,4 +1,3 @@
-import { useState } from "react";
 import { APIError, newIdempotencyKey } from "mailroom";
 
 /** A request of one body under one Idempotency-Key. */
@@ -62,8 +61,18 @@ export class RetrySafeRequests {
   }
 }
 
-/** A form's RetrySafeRequests, kept for as long as the form is shown (a dialog opened again starts afresh). */
-export function useRetrySafeRequests(): RetrySafeRequests {
-  const [requests] = useState(() => new RetrySafeRequests());
+/** Every creating form's RetrySafeRequests, by form and scope, for as long as the page is loaded. */
+const formsRequests = new Map<string, RetrySafeRequests>();
+
+/**
+ * The RetrySafeRequests of one creating form (`"createWebhook"`) in one workspace and environment
+ * (null for a form of the member's own, such as a new workspace). They outlive the form's dialog:
+ * a member who closes it after a lost answer and opens it again to send the same thing sends the
+ * same key, so the server replays what the first press did. A reload forgets them.
+ */
+export function retrySafeRequests(form: string, scope: { workspaceId: string; environment: string } | null): RetrySafeRequests {
+  const name = scope === null ? form : `${form} ${scope.workspaceId} ${scope.environment}`;
+  let requests = formsRequests.get(name);
+  if (requests === undefined) formsRequests.set(name, (requests = new RetrySafeRequests()));
   return requests;
 }

@@ -9,7 +9,7 @@ import { givenRestrictions } from "../../lib/api-key-restrictions";
 import { isEnvironment, type Environment } from "../../lib/environment";
 import { dateInputToInstant, dateInputValue } from "../../lib/format";
 import { readForm } from "../../lib/forms";
-import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
+import { retrySafeRequests } from "../../lib/idempotent-attempt";
 import { readRestrictionFields, RestrictionFields } from "./restriction-fields";
 
 /**
@@ -21,7 +21,7 @@ export function CreateKeyForm({ fullAccess, onCreated, onCancel }: { fullAccess:
   const api = useApi();
   const [sendingAccess, setSendingAccess] = useState(!fullAccess);
   const [sent, setSent] = useState<ApiKeyRestrictions>();
-  const requests = useRetrySafeRequests();
+  const requests = retrySafeRequests("createApiKey", api);
   // A key is created in the environment of the credential that creates it (the contract's
   // ApiKeys tag), so a key for the other environment needs that environment's token; the same
   // body for the other environment is another key, so the environment is part of the attempt.

@@ -13,7 +13,7 @@ import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
 import { readForm } from "../../lib/forms";
-import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
+import { retrySafeRequests } from "../../lib/idempotent-attempt";
 import { ROLE_HINT, RoleOptions, isRole } from "./roles";
 
 /** The link of a new invitation: shown once, since only its digest is kept. */
@@ -41,7 +41,7 @@ export function InvitationsSection() {
   );
   const [created, setCreated] = useState<InvitationWithUrl | null>(null);
   const [revoking, setRevoking] = useState<Invitation | null>(null);
-  const requests = useRetrySafeRequests();
+  const requests = retrySafeRequests("createInvitation", api);
   const invite = useAction(async (email: string, role: Role, form: HTMLFormElement) => {
     setCreated(null);
     const params = { email, role };

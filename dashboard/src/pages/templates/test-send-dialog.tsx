@@ -11,7 +11,7 @@ import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { ENVIRONMENT_LABELS, type Environment } from "../../lib/environment";
 import { formatCount } from "../../lib/format";
-import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
+import { retrySafeRequests } from "../../lib/idempotent-attempt";
 import { VariableInputError } from "../../lib/templates";
 import { problemsAt, recipientOutlook, testSendBody, type TestSendForm } from "../../lib/test-send";
 
@@ -40,7 +40,7 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
   const api = useApi();
   const { session } = useSession();
   const [form, setForm] = useState<TestSendForm>({ to: session.user?.email ?? "", from: "", variablesText });
-  const requests = useRetrySafeRequests();
+  const requests = retrySafeRequests("sendTemplateTest", api);
   const [sent, setSent] = useState<Message | null>(null);
   // Every member may read the workspace; it only names the default sender in the From field.
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);

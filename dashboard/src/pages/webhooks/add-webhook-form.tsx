@@ -3,13 +3,13 @@ import { useApi } from "../../api/api-context";
 import { useAction } from "../../api/use-request";
 import { ActionButton, DialogActions } from "../../components/action-button";
 import { ErrorState } from "../../components/error-state";
-import { useRetrySafeRequests } from "../../lib/idempotent-attempt";
+import { retrySafeRequests } from "../../lib/idempotent-attempt";
 import { readWebhookFields, WebhookFields, type WebhookFieldValues } from "./webhook-fields";
 
 /** createWebhook: the answer carries the endpoint's signing secret, shown once by the caller. */
 export function AddWebhookForm({ onAdded, onCancel }: { onAdded: (webhook: Webhook) => void; onCancel: () => void }) {
   const api = useApi();
-  const requests = useRetrySafeRequests();
+  const requests = retrySafeRequests("createWebhook", api);
   const add = useAction(async (values: WebhookFieldValues) => {
     onAdded(await requests.send(values, (idempotencyKey) => api.call((mr) => mr.webhooks.create(values, { idempotencyKey }))));
   });
