@@ -2680,15 +2680,7 @@ export interface components {
             /** @description The operation that made the change, e.g. `updateApiKey`. */
             operation: string;
             /** @description Who made the change. */
-            actor: {
-                /**
-                 * @description An API key, or a member (through the dashboard or their access token).
-                 * @enum {string}
-                 */
-                type: "api_key" | "user";
-                /** @description The key's id (`key_…`) or the member's user id (`usr_…`). */
-                id: string;
-            };
+            actor: components["schemas"]["Actor"];
             /** @description What was changed. */
             target: {
                 /** @description The kind of object, e.g. `api_key`, `webhook`, `domain`, `template`, `member`, `invitation`, `workspace`. */
@@ -2707,6 +2699,16 @@ export interface components {
              * @description When the change was made.
              */
             created_at: string;
+        };
+        /** @description Who did something through the API. */
+        Actor: {
+            /**
+             * @description An API key, or a member (through the dashboard or their access token).
+             * @enum {string}
+             */
+            type: "api_key" | "user";
+            /** @description The key's id (`key_…`) or the member's user id (`usr_…`). */
+            id: string;
         };
         RequestLog: {
             /** @description The request's `Request-Id`, `req_…`. */
@@ -2803,6 +2805,12 @@ export interface components {
              * @description When it was created.
              */
             created_at: string;
+            /**
+             * @description Who created it: a member (in the dashboard or with their access token) or another
+             *     key. Null for the keys `mailroom-server bootstrap` makes, and for keys created before
+             *     Mailroom recorded it. Rotating a key does not change it.
+             */
+            created_by: components["schemas"]["Actor"] | null;
             /**
              * Format: date-time
              * @description When it stops working, if ever.

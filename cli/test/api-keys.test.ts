@@ -59,6 +59,8 @@ describe("mailroom api-keys create", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^secret {2}svc_test_\S+$/m);
     expect(result.stdout).toContain("The secret is shown only now: store it somewhere safe.");
+    // Made with the environment's key: that key is its creator.
+    expect(result.stdout).toMatch(/^created_by +api_key key_[0-9a-z]{26}$/m);
   });
 
   it("limits the key with --allowed-ips, --sender-domains and --recipient-domains, each a comma-separated list", async () => {

@@ -40,6 +40,7 @@ export type DomainEvent = Schemas["DomainEvent"];
 export type DomainEventType = Schemas["DomainEventType"];
 export type WebhookEventType = Schemas["WebhookEventType"];
 export type AuditEvent = Schemas["AuditEvent"];
+export type Actor = Schemas["Actor"];
 export type RequestLog = Schemas["RequestLog"];
 export type ApiKey = Schemas["ApiKey"];
 export type ApiKeyWithSecret = Schemas["ApiKeyWithSecret"];

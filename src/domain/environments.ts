@@ -22,6 +22,17 @@ export function permits(has: Permission, needs: CredentialScope): boolean {
 /** The credential behind a call: an API key with its permission and limits (none when absent), or a member's access token. */
 export type Credential = { kind: "api_key"; id: string; permission: Permission; restrictions?: KeyRestrictions } | { kind: "user_token"; id: string; userId: string; role: Role };
 
+/** Who did something, as the API shows it (the contract's Actor): an API key, or a member. */
+export interface Actor {
+  type: "api_key" | "user";
+  id: string;
+}
+
+/** The actor behind a credential: the key itself, or the member whose access token it is. */
+export function actorOf(credential: Credential): Actor {
+  return credential.kind === "api_key" ? { type: "api_key", id: credential.id } : { type: "user", id: credential.userId };
+}
+
 /** Who is calling: one workspace, one environment, one credential. */
 export interface Principal {
   workspaceId: string;

@@ -2,7 +2,7 @@ import { digestSecret, generateSecret, redactSecret } from "../domain/api-key-se
 import type { Clock } from "../domain/clock.js";
 import { parseInstant, toIso } from "../domain/clock.js";
 import { ConflictError, DomainError, NotFoundError, ValidationError } from "../domain/errors.js";
-import type { Environment, Permission, Principal, Scope } from "../domain/environments.js";
+import { actorOf, type Actor, type Environment, type Permission, type Principal, type Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { applyRestrictions, NO_RESTRICTIONS, type KeyRestrictions } from "../domain/key-restrictions.js";
 import { KEY_PERMISSION_ROLES, roleAtLeast } from "../domain/roles.js";
@@ -33,12 +33,12 @@ export class ApiKeysService {
     const { restrictions, errors } = applyRestrictions(NO_RESTRICTIONS, input.restrictions, permission, "/restrictions");
     if (expiresAt !== null && expiresAt <= now) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be in the future" });
     if (errors.length > 0) throw new ValidationError(errors);
-    const { key, secret } = await this.issue(scopeOf(principal), input.name, permission, expiresAt, restrictions);
+    const { key, secret } = await this.issue(scopeOf(principal), input.name, permission, expiresAt, restrictions, actorOf(principal.credential));
     return { ...Keys.toWire(key), secret, previous_secret_expires_at: null };
   }
 
-  /** Creates a key with a fresh secret (also used by bootstrap). */
-  async issue(scope: Scope, name: string, permission: Permission, expiresAt: number | null, restrictions: KeyRestrictions = NO_RESTRICTIONS): Promise<{ key: ApiKeyRow; secret: string }> {
+  /** Creates a key with a fresh secret (also used by bootstrap, with no creator). */
+  async issue(scope: Scope, name: string, permission: Permission, expiresAt: number | null, restrictions: KeyRestrictions = NO_RESTRICTIONS, createdBy: Actor | null = null): Promise<{ key: ApiKeyRow; secret: string }> {
     const now = this.clock.now();
     const secret = generateSecret(scope.environment);
     const key: ApiKeyRow = {
@@ -53,6 +53,7 @@ export class ApiKeysService {
       last_used_at: null,
       last_used_ip: null,
       created_at: now,
+      created_by: createdBy,
       restrictions,
     };
     await this.keys.insert(key, secretRow(key.id, secret, now));

@@ -1,6 +1,6 @@
 import type { Clock } from "../domain/clock.js";
 import { AUDITED_OPERATIONS, type AuditedOperation } from "../domain/audit.js";
-import { ENVIRONMENTS, type Principal } from "../domain/environments.js";
+import { actorOf, ENVIRONMENTS, type Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { AuditEventFilters, AuditEventRow, AuditEventsRepository } from "../db/repositories/audit-events.js";
 import type { Page, PageRequest } from "../db/pagination.js";
@@ -29,7 +29,7 @@ export class AuditLogService {
   async record(principal: Principal, change: AuditedChange): Promise<void> {
     const now = this.clock.now();
     const { target, reach } = AUDITED_OPERATIONS[change.operation];
-    const { credential } = principal;
+    const actor = actorOf(principal.credential);
     const environments = reach === "workspace" ? ENVIRONMENTS : [principal.environment];
     const rows = environments.map(
       (environment): AuditEventRow => ({
@@ -37,8 +37,8 @@ export class AuditLogService {
         workspace_id: principal.workspaceId,
         environment,
         operation: change.operation,
-        actor_type: credential.kind === "api_key" ? "api_key" : "user",
-        actor_id: credential.kind === "api_key" ? credential.id : credential.userId,
+        actor_type: actor.type,
+        actor_id: actor.id,
         target_type: target,
         target_id: change.targetId,
         fields: change.fields,

@@ -103,6 +103,8 @@ describe("the dashboard, from sign-up to settings", () => {
     const row = page.getByTestId("api-key-row").filter({ hasText: "Checkout service" });
     await row.waitFor();
     expect(await row.textContent()).toContain("active");
+    // Who created it, by the address of the member (the API keeps the user id).
+    await expect.poll(() => row.getByTestId("api-key-created-by").textContent()).toBe(`by ${OWNER.email}`);
     // Shown once: the list has only the redacted form.
     expect(await page.getByText(secret).count()).toBe(0);
     await screenshot(page, "api-keys");

@@ -65,6 +65,22 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(key.redacted_key).toBe(`svc_test_…${key.secret.slice(-4)}`);
     });
 
+    it("records who created it, the calling key or the member behind an access token, for good: a rotation keeps it; bootstrap's keys have none", async () => {
+      const listed = async (key?: string) => (await t.call({ method: "GET", url: "/v1/api-keys?limit=100", ...(key ? { key } : {}) })).json().data as Array<{ id: string; name: string; created_by: unknown }>;
+      const bootstrapKey = (await listed()).find((key) => key.name === "Bootstrap sandbox key")!;
+      expect(bootstrapKey.created_by).toBeNull();
+      expect((await createKey({ name: "From CI" })).created_by).toEqual({ type: "api_key", id: bootstrapKey.id });
+
+      const owner = await signedUp(t, { email: "ada@acme.example" });
+      const token = await owner.session.token(owner.workspaceId);
+      const byAda = await createKey({ name: "By Ada" }, token);
+      expect(byAda.created_by).toEqual({ type: "user", id: owner.userId });
+      const rotated = await t.call({ method: "POST", url: `/v1/api-keys/${byAda.id}/rotate`, payload: {}, key: byAda.secret });
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      expect(rotated.json().created_by).toEqual({ type: "user", id: owner.userId });
+      expect((await listed(token)).find((key) => key.id === byAda.id)?.created_by).toEqual({ type: "user", id: owner.userId });
+    });
+
     it("gives a key made with a live key a svc_live_ secret in the live environment", async () => {
       const key = await createKey({ name: "Production" }, t.workspace.liveKey);
       expect(key.secret).toMatch(/^svc_live_[0-9A-Za-z]{38}$/);

@@ -161,6 +161,7 @@ export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_ex
     ["last_used_at", key.last_used_at ?? "never"],
     ["last_used_ip", key.last_used_ip],
     ["created_at", key.created_at],
+    ["created_by", key.created_by && `${key.created_by.type} ${key.created_by.id}`],
     ["previous_secret_expires_at", key.previous_secret_expires_at],
   ]);
   return key.secret ? `${details}\n\nsecret  ${key.secret}\n\nThe secret is shown only now: store it somewhere safe.` : details;

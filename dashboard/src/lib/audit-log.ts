@@ -1,4 +1,5 @@
 import type { AuditEvent } from "mailroom";
+import { describeActor, type MemberEmails } from "./actors";
 
 /**
  * The operations the audit log records, grouped by what they change, as the page's filter offers
@@ -89,8 +90,6 @@ const LISTS: Record<string, string> = {
   workspace: "/settings",
 };
 
-/** Members' email addresses by their user ids (from listMembers). */
-export type MemberEmails = ReadonlyMap<string, string>;
 
 export interface AuditEventView {
   /** "Updated API key" */
@@ -110,7 +109,7 @@ export function describeAuditEvent(event: Pick<AuditEvent, "operation" | "actor"
   return {
     action: operationLabel(event.operation),
     fields: event.fields.join(", "),
-    actor: actor.type === "user" ? { kind: "Member", name: memberName(actor.id) } : { kind: "API key", name: actor.id },
+    actor: describeActor(actor, emails),
     target: {
       kind: TARGET_KINDS[target.type] ?? target.type,
       name: target.id === null ? null : target.type === "member" ? memberName(target.id) : target.id,

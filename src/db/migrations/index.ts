@@ -21,6 +21,7 @@ import * as webhookEndpointPurges from "./019-webhook-endpoint-purges.js";
 import * as firstUserClaims from "./020-first-user-claims.js";
 import * as batchedIdempotencyKeys from "./021-batched-idempotency-keys.js";
 import * as domainVersions from "./022-domain-versions.js";
+import * as keyCreators from "./023-key-creators.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "020-first-user-claims": firstUserClaims,
   "021-batched-idempotency-keys": batchedIdempotencyKeys,
   "022-domain-versions": domainVersions,
+  "023-key-creators": keyCreators,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

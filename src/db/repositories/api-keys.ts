@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { toIso, toIsoOrNull } from "../../domain/clock.js";
-import type { Environment, Permission, Scope } from "../../domain/environments.js";
+import type { Actor, Environment, Permission, Scope } from "../../domain/environments.js";
 import { isRestricted, NO_RESTRICTIONS, type KeyRestrictions } from "../../domain/key-restrictions.js";
 import { batchLoader } from "../batch-loader.js";
 import type { BatchWriter } from "../group-commit.js";
@@ -24,6 +24,8 @@ export interface ApiKeyRow {
   /** The address of the request that stamped last_used_at. */
   last_used_ip: string | null;
   created_at: number;
+  /** Who created it; null for bootstrap's and sign-up's keys, and keys older than the record. */
+  created_by: Actor | null;
   restrictions: KeyRestrictions;
 }
 
@@ -143,6 +145,7 @@ export class ApiKeysRepository {
       permission: row.permission,
       redacted_key: row.redacted_key,
       created_at: toIso(row.created_at),
+      created_by: row.created_by,
       expires_at: toIsoOrNull(row.expires_at),
       last_used_at: toIsoOrNull(row.last_used_at),
       last_used_ip: row.last_used_ip ?? null,
@@ -152,20 +155,21 @@ export class ApiKeysRepository {
   }
 }
 
-/** The row as stored: restrictions as JSON text, null when the key has none. */
-type StoredKey = Omit<ApiKeyRow, "restrictions"> & { restrictions: string | null };
+/** The row as stored: restrictions as JSON text, null when the key has none; the creator in two columns. */
+type StoredKey = Omit<ApiKeyRow, "restrictions" | "created_by"> & { restrictions: string | null; created_by_type: Actor["type"] | null; created_by_id: string | null };
 
 function storedRestrictions(restrictions: KeyRestrictions): string | null {
   return isRestricted(restrictions) ? JSON.stringify(restrictions) : null;
 }
 
-function toStored(key: ApiKeyRow): StoredKey {
-  return { ...key, restrictions: storedRestrictions(key.restrictions) };
+function toStored({ created_by, ...key }: ApiKeyRow): StoredKey {
+  return { ...key, restrictions: storedRestrictions(key.restrictions), created_by_type: created_by?.type ?? null, created_by_id: created_by?.id ?? null };
 }
 
-function normalise(row: StoredKey): ApiKeyRow {
+function normalise({ created_by_type, created_by_id, ...row }: StoredKey): ApiKeyRow {
   return {
     ...row,
+    created_by: created_by_type !== null && created_by_id !== null ? { type: created_by_type, id: created_by_id } : null,
     restrictions: row.restrictions === null ? NO_RESTRICTIONS : { ...NO_RESTRICTIONS, ...(JSON.parse(row.restrictions) as Partial<KeyRestrictions>) },
     created_at: toNumber(row.created_at),
     expires_at: toNumberOrNull(row.expires_at),

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { ApiKey, ApiKeyWithSecret } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
+import { useMemberEmails } from "../../api/use-member-emails";
 import { usePaged } from "../../api/use-request";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { Dialog } from "../../components/dialog";
@@ -22,6 +23,7 @@ export function ApiKeysPage() {
   // A full_access key can call every operation, admin-only ones included (keys have no role), so
   // the server lets only admins and owners create, edit or rotate one (docs/api-keys.md).
   const canManageFullAccess = hasRole(workspace.role, "admin");
+  const memberEmails = useMemberEmails();
   const keys = usePaged((after, signal) => api.call((mr) => mr.apiKeys.list({ limit: 50, ...(after ? { after } : {}) }, { signal })), [api]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ApiKey | null>(null);
@@ -65,7 +67,7 @@ export function ApiKeysPage() {
             page.data.length === 0 && keys.pageNumber === 1 ? (
               <p className="empty">No {api.environment} API keys yet. Create one to send email from your code.</p>
             ) : (
-              <KeyTable keys={page.data} canManage={canManage} canManageFullAccess={canManageFullAccess} onEdit={setEditing} onRotate={setRotating} onRevoke={setRevoking} />
+              <KeyTable keys={page.data} memberEmails={memberEmails} canManage={canManage} canManageFullAccess={canManageFullAccess} onEdit={setEditing} onRotate={setRotating} onRevoke={setRevoking} />
             )
           }
         </Loaded>

@@ -1,5 +1,6 @@
-import type { ApiKey } from "mailroom";
+import type { Actor, ApiKey } from "mailroom";
 import { Table } from "../../components/table";
+import { describeActor, type MemberEmails } from "../../lib/actors";
 import { describeRestrictions } from "../../lib/api-key-restrictions";
 import { PERMISSION_LABELS, formatDate, formatDateTime } from "../../lib/format";
 
@@ -13,6 +14,8 @@ function statusOf(key: ApiKey, now = Date.now()): KeyStatus {
 
 interface KeyTableProps {
   keys: ApiKey[];
+  /** To name the members who created keys; their user ids show without it. */
+  memberEmails: MemberEmails;
   /** Developers and above: Edit, Rotate and Revoke on each key not yet revoked. */
   canManage: boolean;
   /** Admins and owners: Edit and Rotate on full_access keys too (below admin, Revoke only). */
@@ -22,8 +25,9 @@ interface KeyTableProps {
   onRevoke: (key: ApiKey) => void;
 }
 
-/** The environment's keys, each with its restrictions under its name. */
-export function KeyTable({ keys, canManage, canManageFullAccess, onEdit, onRotate, onRevoke }: KeyTableProps) {
+/** The environment's keys, each with its restrictions under its name and its creator under its date. */
+export function KeyTable({ keys, memberEmails, canManage, canManageFullAccess, onEdit, onRotate, onRevoke }: KeyTableProps) {
+  const keyNames = new Map(keys.map((key) => [key.id, key.name] as const));
   return (
     <Table columns={["Name", "Key", "Permission", "Created", "Last used", "Expires", "Status"]} actions={canManage}>
       {keys.map((key) => {
@@ -42,7 +46,10 @@ export function KeyTable({ keys, canManage, canManageFullAccess, onEdit, onRotat
             </td>
             <td className="mono nowrap">{key.redacted_key}</td>
             <td className="nowrap">{PERMISSION_LABELS[key.permission]}</td>
-            <td className="nowrap">{formatDate(key.created_at)}</td>
+            <td>
+              <span className="nowrap">{formatDate(key.created_at)}</span>
+              {key.created_by && <CreatedBy actor={key.created_by} name={describeActor(key.created_by, memberEmails, keyNames).name} />}
+            </td>
             <td className="nowrap">
               {formatDateTime(key.last_used_at, "Never")}
               {key.last_used_ip && <span className="muted"> from <span className="mono">{key.last_used_ip}</span></span>}
@@ -81,5 +88,15 @@ export function KeyTable({ keys, canManage, canManageFullAccess, onEdit, onRotat
         );
       })}
     </Table>
+  );
+}
+
+/** "by ada@acme.example", "by key Checkout service": who created a key, under its date. */
+function CreatedBy({ actor, name }: { actor: Actor; name: string }) {
+  return (
+    <p className="muted api-keys__created-by" data-testid="api-key-created-by">
+      by {actor.type === "api_key" ? "key " : ""}
+      <span className={name === actor.id ? "mono wrap-anywhere" : "wrap-anywhere"}>{name}</span>
+    </p>
   );
 }

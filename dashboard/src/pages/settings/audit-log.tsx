@@ -2,23 +2,22 @@ import { useMemo } from "react";
 import type { AuditEvent, ListAuditEventsParams } from "mailroom";
 import { Link, useSearchParams } from "wouter";
 import { useApi } from "../../api/api-context";
-import { collectPages } from "../../api/collect-pages";
-import { usePaged, useRequest } from "../../api/use-request";
+import { useMemberEmails } from "../../api/use-member-emails";
+import { usePaged } from "../../api/use-request";
 import { CopyButton } from "../../components/copy-button";
 import { Loaded } from "../../components/loaded";
 import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { FilterSelect, UrlFilters } from "../../components/url-filters";
-import { AUDITED_OPERATIONS, describeAuditEvent, operationLabel, type MemberEmails } from "../../lib/audit-log";
+import type { MemberEmails } from "../../lib/actors";
+import { AUDITED_OPERATIONS, describeAuditEvent, operationLabel } from "../../lib/audit-log";
 import { formatPreciseTime } from "../../lib/format";
 
 const PAGE_SIZE = 25;
 // In the query string (`?operation=`), as on the other lists: a filtered view can be shared.
 const FILTER_NAMES = ["operation"] as const;
 const OPERATION_OPTIONS = AUDITED_OPERATIONS.map((operation) => ({ value: operation, label: operationLabel(operation) }));
-// Enough for any team; past it, the rest are shown by their user ids.
-const MEMBERS_CAP = 1000;
 
 function toQuery(params: URLSearchParams): ListAuditEventsParams {
   const operation = params.get("operation");
@@ -79,12 +78,7 @@ export function AuditLogPage() {
     (after, signal) => api.call((mr) => mr.auditEvents.list({ ...query, limit: PAGE_SIZE, ...(after ? { after } : {}) }, { signal })),
     [api, query],
   );
-  // Only to put addresses on user ids: without it (it failed, or is still loading) the ids show.
-  const members = useRequest(
-    (signal) => collectPages((after) => api.call((mr) => mr.accounts.listMembers({ limit: 100, ...(after ? { after } : {}) }, { signal })), { cap: MEMBERS_CAP }),
-    [api],
-  );
-  const emails = useMemo<MemberEmails>(() => new Map(members.data?.items.map((member) => [member.user_id, member.email] as const)), [members.data]);
+  const emails = useMemberEmails();
 
   return (
     <>
