@@ -1,5 +1,5 @@
 import type { AuditEvent } from "mailroom";
-import { describeActor, type MemberEmails } from "./actors";
+import { describeActor, type MemberEmails } from "./actors.js";
 
 /**
  * The operations the audit log records, grouped by what they change, as the page's filter offers
