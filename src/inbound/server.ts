@@ -34,7 +34,7 @@ export async function startInboundServer(deps: {
     metrics.inboundMessages.inc({ outcome });
     return refusal(code, text);
   };
-  const routes = new Map<string, AcceptedRoute[]>();
+  const routes = new WeakMap<SMTPServerSession, AcceptedRoute[]>();
   const tls = tlsOf(config);
 
   const server = new SMTPServer({
@@ -48,19 +48,19 @@ export async function startInboundServer(deps: {
     ...listenerOptions(config, deps.closeTimeoutMs),
 
     onMailFrom(_address, session, callback) {
-      routes.set(session.id, []);
+      routes.set(session, []);
       callback();
     },
 
     onRcptTo(address, session, callback) {
-      const accepted = routes.get(session.id) ?? [];
+      const accepted = routes.get(session) ?? [];
       if (accepted.length >= MAX_RECIPIENTS) return callback(refuseRecipient("too_many", 452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
       service.route(address.address).then(
         (route) => {
           if (route.kind === "relay") return callback(refuseRecipient("relay", 550, "5.7.1 Relay access denied: this server takes mail only for its own addresses"));
           if (route.kind === "unknown_token") return callback(refuseRecipient("unknown_token", 550, "5.1.1 No such mailbox: the address's token is not valid"));
           accepted.push(route);
-          routes.set(session.id, accepted);
+          routes.set(session, accepted);
           callback();
         },
         (error: unknown) => {
@@ -75,7 +75,7 @@ export async function startInboundServer(deps: {
       readData(stream)
         .then(async (raw) => {
           if (stream.sizeExceeded) return callback(answerData("refused", 552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
-          const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session.id) ?? []);
+          const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session) ?? []);
           if (!verdict.accepted) return callback(answerData("refused", verdict.code, verdict.message));
           log.info({ recipients: session.envelope.rcptTo.map((r) => r.address), outcome: verdict.summary }, "inbound: accepted");
           metrics.inboundMessages.inc({ outcome: "accepted" });
@@ -90,7 +90,7 @@ export async function startInboundServer(deps: {
     },
 
     onClose(session) {
-      routes.delete(session.id);
+      routes.delete(session);
     },
   });
   server.on("error", (error) => log.error({ err: error }, "inbound SMTP server error"));

@@ -104,6 +104,16 @@ export class MessagesService {
   }
 
   /**
+   * The id of the message a createMessage under this Idempotency-Key already stored within the
+   * key's window, else null. The SMTP door asks before checking a resent message again: checked
+   * anew, it could be refused (its scheduled_at passed meanwhile, its domain unverified) though its
+   * first copy was stored, and the client would bounce mail that is being sent.
+   */
+  async acceptedUnder(principal: Principal, idempotencyKey: string): Promise<string | null> {
+    return this.messages.idempotencyHolder(scopeOf(principal), idempotencyKey, this.idempotencyWindowStart(this.clock.now()));
+  }
+
+  /**
    * Runs every check `create` runs and answers the message as `create` would store it, storing
    * nothing and counting nothing: the dry run behind previewMessage.
    */
@@ -247,8 +257,7 @@ export class MessagesService {
       expires_at: content.expiresAt,
       idempotency_key: idempotency?.key ?? null,
       idempotency_batched: idempotency?.batched ?? false,
-      // Within the retention a stored message with this key is this request's earlier attempt.
-      idempotency_window_start: now - this.settings.idempotencyRetentionHours * 3600 * 1000,
+      idempotency_window_start: this.idempotencyWindowStart(now),
       message_id_header: messageIdHeader(id, content.fromAddress),
       recipients: content.recipients,
       created_at: now,
@@ -404,6 +413,11 @@ export class MessagesService {
       });
     });
     return this.get(principal, id);
+  }
+
+  /** Within the retention a stored message with a request's Idempotency-Key is that request's earlier attempt. */
+  private idempotencyWindowStart(now: number): number {
+    return now - this.settings.idempotencyRetentionHours * 3600 * 1000;
   }
 
   private async find(principal: Principal, id: string): Promise<MessageRecord> {

@@ -5,8 +5,9 @@ import type { SmtpListenerConfig } from "../config.js";
 
 /**
  * What Mailroom's two SMTP servers share (the inbound MX, src/inbound/server.ts, and the
- * submission server, src/submission/server.ts): how a refusal is spelled, how DATA is read, and
- * how a server listens and closes.
+ * submission server, src/submission/server.ts): the options their settings give (TLS, limits,
+ * the PROXY protocol), how a refusal is spelled, how DATA is read, and how a server listens and
+ * closes.
  */
 
 /** The server's TLS key and certificate, read at start; null when either file is not configured (no TLS). */

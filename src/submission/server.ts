@@ -55,9 +55,9 @@ export async function startSubmissionServer(deps: {
   }
   const checkRequest = createMessageRequestCheck();
   /** Per session: the key it authenticated with, checked again at every MAIL FROM. */
-  const secrets = new Map<string, string>();
-  /** Per session: its transaction in progress, from MAIL FROM. */
-  const transactions = new Map<string, { principal: Principal; recipients: string[] }>();
+  const secrets = new WeakMap<SMTPServerSession, string>();
+  /** Per session: its transaction in progress, from MAIL FROM: the recipients taken, and those refused (as given). */
+  const transactions = new WeakMap<SMTPServerSession, { principal: Principal; recipients: string[]; refused: string[] }>();
   const answer = (outcome: "refused" | "deferred", reply: SmtpReply) => {
     metrics.submissionMessages.inc({ outcome });
     return refusal(reply.code, reply.text);
@@ -94,7 +94,7 @@ export async function startSubmissionServer(deps: {
       authenticate(secret, session).then(
         (principal) => {
           metrics.submissionAuthentications.inc({ outcome: "accepted" });
-          secrets.set(session.id, secret);
+          secrets.set(session, secret);
           callback(null, { user: principal.credential.id });
         },
         (error: unknown) => {
@@ -105,45 +105,58 @@ export async function startSubmissionServer(deps: {
     },
 
     onMailFrom(_address, session, callback) {
-      transactions.delete(session.id);
+      transactions.delete(session);
       // As every API call is: a key revoked, expired or restricted since AUTH stops here.
-      authenticate(secrets.get(session.id) ?? "", session)
+      authenticate(secrets.get(session) ?? "", session)
         .then(async (principal) => {
           // One message, one request against the key's rate limit, as an API call would count.
           const state = await rateLimiter.hit(principal, session.remoteAddress);
           if (!state.allowed) return callback(answer("deferred", { code: 451, text: `4.7.1 rate_limited: This key's request quota is spent; retry in ${state.resetSeconds} s.` }));
-          transactions.set(session.id, { principal, recipients: [] });
+          transactions.set(session, { principal, recipients: [], refused: [] });
           callback();
         })
         .catch((error: unknown) => callback(error instanceof AuthenticationError || error instanceof IpNotAllowedError ? authRefusal(error) : refusalFor(error, "mail from")));
     },
 
     onRcptTo(address, session, callback) {
-      const transaction = transactions.get(session.id);
+      const transaction = transactions.get(session);
       if (!transaction) return callback(refusal(503, "5.5.1 Bad sequence of commands: MAIL FROM first"));
       const normalised = normaliseAddress(address.address);
-      if (normalised === null) return callback(refusal(550, `5.1.3 ${JSON.stringify(address.address)} is not a valid email address`));
+      const refuse = (code: number, text: string) => {
+        transaction.refused.push(address.address);
+        callback(refusal(code, text));
+      };
+      if (normalised === null) return refuse(550, `5.1.3 ${JSON.stringify(address.address)} is not a valid email address`);
       if (transaction.recipients.includes(normalised)) return callback();
-      if (transaction.recipients.length >= LIMITS.recipientsPerMessage) return callback(refusal(452, `4.5.3 Too many recipients: at most ${LIMITS.recipientsPerMessage} per message`));
+      if (transaction.recipients.length >= LIMITS.recipientsPerMessage) return refuse(452, `4.5.3 Too many recipients: at most ${LIMITS.recipientsPerMessage} per message`);
       transaction.recipients.push(normalised);
       callback();
     },
 
     onData(stream, session, replied) {
       const callback = listener.answering(replied);
-      const transaction = transactions.get(session.id);
-      transactions.delete(session.id);
+      const transaction = transactions.get(session);
+      transactions.delete(session);
       readData(stream)
         .then(async (raw) => {
           if (!transaction) return callback(refusal(503, "5.5.1 Bad sequence of commands: MAIL FROM first"));
           if (stream.sizeExceeded) return callback(answer("refused", { code: 552, text: `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes` }));
           const mail = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
-          const submitted = submittedMessage(mail, transaction.recipients);
+          const { principal } = transaction;
+          const idempotencyKey = submissionIdempotencyKey(raw, mail, transaction.recipients);
+          // A resend of a stored message is answered with it before anything is checked again
+          // (MessagesService.acceptedUnder says why), as the API replays a stored answer.
+          const earlier = idempotencyKey === null ? null : await messages.acceptedUnder(principal, idempotencyKey);
+          if (earlier !== null) {
+            log.info({ message_id: earlier, key_id: principal.credential.id, environment: principal.environment }, "submission: resent, already accepted");
+            metrics.submissionMessages.inc({ outcome: "accepted" });
+            return callback(null, `2.0.0 Ok: queued as ${earlier}`);
+          }
+          const submitted = submittedMessage(mail, transaction.recipients, transaction.refused);
           if (!submitted.ok) throw new ValidationError(submitted.errors);
           const shapeErrors = checkRequest(submitted.request);
           if (shapeErrors.length > 0) throw new ValidationError(shapeErrors);
-          const { principal } = transaction;
-          const message = await messages.create(principal, submitted.request, submissionIdempotencyKey(raw, mail, transaction.recipients));
+          const message = await messages.create(principal, submitted.request, idempotencyKey);
           log.info({ message_id: message.id, key_id: principal.credential.id, environment: principal.environment, recipients: message.recipients.length }, "submission: accepted");
           metrics.submissionMessages.inc({ outcome: "accepted" });
           callback(null, `2.0.0 Ok: queued as ${message.id}`);
@@ -156,8 +169,8 @@ export async function startSubmissionServer(deps: {
     },
 
     onClose(session) {
-      secrets.delete(session.id);
-      transactions.delete(session.id);
+      secrets.delete(session);
+      transactions.delete(session);
     },
   });
   server.on("error", (error) => log.error({ err: error }, "submission SMTP server error"));

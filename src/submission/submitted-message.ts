@@ -71,10 +71,13 @@ const HEADER_VALUE_MAX = 998;
 export type SubmittedMessage = { ok: true; request: CreateMessageRequest } | { ok: false; errors: FieldError[] };
 
 /**
- * `envelopeRecipients` are the RCPT TO addresses, already checked and normalised; `mail` was
- * parsed with mailparser's simpleParser keeping cid: links and without deriving text from HTML.
+ * `envelopeRecipients` are the RCPT TO addresses, already checked and normalised;
+ * `refusedRecipients` those RCPT TO refused (as given), which To and Cc may still name: the
+ * client was told, and expects the message to go to the others (RFC 5321 §3.3), so they are left
+ * out of To and Cc rather than failing the message. `mail` was parsed with mailparser's
+ * simpleParser keeping cid: links and without deriving text from HTML.
  */
-export function submittedMessage(mail: ParsedMail, envelopeRecipients: readonly string[]): SubmittedMessage {
+export function submittedMessage(mail: ParsedMail, envelopeRecipients: readonly string[], refusedRecipients: readonly string[] = []): SubmittedMessage {
   const errors: FieldError[] = [];
   const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
   const request: Partial<CreateMessageRequest> = {};
@@ -84,8 +87,10 @@ export function submittedMessage(mail: ParsedMail, envelopeRecipients: readonly 
   else if (from.length === 1) request.from = formatMailbox(from[0]!);
 
   const envelope = new Set(envelopeRecipients);
-  const headerTo = mailboxes(mail.to, "/to", fail);
-  const headerCc = mailboxes(mail.cc, "/cc", fail);
+  const refused = new Set(refusedRecipients.map((address) => address.toLowerCase()));
+  const wasRefused = (address: string) => refused.has(address.toLowerCase());
+  const headerTo = mailboxes(mail.to, "/to", fail, wasRefused);
+  const headerCc = mailboxes(mail.cc, "/cc", fail, wasRefused);
   for (const [pointer, list] of [["/to", headerTo], ["/cc", headerCc]] as const) {
     for (const mailbox of list) {
       if (!envelope.has(mailbox.address)) fail(pointer, `names ${mailbox.address}, which is not a recipient of the envelope (RCPT TO): every address in To and Cc must be one`);
@@ -135,14 +140,22 @@ function bodyText(text: string): string {
   return text.endsWith("\n") ? text.slice(0, text.endsWith("\r\n") ? -2 : -1) : text;
 }
 
-/** The addresses of an address header, groups flattened, each normalised; invalid ones reported. */
-function mailboxes(field: AddressObject | AddressObject[] | undefined, pointer: string, fail: (pointer: string, message: string) => void): Array<{ address: string; name: string | null }> {
+/** The addresses of an address header, groups flattened, each normalised; invalid ones reported, those `leftOut` says skipped. */
+function mailboxes(
+  field: AddressObject | AddressObject[] | undefined,
+  pointer: string,
+  fail: (pointer: string, message: string) => void,
+  leftOut: (address: string) => boolean = () => false,
+): Array<{ address: string; name: string | null }> {
   if (field === undefined) return [];
   const flat = (entries: EmailAddress[]): EmailAddress[] => entries.flatMap((entry) => (entry.group ? flat(entry.group) : [entry]));
   const out: Array<{ address: string; name: string | null }> = [];
   for (const entry of flat((Array.isArray(field) ? field : [field]).flatMap((f) => f.value))) {
+    // Something that is no address at all mailparser gives as a name with an empty address.
+    const written = entry.address || entry.name;
+    if (leftOut(written)) continue;
     const address = normaliseAddress(entry.address ?? "");
-    if (address === null) fail(pointer, `${JSON.stringify(entry.address ?? entry.name)} is not a valid email address`);
+    if (address === null) fail(pointer, `${JSON.stringify(written)} is not a valid email address`);
     else out.push({ address, name: entry.name || null });
   }
   return out;

@@ -206,6 +206,21 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       expect((await h.t.call({ method: "GET", url: `/v1/messages/${wider.id}` })).json().bcc).toEqual(["grace@example.com"]);
     });
 
+    it("answers a resend with the message already accepted before checking it again: its scheduled time has passed since, which a new message could not have", async () => {
+      h = await startSubmission(database);
+      const due = new Date(h.t.clock.now() + 60_000).toISOString();
+      const raw = ["From: hello@acme.example", "To: ada@example.com", "Subject: Hi", "Message-ID: <43@app.example>", `X-Mailroom-Scheduled-At: ${due}`, "", "Hello", ""].join("\r\n");
+      const envelope = { from: "hello@acme.example", to: ["ada@example.com"] };
+      const first = await h.send({ envelope, raw });
+      h.t.clock.advance(5 * 60_000);
+      const again = await h.send({ envelope, raw });
+      expect(again.id).toBe(first.id);
+      // The same message under another Message-ID is new, and refused for its past scheduled time.
+      const refused = await refusal(h.send({ envelope, raw: raw.replace("<43@app.example>", "<44@app.example>") }));
+      expect(refused.response).toMatch(/^554 5\.6\.0 validation_failed: .*scheduled_at/);
+      expect((await h.stored()).map((m) => m.id)).toEqual([first.id]);
+    });
+
     it("takes live mail from a verified domain, and refuses it from any other with 550 5.7.1 sender_domain_not_verified, storing nothing", async () => {
       h = await startSubmission(database);
       const refused = await refusal(h.send(receipt(), h.t.workspace.liveKey));
@@ -245,17 +260,20 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       expect(await h.stored()).toHaveLength(1);
     });
 
-    it("refuses a recipient that is not an address (550 5.1.3) and the 51st recipient (452 4.5.3); the others are sent", async () => {
+    it("refuses a recipient that is not an address (550 5.1.3) and the 51st recipient (452 4.5.3); the others are sent, with the refused left out of To", async () => {
       h = await startSubmission(database);
       const connection = await authenticated(h);
       const to = ["ada@localhost", ...Array.from({ length: 51 }, (_, i) => `user${i}@example.com`)];
+      // As clients write it: every recipient in the To header too, the refused ones included.
       const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) =>
-        connection.send({ from: "hello@acme.example", to }, `From: hello@acme.example\r\nTo: user0@example.com\r\nSubject: Hi\r\n\r\nHello\r\n`, (error, result) => (error ? reject(error) : resolve(result))),
+        connection.send({ from: "hello@acme.example", to }, `From: hello@acme.example\r\nTo: ${to.join(", ")}\r\nSubject: Hi\r\n\r\nHello\r\n`, (error, result) => (error ? reject(error) : resolve(result))),
       );
       connection.quit();
       expect(info.rejectedErrors?.map((e) => e.response)).toEqual([expect.stringMatching(/^550 5\.1\.3 /), expect.stringMatching(/^452 4\.5\.3 Too many recipients: at most 50/)]);
       const id = /queued as (msg_[0-9a-z]+)/.exec(info.response)![1]!;
-      expect((await h.t.call({ method: "GET", url: `/v1/messages/${id}` })).json().recipients).toHaveLength(50);
+      const message = (await h.t.call({ method: "GET", url: `/v1/messages/${id}` })).json();
+      expect(message.recipients).toHaveLength(50);
+      expect(message.to).toEqual(to.slice(1, 51));
     });
 
     it("refuses a message over SUBMISSION_MAX_MESSAGE_BYTES with 552: at MAIL FROM when its SIZE says so, else 552 5.3.4 after its data", async () => {

@@ -69,6 +69,14 @@ describe("submittedMessage", () => {
     expect(bccOnly).toEqual({ ok: false, errors: [expect.objectContaining({ pointer: "/to", message: expect.stringContaining("To header") })] });
   });
 
+  it("leaves out of To and Cc the addresses RCPT TO refused, valid or not, since the client was told and expects the others to get it", async () => {
+    const mail = await parse(raw("From: a@acme.example", "To: b@example.com, not-an-address, Z@Example.com", "Cc: c@example.com", "Subject: S"));
+    const result = submittedMessage(mail, ["b@example.com", "c@example.com"], ["not-an-address", "z@example.com"]);
+    expect(result.ok && { to: result.request.to, cc: result.request.cc, bcc: result.request.bcc }).toEqual({ to: ["b@example.com"], cc: ["c@example.com"], bcc: undefined });
+    // Not refused at RCPT TO: a To address outside the envelope still fails the message.
+    expect(submittedMessage(mail, ["b@example.com", "c@example.com"], ["not-an-address"]).ok).toBe(false);
+  });
+
   it("refuses more than one From address and addresses that are not valid", async () => {
     const result = submittedMessage(await parse(raw("From: a@acme.example, b@acme.example", "To: not-an-address, c@example.com", "Subject: S")), ["c@example.com"]);
     expect(result.ok).toBe(false);

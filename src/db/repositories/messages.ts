@@ -443,6 +443,15 @@ export class MessagesRepository {
     return new Set(held);
   }
 
+  /** The message a single (not batched) request stored under `key` since `windowStart`, if any. */
+  async idempotencyHolder(scope: Scope, key: string, windowStart: number): Promise<string | null> {
+    const row = (await this.knex("messages")
+      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_batched: false, idempotency_key: key })
+      .andWhere("created_at", ">=", windowStart)
+      .first("id")) as { id: string } | undefined;
+    return row?.id ?? null;
+  }
+
   /**
    * Which message holds each Idempotency-Key of the batch: one already stored within the key's
    * window, else the batch's first message with that key (so two attempts in one batch cannot
