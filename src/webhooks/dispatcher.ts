@@ -1,4 +1,5 @@
 import type { Clock } from "../domain/clock.js";
+import { batchLoader } from "../db/batch-loader.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { EventsRepository } from "../db/repositories/events.js";
 import type { DeliveryLease, WebhookDeliveriesRepository, WebhookDeliveryRow, WebhookOutcome } from "../db/repositories/webhook-deliveries.js";
@@ -83,6 +84,11 @@ export class WebhookDispatcher {
   private readonly endpointSlots = new Map<string, Semaphore>();
   private readonly slots: Semaphore;
   private readonly claims: ClaimLoop<Claimed>;
+  /**
+   * An endpoint as it is now, read just before each request: deliveries that reach their slots in
+   * the same turn share one query.
+   */
+  private readonly currentEndpoint = batchLoader((ids: string[]) => this.deps.endpoints.findMany(ids));
 
   constructor(
     private readonly deps: DispatcherDependencies,
@@ -258,19 +264,32 @@ export class WebhookDispatcher {
   private secretsOpener(): SecretsOf {
     const opened = new Map<string, string[] | null>();
     return (endpoint) => {
-      if (!opened.has(endpoint.id)) opened.set(endpoint.id, this.openSecrets(endpoint));
-      return opened.get(endpoint.id) ?? null;
+      // By the sealed secrets, not the endpoint: the one read before a request may have been rotated since the claim.
+      const sealed = `${endpoint.id} ${endpoint.secret} ${endpoint.previous_secret ?? ""}`;
+      if (!opened.has(sealed)) opened.set(sealed, this.openSecrets(endpoint));
+      return opened.get(sealed) ?? null;
     };
   }
 
+  /**
+   * The current secret, and the previous one while its overlap lasts. A previous secret no key
+   * opens is left out (the receiver verifies with the current one, as after the overlap) rather
+   * than stopping deliveries the current secret can sign.
+   */
   private openSecrets(endpoint: WebhookEndpointRow): string[] | null {
+    let current: string;
     try {
-      const secrets = [this.deps.secrets.open(endpoint.secret)];
-      if (endpoint.previous_secret !== null && (endpoint.previous_secret_expires_at ?? 0) > this.deps.clock.now()) secrets.push(this.deps.secrets.open(endpoint.previous_secret));
-      return secrets;
+      current = this.deps.secrets.open(endpoint.secret);
     } catch (error) {
       this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's signing secret cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS?): its deliveries are not sent");
       return null;
+    }
+    if (endpoint.previous_secret === null || (endpoint.previous_secret_expires_at ?? 0) <= this.deps.clock.now()) return [current];
+    try {
+      return [current, this.deps.secrets.open(endpoint.previous_secret)];
+    } catch (error) {
+      this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's previous signing secret cannot be opened: deliveries are signed with the current one only");
+      return [current];
     }
   }
 
@@ -294,17 +313,26 @@ export class WebhookDispatcher {
       await this.record(unsendableOutcome(row, body === null ? "event_missing" : "secret_unavailable", this.deps.clock.now(), lease.lease));
       return true;
     }
-    return this.attempt(row, lease, endpoint, secrets, body);
+    return this.attempt(row, lease, endpoint.id, secretsOf, body);
   }
 
-  /** Sends one delivery and records the outcome; false when it was not sent (stopping). */
-  private async attempt(row: WebhookDeliveryRow, lease: DeliveryLease, endpoint: WebhookEndpointRow, secrets: string[], body: string): Promise<boolean> {
+  /**
+   * Sends one delivery and records the outcome; false when it was not sent: stopping, or its
+   * endpoint was disabled or deleted while it waited for a slot.
+   */
+  private async attempt(row: WebhookDeliveryRow, lease: DeliveryLease, endpointId: string, secretsOf: SecretsOf, body: string): Promise<boolean> {
     const sentAt = this.deps.clock.now();
     // Only the HTTP exchange holds the endpoint's and the dispatcher's slots; committing the
     // outcome does not, so a slow group commit never throttles the requests.
-    const result = await this.slotFor(endpoint.id).run(() =>
+    const result = await this.slotFor(endpointId).run(() =>
       this.slots.run(async () => {
         if (this.claims.stopping) return null; // given back by send()
+        // The endpoint as it is now, not as claimed: while this delivery waited behind a slow
+        // receiver, a 410 to another may have disabled it, or its owner deleted or disabled it,
+        // pointed it elsewhere or rotated its secret. Nothing goes where it was told not to.
+        const endpoint = await this.currentEndpoint(endpointId);
+        const secrets = endpoint?.enabled ? secretsOf(endpoint) : null;
+        if (!endpoint || secrets === null) return null; // given back by send(): it waits for the endpoint, or goes with it
         const timestamp = Math.floor(this.deps.wallClock.now() / 1000);
         return this.deps.post(endpoint.url, webhookHeaders(secrets, row.event_id, timestamp, body), body);
       }),

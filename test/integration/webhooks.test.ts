@@ -48,7 +48,9 @@ describe.each(databases)("Webhooks ($name)", (database) => {
   let receiver: WebhookReceiver;
   const opened: Array<{ close(): Promise<void> }> = [];
 
+  /** A fresh app (and receiver); a test that needs other settings than its describe's opens another, and the first is closed. */
   async function open(env: Record<string, string> = {}) {
+    await t?.close();
     t = await createTestApp(database, env);
     receiver = await startWebhookReceiver();
     opened.push(receiver);
@@ -399,6 +401,53 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(again.timestamp).toBeGreaterThan(first.timestamp);
     });
 
+    /**
+     * Two deliveries claimed together for an endpoint that takes one request at a time: the second
+     * waits behind the first, which the (manual) receiver holds until `change` has been made.
+     */
+    const secondWaitingBehindFirst = async (change: (webhook: Webhook) => Promise<void>) => {
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1" });
+      const manual = await startManualReceiver();
+      opened.push(manual);
+      manual.secrets = receiver.secrets;
+      const webhook = await create({ url: manual.url });
+      // Both events are queued before the dispatcher starts, so one claim takes both deliveries.
+      const [firstMessage, secondMessage] = [await send(), await send()];
+      t.runtime.dispatcher.start();
+      const first = await manual.next();
+      await change(webhook);
+      first.answer(204);
+      return { manual, webhook, firstMessage, secondMessage };
+    };
+
+    it("sends a delivery that waited behind a slow request to where the endpoint points now, not where it pointed at the claim", async () => {
+      const { manual, firstMessage, secondMessage } = await secondWaitingBehindFirst(async (webhook) => {
+        const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { url: receiver.url } });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+      const [moved] = await receiver.waitFor(1);
+      await t.runtime.dispatcher.stop();
+      expect([manual.arrived.map((r) => r.payload.message_id), moved!.payload.message_id]).toEqual([[firstMessage], secondMessage]);
+      expect(receiver.unverified).toEqual([]);
+    });
+
+    it("keeps a delivery that waited behind a slow request once the endpoint is disabled meanwhile, and sends it when the endpoint is enabled again", async () => {
+      const { manual, webhook, secondMessage } = await secondWaitingBehindFirst(async (webhook) => {
+        const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+      const events = (await t.call({ method: "GET", url: `/v1/messages/${secondMessage}/events` })).json().data as Array<{ id: string }>;
+      await until("the waiting delivery to be given back", async () => (await delivery(webhook.id, events[0]!.id))?.locked_by === null);
+      expect(manual.arrived).toHaveLength(1);
+      expect(await delivery(webhook.id, events[0]!.id)).toMatchObject({ state: "pending" });
+      expect((await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } })).statusCode).toBe(200);
+      const resumed = await manual.next();
+      resumed.answer(204);
+      await t.runtime.dispatcher.stop();
+      expect(resumed.payload.message_id).toBe(secondMessage);
+      expect(manual.unverified).toEqual([]);
+    });
+
     it("settles the delivery by the redelivery's answer when it is made during an attempt, whose late answer is recorded but not obeyed", async () => {
       // One request at a time: the redelivery is claimed while the first attempt is in flight, and waits for it.
       await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1", WEBHOOK_BATCH_SIZE: "1" });
@@ -745,6 +794,23 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.queued"]);
       expect((await attempts(webhook.id)).map((a) => [a.attempt, a.status])).toEqual([[2, "succeeded"], [1, "failed"]]);
       expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
+    it("signs with the current secret alone when only the previous one, still in its overlap, cannot be opened", async () => {
+      const [oldKey, newKey] = ["0a".repeat(32), "1b".repeat(32)];
+      await open({ SECRET_KEY: oldKey });
+      const webhook = await create();
+      await t.restart({ SECRET_KEY: newKey, SECRET_KEY_PREVIOUS: oldKey });
+      const rotated = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      receiver.secrets.splice(0, receiver.secrets.length, rotated.json().secret);
+      // The rotation kept the old secret as it was sealed, under the old key, which then goes.
+      await t.restart({ SECRET_KEY: newKey });
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.queued"]);
+      expect(receiver.received[0]!.headers["webhook-signature"]?.split(" ")).toHaveLength(1);
+      expect((await attempts(webhook.id)).map((a) => [a.status, a.error])).toEqual([["succeeded", null]]);
     });
 
     it("fails a delivery whose event row is gone with one event_missing attempt, sending nothing and leaving the endpoint's health alone", async () => {
