@@ -43,6 +43,12 @@ export interface DispatcherDependencies {
   log: { error(obj: object, msg: string): void };
 }
 
+/**
+ * How long one read of an endpoint serves the requests after it: a change to the endpoint (its
+ * URL, secret, enabled, deleted) reaches deliveries already claimed within this long.
+ */
+export const ENDPOINT_REREAD_MS = 100;
+
 /** A delivery claimed and not finished: the row as claimed, and the lease that claim holds it under. */
 interface Claimed {
   row: WebhookDeliveryRow;
@@ -84,11 +90,9 @@ export class WebhookDispatcher {
   private readonly endpointSlots = new Map<string, Semaphore>();
   private readonly slots: Semaphore;
   private readonly claims: ClaimLoop<Claimed>;
-  /**
-   * An endpoint as it is now, read just before each request: deliveries that reach their slots in
-   * the same turn share one query.
-   */
-  private readonly currentEndpoint = batchLoader((ids: string[]) => this.deps.endpoints.findMany(ids));
+  private readonly loadEndpoint = batchLoader((ids: string[]) => this.deps.endpoints.findMany(ids));
+  /** The latest read of each endpoint the dispatcher holds deliveries for, and when it was made (see currentEndpoint). */
+  private readonly endpointReads = new Map<string, { at: number; endpoint: Promise<WebhookEndpointRow | undefined> }>();
 
   constructor(
     private readonly deps: DispatcherDependencies,
@@ -188,7 +192,10 @@ export class WebhookDispatcher {
     if (!this.held.delete(heldKey(lease))) return;
     const left = (this.heldPerEndpoint.get(lease.endpointId) ?? 1) - 1;
     if (left > 0) this.heldPerEndpoint.set(lease.endpointId, left);
-    else this.heldPerEndpoint.delete(lease.endpointId);
+    else {
+      this.heldPerEndpoint.delete(lease.endpointId);
+      this.endpointReads.delete(lease.endpointId);
+    }
     // Down to what its slots send at once: claim for it now, while those keep its slots busy. Not
     // sooner, so a backlogged endpoint is claimed for a few at a time rather than one by one.
     if (left === this.settings.maxInFlightPerEndpoint) this.claims.notify();
@@ -327,9 +334,7 @@ export class WebhookDispatcher {
     const result = await this.slotFor(endpointId).run(() =>
       this.slots.run(async () => {
         if (this.claims.stopping) return null; // given back by send()
-        // The endpoint as it is now, not as claimed: while this delivery waited behind a slow
-        // receiver, a 410 to another may have disabled it, or its owner deleted or disabled it,
-        // pointed it elsewhere or rotated its secret. Nothing goes where it was told not to.
+        // The endpoint as it is now, not as claimed: nothing goes where it was told not to.
         const endpoint = await this.currentEndpoint(endpointId);
         const secrets = endpoint?.enabled ? secretsOf(endpoint) : null;
         if (!endpoint || secrets === null) return null; // given back by send(): it waits for the endpoint, or goes with it
@@ -342,9 +347,28 @@ export class WebhookDispatcher {
     return true;
   }
 
+  /**
+   * The endpoint as it is now, to within ENDPOINT_REREAD_MS, read just before a request: while a
+   * delivery waited behind a slow receiver, a 410 to another may have disabled the endpoint, or its
+   * owner deleted or disabled it, pointed it elsewhere or rotated its secret. One read serves the
+   * requests of the next ENDPOINT_REREAD_MS (a backlog's would otherwise cost a query each; reads
+   * in one turn share a query), and a 410 drops it at once.
+   */
+  private currentEndpoint(id: string): Promise<WebhookEndpointRow | undefined> {
+    const now = performance.now();
+    const read = this.endpointReads.get(id);
+    if (read !== undefined && now - read.at < ENDPOINT_REREAD_MS) return read.endpoint;
+    const endpoint = this.loadEndpoint(id);
+    this.endpointReads.set(id, { at: now, endpoint });
+    endpoint.catch(() => this.endpointReads.delete(id));
+    return endpoint;
+  }
+
   /** Commits an attempt's outcome; the writer moves the delivery only while `outcome.lease` still holds it. */
   private async record(outcome: WebhookOutcome): Promise<void> {
     await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcome);
+    // Committed: the endpoint is disabled, and the next request must see it.
+    if (outcome.endpoint?.health === "gone") this.endpointReads.delete(outcome.endpointId);
     this.deps.metrics.webhookAttempts.inc({ outcome: outcome.next.state === "pending" ? "retrying" : outcome.next.state });
   }
 }
