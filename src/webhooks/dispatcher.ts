@@ -232,7 +232,11 @@ export class WebhookDispatcher {
     let endpoints: Map<string, WebhookEndpointRow>;
     let events: Map<string, unknown>;
     try {
-      endpoints = await this.deps.endpoints.findMany([...new Set(rows.map((row) => row.endpoint_id))]);
+      // Read as each request reads it (currentEndpoint), so the read serves the requests that
+      // follow at once, and only deliveries that wait longer for a slot read again.
+      const ids = [...new Set(rows.map((row) => row.endpoint_id))];
+      const read = await Promise.all(ids.map(async (id) => [id, await this.currentEndpoint(id)] as const));
+      endpoints = new Map(read.flatMap(([id, endpoint]) => (endpoint ? [[id, endpoint] as const] : [])));
       events = await this.deps.events.findMany(rows.filter((row) => row.payload === null).map((row) => row.event_id));
     } catch (error) {
       this.deps.log.error({ err: error }, "could not load claimed webhook deliveries");
@@ -360,7 +364,10 @@ export class WebhookDispatcher {
     if (read !== undefined && now - read.at < ENDPOINT_REREAD_MS) return read.endpoint;
     const endpoint = this.loadEndpoint(id);
     this.endpointReads.set(id, { at: now, endpoint });
-    endpoint.catch(() => this.endpointReads.delete(id));
+    // A failed read is not kept (a later one may have replaced it meanwhile, and stays).
+    endpoint.catch(() => {
+      if (this.endpointReads.get(id)?.endpoint === endpoint) this.endpointReads.delete(id);
+    });
     return endpoint;
   }
 
