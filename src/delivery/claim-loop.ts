@@ -1,3 +1,5 @@
+import { WakeableSleep } from "./wakeable-sleep.js";
+
 /** What a ClaimLoop drives: its owner's queue, held under leases. */
 export interface ClaimLoopOptions<T> {
   /** Claims up to `limit` due items under a lease; the owner counts them as held until worked. */
@@ -44,7 +46,7 @@ export class ClaimLoop<T> {
   private running = false;
   private stopRequested = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly nap = new WakeableSleep();
 
   constructor(private readonly options: ClaimLoopOptions<T>) {}
 
@@ -63,7 +65,7 @@ export class ClaimLoop<T> {
   async stop(): Promise<void> {
     this.running = false;
     this.stopRequested = true;
-    this.wake?.();
+    this.nap.wake();
     try {
       await this.loop;
     } finally {
@@ -73,7 +75,7 @@ export class ClaimLoop<T> {
 
   /** New work may be due, or room was made: skip the rest of the poll interval. */
   notify(): void {
-    this.wake?.();
+    this.nap.wake();
   }
 
   private async renewLeases(): Promise<void> {
@@ -103,30 +105,16 @@ export class ClaimLoop<T> {
       if (claimed.length > 0) {
         const batch: Promise<void> = this.options.work(claimed).finally(() => {
           working.delete(batch);
-          this.wake?.(); // room for more
+          this.nap.wake(); // room for more
         });
         working.add(batch);
         if (claimed.length === Math.min(room, batchSize)) continue; // more may be due
       }
-      if (this.running) await this.sleep(this.options.pollMs);
+      if (this.running) await this.nap.sleep(this.options.pollMs);
     }
     // Now, not after the slow work in hand: its lease would keep the rest from other workers.
     await this.options.giveBack?.();
     await Promise.all(working);
     clearInterval(renewal);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
   }
 }

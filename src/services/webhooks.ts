@@ -106,7 +106,8 @@ export class WebhooksService {
     if (input.enabled === false && current.enabled) Object.assign(patch, { enabled: false, disabled_reason: "manual", disabled_at: now });
     const updated = await this.endpoints.update(scope, id, patch);
     if (!updated) throw new NotFoundError("webhook", id);
-    if (patch.enabled === true) this.notify();
+    // Enabled: its deliveries are due again. Either way they move into or out of the claim index.
+    if (patch.enabled !== undefined) this.notify();
     return WebhookEndpointsRepository.toWire(updated);
   }
 

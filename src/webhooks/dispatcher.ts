@@ -10,6 +10,7 @@ import { workerId } from "../delivery/worker-id.js";
 import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
 import type { PostResult } from "./http-client.js";
+import { DeliveryParking } from "./parking.js";
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from "./retry-schedule.js";
 import { webhookHeaders } from "./signing.js";
 
@@ -90,6 +91,8 @@ export class WebhookDispatcher {
   private readonly endpointSlots = new Map<string, Semaphore>();
   private readonly slots: Semaphore;
   private readonly claims: ClaimLoop<Claimed>;
+  /** Moves disabled endpoints' deliveries out of the claim index, and back when enabled. */
+  private readonly parking: DeliveryParking;
   private readonly loadEndpoint = batchLoader((ids: string[]) => this.deps.endpoints.findMany(ids));
   /** The latest read of each endpoint the dispatcher holds deliveries for, and when it was made (see currentEndpoint). */
   private readonly endpointReads = new Map<string, { at: number; endpoint: Promise<WebhookEndpointRow | undefined> }>();
@@ -99,6 +102,7 @@ export class WebhookDispatcher {
     private readonly settings: DispatcherSettings,
   ) {
     this.slots = new Semaphore(settings.concurrency);
+    this.parking = new DeliveryParking(deps.deliveries, deps.log);
     this.claims = new ClaimLoop({
       claim: (limit) => this.claim(limit),
       work: (batch) => this.send(batch),
@@ -116,6 +120,7 @@ export class WebhookDispatcher {
 
   start(): void {
     this.claims.start();
+    this.parking.start();
   }
 
   /**
@@ -123,15 +128,23 @@ export class WebhookDispatcher {
    * waiting for a slot (another worker claims them at once), then stops.
    */
   async stop(): Promise<void> {
-    await this.claims.stop();
+    await Promise.all([this.claims.stop(), this.parking.stop()]);
   }
 
+  /** Deliveries were queued, or an endpoint was turned off or on. */
   notify(): void {
     this.claims.notify();
+    this.parking.notify();
   }
 
-  /** Claims one batch and sends it, outcomes committed; returns how many deliveries it claimed. */
+  /**
+   * Parks or unparks the deliveries of endpoints turned off or on, then claims one batch and sends
+   * it, outcomes committed; returns how many deliveries it claimed.
+   */
   async tick(): Promise<number> {
+    while ((await this.parking.reconcile()) > 0) {
+      // until a look finds nothing left to park or unpark
+    }
     const claimed = await this.claim(this.settings.batchSize);
     await this.send(claimed);
     return claimed.length;

@@ -83,6 +83,9 @@ describe.each(databases)("Webhooks ($name)", (database) => {
   const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
   const delivery = async (webhookId: string, eventId: string) =>
     (await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId, event_id: eventId }).first()) as { state: string; attempts: number | string; locked_by: string | null };
+  /** Whether each of the endpoint's deliveries is parked, in event order. */
+  const parkedOf = async (webhookId: string) =>
+    ((await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId }).orderBy("event_id").pluck("parked")) as Array<boolean | number>).map(Boolean);
   /** Polls until `condition` holds, for what the running dispatcher does in its own time. */
   const until = async (what: string, condition: () => Promise<boolean>, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -223,6 +226,47 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(enabled.json()).toMatchObject({ enabled: true, status: "enabled", disabled_reason: null, disabled_at: null });
       await t.drainWebhooks();
       expect(receiver.received).toHaveLength(1);
+    });
+
+    it("parks a disabled endpoint's queued deliveries out of the claim index, and unparks them when it is enabled again", async () => {
+      const webhook = await create();
+      const other = await create();
+      await send();
+      await send();
+      await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } });
+      await t.drainWebhooks();
+      expect(await parkedOf(webhook.id)).toEqual([true, true]);
+      expect(await parkedOf(other.id)).toEqual([false, false]);
+      // Each endpoint has its own secret: the receiver tells them apart by which one verifies.
+      expect(receiver.received.map((r) => r.verifiedWith)).toEqual([[1], [1]]);
+      receiver.received.length = 0;
+      await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } });
+      await t.drainWebhooks();
+      expect(await parkedOf(webhook.id)).toEqual([false, false]);
+      expect(receiver.received.map((r) => r.verifiedWith)).toEqual([[0], [0]]);
+    });
+
+    it("redoes a park that a newer flip overtook: deliveries parked before the endpoint was enabled again are unparked and sent", async () => {
+      const webhook = await create();
+      await send();
+      await send();
+      await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } });
+      const deliveries = t.runtime.repositories.webhookDeliveries;
+      const [disabling] = await deliveries.endpointsToRepark(10);
+      expect(disabling).toMatchObject({ endpointId: webhook.id, parked: true });
+      // A walk parks the first delivery, then the endpoint is enabled before it goes on.
+      const first = await deliveries.reparkChunk(disabling!, "", 1);
+      await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } });
+      expect(await deliveries.reparkChunk(disabling!, first as string, 1)).toBe("stale");
+      expect(await parkedOf(webhook.id)).toEqual([true, false]);
+      // Parked, it is not claimed although its endpoint is enabled: only the newer walk frees it.
+      const now = t.clock.now();
+      const claimed = await t.runtime.db.dialect.claimWebhookDeliveries(t.runtime.db.knex, { now, limit: 10, leaseUntil: now + 1000, dispatcherId: "probe", excludeEndpoints: [] });
+      expect(claimed.map((row) => row.event_id)).not.toContain(first);
+      await t.runtime.db.knex("webhook_deliveries").update({ locked_by: null, locked_until: null });
+      await t.drainWebhooks();
+      expect(await parkedOf(webhook.id)).toEqual([false, false]);
+      expect(receiver.received).toHaveLength(2);
     });
 
     it("refuses a URL that is not http(s) with 422 and changes nothing", async () => {
@@ -673,6 +717,7 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       await send();
       await t.drainWebhooks();
       expect(await get(webhook.id)).toMatchObject({ enabled: false, status: "disabled", disabled_reason: "gone", disabled_at: new Date(t.clock.now()).toISOString() });
+      expect(await parkedOf(webhook.id)).toEqual([true]);
       t.clock.advance(3600_000);
       await send();
       await t.drainWebhooks();
@@ -757,9 +802,14 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       await send();
       await t.drainWebhooks();
       expect(await get(webhook.id)).toMatchObject({ status: "disabled", enabled: false, disabled_reason: "failing", disabled_at: new Date(t.clock.now()).toISOString(), failing_since: new Date(start).toISOString() });
+      // Its backlog leaves the claim index (the next look parks it).
+      await t.drainWebhooks();
+      expect(await parkedOf(webhook.id)).toEqual([true, true, true]);
       // Re-enabling starts afresh.
       const enabled = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: true } });
       expect(enabled.json()).toMatchObject({ status: "enabled", disabled_reason: null, failing_since: null });
+      await t.drainWebhooks();
+      expect(await parkedOf(webhook.id)).toEqual([false, false, false]);
     });
 
     it("clears failing_since after a success", async () => {

@@ -54,7 +54,10 @@ export interface Dialect {
   name: "sqlite" | "mysql";
   /** Takes up to `limit` due jobs, leasing them to `workerId` until `leaseUntil`. */
   claimJobs(knex: Knex, claim: JobClaim): Promise<JobRow[]>;
-  /** Takes up to `limit` due webhook deliveries of enabled endpoints, leasing them to `dispatcherId`. */
+  /**
+   * Takes up to `limit` due webhook deliveries of enabled endpoints, leasing them to `dispatcherId`.
+   * Parked ones (a disabled endpoint's: src/webhooks/parking.ts) are not even looked at.
+   */
   claimWebhookDeliveries(knex: Knex, claim: WebhookClaim): Promise<WebhookDeliveryRow[]>;
   /** Adds `by` to a counter row, creating it, and returns the new value. */
   incrementCounter(trx: Knex.Transaction, bucket: string, by: number, expiresAt: number): Promise<number>;

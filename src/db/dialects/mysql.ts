@@ -42,6 +42,7 @@ export const mysqlDialect: Dialect = {
     return knex.transaction(async (trx) => {
       const query = trx("webhook_deliveries as d")
         .where("d.state", "pending")
+        .andWhere("d.parked", false)
         .andWhere("d.due_at", "<=", now)
         .andWhere((q) => q.whereNull("d.locked_until").orWhere("d.locked_until", "<", now))
         .whereExists((q) => q.select(trx.raw("1")).from("webhook_endpoints as w").whereRaw("w.id = d.endpoint_id").andWhere("w.enabled", true));

@@ -29,7 +29,7 @@ export const sqliteDialect: Dialect = {
       `UPDATE webhook_deliveries SET locked_by = ?, locked_until = ?
         WHERE (endpoint_id, event_id) IN (
           SELECT d.endpoint_id, d.event_id FROM webhook_deliveries d
-           WHERE d.state = 'pending' AND d.due_at <= ? AND (d.locked_until IS NULL OR d.locked_until < ?) ${excluded}
+           WHERE d.state = 'pending' AND d.parked = 0 AND d.due_at <= ? AND (d.locked_until IS NULL OR d.locked_until < ?) ${excluded}
              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.enabled = 1)
            ORDER BY d.due_at, d.event_id LIMIT ?)
         RETURNING *`,

@@ -22,6 +22,7 @@ import * as firstUserClaims from "./020-first-user-claims.js";
 import * as batchedIdempotencyKeys from "./021-batched-idempotency-keys.js";
 import * as domainVersions from "./022-domain-versions.js";
 import * as keyCreators from "./023-key-creators.js";
+import * as parkedWebhookDeliveries from "./024-parked-webhook-deliveries.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "021-batched-idempotency-keys": batchedIdempotencyKeys,
   "022-domain-versions": domainVersions,
   "023-key-creators": keyCreators,
+  "024-parked-webhook-deliveries": parkedWebhookDeliveries,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

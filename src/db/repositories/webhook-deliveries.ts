@@ -47,6 +47,13 @@ export interface WebhookOutcome extends DeliveryKey {
   endpoint: { health: "healthy" } | { health: "gone" } | { health: "failing"; disableIfFailingSince: number } | null;
 }
 
+/** An endpoint whose deliveries are to be parked (it is disabled) or unparked, as of its `epoch`-th flip. */
+export interface ReparkTarget {
+  endpointId: string;
+  parked: boolean;
+  epoch: number;
+}
+
 export interface AttemptFilters {
   eventId?: string | undefined;
   status?: WebhookAttemptStatus | undefined;
@@ -205,11 +212,55 @@ export class WebhookDeliveriesRepository {
       await trx("webhook_endpoints")
         .where({ id: o.endpointId, enabled: true })
         .andWhere("failing_since", "<=", o.endpoint.disableIfFailingSince)
-        .update({ enabled: false, disabled_reason: "failing", disabled_at: o.at, updated_at: o.at });
+        .update({ enabled: false, disabled_reason: "failing", disabled_at: o.at, updated_at: o.at, parking_epoch: trx.raw("parking_epoch + 1") });
     }
     for (const [endpointId, at] of gone) {
-      await trx("webhook_endpoints").where({ id: endpointId, enabled: true }).update({ enabled: false, disabled_reason: "gone", disabled_at: at, updated_at: at });
+      await trx("webhook_endpoints")
+        .where({ id: endpointId, enabled: true })
+        .update({ enabled: false, disabled_reason: "gone", disabled_at: at, updated_at: at, parking_epoch: trx.raw("parking_epoch + 1") });
     }
+  }
+
+  /**
+   * Endpoints turned off or on since their deliveries were last parked or unparked to match
+   * (src/webhooks/parking.ts): what each is to become, and the flip it answers.
+   */
+  async endpointsToRepark(limit: number): Promise<ReparkTarget[]> {
+    const rows = (await this.knex("webhook_endpoints").whereRaw("parking_epoch <> parked_epoch").orderBy("id").limit(limit).select("id", "enabled", "parking_epoch")) as Array<{
+      id: string;
+      enabled: boolean | number;
+      parking_epoch: number | string;
+    }>;
+    return rows.map((row) => ({ endpointId: row.id, parked: !row.enabled, epoch: Number(row.parking_epoch) }));
+  }
+
+  /**
+   * Parks or unparks the endpoint's deliveries after `after` (event id order), up to `limit` of
+   * them, in one short transaction; returns the last event id looked at, null when none is left,
+   * or "stale" when the endpoint was flipped again (or deleted) since `target` was read. The
+   * endpoint row is read FOR SHARE first, so a flip waits for this chunk: a walk answering an
+   * older flip can never write after the walk of a newer one has passed by.
+   */
+  async reparkChunk(target: ReparkTarget, after: string, limit: number): Promise<string | null | "stale"> {
+    return this.knex.transaction(async (trx) => {
+      const endpoint = (await trx("webhook_endpoints").where({ id: target.endpointId }).forShare().first("parking_epoch")) as { parking_epoch: number | string } | undefined;
+      if (!endpoint || Number(endpoint.parking_epoch) !== target.epoch) return "stale";
+      const ids = (await trx("webhook_deliveries").where({ endpoint_id: target.endpointId }).andWhere("event_id", ">", after).orderBy("event_id").limit(limit).pluck("event_id")) as string[];
+      const last = ids.at(-1);
+      if (last === undefined) return null;
+      await trx("webhook_deliveries")
+        .where({ endpoint_id: target.endpointId })
+        .andWhere("event_id", ">", after)
+        .andWhere("event_id", "<=", last)
+        .andWhere("parked", "<>", target.parked)
+        .update({ parked: target.parked });
+      return last;
+    });
+  }
+
+  /** Records that the endpoint's deliveries match the flip `target` answers, unless it was flipped again meanwhile. */
+  async finishRepark(target: ReparkTarget): Promise<void> {
+    await this.knex("webhook_endpoints").where({ id: target.endpointId, parking_epoch: target.epoch }).update({ parked_epoch: target.epoch });
   }
 
   async find(key: DeliveryKey): Promise<WebhookDeliveryRow | undefined> {
@@ -260,7 +311,7 @@ export class WebhookDeliveriesRepository {
    * enabled again, so they would only hold the oldest age up forever.
    */
   async stats(now: number): Promise<{ depth: number; due: number; oldestDueAgeSeconds: number }> {
-    const pending = () => this.knex("webhook_deliveries as d").join("webhook_endpoints as w", "w.id", "d.endpoint_id").where({ "d.state": "pending", "w.enabled": true });
+    const pending = () => this.knex("webhook_deliveries as d").join("webhook_endpoints as w", "w.id", "d.endpoint_id").where({ "d.state": "pending", "d.parked": false, "w.enabled": true });
     const total = (await pending().count({ n: "*" }).first()) as { n: number | string };
     const due = (await pending().andWhere("d.due_at", "<=", now).count({ n: "*" }).min({ oldest: "d.due_at" }).first()) as { n: number | string; oldest: number | string | null };
     return queueStats(total.n, due.n, due.oldest, now);

@@ -74,6 +74,8 @@ export class WebhookEndpointsRepository implements SealedStore {
     return this.knex.transaction(async (trx) => {
       const where = { workspace_id: scope.workspaceId, environment: scope.environment, id };
       const values = toDbRow(patch);
+      // Turning it off or on moves its queued deliveries out of or back into the claim index (src/webhooks/parking.ts).
+      if (patch.enabled !== undefined) values.parking_epoch = trx.raw("parking_epoch + 1");
       if (Object.keys(values).length > 0) await trx("webhook_endpoints").where(where).update(values);
       const row = (await trx("webhook_endpoints").where(where).first()) as DbRow | undefined;
       if (!row) return undefined;
