@@ -179,7 +179,7 @@ export const SETTINGS = {
   rateLimitWindowSeconds: { env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", meaning: "Length of the rate-limit window." },
   idempotencyRetentionHours: { env: "IDEMPOTENCY_RETENTION_HOURS", default: "24", meaning: "How long completed Idempotency-Key answers are replayed (at least 24); a workspace's content retention, if shorter, bounds its answers (docs/idempotency.md)." },
   requestLogRetentionDays: { env: "REQUEST_LOG_RETENTION_DAYS", default: "7", meaning: "How long the request log (listRequestLogs) keeps each authenticated /v1 request, 0 to 90 days; 0 keeps no log." },
-  idempotencyLockSeconds: { env: "IDEMPOTENCY_LOCK_SECONDS", default: "60", meaning: "How long a claimed key answers 409 before a crashed request's claim may be taken over." },
+  idempotencyLockSeconds: { env: "IDEMPOTENCY_LOCK_SECONDS", default: "60", meaning: "How long a claimed key answers 409 after its request last renewed it (a running request renews every third of this); then a crashed request's retry may take it over." },
   workerBatchSize: { env: "WORKER_BATCH_SIZE", default: "50", meaning: "Jobs a worker claims at once." },
   workerPollMs: { env: "WORKER_POLL_MS", default: "250", meaning: "How often an idle worker looks for due jobs." },
   jobLeaseSeconds: { env: "JOB_LEASE_SECONDS", default: "120", meaning: "A claimed job whose worker has not finished by then is reclaimed. A third of the shorter of this and WEBHOOK_LEASE_SECONDS is how far a worker's clock may be from the database server's (docs/scaling.md#clocks)." },

@@ -33,14 +33,14 @@ export function createHandlers(
     },
 
     createMessage: async (req, reply) => {
-      const message = await services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null);
+      const message = await services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null, { resumed: req.idempotency?.resumed });
       reply.code(202).header("location", `/v1/messages/${message.id}`);
       return message;
     },
 
     createMessageBatch: async (req) => {
       const inputs = req.body.messages.map((item) => validateBatchItems.messages(item) ?? item);
-      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null, { strict: req.body.validation === "strict" });
+      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null, { strict: req.body.validation === "strict", resumed: req.idempotency?.resumed });
       return {
         object: "batch" as const,
         data: outcomes.map(({ index, message, error }) => ({ index, message, ...itemAnswer<202 | 403 | 422 | 429>(req, error, 202) })),

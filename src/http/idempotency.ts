@@ -4,7 +4,8 @@ import { IdempotencyService } from "../services/idempotency.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    idempotency?: { scope: Scope; key: string; claimToken: string };
+    /** The claimed Idempotency-Key; `resumed` when taken over from an earlier attempt that never answered. */
+    idempotency?: { scope: Scope; key: string; claimToken: string; resumed: boolean };
   }
 }
 
@@ -39,8 +40,13 @@ export function withIdempotency<R extends FastifyRequest>(operationId: string, s
       for (const [name, value] of Object.entries(headers)) reply.header(name, value);
       return reply.code(status).header("idempotent-replayed", "true").send(body);
     }
-    req.idempotency = { scope, key, claimToken: claim.claimToken };
-    return handler(req, reply);
+    req.idempotency = { scope, key, claimToken: claim.claimToken, resumed: claim.resumed };
+    const letGo = service.holdLock(scope, key, claim.claimToken, (err) => req.log.error({ err }, "could not renew idempotency claim"));
+    try {
+      return await handler(req, reply);
+    } finally {
+      letGo();
+    }
   };
 }
 

@@ -16,7 +16,8 @@ export interface StoredResponse {
   body: string;
 }
 
-export type ClaimOutcome = { kind: "proceed"; claimToken: string } | { kind: "replay"; response: StoredResponse };
+/** `resumed`: the key was taken over from an earlier attempt of this request that never answered; it may have stored its work. */
+export type ClaimOutcome = { kind: "proceed"; claimToken: string; resumed: boolean } | { kind: "replay"; response: StoredResponse };
 
 export interface IdempotencySettings {
   retentionHours: number;
@@ -57,7 +58,7 @@ export class IdempotencyService {
     if (record.fingerprint !== fingerprint) {
       throw new DomainError("unprocessable", "idempotency_key_reused", "Idempotency-Key already used", "This Idempotency-Key was used for a different request; use a new key for a new request.");
     }
-    if (record.claim_token === claimToken) return { kind: "proceed", claimToken };
+    if (record.claim_token === claimToken) return { kind: "proceed", claimToken, resumed: record.resumed };
     if (record.state === "done" && record.response !== null) {
       return { kind: "replay", response: JSON.parse(this.box.open(record.response)) as StoredResponse };
     }
@@ -87,6 +88,22 @@ export class IdempotencyService {
   /** Whether answers are kept past a day, the shortest content retention: only then can they outlive one. */
   private outlivesShortestRetention(): boolean {
     return this.settings.retentionHours > 24;
+  }
+
+  /**
+   * Keeps a running request's claim locked until it answers: every third of the lock, its lock is
+   * pushed out by a whole one. A request that outruns the lock (a batch fetching slow attachment
+   * URLs) would otherwise be taken for crashed, and a client's retry would run it a second time
+   * beside the first. A process that dies stops renewing, so a crashed claim still frees in time.
+   * Returns the function that stops it.
+   */
+  holdLock(scope: Scope, key: string, claimToken: string, onError: (error: unknown) => void): () => void {
+    const lockMs = this.settings.lockSeconds * 1000;
+    const timer = setInterval(() => {
+      this.records.extendLock(scope, key, claimToken, this.clock.now() + lockMs).catch(onError);
+    }, lockMs / 3);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async release(scope: Scope, key: string, claimToken: string): Promise<void> {

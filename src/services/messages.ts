@@ -98,19 +98,30 @@ export class MessagesService {
   /**
    * Validates, then stores the message, its recipients, its first event and its delivery job in
    * one transaction (group-committed). Resolves only once that is durable: the 202 promise.
+   * `resumed`: the request took its Idempotency-Key over from an earlier attempt that never
+   * answered (it crashed, or outran the key's lock); what that attempt stored is answered first.
    */
-  async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<Message> {
+  async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, { resumed = false } = {}): Promise<Message> {
+    if (resumed && idempotencyKey !== null) {
+      const earlier = await this.acceptedUnder(principal, idempotencyKey);
+      if (earlier !== null) return this.get(principal, earlier);
+    }
     return this.accept(principal, await this.checked(principal, input, idempotencyKey));
   }
 
   /**
    * The id of the message a createMessage under this Idempotency-Key already stored within the
-   * key's window, else null. The SMTP door asks before checking a resent message again: checked
-   * anew, it could be refused (its scheduled_at passed meanwhile, its domain unverified) though its
-   * first copy was stored, and the client would bounce mail that is being sent.
+   * key's window, else null. Asked before a resent message is checked again (by the SMTP door,
+   * and by `create` for a resumed request): checked anew, it could be refused (its scheduled_at
+   * or expires_at passed meanwhile, its domain unverified, an attachment URL expired) though its
+   * first copy was stored and is being sent, and the client would give up on mail that goes out.
    */
   async acceptedUnder(principal: Principal, idempotencyKey: string): Promise<string | null> {
-    return this.messages.idempotencyHolder(scopeOf(principal), idempotencyKey, this.idempotencyWindowStart(this.clock.now()));
+    return (await this.storedEarlier(principal, { batched: false, keys: [idempotencyKey] })).get(idempotencyKey) ?? null;
+  }
+
+  private storedEarlier(principal: Principal, slots: { batched: boolean; keys: readonly string[] }): Promise<Map<string, string>> {
+    return this.messages.storedUnder(scopeOf(principal), { ...slots, windowStart: this.idempotencyWindowStart(this.clock.now()) });
   }
 
   /**
@@ -134,16 +145,25 @@ export class MessagesService {
    * carries `<key>#<index>`, so a retried batch whose first attempt crashed after storing some
    * of its messages finds them instead of sending them again.
    */
-  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false } = {}): Promise<BatchOutcome[]> {
+  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false, resumed = false } = {}): Promise<BatchOutcome[]> {
     const now = this.clock.now();
-    const defaults = await this.workspaceDefaults(principal, inputs.filter((i): i is CreateMessageRequest => !(i instanceof DomainError)));
+    const slotOf = (index: number) => `${idempotencyKey}#${index}`;
+    // A resumed request (see create) answers what its earlier attempt stored as it was stored,
+    // before anything is checked again, and runs only the rest.
+    const stored = resumed && idempotencyKey !== null ? await this.storedEarlier(principal, { batched: true, keys: inputs.map((_, index) => slotOf(index)) }) : new Map<string, string>();
+    const earlier = [...inputs.keys()].flatMap((index) => {
+      const id = stored.get(slotOf(index));
+      return id === undefined ? [] : [this.get(principal, id).then((message): BatchOutcome => ({ index, message, error: null }))];
+    });
+    const rest = [...inputs.entries()].filter(([index]) => !stored.has(slotOf(index)));
+    const defaults = await this.workspaceDefaults(principal, rest.flatMap(([, input]) => (input instanceof DomainError ? [] : [input])));
     const prepared: PreparedItem[] = [];
     // One budget for the whole batch: 100 messages each fetching the limit would hold 100 times it.
     const fetchBudget = this.attachmentUrls.budget();
-    for (const [index, input] of inputs.entries()) {
+    for (const [index, input] of rest) {
       try {
         if (input instanceof DomainError) throw input;
-        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : { key: `${idempotencyKey}#${index}`, batched: true }, now, defaults, fetchBudget), error: null });
+        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : { key: slotOf(index), batched: true }, now, defaults, fetchBudget), error: null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         prepared.push({ index, message: null, error });
@@ -152,9 +172,11 @@ export class MessagesService {
     if (strict) await this.assertWholeBatch(principal, prepared, now);
     else if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
     // The accepted messages share group commits; every one is durable before the answer.
-    return Promise.all(
-      prepared.map(async ({ index, message, error }) => ({ index, message: message === null ? null : await this.accept(principal, message), error })),
-    );
+    const outcomes = await Promise.all([
+      ...earlier,
+      ...prepared.map(async ({ index, message, error }) => ({ index, message: message === null ? null : await this.accept(principal, message), error })),
+    ]);
+    return outcomes.sort((a, b) => a.index - b.index);
   }
 
   /** A strict batch is all or nothing: one refused message refuses it, and the quota must hold all of it. */

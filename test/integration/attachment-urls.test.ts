@@ -149,6 +149,23 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(Date.now() - started).toBeLessThan(5_000);
     });
 
+    it("keeps a request's Idempotency-Key locked while its attachments are still being fetched, past IDEMPOTENCY_LOCK_SECONDS", async () => {
+      await t.restart({ IDEMPOTENCY_LOCK_SECONDS: "3", ATTACHMENT_FETCH_TIMEOUT_MS: "4500" });
+      const body = aMessage({ attachments: [{ url: `${files.base}/slow` }] });
+      const call = () => t.call({ method: "POST", url: "/v1/messages", payload: body, headers: { "idempotency-key": "slow-fetch" } });
+      const first = call();
+      while (!files.hits.includes("/slow")) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The running request renews its lock every second (a third of it) for a whole lock from then.
+      t.clock.advance(2000);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      t.clock.advance(2000); // past the first lock, within the renewed one
+      const retry = await call();
+      expect(retry.statusCode, retry.body).toBe(409);
+      expect(retry.json()).toMatchObject({ code: "idempotency_key_in_use" });
+      expect(files.hits.filter((hit) => hit === "/slow")).toHaveLength(1);
+      expect((await first).statusCode).toBe(422);
+    });
+
     it("stops reading at ATTACHMENT_FETCH_MAX_BYTES, for one file or for all of a message's together", async () => {
       await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
       const big = await send([{ url: `${files.base}/files/2m-chunked` }]);

@@ -261,6 +261,54 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(retry.statusCode).toBe(202);
       expect(await messagesWithKey("crash-2")).toBe(1);
     });
+
+    it("answers a retry that takes over a crashed request's key with the message it stored, though the request would no longer pass its checks", async () => {
+      const body = aMessage({ expires_at: new Date(t.clock.now() + 90_000).toISOString() });
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
+      await t.runtime.services.idempotency.claim(scope, "crash-3", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      const stored = await t.runtime.services.messages.create(principal, body, "crash-3");
+      // By the time the lock lets a retry in, the message's expires_at has passed: checked again,
+      // it would be refused, though it was accepted and is being sent.
+      t.clock.advance(91_000);
+      const retry = await send(body, "crash-3");
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json().id).toBe(stored.id);
+      expect(await messagesWithKey("crash-3")).toBe(1);
+    });
+
+    it("refuses a different request under a crashed request's key with 422 once the lock ran out, and lets the crashed request's own retry take it over", async () => {
+      const body = aMessage({ subject: "Invoice 7" });
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
+      await t.runtime.services.idempotency.claim(scope, "crash-4", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      const stored = await t.runtime.services.messages.create(principal, body, "crash-4");
+      t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);
+      const other = await send(aMessage({ subject: "Invoice 8" }), "crash-4");
+      expect(other.statusCode, other.body).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused" });
+      const retry = await send(body, "crash-4");
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json()).toMatchObject({ id: stored.id, subject: "Invoice 7" });
+      expect(await messagesWithKey("crash-4")).toBe(1);
+    });
+
+    it("answers a batch retry that takes over a crashed attempt's key with the messages it stored, and runs the rest", async () => {
+      const due = new Date(t.clock.now() + 90_000).toISOString();
+      const messages = [aMessage({ expires_at: due }), aMessage({ to: "grace@example.com" })];
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
+      await t.runtime.services.idempotency.claim(scope, "crash-5", IdempotencyService.fingerprint("createMessageBatch", "/v1/messages/batch", { messages, validation: "permissive" }));
+      // The crashed attempt had stored the first message only.
+      const [first] = await t.runtime.services.messages.createBatch(principal, messages.slice(0, 1), "crash-5");
+      t.clock.advance(91_000);
+      const retry = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages }, headers: { "idempotency-key": "crash-5" } });
+      expect(retry.statusCode, retry.body).toBe(200);
+      const items = retry.json().data as Array<{ index: number; status: number; message: { id: string } | null }>;
+      expect(items.map((item) => [item.index, item.status])).toEqual([[0, 202], [1, 202]]);
+      expect(items[0]!.message!.id).toBe(first!.message!.id);
+      expect(await count("messages")).toBe(2);
+    });
   });
 
   describe("validation failures", () => {

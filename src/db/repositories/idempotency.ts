@@ -15,6 +15,11 @@ export interface IdempotencyRecord {
   expires_at: number;
 }
 
+/** What a claim found: the record now stored, and whether this claim took it over from an attempt that never answered. */
+export interface ClaimedRecord extends IdempotencyRecord {
+  resumed: boolean;
+}
+
 export interface ClaimItem {
   scope: Scope;
   key: string;
@@ -42,12 +47,13 @@ export class IdempotencyRepository implements SealedStore {
   /**
    * Claims keys atomically: insert-if-absent, then read what is there. The caller owns the key
    * when the stored claim_token is its own. A crashed request's stale claim (past locked_until,
-   * still running) is taken over; an expired record is replaced.
+   * still running) is taken over by a retry of the same request (`resumed`), never by a different
+   * one, which is told the key was reused; an expired record is replaced.
    */
-  readonly claimWriter: BatchWriter<ClaimItem, IdempotencyRecord> = {
+  readonly claimWriter: BatchWriter<ClaimItem, ClaimedRecord> = {
     name: "idempotency-claim",
     write: async (trx, items) => {
-      const results: IdempotencyRecord[] = [];
+      const results: ClaimedRecord[] = [];
       for (const item of items) {
         const where = { workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key };
         const claim = { fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt };
@@ -58,16 +64,18 @@ export class IdempotencyRepository implements SealedStore {
         // a claim another node committed since.
         const row = (await trx("idempotency_keys").where(where).forShare().first()) as IdempotencyRecord;
         const record = { ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at) };
-        // Expired or abandoned claims are taken over; a completed, unexpired one never is.
-        const takeOver = record.claim_token !== item.claimToken && (record.expires_at <= item.now || (record.state === "running" && record.locked_until <= item.now));
-        if (takeOver) {
+        // Expired claims are replaced, and abandoned ones taken over by the same request (what the
+        // first attempt stored is then found: MessagesService.create); a completed, unexpired one never is.
+        const expired = record.expires_at <= item.now;
+        const abandoned = record.state === "running" && record.locked_until <= item.now && record.fingerprint === item.fingerprint;
+        if (record.claim_token !== item.claimToken && (expired || abandoned)) {
           const taken = await trx("idempotency_keys").where({ ...where, claim_token: record.claim_token }).update(claim);
           if (taken === 1) {
-            results.push({ ...record, ...claim, state: "running" });
+            results.push({ ...record, ...claim, state: "running", resumed: !expired });
             continue;
           }
         }
-        results.push(record);
+        results.push({ ...record, resumed: false });
       }
       return results;
     },
@@ -89,6 +97,13 @@ export class IdempotencyRepository implements SealedStore {
   };
 
   constructor(private readonly knex: Knex) {}
+
+  /** Pushes out the lock of a claim still running under this token. */
+  async extendLock(scope: Scope, key: string, claimToken: string, lockedUntil: number): Promise<void> {
+    await this.knex("idempotency_keys")
+      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_key: key, claim_token: claimToken, state: "running" })
+      .update({ locked_until: lockedUntil });
+  }
 
   /** Forgets a claim whose request failed unexpectedly, so a retry runs again. */
   async release(scope: Scope, key: string, claimToken: string): Promise<void> {

@@ -435,21 +435,21 @@ export class MessagesRepository {
     const keys = messages.flatMap((m) => (m.idempotency_key === null ? [] : [m.idempotency_key]));
     if (keys.length === 0) return new Set();
     const { scope, idempotency_batched, idempotency_window_start } = messages[0]!;
-    const held = (await this.knex("messages")
-      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_batched })
-      .whereIn("idempotency_key", keys)
-      .andWhere("created_at", ">=", idempotency_window_start)
-      .pluck("idempotency_key")) as string[];
-    return new Set(held);
+    return new Set((await this.storedUnder(scope, { batched: idempotency_batched, keys, windowStart: idempotency_window_start })).keys());
   }
 
-  /** The message a single (not batched) request stored under `key` since `windowStart`, if any. */
-  async idempotencyHolder(scope: Scope, key: string, windowStart: number): Promise<string | null> {
-    const row = (await this.knex("messages")
-      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_batched: false, idempotency_key: key })
+  /**
+   * The messages stored under these Idempotency-Keys since `windowStart`, by key: those of single
+   * requests, or (`batched`) of batches' messages (`<key>#<index>`).
+   */
+  async storedUnder(scope: Scope, { batched, keys, windowStart }: { batched: boolean; keys: readonly string[]; windowStart: number }): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = (await this.knex("messages")
+      .where({ workspace_id: scope.workspaceId, environment: scope.environment, idempotency_batched: batched })
+      .whereIn("idempotency_key", keys)
       .andWhere("created_at", ">=", windowStart)
-      .first("id")) as { id: string } | undefined;
-    return row?.id ?? null;
+      .select("idempotency_key", "id")) as Array<{ idempotency_key: string; id: string }>;
+    return new Map(rows.map((row) => [row.idempotency_key, row.id]));
   }
 
   /**
