@@ -1,4 +1,5 @@
 import { addressOf, domainOf } from "../domain/addresses.js";
+import type { Clock } from "../domain/clock.js";
 import { engagementEffect, type EngagementType } from "../domain/engagement.js";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
@@ -11,6 +12,7 @@ import type { SuppressionRow } from "../db/repositories/suppressions.js";
 import type { SendingIdentity as DomainIdentity } from "../services/domains.js";
 import { TrackingLinks } from "../tracking/links.js";
 import type { Compose } from "./compose.js";
+import { hasExpired } from "./retry-policy.js";
 import { keptResponse } from "./smtp-reply.js";
 import type { Envelope, SendResult } from "./transports/transport.js";
 
@@ -39,7 +41,10 @@ export type Delivery = SendResult & {
 export type SendingIdentity = Pick<DomainIdentity, "sendsLive" | "returnPathDomain" | "signers" | "trackingDomain">;
 
 export interface PipelineContext {
+  /** When the attempt began: what it renders and checks the deadline with first. */
   now: number;
+  /** The time as the attempt goes on: a hand-off can wait long for its destination's connection. */
+  clock: Clock;
   /** The worker holding the message's job lease; its change applies only while it still does. */
   claimedBy: string;
   /** The from-domain's identity; null when the workspace has no such domain. */
@@ -51,13 +56,20 @@ export interface PipelineContext {
   tracking: TrackingLinks;
   /** Renders the MIME and DKIM-signs it (on the compose threads, when the process has them). */
   compose: Compose;
-  /** Hands the message to one recipient: the live transport or the sandbox simulator. */
-  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord): Promise<Delivery>;
+  /**
+   * Hands the message to one recipient: the live transport or the sandbox simulator. Calls
+   * `beforeBegin()` right before the hand-off begins (before MAIL FROM); when that throws,
+   * nothing is handed off and deliver() rejects with its error.
+   */
+  deliver(recipient: RecipientRecord, envelope: Envelope, mime: Buffer, message: MessageRecord, beforeBegin: () => void): Promise<Delivery>;
   /** The wait before retrying a recipient deferred on its `attempt`-th attempt. */
   retryDelayMs(attempt: number): number;
-  /** The message's delivery deadline (its expires_at, else due time + DELIVERY_LIFETIME_SECONDS). */
+  /** The message's delivery deadline: due time + DELIVERY_LIFETIME_SECONDS, or its expires_at when sooner (deliveryDeadline). */
   expiresAt: number;
 }
+
+/** A hand-off refused at its start: the deadline passed while it waited for its turn. */
+export class DeadlinePassed extends Error {}
 
 /** How one recipient's attempt ended: its new status and the event that says so. */
 interface Settled {
@@ -111,15 +123,19 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
 
 type Step = (recipients: RecipientRecord[], message: MessageRecord, ctx: PipelineContext) => { done: Settled[]; rest: RecipientRecord[] };
 
-/** No attempt starts after the deadline: what is still pending fails as a DSN would say, 4.4.7. */
-const expire: Step = (recipients, message, ctx) => {
-  if (ctx.now < ctx.expiresAt) return { done: [], rest: recipients };
-  const done = recipients.map((recipient) => {
-    const response = `Delivery time expired after ${recipient.attempts} attempt${recipient.attempts === 1 ? "" : "s"}${recipient.detail ? `; last answer: ${recipient.detail}` : ""}`;
-    return settle(recipient, "failed", response, { smtp_code: null, enhanced_status: "4.4.7", response, attempts: recipient.attempts });
-  });
-  return { done, rest: [] };
+/**
+ * No attempt starts after the deadline: what is still pending fails as a DSN would say, 4.4.7.
+ * Checked here, before anything is read or rendered, and again as each hand-off begins (handOff).
+ */
+const expire: Step = (recipients, _message, ctx) => {
+  if (!hasExpired(ctx.now, ctx.expiresAt)) return { done: [], rest: recipients };
+  return { done: recipients.map(expired), rest: [] };
 };
+
+function expired(recipient: RecipientRecord): Settled {
+  const response = `Delivery time expired after ${recipient.attempts} attempt${recipient.attempts === 1 ? "" : "s"}${recipient.detail ? `; last answer: ${recipient.detail}` : ""}`;
+  return settle(recipient, "failed", response, { smtp_code: null, enhanced_status: "4.4.7", response, attempts: recipient.attempts });
+}
 
 /** A suppressed address is skipped with an event; the message's other recipients proceed. */
 const skipSuppressed: Step = (recipients, _message, ctx) => {
@@ -162,7 +178,18 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
     mailFrom: ctx.identity ? ctx.verp.returnPath({ messageId: message.id, position: recipient.position }, ctx.identity.returnPathDomain) : addressOf(message.from),
     rcptTo: recipient.email,
   };
-  const answer = await ctx.deliver(recipient, envelope, mime, message);
+  // The deadline again, right before MAIL FROM: rendering, DNS and the wait for a connection to
+  // the destination (behind a busy or throttling MX) can outlast it.
+  const beforeBegin = () => {
+    if (hasExpired(ctx.clock.now(), ctx.expiresAt)) throw new DeadlinePassed();
+  };
+  let answer: Delivery;
+  try {
+    answer = await ctx.deliver(recipient, envelope, mime, message, beforeBegin);
+  } catch (error) {
+    if (error instanceof DeadlinePassed) return expired(recipient);
+    throw error;
+  }
   const delivery = { ...answer, response: keptResponse(answer.response) };
   const attempt = recipient.attempts + 1;
   const data: Record<string, unknown> = {
@@ -183,7 +210,8 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
       return { ...settle(recipient, "bounced", delivery.response, { ...data, bounce_type: delivery.bounceType }), suppress };
     }
     case "deferred": {
-      const retryAt = Math.min(ctx.now + ctx.retryDelayMs(attempt), ctx.expiresAt);
+      // From when the attempt ended, not when it began: the hand-off may have waited long.
+      const retryAt = Math.min(ctx.clock.now() + ctx.retryDelayMs(attempt), ctx.expiresAt);
       return settle(recipient, "deferred", delivery.response, { ...data, next_attempt_at: new Date(retryAt).toISOString() });
     }
   }
@@ -195,7 +223,8 @@ function settle(recipient: RecipientRecord, status: MessageStatus, detail: strin
 
 /** The change to commit: statuses through the state machine, one event per outcome, the job's fate. */
 function record(message: MessageRecord, settled: Settled[], rendered: { mime: string; text: string | null } | null, ctx: PipelineContext): MessageChange {
-  const { now } = ctx;
+  // Stamped when the outcomes are known, as next_attempt_at is counted from: a hand-off can take long.
+  const now = ctx.clock.now();
   const events: NewEvent[] = [];
   const event = (type: EventType, recipient: string | null, from: MessageStatus | null, to: MessageStatus | null, data: Record<string, unknown>): void => {
     events.push({ id: newId("event", now), type, recipient, from_status: from, to_status: to, data, created_at: now });

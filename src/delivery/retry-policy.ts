@@ -35,10 +35,11 @@ export function hasExpired(now: number, expiresAt: number): boolean {
 }
 
 /**
- * When retrying stops: the configured lifetime after the message was queued, or the message's
- * own `expires_at` when that is sooner (a shorter per-message expiry is allowed, never a longer one).
+ * When retrying stops: the configured lifetime after the message is due (its scheduled time, else
+ * its acceptance), or the message's own `expires_at` when that is sooner (a shorter per-message
+ * expiry is allowed, never a longer one).
  */
-export function deliveryDeadline(queuedAt: number, lifetimeSeconds: number, messageExpiresAt: number | null = null): number {
-  const deadline = queuedAt + lifetimeSeconds * 1000;
+export function deliveryDeadline(dueAt: number, lifetimeSeconds: number, messageExpiresAt: number | null = null): number {
+  const deadline = dueAt + lifetimeSeconds * 1000;
   return messageExpiresAt === null ? deadline : Math.min(deadline, messageExpiresAt);
 }

@@ -13,6 +13,7 @@ import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
 import { attemptDelivery, type Delivery, type PipelineContext, type SendingIdentity } from "./pipeline.js";
+import { deliveryDeadline } from "./retry-policy.js";
 import type { Envelope } from "./transports/transport.js";
 import { workerId } from "./worker-id.js";
 
@@ -181,16 +182,19 @@ export class DeliveryWorker {
    * marks the job handed off, so its other recipients follow even while the worker stops: a
    * message is sent to all of its recipients or to none. Decided synchronously, so a job is never
    * both given back and handed off; one given back or withdrawn throws Withdrawn instead, which
-   * the route passes on, and which unwinds the job's pipeline with nothing sent.
+   * the route passes on, and which unwinds the job's pipeline with nothing sent. Then the
+   * pipeline's own `beforeBegin` may refuse (the deadline passed while the send waited): that
+   * recipient is not handed off and fails, an outcome recorded like any other.
    */
-  private begin(hold: Hold): void {
+  private begin(hold: Hold, beforeBegin: () => void): void {
     if (!this.mayGoOn(hold)) throw new Withdrawn();
+    beforeBegin();
     hold.state = "handedOff";
   }
 
   /** The pipeline's hand-off for one job's recipients: the route's, told when it begins. */
   private handOff(hold: Hold, route: Route): PipelineContext["deliver"] {
-    return (recipient, envelope, mime, message) => route.deliver(recipient, envelope, mime, message, () => this.begin(hold));
+    return (recipient, envelope, mime, message, beforeBegin) => route.deliver(recipient, envelope, mime, message, () => this.begin(hold, beforeBegin));
   }
 
   private async work(holds: Hold[]): Promise<void> {
@@ -239,13 +243,16 @@ export class DeliveryWorker {
     try {
       const now = this.deps.clock.now();
       const due = record.scheduled_at ?? record.created_at;
-      const expiresAt = record.expires_at ?? due + this.settings.lifetimeMs;
+      // Never later than the lifetime after it is due: a message rescheduled earlier keeps an
+      // expires_at set for its later time, and a lifetime lowered since applies to it too.
+      const expiresAt = deliveryDeadline(due, this.settings.lifetimeMs / 1000, record.expires_at);
       // Past its deadline a message only fails (the pipeline's first step), so its domain is not
       // read: keys that cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS) would
       // otherwise throw here at every lease, and keep the job from ever ending.
       const identity = now >= expiresAt ? null : await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from)));
       const change = await attemptDelivery(record, {
         now,
+        clock: this.deps.clock,
         claimedBy: this.id,
         identity,
         suppressions,

@@ -68,12 +68,17 @@ export const TERMINAL_STATUSES: readonly MessageStatus[] = MESSAGE_STATUSES.filt
 /**
  * The message's status from its recipients' statuses. While any recipient is in flight the
  * message shows the earliest stage; once all are settled, one delivery makes the message
- * `delivered` (per-recipient detail stays on the recipients), then bounced, failed, suppressed
- * and canceled in that order.
+ * `delivered` (per-recipient detail stays on the recipients), then bounced, failed, canceled
+ * and suppressed in that order.
+ *
+ * Canceled ranks above suppressed: both mean "not sent", and the two meet only when a cancel
+ * stops a deferred message whose other recipient was suppressed. The user asked for the cancel
+ * and was answered 200, so the message says canceled, as its message.canceled event does (and
+ * deferred -> suppressed is no move of the table: the recipients say who was suppressed).
  */
 export function aggregateStatus(recipientStatuses: readonly MessageStatus[]): MessageStatus {
   const present = new Set(recipientStatuses);
-  const order: MessageStatus[] = ["scheduled", "sending", "queued", "deferred", "delivered", "bounced", "failed", "suppressed", "canceled"];
+  const order: MessageStatus[] = ["scheduled", "sending", "queued", "deferred", "delivered", "bounced", "failed", "canceled", "suppressed"];
   for (const status of order) if (present.has(status)) return status;
   throw new Error("a message has at least one recipient");
 }

@@ -112,7 +112,12 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(message.status).toBe("bounced");
   });
 
-  it("keeps a DSN that bounces a recipient while its own retry is being handed off: the retry's answer does not overwrite it", async () => {
+  /**
+   * Sends to ada and grace; grace is greylisted, and while her retry waits for the MX's answer at
+   * RCPT TO, the report `dsn` (a fixture) bounces her; then the MX answers the retry with `answer`.
+   * Returns once the retry is done, with grace's detail as the report left it.
+   */
+  async function dsnDuringRetry(dsn: string, answer: SmtpReply | undefined): Promise<{ id: string; detailAfterDsn: string | null }> {
     await start();
     let retryReached!: (verp: string) => void;
     const reached = new Promise<string>((resolve) => (retryReached = resolve));
@@ -129,21 +134,35 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     h.t.clock.advance(RETRY_WAIT_MS);
     const retrying = h.t.drain();
     const verp = await reached;
-    // While grace's retry waits for the MX's answer, a report bounces grace for good.
-    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: grace }));
+    const result = await report(verp, fixture(dsn, { messageId: id, verp, recipient: grace }));
     expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
-    answerRetry(undefined); // the MX says 250 after all
+    const detailAfterDsn = (await h.message(id)).recipients.find((r) => r.email === grace)!.detail;
+    answerRetry(answer);
     await retrying;
-
     const message = await h.message(id);
     expect(message.recipients.map((r) => [r.email, r.status])).toEqual([
       [ada, "delivered"],
       [grace, "bounced"],
     ]);
+    expect(await h.t.runtime.db.knex("jobs").where({ message_id: id }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+    return { id, detailAfterDsn };
+  }
+
+  it("keeps a DSN that bounces a recipient while its own retry is being handed off: the retry's answer does not overwrite it", async () => {
+    // The MX says 250 after all.
+    const { id } = await dsnDuringRetry("postfix-unknown-user.eml", undefined);
     const gracesEvents = (await h.events(id)).filter((e) => e.recipient === grace).map((e) => e.type);
     expect(gracesEvents).not.toContain("message.delivered");
     expect(gracesEvents.at(-1)).toBe("message.bounced");
-    expect(await h.t.runtime.db.knex("jobs").where({ message_id: id }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+  });
+
+  it("keeps a soft DSN bounce that arrives while the recipient's own retry is refused too: one message.bounced, the DSN's detail, no suppression", async () => {
+    const { id, detailAfterDsn } = await dsnDuringRetry("postfix-mailbox-full.eml", { code: 550, message: "5.1.1 <grace@example.net>: Recipient address rejected: User unknown" });
+    expect((await h.message(id)).recipients.find((r) => r.email === grace)!.detail).toBe(detailAfterDsn);
+    const bounces = (await h.events(id)).filter((e) => e.type === "message.bounced");
+    expect(bounces).toHaveLength(1);
+    expect(bounces[0]).toMatchObject({ recipient: grace, from_status: "deferred", data: { source: "dsn", bounce_type: "soft", enhanced_status: "5.2.2" } });
+    expect(await suppressions()).toEqual([]);
   });
 
   it("turns Postfix's DSN for a remote 552 5.2.2 (mailbox full) into a soft bounce, without suppressing the address", async () => {

@@ -207,6 +207,26 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
     expect(events.at(-1)!.type).toBe("message.failed");
   });
 
+  it("fails a message rescheduled to now at the lifetime after it became due, not at its later expires_at", async () => {
+    const HOUR = 60 * 60 * 1000;
+    h = await startLiveHarness(database, { env: () => ({ DELIVERY_LIFETIME_SECONDS: "3600" }) });
+    h.sink.onRcpt(() => ({ code: 451, message: "4.7.1 Try again later" }));
+    const now = h.t.clock.now();
+    // Within the lifetime of its scheduled time, but almost three hours after now.
+    const id = await h.send({ to: ada, scheduled_at: new Date(now + 2 * HOUR).toISOString(), expires_at: new Date(now + 2.8 * HOUR).toISOString() });
+    const rescheduled = await h.t.call({ method: "POST", url: `/v1/messages/${id}/reschedule`, key: h.t.workspace.liveKey, payload: { scheduled_at: null } });
+    expect(rescheduled.statusCode, rescheduled.body).toBe(200);
+    await h.t.drain();
+    const deferred = (await h.events(id)).find((e) => e.type === "message.deferred")!;
+    expect(Date.parse(deferred.data.next_attempt_at as string)).toBeLessThanOrEqual(now + HOUR);
+
+    h.t.clock.advance(HOUR + 60 * 1000); // past the lifetime, well before expires_at
+    await h.t.drain();
+    expect((await h.message(id)).status).toBe("failed");
+    expect((await h.events(id)).at(-1)).toMatchObject({ type: "message.failed", data: { enhanced_status: "4.4.7" } });
+    expect(h.sink.accepted).toEqual([]);
+  });
+
   it("fails, sending nothing, a message whose domain was deleted while it waited: scheduled, or deferred for a retry", async () => {
     h = await startLiveHarness(database);
     h.sink.onRcpt((_address, attempt) => (attempt === 1 ? { code: 451, message: "4.7.1 Greylisted, try again later" } : undefined));

@@ -652,6 +652,22 @@ describe.each(databases)("messages ($name)", (database) => {
       expect((await events(body.id)).filter((e) => e.type === "message.delivered")).toHaveLength(1);
     });
 
+    it("cancels a deferred message whose other recipient was suppressed: the message shows canceled and is not retried", async () => {
+      expect((await t.call({ method: "POST", url: "/v1/suppressions", payload: { email: "x@example.com" } })).statusCode).toBe(201);
+      const body = await sendOk(aMessage({ to: ["x@example.com", "deferred@simulator.test"] }));
+      await t.drain();
+      expect((await get(body.id)).status).toBe("deferred");
+      const res = await cancel(body.id);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().status).toBe("canceled");
+      expect(res.json().recipients.map((r: { status: string }) => r.status)).toEqual(["suppressed", "canceled"]);
+      expect((await events(body.id)).at(-1)).toMatchObject({ type: "message.canceled", from_status: "deferred", to_status: "canceled", data: { recipients: ["deferred@simulator.test"] } });
+      expect(await count("jobs")).toBe(0);
+      t.clock.advance(HOUR);
+      await t.drain();
+      expect((await events(body.id)).filter((e) => e.type === "message.delivered")).toHaveLength(0);
+    });
+
     it("refuses to cancel a delivered message with 409 message_not_cancelable", async () => {
       const body = await sendOk();
       await t.drain();

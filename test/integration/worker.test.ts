@@ -2,13 +2,38 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { composeMessage, type Compose } from "../../src/delivery/compose.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
-import { DeliveryWorker } from "../../src/delivery/worker.js";
+import { DeliveryWorker, type Route } from "../../src/delivery/worker.js";
 import { migrationSource } from "../../src/db/migrations/index.js";
 import { simulateDelivery } from "../../src/delivery/transports/sandbox.js";
 import { Verp } from "../../src/domain/verp.js";
 import { TrackingLinks } from "../../src/tracking/links.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * A delivery worker on the app's database whose sandbox route is `route` (a stand-in for the live
+ * one, waits included); a failure it logs fails the test.
+ */
+function testWorker(t: TestApp, route: Route, { compose = composeMessage, maxBytesInHand = 64 * 1024 * 1024 }: { compose?: Compose; maxBytesInHand?: number } = {}): DeliveryWorker {
+  const verp = new Verp(secretKeys("ab".repeat(32)));
+  return new DeliveryWorker(
+    {
+      jobs: t.runtime.repositories.jobs,
+      messages: t.runtime.repositories.messages,
+      suppressions: t.runtime.repositories.suppressions,
+      groupCommit: t.runtime.repositories.groupCommit,
+      identity: async () => null,
+      verp,
+      tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", verp),
+      compose,
+      routes: { sandbox: route },
+      clock: t.clock,
+      metrics: t.runtime.metrics,
+      log: { error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) },
+    },
+    { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand },
+  );
+}
 
 describe.each(databases)("delivery worker ($name)", (database) => {
   let t: TestApp;
@@ -71,6 +96,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       const [record] = await t.runtime.repositories.messages.findMany({ workspaceId: t.workspace.id, environment: "sandbox" }, [id]);
       const late = await attemptDelivery(record!, {
         now,
+        clock: t.clock,
         claimedBy: "slow-worker",
         identity: null,
         suppressions: new Map(),
@@ -107,13 +133,52 @@ describe.each(databases)("delivery worker ($name)", (database) => {
 
   });
 
+  describe("deadline", () => {
+    const MINUTE = 60 * 1000;
+    /** A worker on this app's database whose sandbox hand-off is `deliver`: a stand-in for the live route, waits included. */
+    const routedWorker = (deliver: Route["deliver"]) => testWorker(t, { deliver, retryDelayMs: () => 5 * MINUTE });
+
+    it("fails with 4.4.7, sending nothing, a message whose deadline passed while it waited for its turn to be handed off", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ expires_at: new Date(t.clock.now() + 10 * MINUTE).toISOString() }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().id as string;
+      let handedOff = 0;
+      const worker = routedWorker(async (recipient, _envelope, _mime, record, begin) => {
+        t.clock.advance(11 * MINUTE); // the destination's connections were busy until after expires_at
+        begin();
+        handedOff++;
+        return simulateDelivery(recipient, record);
+      });
+      while ((await worker.tick()) > 0);
+      expect(handedOff).toBe(0);
+      expect((await message(id)).status).toBe("failed");
+      const failed = (await t.call({ method: "GET", url: `/v1/messages/${id}/events` })).json().data.at(-1);
+      expect(failed).toMatchObject({ type: "message.failed", recipient: "ada@example.com", data: { enhanced_status: "4.4.7" } });
+      expect(await jobCount()).toBe(0);
+    });
+
+    it("schedules a deferred recipient's retry from when its attempt ended, not from when it began", async () => {
+      const id = await sendOk();
+      const worker = routedWorker(async (_recipient, _envelope, _mime, _record, begin) => {
+        begin();
+        t.clock.advance(20 * MINUTE); // a slow transaction
+        return { outcome: "deferred", bounceType: null, smtpCode: 451, enhancedStatus: "4.7.1", response: "451 4.7.1 Try again later", remoteHost: "mx.example.com[192.0.2.1]" };
+      });
+      await worker.tick();
+      const ended = t.clock.now();
+      const deferred = (await t.call({ method: "GET", url: `/v1/messages/${id}/events` })).json().data.find((e: { type: string }) => e.type === "message.deferred");
+      expect(deferred.data.next_attempt_at).toBe(new Date(ended + 5 * MINUTE).toISOString());
+      const job = (await t.runtime.db.knex("jobs").where({ message_id: id }).first("run_at")) as { run_at: number | string };
+      expect(Number(job.run_at)).toBe(ended + 5 * MINUTE);
+    });
+  });
+
   describe("byte budget (DELIVERY_MAX_BYTES_IN_HAND)", () => {
     /**
      * A worker on this app's database whose hand-off takes a while, recording the content bytes
      * of the messages it has in hand (from the start of composing to the end of the hand-off).
      */
     const budgetedWorker = (maxBytesInHand: number, sizeOf: (messageId: string) => number) => {
-      const verp = new Verp(secretKeys("ab".repeat(32)));
       const seen = { inHand: 0, peak: 0, peakMessages: 0, messages: 0, delivered: 0 };
       const byMessage = new Map<string, number>();
       const compose: Compose = async (request) => {
@@ -125,33 +190,19 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         seen.peakMessages = Math.max(seen.peakMessages, seen.messages);
         return composeMessage(request);
       };
-      const worker = new DeliveryWorker(
+      const worker = testWorker(
+        t,
         {
-          jobs: t.runtime.repositories.jobs,
-          messages: t.runtime.repositories.messages,
-          suppressions: t.runtime.repositories.suppressions,
-          groupCommit: t.runtime.repositories.groupCommit,
-          identity: async () => null,
-          verp,
-          tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", verp),
-          compose,
-          routes: {
-            sandbox: {
-              deliver: async (recipient, _envelope, _mime, message) => {
-                await new Promise((resolve) => setTimeout(resolve, 30));
-                seen.inHand -= byMessage.get(message.id)!;
-                seen.messages--;
-                seen.delivered++;
-                return simulateDelivery(recipient, message);
-              },
-              retryDelayMs: () => 30_000,
-            },
+          deliver: async (recipient, _envelope, _mime, message) => {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            seen.inHand -= byMessage.get(message.id)!;
+            seen.messages--;
+            seen.delivered++;
+            return simulateDelivery(recipient, message);
           },
-          clock: t.clock,
-          metrics: t.runtime.metrics,
-          log: { error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) },
+          retryDelayMs: () => 30_000,
         },
-        { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand },
+        { compose, maxBytesInHand },
       );
       return { worker, seen };
     };

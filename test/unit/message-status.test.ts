@@ -41,4 +41,19 @@ describe("aggregateStatus", () => {
     expect(aggregateStatus(["bounced", "failed"])).toBe("bounced");
     expect(aggregateStatus(["canceled"])).toBe("canceled");
   });
+
+  it("is canceled, not suppressed, when a cancel stopped the recipients a suppression had not", () => {
+    expect(aggregateStatus(["suppressed", "canceled"])).toBe("canceled");
+    expect(aggregateStatus(["suppressed", "suppressed"])).toBe("suppressed");
+  });
+
+  it("gives a cancel of a deferred message a legal move, whatever its other recipients settled as", () => {
+    const settled = ["delivered", "bounced", "failed", "suppressed"] as const;
+    // Every combination of settled recipients beside the deferred ones the cancel stops.
+    for (let mask = 0; mask < 2 ** settled.length; mask++) {
+      const others = settled.filter((_, i) => mask & (1 << i));
+      const after = aggregateStatus([...others, "canceled"]);
+      expect(canTransition("deferred", after), `deferred -> ${after} (others: ${others.join(", ") || "none"})`).toBe(true);
+    }
+  });
 });

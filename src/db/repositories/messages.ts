@@ -566,19 +566,27 @@ function liveUsage(messages: readonly NewMessage[]): Array<{ workspaceId: string
  * A worker's change without the recipients another writer settled while its attempt was in
  * flight: it only attempts recipients it loaded in flight, so one settled now was settled
  * meanwhile (a DSN bouncing it during its own retry's hand-off). That status stands, as the
- * state machine has no way out of it; the attempt's outcome for the recipient, and the events
- * that say so, are dropped.
+ * state machine has no way out of it; the attempt's outcome for the recipient, the events that
+ * say so and the suppression it would add are dropped. Whether the attempt's outcome equals the
+ * stored status does not matter: a retry refused with 5xx after a DSN bounced the recipient
+ * would otherwise bounce it a second time, over the DSN's detail, and suppress it even when the
+ * DSN said the bounce was soft.
  */
 function withoutOvertaken(change: MessageChange, statusesNow: ReadonlyMap<number, MessageStatus> | undefined, addresses: ReadonlyMap<number, string>): MessageChange {
   if (statusesNow === undefined) return change;
   const overtaken = change.recipients.filter((r) => {
     const now = statusesNow.get(r.id);
-    return now !== undefined && now !== r.status && isTerminal(now);
+    return now !== undefined && isTerminal(now);
   });
   if (overtaken.length === 0) return change;
   const ids = new Set(overtaken.map((r) => r.id));
   const emails = new Set(overtaken.map((r) => addresses.get(r.id)));
-  return { ...change, recipients: change.recipients.filter((r) => !ids.has(r.id)), events: change.events.filter((e) => e.recipient === null || !emails.has(e.recipient)) };
+  return {
+    ...change,
+    recipients: change.recipients.filter((r) => !ids.has(r.id)),
+    events: change.events.filter((e) => e.recipient === null || !emails.has(e.recipient)),
+    suppressions: change.suppressions?.filter((s) => !emails.has(s.email)),
+  };
 }
 
 const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_batched ? "batch" : "single"}\u0000${m.idempotency_key ?? m.id}`;
