@@ -35,17 +35,31 @@ export async function authenticateSender(raw: Buffer, connection: Connection, re
   };
 }
 
-/**
- * The domains a received message is proven to come from, lower-case: each domain whose DKIM
- * signature verifies, and the domain SPF authorised the connecting client for (the MAIL FROM's,
- * or for the null sender the HELO name's, RFC 7208 §2.4). Empty when nothing passes.
- */
-export async function authenticatedDomains(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string): Promise<string[]> {
-  const result = await check(raw, connection, resolver, receivingHost);
-  const signed = (result.dkim.results ?? []).filter((r) => r.status?.result === "pass").map((r) => r.signingDomain);
-  const spf = result.spf && result.spf.status?.result === "pass" ? [result.spf.domain] : [];
-  return [...new Set([...signed, ...spf].filter((d): d is string => typeof d === "string" && d !== "").map((d) => d.toLowerCase()))];
+/** The domains a received message comes from, as far as DNS could tell at receipt (lower-case). */
+export interface SenderDomains {
+  /**
+   * Proven: each domain whose DKIM signature verifies, and the domain SPF authorised the
+   * connecting client for (the MAIL FROM's, or for the null sender the HELO name's, RFC 7208 §2.4).
+   */
+  authenticated: string[];
+  /**
+   * Not yet known: each domain whose DKIM key or SPF record could not be looked up for now
+   * (SERVFAIL, a timeout: RFC 8601's `temperror`). Asked again later, it may pass.
+   */
+  unsettled: string[];
 }
+
+export async function senderDomains(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string): Promise<SenderDomains> {
+  const result = await check(raw, connection, resolver, receivingHost);
+  const dkim = result.dkim.results ?? [];
+  const domainsWith = (outcome: string) => [
+    ...dkim.filter((r) => r.status?.result === outcome).map((r) => r.signingDomain),
+    ...(result.spf && result.spf.status?.result === outcome ? [result.spf.domain] : []),
+  ];
+  return { authenticated: lowerCaseSet(domainsWith("pass")), unsettled: lowerCaseSet(domainsWith("temperror")) };
+}
+
+const lowerCaseSet = (domains: unknown[]): string[] => [...new Set(domains.filter((d): d is string => typeof d === "string" && d !== "").map((d) => d.toLowerCase()))];
 
 function check(raw: Buffer, connection: Connection, resolver: Resolver, receivingHost: string) {
   return authenticate(raw, {

@@ -6,8 +6,8 @@ import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
 import type { InboundRoute, InboundService, ReceivedReply, ReportTarget } from "../services/inbound.js";
 import { sameOrganization } from "../domain/organizational-domain.js";
-import { authenticatedDomains, authenticateSender, type Connection } from "./authentication.js";
-import { parseReport, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
+import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
+import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
 import { splitReply } from "./reply-text.js";
 
 /** The routes of a transaction's accepted recipients (InboundService.route). */
@@ -23,9 +23,17 @@ export interface ReceiverLog {
 
 /**
  * Whether a report may speak for the recipient it names: asked only of reports found by the
- * Message-ID they quote (see InboundReceiver.believed).
+ * Message-ID they quote (see InboundReceiver.believed). Throws DnsTemporarilyFailing when DNS
+ * could not say for now.
  */
 type Vouch = (recipient: string) => Promise<boolean>;
+
+/**
+ * A report's authenticity could not be checked for now: the lookup of a DKIM key or SPF record of
+ * the recipient's organisation failed temporarily (SERVFAIL, a timeout). Answered 451, so the
+ * reporting MTA keeps the report and tries again, rather than 250 and a genuine report dropped.
+ */
+class DnsTemporarilyFailing extends Error {}
 
 /** What became of one accepted recipient's copy. */
 type Handled = { handled: true; what: string } | { handled: false };
@@ -48,7 +56,8 @@ function kept<T extends string | null>(value: T): T {
  * reply address it is a reply; at an unsubscribe address an unsubscribe; at any other mailbox of
  * a return-path domain a report is matched by what it quotes (and, found by Message-ID alone,
  * believed only from the recipient's organisation) and a reply by In-Reply-To or References, and
- * anything else is refused (550 5.1.1), since nobody reads that mailbox.
+ * anything else is refused (550 5.1.1), since nobody reads that mailbox. An automatic response
+ * (RFC 3834) is neither a reply nor, unless it says it is a failure notice, a bounce.
  */
 export class InboundReceiver {
   constructor(
@@ -61,11 +70,18 @@ export class InboundReceiver {
   ) {}
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
-    const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipImageLinks: true, skipTextToHtml: true });
+    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true });
     const report = parseReport(mail);
     const vouch = this.vouchFor(raw, connection);
     const outcomes: Handled[] = [];
-    for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection, vouch));
+    try {
+      for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection, vouch));
+    } catch (error) {
+      // RFC 3463 X.4.3: a directory server (here DNS) failed. What was recorded before is recorded
+      // once: the retry's second recording of it changes nothing.
+      if (error instanceof DnsTemporarilyFailing) return { accepted: false, code: 451, message: "4.4.3 Temporary DNS failure while authenticating the report, try again later" };
+      throw error;
+    }
     const done = outcomes.filter((o): o is Extract<Handled, { handled: true }> => o.handled);
     if (done.length === 0) return { accepted: false, code: 550, message: "5.1.1 No such mailbox: this address takes only replies to and reports about messages sent through it" };
     return { accepted: true, summary: done.map((o) => o.what).join(", ") };
@@ -181,13 +197,16 @@ export class InboundReceiver {
 
   /**
    * A bounce from the null sender that is no RFC 3464 report (older MTAs, some providers):
-   * VERP still names the recipient. The status is read from the text when it quotes one;
-   * without one it is soft, so an unreadable notice never suppresses an address by itself.
+   * VERP still names the recipient. The status is read from the text when it quotes one, and
+   * kept as quoted: a 4.x.x (the remote gave up retrying) is a soft bounce, as in a DSN. Without
+   * one it is soft too, so an unreadable notice never suppresses an address by itself.
    */
   private async unstructuredBounce(mail: ParsedMail, target: ReportTarget): Promise<Handled> {
     const { found, basicCode } = statusInText(mail.text ?? "");
-    const enhancedStatus = found?.startsWith("5") ? found : "5.0.0";
-    const bounceType = found?.startsWith("5") ? bounceTypeFor(found, basicCode, "rcpt") : "soft";
+    // A success (2.x.x) quoted in a failure notice says nothing about the failure.
+    const failure = found !== null && /^[45]/.test(found) ? found : null;
+    const enhancedStatus = failure ?? "5.0.0";
+    const bounceType = failure?.startsWith("5") ? bounceTypeFor(failure, basicCode, "rcpt") : "soft";
     const outcome = await this.inbound.recordBounce(target, {
       bounceType,
       detail: `${enhancedStatus} ${kept(mail.subject ?? "bounce")}`,
@@ -198,21 +217,35 @@ export class InboundReceiver {
 
   /**
    * The vouching of one received message: the domains it authenticates for, looked up once, and
-   * only if a report found by Message-ID asks.
+   * only if a report found by Message-ID asks. A domain of the recipient's organisation whose
+   * check failed temporarily could have vouched, so unless another already does, the answer waits
+   * for the retry; one of another organisation could not have, and changes nothing. Any other
+   * failure is thrown too: answered 451 like every failure while processing.
    */
   private vouchFor(raw: Buffer, connection: Connection): Vouch {
-    let domains: Promise<string[]> | null = null;
+    let domains: Promise<SenderDomains> | null = null;
     return async (recipient) => {
-      domains ??= authenticatedDomains(raw, connection, this.resolver, this.hostname).catch((error: unknown) => {
-        this.log.error({ err: error }, "inbound: could not authenticate a report's sender");
-        return [];
-      });
+      domains ??= senderDomains(raw, connection, this.resolver, this.hostname);
+      const { authenticated, unsettled } = await domains;
       const recipientDomain = recipient.slice(recipient.lastIndexOf("@") + 1);
-      return (await domains).some((domain) => sameOrganization(domain, recipientDomain));
+      const ofRecipient = (domain: string) => sameOrganization(domain, recipientDomain);
+      if (authenticated.some(ofRecipient)) return true;
+      if (unsettled.some(ofRecipient)) {
+        this.log.info({ unsettled, reportingHelo: connection.helo }, "inbound: DNS failed temporarily while authenticating a report; answering 451");
+        throw new DnsTemporarilyFailing();
+      }
+      return false;
     };
   }
 
   private async reply(messageId: string, threadedBy: "reply_address" | "in_reply_to", mail: ParsedMail, raw: Buffer, connection: Connection): Promise<Handled> {
+    if (isAutomatic(mail)) {
+      // RFC 3834: vacation responders answer the From or Reply-To too, not only the return path. No
+      // person wrote it, so it is no reply, as at the return path it is no bounce. Here no failure
+      // notice is told apart: a bounce names no recipient at this address, so it could not be read.
+      this.log.info({ messageId, autoSubmitted: autoSubmitted(mail) }, "inbound: automatic response to a message; ignored");
+      return { handled: true, what: "auto-reply ignored" };
+    }
     const authentication = await authenticateSender(raw, connection, this.resolver, this.hostname);
     const split = splitReply(mail.text);
     const from = mail.from?.value[0];
@@ -276,6 +309,12 @@ function autoSubmitted(mail: ParsedMail): string {
   return typeof value === "string" ? (value.trim().split(/[\s;(]/, 1)[0] ?? "").toLowerCase() : "";
 }
 
+/** Sent by no person: RFC 3834 §5 marks it `Auto-Submitted` other than `no`. */
+function isAutomatic(mail: ParsedMail): boolean {
+  const keyword = autoSubmitted(mail);
+  return keyword !== "" && keyword !== "no";
+}
+
 /**
  * An automatic response (RFC 3834: an out-of-office or vacation notice) is marked `Auto-Submitted`
  * other than `no`. MTAs mark their plain-text bounces so too (Exim: `auto-generated`), and say what
@@ -283,8 +322,7 @@ function autoSubmitted(mail: ParsedMail): string {
  * failure status. Such a notice is still a bounce; so is one with no Auto-Submitted at all (qmail).
  */
 function isAutoResponse(mail: ParsedMail): boolean {
-  const keyword = autoSubmitted(mail);
-  if (keyword === "" || keyword === "no") return false;
+  if (!isAutomatic(mail)) return false;
   if (mail.headers.has("x-failed-recipients")) return false;
   if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
   return statusInText(mail.text ?? "").found === null;

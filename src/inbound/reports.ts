@@ -1,4 +1,4 @@
-import type { Attachment, ParsedMail } from "mailparser";
+import type { Attachment, ParsedMail, SimpleParserOptions } from "mailparser";
 
 /**
  * Machine-readable reports about mail Mailroom sent: RFC 3464 delivery status notifications
@@ -56,7 +56,17 @@ const DSN_TYPES = new Set(["message/delivery-status", "message/global-delivery-s
 const FEEDBACK_TYPE = "message/feedback-report";
 const ORIGINAL_TYPES = new Set(["message/rfc822", "message/global", "text/rfc822-headers", "message/rfc822-headers", "message/global-headers"]);
 
-/** The report a parsed mail carries (parsed with `keepDeliveryStatus: true`), or null when it is none. */
+/**
+ * How a mail must be parsed for parseReport to see its parts: the machine part kept as an
+ * attachment (`keepDeliveryStatus`), and so the returned original, whatever its disposition.
+ * mailsplit opens a message/rfc822 part marked `inline` (RFC 5965 Appendix B.1's own example,
+ * and what many feedback loops send) as an embedded message and mailparser then lists it as no
+ * attachment, so the original's Return-Path and Message-ID would be lost; `ignoreEmbedded`
+ * (a mailsplit option that @types/mailparser does not list) keeps every message/rfc822 part whole.
+ */
+export const REPORT_PARSER_OPTIONS = { keepDeliveryStatus: true, ignoreEmbedded: true } satisfies SimpleParserOptions & { ignoreEmbedded: boolean };
+
+/** The report a parsed mail carries (parsed with REPORT_PARSER_OPTIONS), or null when it is none. */
 export function parseReport(mail: ParsedMail): Report | null {
   const contentType = mail.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;
   if (contentType?.value?.toLowerCase() !== "multipart/report") return null;

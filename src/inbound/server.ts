@@ -76,7 +76,7 @@ export async function startInboundServer(deps: {
         .then(async (raw) => {
           if (stream.sizeExceeded) return callback(answerData("refused", 552, `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes`));
           const verdict = await receiver.receive(raw, connectionOf(session), routes.get(session) ?? []);
-          if (!verdict.accepted) return callback(answerData("refused", verdict.code, verdict.message));
+          if (!verdict.accepted) return callback(answerData(verdict.code >= 500 ? "refused" : "deferred", verdict.code, verdict.message));
           log.info({ recipients: session.envelope.rcptTo.map((r) => r.address), outcome: verdict.summary }, "inbound: accepted");
           metrics.inboundMessages.inc({ outcome: "accepted" });
           callback(null, `2.0.0 Ok: ${verdict.summary}`);

@@ -68,6 +68,9 @@ export interface InboundServiceDeps {
 const RESERVED = /^(bounces|reply|unsubscribe)\+/i;
 // Mailroom's own Message-IDs are `<message id@from domain>` (services/message-input.ts).
 const OWN_MESSAGE_ID = /^<(msg_[0-9a-z]{26})@[^>]+>$/i;
+// How many of Mailroom's Message-IDs in a reply's References are looked up (besides In-Reply-To).
+// The field is the sender's to write: 1 MiB of it lists ~25,000 ids, each a guess at a message.
+const REFERENCES_LOOKED_UP = 10;
 
 /**
  * Inbound mail's business rules: which addresses are ours, which message a reply or report is
@@ -111,14 +114,20 @@ export class InboundService {
     return message ? { messageId: message.id, recipient: { email: quoted.recipient } } : null;
   }
 
-  /** The message of these workspaces that an In-Reply-To or References field names, newest reference first. */
+  /**
+   * The message of these workspaces that In-Reply-To names, else the newest of those References
+   * names, looked up in one query. Of References only Mailroom's own Message-IDs count, and only
+   * the last REFERENCES_LOOKED_UP of them: RFC 5322 §3.6.4 has each reply append its parent's id,
+   * so the newest are at the end, and other people's replies in a long thread do not push
+   * Mailroom's message out of reach.
+   */
   async threadByHeaders(workspaceIds: readonly string[], inReplyTo: string | null, references: readonly string[]): Promise<string | null> {
-    const candidates = [...(inReplyTo ? [inReplyTo] : []), ...[...references].reverse()];
-    for (const candidate of candidates) {
-      const message = await this.ownMessage(workspaceIds, candidate);
-      if (message) return message.id;
-    }
-    return null;
+    const ownReferences = references.map(ownMessageId).filter((c) => c !== null);
+    const named = [ownMessageId(inReplyTo ?? ""), ...ownReferences.slice(-REFERENCES_LOOKED_UP).reverse()].filter((c) => c !== null);
+    // In-Reply-To is most often References' last entry too.
+    const candidates = named.filter((c, i) => named.findIndex((d) => d.messageIdHeader === c.messageIdHeader) === i);
+    const found = new Set((await this.deps.inbound.findThreadable(workspaceIds, candidates)).map((m) => m.id));
+    return candidates.find((c) => found.has(c.id))?.id ?? null;
   }
 
   /** A bounce reported after the hand-off; null when its message or recipient is unknown or it no longer applies. */
@@ -138,8 +147,8 @@ export class InboundService {
   /**
    * Stores a reply threaded to `messageId` and emits `message.replied`, in one transaction. The
    * recipient is the one whose address is the reply's From. A reply from someone else (the
-   * message forwarded, a colleague answering) is stored with no recipient and no event, since
-   * an event names a recipient.
+   * message forwarded, a colleague answering) is still the message's: stored with no recipient
+   * and announced by a `message.replied` whose recipient is null (docs/inbound.md#replies).
    */
   async recordReply(messageId: string, reply: ReceivedReply, threadedBy: "reply_address" | "in_reply_to"): Promise<ReplyOutcome> {
     const inboundId = newId("inbound", reply.receivedAt);
@@ -189,10 +198,16 @@ export class InboundService {
   }
 
   private async ownMessage(workspaceIds: readonly string[], messageIdHeader: string): Promise<{ id: string; scope: Scope } | undefined> {
-    const header = messageIdHeader.trim();
-    const id = OWN_MESSAGE_ID.exec(header)?.[1]?.toLowerCase();
-    return id === undefined ? undefined : this.deps.inbound.findThreadable(workspaceIds, id, header);
+    const candidate = ownMessageId(messageIdHeader);
+    return candidate === null ? undefined : (await this.deps.inbound.findThreadable(workspaceIds, [candidate]))[0];
   }
+}
+
+/** The message a Message-ID would be if it is one of Mailroom's own; null for anyone else's. */
+function ownMessageId(messageIdHeader: string): { id: string; messageIdHeader: string } | null {
+  const header = messageIdHeader.trim();
+  const id = OWN_MESSAGE_ID.exec(header)?.[1]?.toLowerCase();
+  return id === undefined ? null : { id, messageIdHeader: header };
 }
 
 const scopeOf = (principal: Principal): Scope => ({ workspaceId: principal.workspaceId, environment: principal.environment });

@@ -198,6 +198,24 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
       expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "hard_bounce" })]);
     });
 
+    it("answers 451 4.4.3 while the DNS of the recipient's organisation fails (SERVFAIL), so the MTA retries, and records the retry", async () => {
+      await start();
+      const { id } = await delivered([ada, grace]);
+      const dsn = fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace });
+      h.dns.fail(`mx1.${RECIPIENT_DOMAIN}`, "SERVFAIL");
+      const first = await report(`bounces@${RETURN_PATH_DOMAIN}`, dsn);
+      expect(first.last, first.transcript).toMatch(/^451 4\.4\.3 /);
+      expect((await h.message(id)).status).toBe("delivered");
+      expect(await suppressions()).toEqual([]);
+      expect((await h.t.runtime.metrics.inboundMessages.get()).values.map((v) => [v.labels.outcome, v.value])).toEqual([["deferred", 1]]);
+
+      h.dns.fail(`mx1.${RECIPIENT_DOMAIN}`, "SERVFAIL", 0); // answering again
+      spfForHelo(`mx1.${RECIPIENT_DOMAIN}`);
+      const retry = await report(`bounces@${RETURN_PATH_DOMAIN}`, dsn);
+      expect(retry.last, retry.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+      expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "hard_bounce" })]);
+    });
+
     it("ignores one that nothing authenticates, as a co-recipient's forgery would be: accepted, nothing recorded or suppressed", async () => {
       await start();
       const { id } = await delivered([ada, grace]);
@@ -262,17 +280,20 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(await suppressions()).toEqual([]);
   });
 
-  it("reads a null-sender bounce that is no RFC 3464 report at a VERP address: hard when it quotes 5.1.1, soft when it quotes no status", async () => {
+  it("reads a null-sender bounce that is no RFC 3464 report at a VERP address: hard when it quotes 5.1.1, soft with the status it quotes when that is 4.x.x, soft when it quotes no status", async () => {
     await start();
-    const { id, verp } = await delivered([ada, grace]);
+    const carol = `carol@${RECIPIENT_DOMAIN}`;
+    const { id, verp } = await delivered([ada, grace, carol]);
     const notice = (to: string, text: string) =>
       ["From: MAILER-DAEMON@mx.example.net", `To: ${to}`, "Subject: failure notice", "", "Hi. This is the qmail-send program.", text, ""].join("\r\n");
     expect((await report(verp.get(ada)!, notice(verp.get(ada)!, "<ada@example.net>: 550 5.1.1 sorry, no mailbox here by that name"))).last).toMatch(/^250 /);
     expect((await report(verp.get(grace)!, notice(verp.get(grace)!, "I could not deliver your message. Sorry."))).last).toMatch(/^250 /);
+    expect((await report(verp.get(carol)!, notice(verp.get(carol)!, "<carol@example.net>: 452 4.2.2 mailbox full; giving up after 5 days"))).last).toMatch(/^250 /);
     const bounces = (await h.events(id)).filter((e) => e.type === "message.bounced");
     expect(bounces.map((e) => [e.recipient, e.data.source, e.data.bounce_type, e.data.enhanced_status])).toEqual([
       [ada, "unstructured", "hard", "5.1.1"],
       [grace, "unstructured", "soft", "5.0.0"],
+      [carol, "unstructured", "soft", "4.2.2"],
     ]);
     expect((await suppressions()).map((s) => s.email)).toEqual([ada]);
   });
@@ -350,6 +371,24 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
       // A second report about the same message and recipient records nothing new.
       await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: fixture("arf-abuse.eml", { messageId: id, verp: verp.get(grace)!, recipient: grace }) });
       expect((await h.events(id)).filter((e) => e.type === "message.complained")).toHaveLength(1);
+    });
+
+    it("takes a report that quotes the original whole and inline (message/rfc822, as RFC 5965 B.1 does), finding the recipient by the return path in it", async () => {
+      await start();
+      const { id, verp } = await delivered([ada, grace]);
+      // B.1's shape: no Original-Mail-From or Original-Rcpt-To, the original as an inline message/rfc822 part.
+      const inline = fixture("arf-abuse.eml", { messageId: id, verp: verp.get(grace)!, recipient: grace })
+        .split("\r\n")
+        .filter((line) => !/^Original-(Mail-From|Rcpt-To):/.test(line))
+        .join("\r\n")
+        .replace("Content-Type: text/rfc822-headers\r\n", "Content-Type: message/rfc822\r\nContent-Disposition: inline\r\n")
+        .replace("MIME-Version: 1.0\r\n\r\n--part1", "MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nYour receipt.\r\n\r\n--part1");
+      expect(inline).toMatch(/Content-Disposition: inline\r\n\r\nReturn-Path: <bounces\+/);
+      expect(inline).not.toMatch(/Original-(Mail-From|Rcpt-To)/);
+      const result = await swaks({ server: smtp, from: "fbl@feedback.mailbox.example", to: `complaints@${RETURN_PATH_DOMAIN}`, data: inline });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: complaint recorded/);
+      expect((await h.events(id)).find((e) => e.type === "message.complained")).toMatchObject({ recipient: grace, data: { feedback_type: "abuse" } });
+      expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "complaint" })]);
     });
 
     it("finds the recipient of a redacted report (no Original-Rcpt-To, no To) through the VERP return path it quotes", async () => {

@@ -171,6 +171,44 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect((await h.events(sent.id)).filter((e) => e.type === "message.replied").map((e) => e.recipient)).toEqual([grace]);
     });
 
+    it("looks up a reply's In-Reply-To and References in one query, however many it lists, and threads it by the newest of Mailroom's Message-IDs", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked({ track_replies: false });
+      const lookups: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/^select\b/i.test(query.sql) && /from [`"]messages[`"]/i.test(query.sql) && query.sql.includes("message_id_header")) lookups.push(query.sql);
+      };
+      const knex = h.t.runtime.db.knex;
+      knex.on("query", onQuery);
+      try {
+        const threadOf = (references: string[]) => ({
+          inReplyTo: references.at(-1)!,
+          // Folded, ten to a line, as a mail client writes a long field.
+          references: references.map((r, i) => (i > 0 && i % 10 === 0 ? `\r\n ${r}` : r)).join(" "),
+        });
+        const send = (thread: { inReplyTo: string; references: string }, body: string) =>
+          swaks({
+            server: h.smtp,
+            from: grace,
+            to: `support@${RETURN_PATH_DOMAIN}`,
+            data: reply({ from: grace, to: `support@${RETURN_PATH_DOMAIN}`, inReplyTo: thread.inReplyTo, body }).replace(`References: ${thread.inReplyTo}`, `References: ${thread.references}`),
+          });
+        // 2,000 guesses at Mailroom's Message-IDs: one query, and no message of the workspace's.
+        const guesses = Array.from({ length: 2000 }, (_, i) => `<msg_01j${i.toString(36).padStart(23, "0")}@acme.example>`);
+        const guessed = await send(threadOf(guesses), "Guessing.");
+        expect(guessed.last, guessed.transcript).toMatch(/^550 5\.1\.1 /);
+        expect(lookups).toHaveLength(1);
+        // A long thread that began with the message, other people's replies after it.
+        const others = Array.from({ length: 500 }, (_, i) => `<reply-${i}@mail.example.net>`);
+        const threaded = await send(threadOf([sent.messageIdHeader, ...guesses.slice(0, 3), ...others]), "Found it.");
+        expect(threaded.last, threaded.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+        expect(lookups).toHaveLength(2);
+      } finally {
+        knex.removeListener("query", onQuery);
+      }
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toMatchObject([{ recipient: grace, threaded_by: "in_reply_to", text: "Found it." }]);
+    });
+
     it("refuses mail to another mailbox that answers none of the workspace's messages (550 5.1.1), and stores nothing", async () => {
       h = await startInbound(database);
       const sent = await h.sendTracked();
@@ -187,6 +225,38 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect(result.last, result.transcript).toMatch(/^250 /);
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([expect.objectContaining({ recipient: null, from: "Colleague <colleague@example.org>" })]);
       expect((await h.events(sent.id)).filter((e) => e.type === "message.replied")).toMatchObject([{ recipient: null }]);
+    });
+
+    it("ignores an automatic response (RFC 3834 Auto-Submitted) at the reply address or threaded by In-Reply-To: accepted, nothing stored, no message.replied", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const outOfOffice = (to: string, autoSubmitted: string) =>
+        reply({ from: `Ada <${ada}>`, to, inReplyTo: sent.messageIdHeader, subject: "Out of office: Your receipt", body: "I am out of the office until Monday." }).replace(
+          "MIME-Version: 1.0",
+          `Auto-Submitted: ${autoSubmitted}\r\nMIME-Version: 1.0`,
+        );
+      for (const [to, autoSubmitted] of [
+        [sent.replyTo, "auto-replied"],
+        [sent.replyTo, "auto-generated"],
+        [`support@${RETURN_PATH_DOMAIN}`, "auto-replied"],
+      ] as const) {
+        // Vacation responders answer the From or Reply-To from a real sender as often as the return path from the null one.
+        for (const from of [ada, ""]) {
+          const result = await swaks({ server: h.smtp, from, to, data: outOfOffice(to, autoSubmitted) });
+          expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: auto-reply ignored/);
+        }
+      }
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([]);
+      expect((await h.events(sent.id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.delivered"]);
+      expect((await h.message(sent.id)).recipients).toMatchObject([{ replied_at: null }, { replied_at: null }]);
+    });
+
+    it("still takes a reply marked Auto-Submitted: no (RFC 3834: written by a person)", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const message = reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: "Written by hand." }).replace("MIME-Version: 1.0", "Auto-Submitted: no\r\nMIME-Version: 1.0");
+      expect((await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message })).last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toMatchObject([{ recipient: ada, text: "Written by hand." }]);
     });
 
     it("stores a reply with a 200 KB HTML body whole, and announces it with as much of it as an event holds", async () => {

@@ -1,8 +1,11 @@
 import type { Resolver } from "node:dns/promises";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
-import { InboundReceiver } from "../../src/inbound/receiver.js";
-import type { InboundService } from "../../src/services/inbound.js";
+import { InboundReceiver, type Verdict } from "../../src/inbound/receiver.js";
+import type { InboundRepository } from "../../src/db/repositories/inbound.js";
+import { secretKeys } from "../../src/domain/secret-keys.js";
+import { Verp } from "../../src/domain/verp.js";
+import { InboundService } from "../../src/services/inbound.js";
 import { dkimTestKeys, mailauthSignatures } from "../helpers/dkim-signers.js";
 import { deliveryStatusReport } from "../helpers/dsn.js";
 
@@ -54,6 +57,12 @@ describe("InboundReceiver at a VERP return path, from the null sender", () => {
     expect(summary).toBe("bounce recorded");
     expect(bounces).toMatchObject([{ bounceType, data: { source: "unstructured" } }]);
   });
+
+  it("keeps the 4.x.x status a plain-text notice quotes (the remote gave up retrying), as a soft bounce", async () => {
+    const notice = plain(["From: MAILER-DAEMON@mx.dest.example", "Subject: failure notice"], "<ada@dest.example>: 452 4.2.2 mailbox full; giving up after 5 days");
+    const { bounces } = await receiveAtReturnPath(notice);
+    expect(bounces).toMatchObject([{ bounceType: "soft", detail: "4.2.2 failure notice", data: { source: "unstructured", enhanced_status: "4.2.2" } }]);
+  });
 });
 
 describe("InboundReceiver reading a DSN's failed recipient", () => {
@@ -95,6 +104,13 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
 
   /** A DSN about `recipient`, DKIM-signed by acme.example (the test keys) when `signed`, received from the null sender. */
   async function receivePlain(recipient: string, signed: boolean): Promise<{ summary: string; bounced: number }> {
+    const { verdict, bounced } = await verdictOn(recipient, signed, resolver);
+    if (!verdict.accepted) throw new Error(`refused: ${verdict.code} ${verdict.message}`);
+    return { summary: verdict.summary, bounced };
+  }
+
+  /** The same, looked up through `dns` (HELO mx.acme.example); the answer to DATA and the bounces recorded. */
+  async function verdictOn(recipient: string, signed: boolean, dns: Resolver): Promise<{ verdict: Verdict; bounced: number }> {
     let bounced = 0;
     const inbound = {
       locate: async () => ({ messageId: MESSAGE_ID, recipient: { email: recipient } }),
@@ -103,7 +119,7 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
         return { eventId: "evt_1" };
       },
     } as unknown as InboundService;
-    const receiver = new InboundReceiver(inbound, resolver, "mta.example", new ManualClock(), { info() {}, error() {} });
+    const receiver = new InboundReceiver(inbound, dns, "mta.example", new ManualClock(), { info() {}, error() {} });
     const report = deliveryStatusReport({
       from: "Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
       to: "bounces@bounces.sender.example",
@@ -114,16 +130,95 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
     });
     const raw = signed ? (await mailauthSignatures(report, [{ signingDomain: "acme.example", selector: "mr1", privateKey: keys.rsa.privateKeyPem, algorithm: "rsa-sha256" }])) + report : report;
     const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom: "" }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
-    if (!verdict.accepted) throw new Error(`refused: ${verdict.code} ${verdict.message}`);
-    return { summary: verdict.summary, bounced };
+    return { verdict, bounced };
   }
+
+  /** A resolver whose every query fails as a DNS server that cannot answer now does (SERVFAIL, a timeout). */
+  const failing = (code: string) => ({ resolve: (name: string) => Promise.reject(Object.assign(new Error(`query ${code} ${name}`), { code })) }) as unknown as Resolver;
 
   it("records it when a DKIM signature of the recipient's organisation verifies", async () => {
     expect(await receivePlain("ada@eu.acme.example", true)).toEqual({ summary: "1 bounce(s) recorded", bounced: 1 });
   });
 
+  it.each(["ESERVFAIL", "ETIMEOUT"])("answers 451 when the recipient's organisation's DNS fails temporarily (%s), so the reporter retries, and records nothing", async (code) => {
+    for (const signed of [true, false]) {
+      // Signed: the DKIM key lookup fails (temperror); unsigned: SPF of the HELO name mx.acme.example does.
+      const { verdict, bounced } = await verdictOn("ada@acme.example", signed, failing(code));
+      expect(verdict).toEqual({ accepted: false, code: 451, message: expect.stringMatching(/^4\.4\.3 /) });
+      expect(bounced).toBe(0);
+    }
+  });
+
+  it("notes it without recording when only another organisation's DNS fails: nothing there could vouch for the recipient", async () => {
+    const { verdict, bounced } = await verdictOn("grace@globex.example", true, failing("ESERVFAIL"));
+    expect([verdict, bounced]).toEqual([{ accepted: true, summary: "report noted" }, 0]);
+  });
+
   it("notes it without recording when the signature is another organisation's or there is none", async () => {
     expect(await receivePlain("grace@globex.example", true)).toEqual({ summary: "report noted", bounced: 0 });
     expect(await receivePlain("ada@acme.example", false)).toEqual({ summary: "report noted", bounced: 0 });
+  });
+});
+
+describe("InboundReceiver threading a reply at a plain mailbox by In-Reply-To and References", () => {
+  const OURS = `<${MESSAGE_ID}@acme.example>`;
+  /** A Message-ID shaped like Mailroom's own, naming no message. */
+  const forged = (i: number) => `<msg_01j${i.toString(36).padStart(23, "0")}@acme.example>`;
+  const noDns = { resolve: () => Promise.reject(Object.assign(new Error("no record"), { code: "ENOTFOUND" })) } as unknown as Resolver;
+
+  /** Receives a reply at support@ through a real InboundService whose repository knows one message (OURS), counting its lookups. */
+  async function receiveReply(inReplyTo: string, references: string[]): Promise<{ verdict: Verdict; lookups: Array<Array<{ id: string; messageIdHeader: string }>> }> {
+    const lookups: Array<Array<{ id: string; messageIdHeader: string }>> = [];
+    const repository = {
+      findThreadable: async (_workspaceIds: readonly string[], candidates: Array<{ id: string; messageIdHeader: string }>) => {
+        lookups.push(candidates);
+        const known = candidates.some((c) => c.id === MESSAGE_ID && c.messageIdHeader === OURS);
+        return known ? [{ id: MESSAGE_ID, scope: { workspaceId: "ws_1", environment: "live" } }] : [];
+      },
+    } as unknown as InboundRepository;
+    const engagement = { record: async () => ({ messageId: MESSAGE_ID, recipientEmail: null, eventId: "evt_1", first: true, scope: { workspaceId: "ws_1", environment: "live" as const } }) };
+    const clock = new ManualClock();
+    const inbound = new InboundService({ inbound: repository, engagement, verp: new Verp(secretKeys("00".repeat(32))), parseUnsubscribeAddress: () => null, clock });
+    const receiver = new InboundReceiver(inbound, noDns, "mta.example", clock, { info() {}, error() {} });
+    const raw = [
+      "From: Grace <grace@dest.example>",
+      "To: support@bounces.acme.example",
+      "Subject: Re: Your receipt",
+      `In-Reply-To: ${inReplyTo}`,
+      // Folded, ten to a line, as a mail client writes a long field.
+      `References: ${references.map((r, i) => (i > 0 && i % 10 === 0 ? `\r\n ${r}` : r)).join(" ")}`,
+      "Content-Type: text/plain; charset=utf-8",
+      "",
+      "Got it.",
+      "",
+    ].join("\r\n");
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mail.dest.example", mailFrom: "grace@dest.example" }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
+    return { verdict, lookups };
+  }
+
+  it("looks up In-Reply-To and the last 10 of Mailroom's Message-IDs in References, in one query, however many a reply lists (20,000)", async () => {
+    const guesses = Array.from({ length: 20_000 }, (_, i) => forged(i));
+    const unknown = await receiveReply(forged(99_999), guesses);
+    expect(unknown.verdict).toMatchObject({ accepted: false, code: 550 });
+    expect(unknown.lookups).toHaveLength(1);
+    expect(unknown.lookups[0]!.map((c) => c.messageIdHeader)).toEqual([forged(99_999), ...Array.from({ length: 10 }, (_, i) => forged(19_999 - i))]);
+
+    const known = await receiveReply(forged(99_999), [...guesses, OURS]);
+    expect(known.verdict).toMatchObject({ accepted: true, summary: expect.stringMatching(/^reply inb_/) });
+    expect(known.lookups).toHaveLength(1);
+  });
+
+  it("finds the message a long thread began with: other people's Message-IDs after it do not count towards the 10", async () => {
+    const others = Array.from({ length: 50 }, (_, i) => `<reply-${i}@mail.dest.example>`);
+    const { verdict, lookups } = await receiveReply(others.at(-1)!, [OURS, ...others]);
+    expect(verdict).toMatchObject({ accepted: true, summary: expect.stringMatching(/^reply inb_/) });
+    expect(lookups).toEqual([[{ id: MESSAGE_ID, messageIdHeader: OURS }]]);
+  });
+
+  it("does not look further back than the last 10 of Mailroom's Message-IDs: an older one is not found (550)", async () => {
+    const { verdict, lookups } = await receiveReply("<reply-1@mail.dest.example>", [OURS, ...Array.from({ length: 10 }, (_, i) => forged(i))]);
+    expect(verdict).toMatchObject({ accepted: false, code: 550 });
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]).toHaveLength(10);
   });
 });

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
-import { fieldBlocks, parseReport } from "../../src/inbound/reports.js";
+import { fieldBlocks, parseReport, REPORT_PARSER_OPTIONS } from "../../src/inbound/reports.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url));
-const reportOf = async (raw: Buffer | string) => parseReport(await simpleParser(raw, { keepDeliveryStatus: true }));
+const reportOf = async (raw: Buffer | string) => parseReport(await simpleParser(raw, REPORT_PARSER_OPTIONS));
 
 describe("parseReport", () => {
   it("reads Postfix's DSN for an unknown local user: failed, 5.1.1, the original's Message-ID and return path", async () => {
@@ -59,6 +59,63 @@ describe("parseReport", () => {
       originalMailFrom: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example",
       originalRcptTo: ["ada@example.net"],
       sourceIp: "192.0.2.25",
+      original: { messageId: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", returnPath: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example", to: ["ada@example.net"] },
+    });
+  });
+
+  /** RFC 5965 Appendix B.1's report, the original quoted whole as message/rfc822 with the given disposition. */
+  const b1 = (disposition: string) =>
+    [
+      "From: <abusedesk@example.com>",
+      "Date: Thu, 8 Mar 2005 17:40:36 EDT",
+      "Subject: FW: Earn money",
+      "To: <abuse@example.net>",
+      "MIME-Version: 1.0",
+      "Content-Type: multipart/report; report-type=feedback-report;",
+      '     boundary="part1_13d.2e68ed54_boundary"',
+      "",
+      "--part1_13d.2e68ed54_boundary",
+      'Content-Type: text/plain; charset="US-ASCII"',
+      "Content-Transfer-Encoding: 7bit",
+      "",
+      "This is an email abuse report for an email message received from IP",
+      "192.0.2.1 on Thu, 8 Mar 2005 14:00:00 EDT.  For more information",
+      "about this format please see http://www.mipassoc.org/arf/.",
+      "",
+      "--part1_13d.2e68ed54_boundary",
+      "Content-Type: message/feedback-report",
+      "",
+      "Feedback-Type: abuse",
+      "User-Agent: SomeGenerator/1.0",
+      "Version: 1",
+      "",
+      "--part1_13d.2e68ed54_boundary",
+      "Content-Type: message/rfc822",
+      `Content-Disposition: ${disposition}`,
+      "",
+      "Return-Path: <bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example>",
+      "From: <hello@acme.example>",
+      "Received: from mailserver.example.net",
+      "     (mailserver.example.net [192.0.2.1])",
+      "     by example.com with ESMTP id M63d4137594e46;",
+      "     Thu, 08 Mar 2005 14:00:00 -0400",
+      "To: <ada@example.net>",
+      "Subject: Earn money",
+      "MIME-Version: 1.0",
+      "Content-type: text/plain",
+      "Message-ID: <msg_01m7zptw28y1m59kzrepxam83e@acme.example>",
+      "Date: Thu, 02 Sep 2004 12:31:03 -0500",
+      "",
+      "Spam Spam Spam",
+      "Spam Spam Spam",
+      "--part1_13d.2e68ed54_boundary--",
+      "",
+    ].join("\r\n");
+
+  it.each(["inline", "attachment"])("reads the original of RFC 5965 B.1's report, quoted whole as message/rfc822 with disposition %s", async (disposition) => {
+    expect(await reportOf(b1(disposition))).toMatchObject({
+      kind: "arf",
+      feedbackType: "abuse",
       original: { messageId: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>", returnPath: "bounces+msg_01m7zptw28y1m59kzrepxam83e-0-0a1b2c3d4e@bounces.acme.example", to: ["ada@example.net"] },
     });
   });

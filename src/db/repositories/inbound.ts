@@ -199,13 +199,19 @@ export class InboundRepository {
     return [...new Set(rows.map((row) => row.workspace_id))];
   }
 
-  /** The message `id` of one of `workspaceIds` whose Message-ID field is exactly `messageIdHeader`. */
-  async findThreadable(workspaceIds: readonly string[], id: string, messageIdHeader: string): Promise<ThreadableMessage | undefined> {
-    if (workspaceIds.length === 0) return undefined;
-    const row = (await this.knex("messages").where({ id, message_id_header: messageIdHeader }).whereIn("workspace_id", [...workspaceIds]).first("id", "workspace_id", "environment")) as
-      | { id: string; workspace_id: string; environment: Environment }
-      | undefined;
-    return row && { id: row.id, scope: { workspaceId: row.workspace_id, environment: row.environment } };
+  /**
+   * The messages of `workspaceIds` among `candidates`: each is a message `id` and the Message-ID
+   * field it must have exactly. One query for them all (by primary key); the caller bounds how many.
+   */
+  async findThreadable(workspaceIds: readonly string[], candidates: ReadonlyArray<{ id: string; messageIdHeader: string }>): Promise<ThreadableMessage[]> {
+    if (workspaceIds.length === 0 || candidates.length === 0) return [];
+    const rows = (await this.knex("messages")
+      .whereIn("workspace_id", [...workspaceIds])
+      .where((q) => {
+        for (const c of candidates) void q.orWhere({ id: c.id, message_id_header: c.messageIdHeader });
+      })
+      .select("id", "workspace_id", "environment")) as Array<{ id: string; workspace_id: string; environment: Environment }>;
+    return rows.map((row) => ({ id: row.id, scope: { workspaceId: row.workspace_id, environment: row.environment } }));
   }
 
   async messageExists(scope: Scope, messageId: string): Promise<boolean> {
