@@ -3827,7 +3827,9 @@ export interface components {
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
          *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
-         *     (`idempotency_key_in_use`, with `Retry-After`).
+         *     (`idempotency_key_in_use`, with `Retry-After`). `domain_changed` carries `Retry-After` too: it
+         *     is a race lost to concurrent changes, and a retry with the same Idempotency-Key runs again
+         *     (an answer with `Retry-After` is never stored for replay).
          */
         Conflict: {
             headers: {

@@ -52,8 +52,8 @@ export function withIdempotency<R extends FastifyRequest>(operationId: string, s
 
 /**
  * onSend: stores what is being sent for a claimed key, byte for byte, before it leaves. Answers
- * of 5xx, validation failures and the monthly quota's 429 are not stored: the claim is released
- * so a retry runs again.
+ * of 5xx, validation failures, the monthly quota's 429 and any answer asking for a retry
+ * (Retry-After) are not stored: the claim is released so a retry runs again.
  */
 export function storeIdempotentResponse(service: IdempotencyService) {
   return async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
@@ -62,9 +62,11 @@ export function storeIdempotentResponse(service: IdempotencyService) {
     req.idempotency = undefined;
     // Like Stripe: a request refused by validation (422) changed nothing, so it is not kept;
     // the client fixes the request (or the workspace's settings) and retries with the same key.
-    // Nor is a 429 (the monthly quota; the rate limit answers before the claim): it changed
-    // nothing and tells the client to retry, which must then run again, not replay the refusal.
-    if (reply.statusCode >= 500 || reply.statusCode === 422 || reply.statusCode === 429 || typeof payload !== "string") {
+    // Nor is a 429 (the monthly quota; the rate limit answers before the claim), nor any answer
+    // with Retry-After (a 409 domain_changed, a race lost): each changed nothing and tells the
+    // client to retry, which must then run again, not replay the refusal.
+    const retryLater = reply.statusCode === 429 || reply.getHeader("retry-after") !== undefined;
+    if (reply.statusCode >= 500 || reply.statusCode === 422 || retryLater || typeof payload !== "string") {
       await service.release(claim.scope, claim.key, claim.claimToken).catch((err: unknown) => req.log.error({ err }, "could not release idempotency claim"));
       return payload;
     }

@@ -170,7 +170,7 @@ export class DomainsService {
       const row = await read();
       const written = await write(row);
       if (written !== null) return written;
-      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while ${during}; try again.`);
+      if (attempt === 3) throw new ConflictError("domain_changed", "Domain changed meanwhile", `${row.name} kept changing while ${during}; try again.`, 1);
     }
   }
 

@@ -749,6 +749,28 @@ describe.each(databases)("Domains ($name)", (database) => {
         return signer.algorithm === "rsa-sha256" ? publicKey.export({ type: "spki", format: "der" }).toString("base64") : Buffer.from(publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
       });
 
+    it("answers 409 domain_changed with Retry-After when the domain keeps changing while the new keys are saved, and runs again when retried with the same Idempotency-Key", async () => {
+      const domain = await verifiedDomain();
+      const repository = t.runtime.repositories.domains;
+      const replaceKeys = repository.replaceKeys.bind(repository);
+      // Before each save, someone else changes the domain (its tracking domain): the save finds it changed.
+      let changes = 0;
+      repository.replaceKeys = async (workspaceId, id, read, next) => {
+        await t.call({ method: "PATCH", url: `/v1/domains/${id}`, payload: { tracking_domain: `links${++changes}.acme.example` } });
+        return replaceKeys(workspaceId, id, read, next);
+      };
+      const call = () => t.call({ method: "POST", url: `/v1/domains/${domain.id}/rotate-dkim`, headers: { "idempotency-key": "rotate-1" } });
+      const lost = await call();
+      expect(lost.statusCode, lost.body).toBe(409);
+      expect(lost.json()).toMatchObject({ code: "domain_changed" });
+      expect(lost.headers["retry-after"]).toBe("1");
+      repository.replaceKeys = replaceKeys;
+      const retried = await call();
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(retried.headers["idempotent-replayed"]).toBeUndefined();
+      expect(retried.json().dkim_rotation).not.toBeNull();
+    });
+
     it("makes new keys under new selectors that wait for their records, while the current keys go on signing", async () => {
       const before = await verifiedDomain();
       t.clock.advance(60_000);
