@@ -5,7 +5,7 @@ import type { Verp } from "../domain/verp.js";
 import type { TrackingLinks } from "../tracking/links.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
-import type { MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
+import type { MessageChange, MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
 import { batchLoader } from "../db/batch-loader.js";
@@ -238,6 +238,26 @@ export class DeliveryWorker {
     return new Map(records.map((record) => [record.id, { record, suppressions }]));
   }
 
+  /**
+   * Commits an attempt's outcomes, trying again a few times when the commit fails: the mail has
+   * been handed off, and outcomes never recorded would have the message sent again, to every
+   * recipient, once the lease ends. Trying again is safe even when a failed commit did go
+   * through (its outcome unknown): the change applies only while this worker still holds the
+   * job's lease, which that commit gave up.
+   */
+  private async record(change: MessageChange): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);
+      } catch (error) {
+        const wait = RECORD_RETRY_DELAYS_MS[attempt];
+        if (wait === undefined) throw error;
+        this.deps.log.error({ err: error, message_id: change.messageId, attempt: attempt + 1 }, "could not record delivery outcomes; trying again");
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
   private async process(hold: Hold, record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
     const { metrics, log } = this.deps;
     try {
@@ -263,7 +283,7 @@ export class DeliveryWorker {
         retryDelayMs: route.retryDelayMs,
         expiresAt,
       });
-      await this.deps.groupCommit.submit(this.deps.messages.changeWriter, change);
+      await this.record(change);
       metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
       const waitedSeconds = Math.max(0, this.deps.clock.now() - due) / 1000;
       for (const r of change.recipients) {
@@ -278,6 +298,13 @@ export class DeliveryWorker {
     }
   }
 }
+
+/**
+ * The waits before a worker tries again to record outcomes whose commit failed (the database
+ * unreachable for a moment, a deadlock that outlasted group commit's own retries): about 20 s in
+ * all, within the lease, which the claim loop goes on renewing meanwhile.
+ */
+export const RECORD_RETRY_DELAYS_MS = [250, 1000, 4000, 15_000];
 
 function groupByScope(holds: Hold[]): Hold[][] {
   const groups = new Map<string, Hold[]>();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { composeMessage, type Compose } from "../../src/delivery/compose.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
-import { DeliveryWorker, type Route } from "../../src/delivery/worker.js";
+import { DeliveryWorker, type Route, type WorkerDependencies } from "../../src/delivery/worker.js";
 import { migrationSource } from "../../src/db/migrations/index.js";
 import { simulateDelivery } from "../../src/delivery/transports/sandbox.js";
 import { Verp } from "../../src/domain/verp.js";
@@ -14,7 +14,11 @@ import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
  * A delivery worker on the app's database whose sandbox route is `route` (a stand-in for the live
  * one, waits included); a failure it logs fails the test.
  */
-function testWorker(t: TestApp, route: Route, { compose = composeMessage, maxBytesInHand = 64 * 1024 * 1024 }: { compose?: Compose; maxBytesInHand?: number } = {}): DeliveryWorker {
+function testWorker(
+  t: TestApp,
+  route: Route,
+  { compose = composeMessage, maxBytesInHand = 64 * 1024 * 1024, ...deps }: { compose?: Compose; maxBytesInHand?: number } & Partial<Pick<WorkerDependencies, "groupCommit" | "log">> = {},
+): DeliveryWorker {
   const verp = new Verp(secretKeys("ab".repeat(32)));
   return new DeliveryWorker(
     {
@@ -30,6 +34,7 @@ function testWorker(t: TestApp, route: Route, { compose = composeMessage, maxByt
       clock: t.clock,
       metrics: t.runtime.metrics,
       log: { error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) },
+      ...deps,
     },
     { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand },
   );
@@ -131,6 +136,40 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       expect((await events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.delivered"]);
     });
 
+  });
+
+  describe("recording outcomes", () => {
+    it("tries again to record an attempt's outcomes when their commit fails, so the message is not sent twice", async () => {
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() });
+      const id = res.json().id as string;
+      const real = t.runtime.repositories.groupCommit;
+      let failures = 1;
+      const flaky = {
+        submit: (writer: Parameters<typeof real.submit>[0], item: unknown) => {
+          if (writer === t.runtime.repositories.messages.changeWriter && failures-- > 0) return Promise.reject(new Error("connection lost"));
+          return real.submit(writer, item as never);
+        },
+      } as typeof real;
+      const logged: string[] = [];
+      let handedOff = 0;
+      const worker = testWorker(
+        t,
+        {
+          deliver: async (recipient, _envelope, _mime, message, begin) => {
+            begin();
+            handedOff++;
+            return simulateDelivery(recipient, message);
+          },
+          retryDelayMs: () => 30_000,
+        },
+        { groupCommit: flaky, log: { error: (_obj, msg) => logged.push(msg) } },
+      );
+      await worker.tick();
+      expect(logged).toEqual(["could not record delivery outcomes; trying again"]);
+      expect(handedOff).toBe(1);
+      expect((await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().status).toBe("delivered");
+      expect(await t.runtime.db.knex("jobs").where({ message_id: id }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+    });
   });
 
   describe("deadline", () => {
