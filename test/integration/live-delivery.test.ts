@@ -279,7 +279,8 @@ describe.each(databases)("live delivery through the MX transport ($name)", (data
       h = await startLiveHarness(database, { env: () => ({ SMTP_MX_PORT: String((silent.address() as AddressInfo).port), SMTP_CONNECT_TIMEOUT_MS: "30000", SMTP_COMMAND_TIMEOUT_MS: "30000", JOB_LEASE_SECONDS: "6" }) });
       const id = await h.send({ to: ada });
       h.t.runtime.worker.start();
-      await vi.waitFor(() => expect(sockets.size).toBe(1), { timeout: 5000 });
+      // The first send starts the compose threads and signs: seconds on a loaded machine.
+      await vi.waitFor(() => expect(sockets.size).toBe(1), { timeout: 20_000 });
       const steal = async () => {
         const now = h.t.clock.now();
         return h.t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + 60_000, workerId: "thief", environments: ["live"] });

@@ -186,7 +186,7 @@ describe.each(databases)("graceful shutdown ($name)", (database) => {
       const exit = await withTimeout(server.exited, 30_000, "the server's exit");
       const tookMs = Date.now() - signalledAt;
       expect(exit, server.stdout + server.stderr).toEqual({ code: 0, signal: null });
-      expect(tookMs).toBeLessThan(5_000); // the grace is 10 s
+      expect(tookMs).toBeLessThan(9_000); // the grace is 10 s: it did not wait for it (below too)
       expect(server.records.some((r) => r.msg === "shutdown grace period over")).toBe(false);
       expect(await idle.next()).toMatch(/^421 /);
       await withTimeout(idle.closed, 5_000, "the idle SMTP session's close");

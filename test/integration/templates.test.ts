@@ -549,6 +549,7 @@ describe.each(databases)("Templates ($name)", (database) => {
     it("does not stall other requests while a template renders", async () => {
       await create({ publish: true, html: HOSTILE[1]![1] });
       let renderDone = 0;
+      const renderStarted = performance.now();
       const rendering = render("welcome", { variables: { first_name: "Ada" } }).then((res) => ((renderDone = performance.now()), res));
       // Plain requests keep being answered, each promptly, while the template renders elsewhere.
       const latencies: number[] = [];
@@ -562,7 +563,9 @@ describe.each(databases)("Templates ($name)", (database) => {
       }
       expect((await rendering).statusCode).toBe(422);
       expect(lastAnswer).toBeLessThan(renderDone);
-      expect(Math.max(...latencies)).toBeLessThan(200);
+      // Each answer took a small part of the render's time (a stalled one would wait it out),
+      // measured against it rather than in milliseconds, which a loaded machine stretches alike.
+      expect(Math.max(...latencies)).toBeLessThan((renderDone - renderStarted) / 4);
     });
   });
 
