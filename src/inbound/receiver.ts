@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Resolver } from "node:dns/promises";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { formatMailbox } from "../domain/addresses.js";
@@ -23,8 +24,7 @@ export interface ReceiverLog {
 
 /**
  * Whether a report may speak for the recipient it names: asked only of reports found by the
- * Message-ID they quote (see InboundReceiver.believed). Throws DnsTemporarilyFailing when DNS
- * could not say for now.
+ * Message-ID they quote (see believed). Throws DnsTemporarilyFailing when DNS could not say for now.
  */
 type Vouch = (recipient: string) => Promise<boolean>;
 
@@ -37,6 +37,17 @@ class DnsTemporarilyFailing extends Error {}
 
 /** What became of one accepted recipient's copy. */
 type Handled = { handled: true; what: string } | { handled: false };
+
+/** One received message, as each accepted recipient's route reads it. */
+interface Received {
+  raw: Buffer;
+  mail: ParsedMail;
+  report: ReturnType<typeof parseReport>;
+  connection: Connection;
+  vouch: Vouch;
+  /** The reply recorded for each message so far: two routes may find the same one. */
+  replies: Map<string, Handled>;
+}
 
 // RFC 5965 §7.3 and RFC 6591: these report types are not someone complaining about the mail.
 const NOT_COMPLAINTS = new Set(["not-spam", "auth-failure"]);
@@ -55,9 +66,10 @@ function kept<T extends string | null>(value: T): T {
  * at a VERP address a DSN is a bounce and an ARF report a complaint about that recipient; at a
  * reply address it is a reply; at an unsubscribe address an unsubscribe; at any other mailbox of
  * a return-path domain a report is matched by what it quotes (and, found by Message-ID alone,
- * believed only from the recipient's organisation) and a reply by In-Reply-To or References, and
- * anything else is refused (550 5.1.1), since nobody reads that mailbox. An automatic response
- * (RFC 3834) is neither a reply nor, unless it says it is a failure notice, a bounce.
+ * believed only from the null sender of the recipient's organisation) and a reply by In-Reply-To
+ * or References, and anything else is refused (550 5.1.1), since nobody reads that mailbox. A
+ * reply is stored once per message, however often it comes. An automatic response (RFC 3834) is
+ * neither a reply nor, unless it says it is a failure notice, a bounce.
  */
 export class InboundReceiver {
   constructor(
@@ -71,23 +83,24 @@ export class InboundReceiver {
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
     const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true });
-    const report = parseReport(mail);
-    const vouch = this.vouchFor(raw, connection);
+    const received: Received = { raw, mail, report: parseReport(mail), connection, vouch: this.vouchFor(raw, connection), replies: new Map() };
     const outcomes: Handled[] = [];
     try {
-      for (const route of dedupe(routes)) outcomes.push(await this.handle(route, mail, report, raw, connection, vouch));
+      for (const route of dedupe(routes)) outcomes.push(await this.handle(route, received));
     } catch (error) {
       // RFC 3463 X.4.3: a directory server (here DNS) failed. What was recorded before is recorded
       // once: the retry's second recording of it changes nothing.
       if (error instanceof DnsTemporarilyFailing) return { accepted: false, code: 451, message: "4.4.3 Temporary DNS failure while authenticating the report, try again later" };
       throw error;
     }
-    const done = outcomes.filter((o): o is Extract<Handled, { handled: true }> => o.handled);
+    // A reply that two routes found is one outcome (the same object), said once.
+    const done = [...new Set(outcomes)].filter((o): o is Extract<Handled, { handled: true }> => o.handled);
     if (done.length === 0) return { accepted: false, code: 550, message: "5.1.1 No such mailbox: this address takes only replies to and reports about messages sent through it" };
     return { accepted: true, summary: done.map((o) => o.what).join(", ") };
   }
 
-  private async handle(route: AcceptedRoute, mail: ParsedMail, report: ReturnType<typeof parseReport>, raw: Buffer, connection: Connection, vouch: Vouch): Promise<Handled> {
+  private async handle(route: AcceptedRoute, received: Received): Promise<Handled> {
+    const { mail, report, connection, vouch } = received;
     switch (route.kind) {
       case "bounce": {
         const target: ReportTarget = { messageId: route.target.messageId, recipient: { position: route.target.position } };
@@ -106,7 +119,7 @@ export class InboundReceiver {
         return this.unstructuredBounce(mail, target);
       }
       case "reply":
-        return this.reply(route.messageId, "reply_address", mail, raw, connection);
+        return this.reply(route.messageId, "reply_address", received);
       case "unsubscribe": {
         const outcome = await this.inbound.recordUnsubscribe(route.target);
         return { handled: true, what: outcome?.eventId ? "unsubscribed" : "already unsubscribed" };
@@ -116,7 +129,7 @@ export class InboundReceiver {
         if (report?.kind === "arf") return this.feedback(report, route.workspaceIds, null, vouch);
         const references = typeof mail.references === "string" ? [mail.references] : (mail.references ?? []);
         const messageId = await this.inbound.threadByHeaders(route.workspaceIds, mail.inReplyTo ?? null, references);
-        return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", mail, raw, connection);
+        return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", received);
       }
     }
   }
@@ -143,7 +156,7 @@ export class InboundReceiver {
         continue;
       }
       if (!(await believed(target, vouch))) {
-        this.log.info({ recipient: r.finalRecipient, messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: DSN found by Message-ID, not authenticated by the recipient's domain; ignored");
+        this.log.info({ recipient: r.finalRecipient, messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: DSN found by Message-ID, not from the null sender authenticated by the recipient's organisation; ignored");
         continue;
       }
       const diagnostic = kept(r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "");
@@ -183,7 +196,7 @@ export class InboundReceiver {
       return { handled: true, what: "report noted" };
     }
     if (!(await believed(target, vouch))) {
-      this.log.info({ messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: complaint found by Message-ID, not authenticated by the recipient's domain; ignored");
+      this.log.info({ messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: complaint found by Message-ID, not from the null sender authenticated by the recipient's organisation; ignored");
       return { handled: true, what: "report noted" };
     }
     const outcome = await this.inbound.recordComplaint(target, {
@@ -216,13 +229,15 @@ export class InboundReceiver {
   }
 
   /**
-   * The vouching of one received message: the domains it authenticates for, looked up once, and
-   * only if a report found by Message-ID asks. A domain of the recipient's organisation whose
-   * check failed temporarily could have vouched, so unless another already does, the answer waits
-   * for the retry; one of another organisation could not have, and changes nothing. Any other
-   * failure is thrown too: answered 451 like every failure while processing.
+   * The vouching of one received message: none from a real sender (see believed); else the domains
+   * it authenticates for, looked up once, and only if a report found by Message-ID asks. A domain
+   * of the recipient's organisation whose check failed temporarily could have vouched, so unless
+   * another already does, the answer waits for the retry; one of another organisation could not
+   * have, and changes nothing. Any other failure is thrown too: answered 451 like every failure
+   * while processing.
    */
   private vouchFor(raw: Buffer, connection: Connection): Vouch {
+    if (connection.mailFrom !== "") return async () => false;
     let domains: Promise<SenderDomains> | null = null;
     return async (recipient) => {
       domains ??= senderDomains(raw, connection, this.resolver, this.hostname);
@@ -238,7 +253,16 @@ export class InboundReceiver {
     };
   }
 
-  private async reply(messageId: string, threadedBy: "reply_address" | "in_reply_to", mail: ParsedMail, raw: Buffer, connection: Connection): Promise<Handled> {
+  /** A reply, recorded once for each message however many routes of the transaction find it. */
+  private async reply(messageId: string, threadedBy: "reply_address" | "in_reply_to", received: Received): Promise<Handled> {
+    const earlier = received.replies.get(messageId);
+    if (earlier) return earlier;
+    const handled = await this.recordReply(messageId, threadedBy, received);
+    received.replies.set(messageId, handled);
+    return handled;
+  }
+
+  private async recordReply(messageId: string, threadedBy: "reply_address" | "in_reply_to", { mail, raw, connection }: Received): Promise<Handled> {
     if (isAutomatic(mail)) {
       // RFC 3834: vacation responders answer the From or Reply-To too, not only the return path. No
       // person wrote it, so it is no reply, as at the return path it is no bounce. Here no failure
@@ -263,8 +287,11 @@ export class InboundReceiver {
       authentication,
       attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, content_id: a.cid ?? null, content: a.content })),
       receivedAt: this.clock.now(),
+      rawDigest: createHash("sha256").update(raw).digest("hex"),
     };
     const outcome = await this.inbound.recordReply(messageId, reply, threadedBy);
+    // RFC 1047: a 250 lost after DATA brings the same mail again; it is answered as the first was.
+    if (outcome.stored && outcome.repeated) this.log.info({ messageId, inboundId: outcome.inboundId }, "inbound: the same reply again (a retry); recorded once");
     return { handled: true, what: outcome.stored ? `reply ${outcome.inboundId}` : "reply to no message; dropped" };
   }
 }
@@ -272,11 +299,15 @@ export class InboundReceiver {
 /**
  * Whether a report is believed about its target. A VERP address, in the envelope or quoted, is
  * signed and was on that recipient's copy alone, so it is proof enough. A report found only by
- * the Message-ID it quotes and the address it names is believed when it is authenticated (DKIM,
- * or SPF for its sender or HELO name) by a domain of the recipient's organisation, as the
- * recipient's own MTA or mailbox provider would be: anyone who received the message knows its
- * Message-ID and its other recipients, and a forged DSN or complaint would otherwise get a
- * colleague's address suppressed.
+ * the Message-ID it quotes and the address it names could be anyone's who received the message
+ * (they know its Message-ID and its other recipients), and would get a colleague's address
+ * suppressed; so it is believed only when it came from the null sender and is authenticated
+ * (DKIM, or SPF for the HELO name) by a domain of the recipient's organisation, as the recipient's
+ * own MTA sends it. Authentication by that organisation alone is not enough: every person with a
+ * mailbox there sends mail it authenticates. The null sender is what a DSN is sent from (RFC 5321
+ * §4.5.5, RFC 3461 §6) and what a mail client cannot send; a complaint is held to the same,
+ * since any sender address a feedback loop uses is one a person's mailbox could use as well
+ * (docs/inbound.md#reports-found-by-message-id).
  */
 async function believed(target: ReportTarget, vouch: Vouch): Promise<boolean> {
   return "email" in target.recipient ? vouch(target.recipient.email) : true;

@@ -1,10 +1,11 @@
+import { createHash } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
-import { ContentRemovedError, NotFoundError } from "../domain/errors.js";
+import { ContentRemovedError, NotFoundError, UniqueViolation } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Verp, VerpTarget } from "../domain/verp.js";
 import type { Transaction } from "../db/repositories/index.js";
-import { replyEventData, type InboundRepository, type NewInboundAttachment, type NewInboundMessage, type StoredInboundAttachment } from "../db/repositories/inbound.js";
+import { replyEventData, UQ_INBOUND_REPLY, type InboundRepository, type NewInboundAttachment, type NewInboundMessage, type StoredInboundAttachment } from "../db/repositories/inbound.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EngagementInput, EngagementOutcome, EngagementTarget } from "./engagement.js";
 import type { components } from "../../generated/v1.js";
@@ -46,6 +47,11 @@ export interface ReceivedReply {
   authentication: { spf: AuthenticationResult; dkim: AuthenticationResult; dmarc: AuthenticationResult };
   attachments: NewInboundAttachment[];
   receivedAt: number;
+  /**
+   * SHA-256 (hex) of the message's bytes as received: what makes it the same reply when it has no
+   * Message-ID (see replyDigest). Absent for a reply made in code, which is then not deduplicated.
+   */
+  rawDigest?: string;
 }
 
 /** Where a report or reply was found to belong: a message and one of its recipients. */
@@ -54,7 +60,8 @@ export interface ReportTarget {
   recipient: { position: number } | { email: string };
 }
 
-export type ReplyOutcome = { stored: true; inboundId: string; messageId: string; recipient: string | null; eventId: string | null } | { stored: false };
+/** `repeated`: the message already had this reply (a retry), so `inboundId` is the first's and nothing was recorded again. */
+export type ReplyOutcome = { stored: true; inboundId: string; messageId: string; recipient: string | null; eventId: string | null; repeated: boolean } | { stored: false };
 
 export interface InboundServiceDeps {
   inbound: InboundRepository;
@@ -149,30 +156,43 @@ export class InboundService {
    * recipient is the one whose address is the reply's From. A reply from someone else (the
    * message forwarded, a colleague answering) is still the message's: stored with no recipient
    * and announced by a `message.replied` whose recipient is null (docs/inbound.md#replies).
+   *
+   * Once per message: the same reply again (the sending MTA's retry after a lost 250, or after
+   * another recipient of its transaction failed) records nothing and answers the first reply. The
+   * unique key decides, not a read first, since two smtp nodes may take the retry at once; the
+   * duplicate's transaction rolls back whole, so no event is written and nothing counted.
    */
   async recordReply(messageId: string, reply: ReceivedReply, threadedBy: "reply_address" | "in_reply_to"): Promise<ReplyOutcome> {
     const inboundId = newId("inbound", reply.receivedAt);
-    const outcome = await this.deps.engagement.record({
-      messageId,
-      // Threaded to the recipient it came from; a reply from anyone else is the message's still.
-      recipient: reply.fromAddress === null ? null : { email: reply.fromAddress },
-      type: "message.replied",
-      data: {},
-      at: reply.receivedAt,
-      human: true,
-      within: this.storeWithin(inboundId, reply, threadedBy, false),
-    });
-    if (!outcome) return { stored: false };
-    return { stored: true, inboundId, messageId: outcome.messageId, recipient: outcome.recipientEmail, eventId: outcome.eventId };
+    const digest = replyDigest(reply);
+    try {
+      const outcome = await this.deps.engagement.record({
+        messageId,
+        // Threaded to the recipient it came from; a reply from anyone else is the message's still.
+        recipient: reply.fromAddress === null ? null : { email: reply.fromAddress },
+        type: "message.replied",
+        data: {},
+        at: reply.receivedAt,
+        human: true,
+        within: this.storeWithin(inboundId, reply, threadedBy, false, digest),
+      });
+      if (!outcome) return { stored: false };
+      return { stored: true, inboundId, messageId: outcome.messageId, recipient: outcome.recipientEmail, eventId: outcome.eventId, repeated: false };
+    } catch (error) {
+      if (!(error instanceof UniqueViolation && error.constraint === UQ_INBOUND_REPLY) || digest === null) throw error;
+      const first = await this.deps.inbound.findByDigest(messageId, digest);
+      if (!first) throw error;
+      return { stored: true, inboundId: first.id, messageId, recipient: first.recipient, eventId: null, repeated: true };
+    }
   }
 
   /**
    * The engagement service's `within` hook that stores a reply in the event's transaction and
-   * puts its summary in the event's data (the sandbox simulator stores its replies with it too).
+   * puts its summary in the event's data.
    */
-  storeWithin(inboundId: string, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean): (trx: Transaction, target: EngagementTarget) => Promise<Record<string, unknown>> {
+  storeWithin(inboundId: string, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean, digest: string | null): (trx: Transaction, target: EngagementTarget) => Promise<Record<string, unknown>> {
     return async (trx, target) => {
-      const row = toRow(inboundId, target, reply, threadedBy, simulated);
+      const row = toRow(inboundId, target, reply, threadedBy, simulated, digest);
       await this.deps.inbound.insert(trx, row);
       return replyEventData(row);
     };
@@ -203,6 +223,16 @@ export class InboundService {
   }
 }
 
+/**
+ * What makes two deliveries one reply: its Message-ID, which RFC 5322 §3.6.4 makes unique to one
+ * message and every retry keeps; without one (rare: MTAs add it), its bytes, which a retry sends
+ * unchanged. Prefixed, so that no Message-ID can be taken for a message's bytes.
+ */
+function replyDigest(reply: ReceivedReply): string | null {
+  const identity = reply.messageIdHeader ? `message-id:${reply.messageIdHeader}` : reply.rawDigest ? `raw:${reply.rawDigest}` : null;
+  return identity === null ? null : createHash("sha256").update(identity).digest("hex");
+}
+
 /** The message a Message-ID would be if it is one of Mailroom's own; null for anyone else's. */
 function ownMessageId(messageIdHeader: string): { id: string; messageIdHeader: string } | null {
   const header = messageIdHeader.trim();
@@ -212,7 +242,7 @@ function ownMessageId(messageIdHeader: string): { id: string; messageIdHeader: s
 
 const scopeOf = (principal: Principal): Scope => ({ workspaceId: principal.workspaceId, environment: principal.environment });
 
-function toRow(id: string, target: { scope: Scope; messageId: string; recipientEmail: string | null }, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean): NewInboundMessage {
+function toRow(id: string, target: { scope: Scope; messageId: string; recipientEmail: string | null }, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean, digest: string | null): NewInboundMessage {
   return {
     id,
     scope: target.scope,
@@ -231,5 +261,6 @@ function toRow(id: string, target: { scope: Scope; messageId: string; recipientE
     simulated,
     received_at: reply.receivedAt,
     attachments: reply.attachments,
+    reply_digest: digest,
   };
 }

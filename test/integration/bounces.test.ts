@@ -236,18 +236,40 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
       expect(await suppressions()).toEqual([]);
     });
 
-    it("treats a complaint the same way: believed from the recipient's mailbox provider, ignored from anyone else", async () => {
+    it("ignores a DSN that a co-recipient sends from her own mailbox, though SPF passes for the recipient's domain: a DSN comes from the null sender", async () => {
+      await start();
+      h.dns.add(RECIPIENT_DOMAIN, { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
+      const { id } = await delivered([ada, grace]);
+      // example.net's SPF passes for mail from any of its users, Ada's own included; she knows the Message-ID from her copy.
+      const dsn = fixture("postfix-unknown-user.eml", { messageId: id, verp: null, recipient: grace });
+      const forged = await swaks({ server: smtp, from: ada, to: `bounces@${RETURN_PATH_DOMAIN}`, helo: `mx1.${RECIPIENT_DOMAIN}`, data: dsn });
+      expect(forged.last, forged.transcript).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      expect((await h.message(id)).recipients.map((r: { status: string }) => r.status)).toEqual(["delivered", "delivered"]);
+      expect(await suppressions()).toEqual([]);
+    });
+
+    it("ignores a complaint from any real sender, though SPF passes for the recipient's domain: a co-recipient's own mailbox, or another at her provider", async () => {
       await start();
       h.dns.add(RECIPIENT_DOMAIN, { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
       const { id } = await delivered([ada, grace]);
       // A report that quotes no return path (some feedback loops strip it): only the Message-ID and Original-Rcpt-To say whom it is about.
       const complaint = fixture("arf-abuse.eml", { messageId: id, verp: null, recipient: grace });
       expect(complaint).not.toMatch(/bounces\+/);
-      const forged = await swaks({ server: smtp, from: "ada@laptop.local", to: `complaints@${RETURN_PATH_DOMAIN}`, data: complaint });
-      expect(forged.last, forged.transcript).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      // Any account at grace's provider sends as authenticated as its feedback address does.
+      for (const from of ["ada@laptop.local", ada, `fbl@${RECIPIENT_DOMAIN}`]) {
+        const forged = await swaks({ server: smtp, from, to: `complaints@${RETURN_PATH_DOMAIN}`, data: complaint });
+        expect(forged.last, `${from}\n${forged.transcript}`).toMatch(/^250 2\.0\.0 Ok: report noted/);
+      }
+      expect((await h.events(id)).some((e) => e.type === "message.complained")).toBe(false);
       expect(await suppressions()).toEqual([]);
+    });
 
-      const genuine = await swaks({ server: smtp, from: `fbl@${RECIPIENT_DOMAIN}`, to: `complaints@${RETURN_PATH_DOMAIN}`, data: complaint });
+    it("believes a complaint from the null sender authenticated by the recipient's organisation, as it believes a DSN", async () => {
+      await start();
+      spfForHelo(`fbl.${RECIPIENT_DOMAIN}`);
+      const { id } = await delivered([ada, grace]);
+      const complaint = fixture("arf-abuse.eml", { messageId: id, verp: null, recipient: grace });
+      const genuine = await swaks({ server: smtp, from: "", to: `complaints@${RETURN_PATH_DOMAIN}`, helo: `fbl.${RECIPIENT_DOMAIN}`, data: complaint });
       expect(genuine.last, genuine.transcript).toMatch(/^250 2\.0\.0 Ok: complaint recorded/);
       expect((await h.events(id)).find((e) => e.type === "message.complained")?.recipient).toBe(grace);
       expect(await suppressions()).toEqual([expect.objectContaining({ email: grace, reason: "complaint" })]);

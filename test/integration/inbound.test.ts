@@ -150,8 +150,10 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect(signatures).toMatch(/^DKIM-Signature: /);
       expect((await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: signatures + body })).last).toMatch(/^250 /);
       // Altered after signing, from an envelope sender with no SPF: the body hash does not verify
-      // (mailauth says neutral), nothing aligned passes, so DMARC fails.
-      const tampered = (signatures + body).replace("Signed and sealed.", "Signed and altered.");
+      // (mailauth says neutral), nothing aligned passes, so DMARC fails. Under another Message-ID:
+      // with the same one it would be the first reply again, and stored once.
+      const tampered = (signatures + body).replace("Signed and sealed.", "Signed and altered.").replace(/^Message-ID: <[^>]+>/m, "Message-ID: <altered@mail.example.net>");
+      expect(tampered).toContain("<altered@mail.example.net>");
       expect((await swaks({ server: h.smtp, from: "someone@elsewhere.example", to: sent.replyTo, data: tampered })).last).toMatch(/^250 /);
 
       const replies = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
@@ -225,6 +227,70 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect(result.last, result.transcript).toMatch(/^250 /);
       expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toEqual([expect.objectContaining({ recipient: null, from: "Colleague <colleague@example.org>" })]);
       expect((await h.events(sent.id)).filter((e) => e.type === "message.replied")).toMatchObject([{ recipient: null }]);
+    });
+
+    /** The message's replies, its message.replied events and its replies count. */
+    const repliesOf = async (id: string) => ({
+      stored: (await h.call("GET", `/v1/messages/${id}/replies`)).json().data.length as number,
+      events: (await h.events(id)).filter((e) => e.type === "message.replied").length,
+      counted: ((await h.message(id)) as unknown as { engagement: { replies: number } }).engagement.replies,
+    });
+
+    it("stores a reply once when the sender delivers it again (its 250 was lost): the same answer, one message.replied, counted once", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const message = reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: "Sent twice." });
+      const first = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(first.last, first.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_[0-9a-z]+$/);
+      const again = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(again.last, again.transcript).toBe(first.last);
+      expect(await repliesOf(sent.id)).toEqual({ stored: 1, events: 1, counted: 1 });
+      await h.t.drainWebhooks();
+      expect(h.receiver.received.filter((w) => w.payload.type === "message.replied")).toHaveLength(1);
+    });
+
+    it("stores a reply once when one transaction sends it to the reply address and to another mailbox that finds the message by In-Reply-To", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const support = `support@${RETURN_PATH_DOMAIN}`;
+      const result = await swaks({ server: h.smtp, from: ada, to: [sent.replyTo, support], data: reply({ from: `Ada <${ada}>`, to: `${sent.replyTo}, ${support}`, inReplyTo: sent.messageIdHeader, body: "To both." }) });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_[0-9a-z]+$/);
+      expect(await repliesOf(sent.id)).toEqual({ stored: 1, events: 1, counted: 1 });
+      expect((await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data).toMatchObject([{ threaded_by: "reply_address", text: "To both." }]);
+    });
+
+    it("stores each reply once when a transaction's second recipient fails (451) and the sender retries the whole message", async () => {
+      h = await startInbound(database);
+      const [one, two] = [await h.sendTracked(), await h.sendTracked()];
+      // The first reply is committed; the database fails the second (a failover): the sender retries both.
+      const engagement = h.t.runtime.services.engagement;
+      const record = engagement.record.bind(engagement);
+      engagement.record = async (input) => {
+        if (input.messageId !== two.id) return record(input);
+        engagement.record = record;
+        throw new Error("database unavailable");
+      };
+      const message = reply({ from: `Ada <${ada}>`, to: `${one.replyTo}, ${two.replyTo}`, body: "One answer to both." });
+      const first = await swaks({ server: h.smtp, from: ada, to: [one.replyTo, two.replyTo], data: message });
+      expect(first.last, first.transcript).toMatch(/^451 4\.3\.0 /);
+      const retry = await swaks({ server: h.smtp, from: ada, to: [one.replyTo, two.replyTo], data: message });
+      expect(retry.last, retry.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_[0-9a-z]+, reply inb_[0-9a-z]+$/);
+      expect([await repliesOf(one.id), await repliesOf(two.id)]).toEqual([
+        { stored: 1, events: 1, counted: 1 },
+        { stored: 1, events: 1, counted: 1 },
+      ]);
+    });
+
+    it("stores a reply without a Message-ID once when the same bytes come again, and a different one beside it", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const withoutId = (body: string) => reply({ from: `Ada <${ada}>`, to: sent.replyTo, body }).replace(/^Message-ID: .*\r\n/m, "");
+      expect(withoutId("No id.")).not.toMatch(/Message-ID/i);
+      const first = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withoutId("No id.") });
+      expect(first.last, first.transcript).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+      expect((await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withoutId("No id.") })).last).toBe(first.last);
+      expect((await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withoutId("No id either.") })).last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+      expect(await repliesOf(sent.id)).toEqual({ stored: 2, events: 2, counted: 2 });
     });
 
     it("ignores an automatic response (RFC 3834 Auto-Submitted) at the reply address or threaded by In-Reply-To: accepted, nothing stored, no message.replied", async () => {

@@ -109,8 +109,8 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
     return { summary: verdict.summary, bounced };
   }
 
-  /** The same, looked up through `dns` (HELO mx.acme.example); the answer to DATA and the bounces recorded. */
-  async function verdictOn(recipient: string, signed: boolean, dns: Resolver): Promise<{ verdict: Verdict; bounced: number }> {
+  /** The same, looked up through `dns` (HELO mx.acme.example) and sent by `mailFrom`; the answer to DATA and the bounces recorded. */
+  async function verdictOn(recipient: string, signed: boolean, dns: Resolver, mailFrom = ""): Promise<{ verdict: Verdict; bounced: number }> {
     let bounced = 0;
     const inbound = {
       locate: async () => ({ messageId: MESSAGE_ID, recipient: { email: recipient } }),
@@ -129,7 +129,7 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
       original: [`Message-ID: <${MESSAGE_ID}@sender.example>`],
     });
     const raw = signed ? (await mailauthSignatures(report, [{ signingDomain: "acme.example", selector: "mr1", privateKey: keys.rsa.privateKeyPem, algorithm: "rsa-sha256" }])) + report : report;
-    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom: "" }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
     return { verdict, bounced };
   }
 
@@ -157,6 +157,11 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
   it("notes it without recording when the signature is another organisation's or there is none", async () => {
     expect(await receivePlain("grace@globex.example", true)).toEqual({ summary: "report noted", bounced: 0 });
     expect(await receivePlain("ada@acme.example", false)).toEqual({ summary: "report noted", bounced: 0 });
+  });
+
+  it("notes it without recording when a real sender sent it, though the recipient's organisation signed it: a colleague's own mailbox does", async () => {
+    const { verdict, bounced } = await verdictOn("ada@acme.example", true, resolver, "grace@acme.example");
+    expect([verdict, bounced]).toEqual([{ accepted: true, summary: "report noted" }, 0]);
   });
 });
 

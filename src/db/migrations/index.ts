@@ -23,6 +23,7 @@ import * as batchedIdempotencyKeys from "./021-batched-idempotency-keys.js";
 import * as domainVersions from "./022-domain-versions.js";
 import * as keyCreators from "./023-key-creators.js";
 import * as parkedWebhookDeliveries from "./024-parked-webhook-deliveries.js";
+import * as inboundReplyDigests from "./025-inbound-reply-digests.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "022-domain-versions": domainVersions,
   "023-key-creators": keyCreators,
   "024-parked-webhook-deliveries": parkedWebhookDeliveries,
+  "025-inbound-reply-digests": inboundReplyDigests,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

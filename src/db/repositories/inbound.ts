@@ -2,6 +2,8 @@ import type { Knex } from "knex";
 import { toIso } from "../../domain/clock.js";
 import { cut } from "../../domain/cut.js";
 import type { Environment, Scope } from "../../domain/environments.js";
+import { UniqueViolation } from "../../domain/errors.js";
+import { isUniqueViolation } from "../driver-errors.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { parseJson, toNumber } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
@@ -35,7 +37,14 @@ export interface NewInboundMessage {
   simulated: boolean;
   received_at: number;
   attachments: NewInboundAttachment[];
+  /**
+   * What makes a received reply the same reply when it comes again (services/inbound.ts
+   * replyDigest): at most one row per (message_id, reply_digest). Null for none (the simulator's).
+   */
+  reply_digest?: string | null;
 }
+
+export const UQ_INBOUND_REPLY = "uq_inbound_messages__reply";
 
 /**
  * What a `message.replied` event says of its reply: enough to act on without a second call
@@ -218,8 +227,31 @@ export class InboundRepository {
     return (await this.knex("messages").where({ id: messageId, workspace_id: scope.workspaceId, environment: scope.environment }).first("id")) !== undefined;
   }
 
-  /** Stores a reply inside the caller's transaction (the one that writes its event). */
+  /**
+   * Stores a reply inside the caller's transaction (the one that writes its event). Throws
+   * UniqueViolation(UQ_INBOUND_REPLY) when the message already has the reply with this digest.
+   */
   async insert(trx: Knex.Transaction, inbound: NewInboundMessage): Promise<void> {
+    try {
+      await this.insertRow(trx, inbound);
+    } catch (error) {
+      // The id is fresh; (reply_digest, message_id) is the table's only other unique key.
+      if (isUniqueViolation(error)) throw new UniqueViolation(UQ_INBOUND_REPLY);
+      throw error;
+    }
+    // One row at a time: an attachment may be megabytes, and MySQL's max_allowed_packet bounds a statement.
+    for (const [position, a] of inbound.attachments.entries()) {
+      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, ...storedAttachmentFields(a), size: a.content.length, content: a.content });
+    }
+  }
+
+  /** The reply of `messageId` stored with this digest: the first of a reply that came again. */
+  async findByDigest(messageId: string, replyDigest: string): Promise<{ id: string; recipient: string | null } | undefined> {
+    // No tenant scope: the message id was taken from a signed address or threaded within the receiving workspaces.
+    return (await this.knex("inbound_messages").where({ message_id: messageId, reply_digest: replyDigest }).first("id", "recipient")) as { id: string; recipient: string | null } | undefined;
+  }
+
+  private async insertRow(trx: Knex.Transaction, inbound: NewInboundMessage): Promise<void> {
     await trx("inbound_messages").insert({
       id: inbound.id,
       workspace_id: inbound.scope.workspaceId,
@@ -238,11 +270,8 @@ export class InboundRepository {
       threaded_by: inbound.threaded_by,
       simulated: inbound.simulated,
       received_at: inbound.received_at,
+      reply_digest: inbound.reply_digest ?? null,
     });
-    // One row at a time: an attachment may be megabytes, and MySQL's max_allowed_packet bounds a statement.
-    for (const [position, a] of inbound.attachments.entries()) {
-      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, ...storedAttachmentFields(a), size: a.content.length, content: a.content });
-    }
   }
 
   async find(scope: Scope, id: string): Promise<InboundMessage | undefined> {
