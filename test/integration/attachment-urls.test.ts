@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -156,8 +156,10 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       const first = call();
       while (!files.hits.includes("/slow")) await new Promise((resolve) => setTimeout(resolve, 20));
       // The running request renews its lock every second (a third of it) for a whole lock from then.
+      const firstLock = t.clock.now() + 3000;
       t.clock.advance(2000);
-      await new Promise((resolve) => setTimeout(resolve, 1300));
+      const lockedUntil = async () => Number(((await t.runtime.db.knex("idempotency_keys").where({ idempotency_key: "slow-fetch" }).first("locked_until")) as { locked_until: number | string }).locked_until);
+      await vi.waitFor(async () => expect(await lockedUntil()).toBeGreaterThan(firstLock), { timeout: 10_000, interval: 100 });
       t.clock.advance(2000); // past the first lock, within the renewed one
       const retry = await call();
       expect(retry.statusCode, retry.body).toBe(409);
