@@ -1133,7 +1133,9 @@ export interface paths {
          *     required variable, every one of the wrong type and every one neither declared nor used by
          *     the template is listed in one `422 validation_failed` (pointers `/variables/<name>`). A template that fails while
          *     rendering (an unknown filter, or past the limits on time, loop iterations or output
-         *     size) is `422 template_render_failed` with the field and line. Nothing is stored. A
+         *     size) is `422 template_render_failed` with the field and line. The subject is answered as
+         *     it is sent: line breaks become spaces, surrounding space is trimmed, and one longer than
+         *     998 characters is `422 validation_failed` at `/variables`. Nothing is stored. A
          *     template with a `layout` renders inside the layout's published version, as it sends, or
          *     inside the version `layout_version` names (`"draft"`: the layout's unpublished changes),
          *     so a layout can be checked against every template sent in it before it is published
@@ -1813,12 +1815,12 @@ export interface components {
              * @default false
              */
             required?: boolean;
-            /** @description The value used when a send leaves it out; must have the declared type. Null for none. */
+            /** @description The value used when a send leaves it out; must have the declared type, and at most 65,536 bytes as UTF-8 JSON (64 KiB; 422 at `/variables/<index>/default` past it). Null for none. */
             default?: unknown;
             /** @description What it is for, shown to editors. */
             description?: string | null;
         };
-        /** @description The declared variables, names unique. */
+        /** @description The declared variables, names unique; their defaults together at most 262,144 bytes as UTF-8 JSON (256 KiB; `422` at `/variables` past it). */
         TemplateVariables: components["schemas"]["TemplateVariable"][];
         /** @description The variables the version's subject, html and text use (`first_name` for `{{ first_name }}`, `order` for `{{ order.id }}`), each once, found by the server when the version is saved; not the names the template assigns itself. Sending and rendering accept these even when they are not declared (untyped and optional); any other undeclared variable is refused. Names used here but absent from `variables` are the ones to declare. */
         ReferencedVariables: string[];
@@ -1968,7 +1970,7 @@ export interface components {
             layout_version?: number | "draft";
             variables?: components["schemas"]["TemplateVariableValues"];
         };
-        /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. Like every request body, nested at most 32 levels deep counting the body itself (`422` at the first value deeper). */
+        /** @description The values of the template's variables, by name: a declared one must have its declared type; one the template uses without declaring it (`referenced_variables`) may have any; any other name is refused. Like every request body, nested at most 32 levels deep counting the body itself (`422` at the first value deeper). With the defaults of the declared variables, at most 1,048,576 bytes as UTF-8 JSON (1 MiB; `422` at this field past it). */
         TemplateVariableValues: {
             [key: string]: unknown;
         };

@@ -77,7 +77,7 @@ export class TemplatesService {
     if (await this.templates.find(principal.workspaceId, input.slug)) throw templateExists(input.slug);
     const now = this.clock.now();
     const publish = input.publish === true;
-    if (publish) await this.assertLayoutPublished(principal.workspaceId, `${input.slug}@1`, input.layout ?? null);
+    const layout = input.layout ?? null;
     const template: TemplateRow = {
       id: newId("template", now),
       workspace_id: principal.workspaceId,
@@ -104,13 +104,15 @@ export class TemplatesService {
       updated_at: now,
       published_at: publish ? now : null,
     };
+    // The layout checked again in the insert's transaction, its row held (see holdLayout).
+    const holdLayout = layout === null ? undefined : (trx: TemplatesTransaction) => this.holdLayout(principal.workspaceId, layout, trx, publish ? `${input.slug}@1` : null);
     try {
-      await this.templates.insert(template, version);
+      await this.templates.insert(template, version, holdLayout);
     } catch (error) {
       if (error instanceof UniqueViolation) throw templateExists(input.slug); // created meanwhile by a concurrent request
       throw error;
     }
-    this.forget(principal.workspaceId, input.slug);
+    this.forgetCommitted(principal.workspaceId, input.slug);
     return TemplatesRepository.toWire(template, version);
   }
 
@@ -138,10 +140,11 @@ export class TemplatesService {
     if (input.text !== undefined) changes.text = input.text;
     if (input.layout !== undefined) changes.layout = input.layout;
     if (input.variables !== undefined) changes.variables = normaliseDeclarations(input.variables);
-    const { id, kind } = await this.find(principal, ref);
+    const { id, kind, slug } = await this.find(principal, ref);
     const referenced = await this.checkContent(principal.workspaceId, kind, changes, changes.variables ?? [], { creating: false });
-    return this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
+    const updated = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
+      if (changes.layout !== undefined && changes.layout !== null) await this.holdLayout(principal.workspaceId, changes.layout, trx, null);
       const now = this.clock.now();
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
       let draft = latest;
@@ -157,9 +160,10 @@ export class TemplatesService {
       }
       const updated: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, updated_at: now };
       await this.templates.updateTemplate(trx, template.id, { name: updated.name, latest_version: updated.latest_version, updated_at: now });
-      this.forget(principal.workspaceId, template.slug);
       return TemplatesRepository.toWire(updated, draft);
     });
+    this.forgetCommitted(principal.workspaceId, slug);
+    return updated;
   }
 
   /**
@@ -167,8 +171,8 @@ export class TemplatesService {
    * version published before is archived and stays addressable as `slug@N`.
    */
   async publish(principal: Principal, ref: string, input: PublishTemplateRequest): Promise<Template> {
-    const { id } = await this.find(principal, ref);
-    return this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
+    const { id, slug } = await this.find(principal, ref);
+    const published = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
       let target: VersionRow;
@@ -188,10 +192,11 @@ export class TemplatesService {
       await this.templates.setVersionState(trx, template.id, target.version, "published", now);
       const updated: TemplateRow = { ...template, published_version: target.version, updated_at: now };
       await this.templates.updateTemplate(trx, template.id, { published_version: target.version, updated_at: now });
-      this.forget(principal.workspaceId, template.slug);
       const latestNow = target.version === latest.version ? { ...latest, state: "published" as const, published_at: now } : latest.version === template.published_version ? { ...latest, state: "archived" as const } : latest;
       return TemplatesRepository.toWire(updated, latestNow);
     });
+    this.forgetCommitted(principal.workspaceId, slug);
+    return published;
   }
 
   async listVersions(principal: Principal, ref: string, page: PageRequest): Promise<Page<TemplateVersion>> {
@@ -213,7 +218,7 @@ export class TemplatesService {
 
   /** Refused while a scheduled message (of either environment) still needs the template to send. */
   async delete(principal: Principal, ref: string): Promise<DeletedObject> {
-    const { id } = await this.find(principal, ref);
+    const { id, slug } = await this.find(principal, ref);
     await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
       if (await this.templates.hasScheduledMessages(trx, principal.workspaceId, template.id)) {
@@ -224,8 +229,8 @@ export class TemplatesService {
         throw new ConflictError("layout_in_use", "Layout in use", `Layout ${template.slug} is used by the published version or the draft of ${users.join(", ")}: give those templates another layout (or none, layout: null) and publish them, then delete it.`);
       }
       await this.templates.delete(trx, template.id);
-      this.forget(principal.workspaceId, template.slug);
     });
+    this.forgetCommitted(principal.workspaceId, slug);
     return { id, object: "template", deleted: true };
   }
 
@@ -250,7 +255,8 @@ export class TemplatesService {
       slug: resolved.template.slug,
       version: resolved.version.version,
       layout: layoutRef(layout),
-      subject: rendered.subject,
+      // As sending has it: the request's variables are what makes a subject too long here.
+      subject: sentSubject(rendered.subject, "/variables"),
       html: rendered.html,
       text: rendered.text ?? "",
     };
@@ -278,15 +284,8 @@ export class TemplatesService {
     if (resolved.template.kind === "layout") throw layoutSentAlone(slug);
     const layout = await this.layoutOf(resolved, "/template/slug", (layoutSlug) => this.resolveForSend(workspaceId, layoutSlug, "published"));
     const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/template/variables", false);
-    // A header line: line breaks a variable brought in become spaces, never a second header.
-    const subject = rendered.subject.replace(/[\r\n\0]+/g, " ").trim();
-    // The contract's limit on a subject given directly holds for a rendered one too (counted as Ajv counts: code points).
-    const subjectChars = [...subject].length;
-    if (subjectChars > LIMITS.subjectMaxChars) {
-      throw ValidationError.field("/template", `renders a subject of ${subjectChars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
-    }
     return {
-      subject,
+      subject: sentSubject(rendered.subject, "/template"),
       html: rendered.html,
       text: rendered.text,
       template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version, layout: layoutRef(layout) },
@@ -318,8 +317,12 @@ export class TemplatesService {
     }
   }
 
-  /** Drops what sends remember of a template, after this process changed it. */
-  private forget(workspaceId: string, slug: string): void {
+  /**
+   * Drops what sends remember of a template, once this process's change to it is committed: not
+   * before, or a send reading in between (on MySQL it reads the last committed state) would
+   * remember the old state for cacheMs. A lookup started before is dropped too.
+   */
+  private forgetCommitted(workspaceId: string, slug: string): void {
     const prefix = `${workspaceId}\u0000${slug}\u0000`;
     for (const key of this.sendCache.keys()) if (key.startsWith(prefix)) this.sendCache.delete(key);
   }
@@ -365,9 +368,10 @@ export class TemplatesService {
    * A version is published only while its layout can send it: the layout exists and has a
    * published version. So a published template sends, and does not wait on a layout to fail.
    */
-  private async assertLayoutPublished(workspaceId: string, version: string, layoutSlug: string | null, trx?: TemplatesTransaction): Promise<void> {
+  private async assertLayoutPublished(workspaceId: string, version: string, layoutSlug: string | null, trx: TemplatesTransaction): Promise<void> {
     if (layoutSlug === null) return;
-    const layout = await this.templates.find(workspaceId, layoutSlug, trx);
+    // Held until the publish commits: see holdLayout.
+    const layout = await this.templates.find(workspaceId, layoutSlug, trx, "share");
     const sent = `${version} is sent in layout ${layoutSlug}`;
     if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish that.`);
     if (layout.published_version === null) throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which has no published version yet: publish ${layoutSlug} first.`);
@@ -387,6 +391,9 @@ export class TemplatesService {
     const scope = template.kind === "layout" ? { ...values, [CONTENT_SLOT]: "" } : values;
     const options: RenderOptions = { deriveText, layout: layout === null ? null : layoutSources(layout) };
     const outcome = await this.renderer.render(`${template.id}@${version.version}`, version, scope, options);
+    if (!outcome.ok && outcome.phase === "variables") {
+      throw ValidationError.field(base, `are ${outcome.bytes.toLocaleString("en-US")} bytes as JSON, with the defaults of the declared variables; a render takes at most ${outcome.limit.toLocaleString("en-US")}`);
+    }
     if (!outcome.ok) throw new TemplateRenderFailedError(outcome.problems.map(toFieldError));
     return outcome.rendered;
   }
@@ -409,9 +416,23 @@ export class TemplatesService {
     return Object.fromEntries(fields.map((field) => [field, withoutSlot(kind, check.referenced[field] ?? [])]));
   }
 
+  /**
+   * Checks, in the transaction that stores a version naming `slug`, that it is a layout of the
+   * workspace, and published when `publishing` (the version, `slug@N`) is. The layout's row is
+   * held (shared) until that transaction ends, and deleteTemplate takes it exclusively: a delete
+   * of the layout either waits and then finds this version using it (409 layout_in_use), or
+   * commits first and this check finds it gone. So no draft or published version is left naming
+   * a layout deleted meanwhile.
+   */
+  private async holdLayout(workspaceId: string, slug: string, trx: TemplatesTransaction, publishing: string | null): Promise<void> {
+    const problems = await this.layoutProblems(workspaceId, slug, trx);
+    if (problems.length > 0) throw new ValidationError(problems);
+    if (publishing !== null) await this.assertLayoutPublished(workspaceId, publishing, slug, trx);
+  }
+
   /** Whether `slug` names a layout of the workspace: a template can only be sent in one of those. */
-  private async layoutProblems(workspaceId: string, slug: string): Promise<FieldError[]> {
-    const layout = await this.templates.find(workspaceId, slug);
+  private async layoutProblems(workspaceId: string, slug: string, trx?: TemplatesTransaction): Promise<FieldError[]> {
+    const layout = await this.templates.find(workspaceId, slug, trx, "share");
     if (layout?.kind === "layout") return [];
     const message = layout ? `${slug} is a standard template, not a layout (a layout is created with kind: layout)` : `no layout ${slug} in this workspace`;
     return [{ location: "body", pointer: "/layout", message }];
@@ -422,6 +443,21 @@ export class TemplatesService {
     if (!template) throw new NotFoundError("template", ref);
     return template;
   }
+}
+
+/**
+ * The subject a rendered template is sent with (and renderTemplate answers): one header line, so
+ * line breaks a variable brought in become spaces, never a second header; and held to the
+ * contract's limit on a subject given directly, counted as Ajv counts (code points). A longer one
+ * is refused at `pointer`.
+ */
+function sentSubject(rendered: string, pointer: string): string {
+  const subject = rendered.replace(/[\r\n\0]+/g, " ").trim();
+  const chars = [...subject].length;
+  if (chars > LIMITS.subjectMaxChars) {
+    throw ValidationError.field(pointer, `renders a subject of ${chars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
+  }
+  return subject;
 }
 
 const templateExists = (slug: string) =>

@@ -9,10 +9,23 @@ export interface RenderPoolSettings {
   timeoutMs: number;
   /** Heap of each worker: a template that allocates past it kills its worker, not the server. */
   workerHeapMb: number;
+  /** Largest variables a render takes, in bytes of UTF-8 JSON (default MAX_VARIABLES_BYTES). */
+  maxVariablesBytes?: number;
   limits: RenderLimits;
 }
 
-export type RenderOutcome = { ok: true; rendered: RenderedSources } | { ok: false; phase: "syntax" | "render"; problems: FieldProblem[] };
+/**
+ * The largest variables a render is given, in bytes of UTF-8 JSON (docs/templates.md#limits).
+ * A worker unpacks them into its heap before it renders: 9 MB of `[{},{},…]` is three million
+ * objects, past a 128 MiB heap, and takes the worker down before any limit of the render applies.
+ */
+export const MAX_VARIABLES_BYTES = 1_048_576;
+
+export type RenderOutcome =
+  | { ok: true; rendered: RenderedSources }
+  | { ok: false; phase: "syntax" | "render"; problems: FieldProblem[] }
+  // The variables are larger than maxVariablesBytes: nothing was rendered.
+  | { ok: false; phase: "variables"; bytes: number; limit: number };
 
 /** A check of sources: the syntax errors of each field, and the variables each field that parses reads. */
 export interface SourceCheck {
@@ -22,6 +35,11 @@ export interface SourceCheck {
 
 interface Job {
   request: RenderRequest;
+  /**
+   * Was aboard a worker that died with others aboard, so it may be what killed it: it runs alone
+   * from then on, and fails only if it takes a worker down by itself.
+   */
+  alone: boolean;
   resolve(response: RenderResponse): void;
   reject(error: Error): void;
 }
@@ -34,6 +52,8 @@ interface Slot {
   ready: boolean;
   /** Jobs given to the worker, in the order it runs them: the first is the one running. */
   jobs: Job[];
+  /** Holds a job that runs alone (Job.alone): the worker takes no other until it is done. */
+  alone: boolean;
   /** Requests of `jobs` not yet posted: posted together once the current task's microtasks have run. */
   unsent: RenderRequest[];
   timer: NodeJS.Timeout | null;
@@ -71,6 +91,9 @@ export class RenderPool {
 
   /** Renders a version (cached by `key` in the worker) with the variables, in its layout if it has one. */
   async render(key: string, sources: TemplateSources, variables: Record<string, unknown>, options: RenderOptions): Promise<RenderOutcome> {
+    const bytes = jsonBytes(variables);
+    const limit = this.settings.maxVariablesBytes ?? MAX_VARIABLES_BYTES;
+    if (bytes !== null && bytes > limit) return { ok: false, phase: "variables", bytes, limit };
     const response = await this.run({ kind: "render", key, sources, variables, ...options });
     if (!response.ok) return { ok: false, phase: response.phase, problems: response.problems };
     return { ok: true, rendered: response.rendered ?? { subject: "", html: "", text: null } };
@@ -94,7 +117,7 @@ export class RenderPool {
     this.nextId = this.nextId >= 0x7fffffff ? 1 : this.nextId + 1;
     const id = this.nextId;
     return new Promise<RenderResponse>((resolve, reject) => {
-      this.queue.push({ request: { ...request, id }, resolve, reject });
+      this.queue.push({ request: { ...request, id }, alone: false, resolve, reject });
       this.dispatch();
     });
   }
@@ -102,8 +125,9 @@ export class RenderPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       // A batch still forming in this task, else an idle worker, else the least busy with room:
-      // jobs given together cost one wake-up of one thread.
-      const ready = this.slots.filter((s) => s.ready && s.jobs.length < PIPELINE_DEPTH);
+      // jobs given together cost one wake-up of one thread. A job that runs alone needs an idle one.
+      const alone = this.queue[0]!.alone;
+      const ready = this.slots.filter((s) => s.ready && !s.alone && s.jobs.length < (alone ? 1 : PIPELINE_DEPTH));
       const slot =
         ready.find((s) => s.unsent.length > 0) ?? ready.find((s) => s.jobs.length === 0) ?? ready.reduce<Slot | undefined>((best, s) => (!best || s.jobs.length < best.jobs.length ? s : best), undefined);
       if (!slot || (slot.jobs.length > 0 && this.slots.length < this.settings.size)) {
@@ -114,6 +138,7 @@ export class RenderPool {
       }
       const job = this.queue.shift()!;
       slot.jobs.push(job);
+      slot.alone = job.alone;
       if (slot.jobs.length === 1) this.watch(slot, this.settings.timeoutMs);
       if (slot.unsent.push(job.request) === 1) queueMicrotask(() => this.post(slot));
     }
@@ -144,7 +169,14 @@ export class RenderPool {
     if (index === -1) return;
     const [job] = slot.jobs.splice(index, 1);
     job!.resolve({ id, ok: false, phase: "render", problems: [{ field: "html", line: null, message: `its variables could not be handed to the renderer (${reason})` }] });
-    if (slot.jobs.length === 0 && slot.timer) clearTimeout(slot.timer);
+    if (slot.jobs.length === 0) this.idle(slot);
+  }
+
+  /** The slot's worker has answered every job given to it. */
+  private idle(slot: Slot): void {
+    slot.alone = false;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
   }
 
   /**
@@ -162,7 +194,10 @@ export class RenderPool {
       if (!running) return this.watch(slot, this.settings.timeoutMs);
       const left = slot.progress.startedAt + this.settings.timeoutMs - Date.now();
       if (left > 0) return this.watch(slot, left);
-      this.fail(slot, `took longer than ${this.settings.timeoutMs} ms to render`);
+      const checking = slot.jobs.find((job) => job.request.id === slot.progress.jobId)?.request.kind === "check";
+      // A check parses and analyses a version being saved: nothing of it runs, so only its size and shape can take that long.
+      const message = checking ? `is too complex to check within ${this.settings.timeoutMs} ms: use fewer tags and outputs, or fewer characters` : `took longer than ${this.settings.timeoutMs} ms to render`;
+      this.fail(slot, message, "timeout");
     }, inMs);
   }
 
@@ -176,7 +211,7 @@ export class RenderPool {
     });
     // An idle pool does not keep the process alive; close() ends the workers of a runtime.
     worker.unref();
-    const slot: Slot = { worker, progress, ready: false, jobs: [], unsent: [], timer: null };
+    const slot: Slot = { worker, progress, ready: false, jobs: [], alone: false, unsent: [], timer: null };
     worker.on("message", (message: RenderResponse[] | WorkerReady) => {
       if (!Array.isArray(message)) {
         slot.ready = true;
@@ -189,30 +224,34 @@ export class RenderPool {
         const [job] = slot.jobs.splice(index, 1);
         job!.resolve(response);
       }
-      if (slot.jobs.length === 0 && slot.timer) clearTimeout(slot.timer);
+      if (slot.jobs.length === 0) this.idle(slot);
       this.dispatch();
     });
-    // A worker that dies (out of its heap, or a bug) fails its job as a render failure and is replaced.
-    worker.on("error", (error) => this.fail(slot, `could not be rendered: ${error.message}`));
-    worker.on("exit", () => this.fail(slot, "could not be rendered: the render worker stopped"));
+    // A worker that dies (out of its heap, or a bug) fails the job that killed it as a render failure and is replaced.
+    worker.on("error", (error) => this.fail(slot, `could not be rendered: ${error.message}`, "died"));
+    worker.on("exit", () => this.fail(slot, "could not be rendered: the render worker stopped", "died"));
     this.slots.push(slot);
     return slot;
   }
 
   /**
-   * Ends the slot's worker. Its running job is answered with a render problem naming the field it
-   * was in; its other jobs go back to the front of the queue for another worker.
+   * Ends the slot's worker, and answers the job that brought it down with a render problem (naming
+   * the field it was in, when it had started); the slot's other jobs go back to the front of the
+   * queue for another worker (rendering has no side effects, so one whose answer died with the
+   * worker runs again). A job past its hard timeout is known by its own clock. A worker that died
+   * with several jobs aboard names none for sure: the one running may be starved by the others'
+   * variables, and one whose variables it was unpacking has not started. So each of them runs
+   * alone from then on, and the one that takes a worker down by itself fails; the others render.
    */
-  private fail(slot: Slot, message: string): void {
+  private fail(slot: Slot, message: string, cause: "timeout" | "died"): void {
     if (!this.slots.includes(slot)) return;
     this.slots.splice(this.slots.indexOf(slot), 1);
     const jobs = slot.jobs.splice(0);
-    const runningIndex = Math.max(0, jobs.findIndex((job) => job.request.id === slot.progress.jobId));
-    const running = jobs[runningIndex];
-    // The others either never started or finished in the batch whose answer dies with the worker:
-    // they run again elsewhere (rendering has no side effects).
-    const waiting = jobs.filter((_, i) => i !== runningIndex);
-    const field = slot.progress.field ?? "html";
+    const culprit = jobs.length === 1 ? jobs[0] : cause === "timeout" ? jobs.find((job) => job.request.id === slot.progress.jobId) : undefined;
+    const started = culprit !== undefined && culprit.request.id === slot.progress.jobId;
+    const field = (started ? slot.progress.field : undefined) ?? "html";
+    const waiting = jobs.filter((job) => job !== culprit);
+    if (culprit === undefined) for (const job of waiting) job.alone = true;
     void this.retire(slot);
     if (!slot.ready) {
       // A worker that cannot even start is a deployment problem, not a template's: every waiting job fails.
@@ -220,7 +259,7 @@ export class RenderPool {
       return;
     }
     this.queue.unshift(...waiting);
-    if (running) running.resolve({ id: running.request.id, ok: false, phase: "render", problems: [{ field, line: null, message }] });
+    if (culprit) culprit.resolve({ id: culprit.request.id, ok: false, phase: "render", problems: [{ field, line: null, message }] });
     if (!this.closed) this.dispatch();
   }
 
@@ -231,5 +270,15 @@ export class RenderPool {
     // A terminated worker may still emit an error while it unwinds; nobody is listening for it.
     slot.worker.on("error", () => {});
     await slot.worker.terminate();
+  }
+}
+
+/** Bytes of the value as UTF-8 JSON; null when it has no JSON form (nested past the stack, a cycle, a BigInt). */
+function jsonBytes(value: unknown): number | null {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+  } catch {
+    // Not from an HTTP body then (JSON, its depth bounded there): posting it answers what fails.
+    return null;
   }
 }

@@ -25,7 +25,8 @@ function parsed(key: string | null, sources: TemplateSources): { templates: Part
     cache.set(key!, hit);
     return { templates: hit.templates, problems: [] };
   }
-  const result = parseAll(engines, sources);
+  // Read by the pool when a job overruns its hard timeout, to name the field.
+  const result = parseAll(engines, sources, (field) => progress.enter(field));
   if (key !== null && result.problems.length === 0) {
     cache.set(key, { sources, templates: result.templates });
     if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
@@ -37,7 +38,7 @@ function handle(request: RenderRequest): RenderResponse {
   progress.begin(request.id);
   const { templates, problems } = parsed(request.key, request.sources);
   if (problems.length > 0) return { id: request.id, ok: false, phase: "syntax", problems };
-  if (request.kind === "check") return { id: request.id, ok: true, rendered: null, referenced: globalsOf(engines, templates) };
+  if (request.kind === "check") return { id: request.id, ok: true, rendered: null, referenced: globalsOf(engines, templates, (field) => progress.enter(field)) };
   const rendered: Record<TemplateField, string | null> = { subject: null, html: null, text: null };
   for (const field of ["subject", "html", "text"] as const) {
     const template = templates[field];

@@ -15,6 +15,19 @@ function typeOf(value: unknown): VariableType | "null" {
   return "string";
 }
 
+/**
+ * The largest default a declaration may have: bytes of its UTF-8 JSON. Declarations are stored
+ * with their version (migration 026: MEDIUMTEXT, 16 MiB) and copied into every render, so 100 of
+ * them stay well inside both. The contract states it (TemplateVariable.default).
+ */
+export const DEFAULT_MAX_BYTES = 65_536;
+/**
+ * The most a version's defaults may hold together, in the same bytes: a render takes at most
+ * 1 MiB of variables (MAX_VARIABLES_BYTES), defaults included, and a template's defaults and its
+ * layout's together must leave room for the ones a send gives.
+ */
+export const DEFAULTS_MAX_BYTES = 262_144;
+
 const article = (type: VariableType) => (type === "array" || type === "object" ? "an" : "a");
 
 /** Declarations with every field spelt out, as they are stored and shown. */
@@ -23,19 +36,28 @@ export function normaliseDeclarations(variables: readonly TemplateVariable[]): T
 }
 
 /**
- * Checks declarations the schema cannot: unique names, a default of the declared type, and no
- * default on a required variable (it would never be used). Every problem, with its pointer.
+ * Checks declarations the schema cannot: unique names, a default of the declared type and size, and
+ * no default on a required variable (it would never be used). Every problem, with its pointer.
  */
 export function checkDeclarations(variables: readonly TemplateVariable[], base = "/variables"): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
+  let defaultsBytes = 0;
   variables.forEach((variable, i) => {
     if (seen.has(variable.name)) errors.push({ location: "body", pointer: `${base}/${i}/name`, message: `${variable.name} is declared twice` });
     seen.add(variable.name);
     const hasDefault = variable.default !== undefined && variable.default !== null;
     if (hasDefault && variable.required) errors.push({ location: "body", pointer: `${base}/${i}/default`, message: "a required variable has no default" });
     else if (hasDefault && typeOf(variable.default) !== variable.type) errors.push({ location: "body", pointer: `${base}/${i}/default`, message: `must be ${article(variable.type)} ${variable.type}` });
+    else if (hasDefault) {
+      const bytes = Buffer.byteLength(JSON.stringify(variable.default), "utf8");
+      defaultsBytes += bytes;
+      if (bytes > DEFAULT_MAX_BYTES) errors.push({ location: "body", pointer: `${base}/${i}/default`, message: `is ${bytes.toLocaleString("en-US")} bytes as JSON; a default is at most ${DEFAULT_MAX_BYTES.toLocaleString("en-US")} (64 KiB)` });
+    }
   });
+  if (defaultsBytes > DEFAULTS_MAX_BYTES) {
+    errors.push({ location: "body", pointer: base, message: `hold defaults of ${defaultsBytes.toLocaleString("en-US")} bytes as JSON together; a version's defaults are at most ${DEFAULTS_MAX_BYTES.toLocaleString("en-US")} (256 KiB) together` });
+  }
   return errors;
 }
 

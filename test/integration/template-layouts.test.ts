@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { templateCalls } from "../helpers/template-calls.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -301,6 +301,47 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       const rollback = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1 } });
       expect(rollback.statusCode).toBe(409);
       expect(rollback.json()).toMatchObject({ code: "layout_unavailable", detail: expect.stringContaining("welcome@1 is sent in layout base, which is no longer a layout of this workspace") });
+    });
+
+    it("answers 409 layout_in_use to a delete of the layout made while a publish or a create that puts it to use commits", async () => {
+      await create({ ...BASE, publish: true });
+      await create({ ...WELCOME, publish: true });
+      await update("welcome", { layout: null });
+      await publish("welcome"); // welcome@1, archived, is the only version in base: base may be deleted
+      const repository = t.runtime.repositories.templates;
+      const deletes: Array<ReturnType<TestApp["call"]>> = [];
+      // The delete starts inside the transaction that puts the layout to use, and has time to finish before it commits, unless it waits for it.
+      const deleteMeanwhile = async () => {
+        deletes.push(t.call({ method: "DELETE", url: "/v1/templates/base" }));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      };
+      const locked = repository.withLockedTemplate.bind(repository);
+      vi.spyOn(repository, "withLockedTemplate").mockImplementationOnce((workspaceId, id, work) =>
+        locked(workspaceId, id, async (trx, template) => {
+          const result = await work(trx, template);
+          await deleteMeanwhile();
+          return result;
+        }),
+      );
+      const rollback = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1 } });
+      expect(rollback.statusCode, rollback.body).toBe(200);
+      const insert = repository.insert.bind(repository);
+      vi.spyOn(repository, "insert").mockImplementationOnce((template, version, check) =>
+        insert(template, version, async (trx) => {
+          await check?.(trx);
+          await deleteMeanwhile();
+        }),
+      );
+      await create({ ...WELCOME, slug: "other", publish: true });
+      for (const res of await Promise.all(deletes)) {
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.json()).toMatchObject({ code: "layout_in_use" });
+      }
+      for (const slug of ["welcome", "other"]) {
+        const sent = await send({ slug, variables: { first_name: "Ada" } });
+        expect(sent.statusCode, sent.body).toBe(202);
+        expect(sent.json()).toMatchObject({ template: { slug, layout: { slug: "base" } } });
+      }
     });
 
     it("leaves another workspace's layout alone: its id is 404", async () => {

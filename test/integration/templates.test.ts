@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LIMITS } from "../../src/domain/limits.js";
 import { databases } from "../helpers/databases.js";
 import { templateCalls } from "../helpers/template-calls.js";
@@ -167,6 +167,31 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(await slugs()).toEqual([]);
     });
 
+    it("stores 100 declarations with long descriptions and defaults of up to 64 KiB, and refuses a larger default", async () => {
+      // 500 four-byte characters per description, and three defaults at the limit (65,536 bytes as JSON, quotes included): past MySQL's TEXT.
+      const variables = Array.from({ length: 100 }, (_, i) => ({ name: `v${i}`, type: "string", description: "😀".repeat(500), ...(i < 3 ? { default: "é".repeat(32_767) } : {}) }));
+      const made = await t.call({ method: "POST", url: "/v1/templates", payload: { ...WELCOME, variables } });
+      expect(made.statusCode, made.body.slice(0, 300)).toBe(201);
+      await create({ slug: "other" });
+      const updated = await update("other", { variables });
+      expect(updated.variables).toHaveLength(100);
+      for (const ref of ["welcome", "other"]) {
+        const res = await t.call({ method: "GET", url: `/v1/templates/${ref}` });
+        expect(res.statusCode).toBe(200);
+        expect((res.json() as Template).variables).toEqual(variables.map((v) => ({ required: false, default: null, ...v })));
+      }
+      const tooBig = [{ name: "big", type: "object", default: { text: "x".repeat(65_530) } }];
+      for (const res of [await t.call({ method: "POST", url: "/v1/templates", payload: { ...WELCOME, slug: "big", variables: tooBig } }), await t.call({ method: "PATCH", url: "/v1/templates/other", payload: { variables: tooBig } })]) {
+        expect(res.statusCode).toBe(422);
+        expect(res.json().errors).toEqual([{ location: "body", pointer: "/variables/0/default", message: "is 65,541 bytes as JSON; a default is at most 65,536 (64 KiB)" }]);
+      }
+      const together = Array.from({ length: 5 }, (_, i) => ({ name: `v${i}`, type: "string", default: "x".repeat(60_000) }));
+      const tooMany = await t.call({ method: "POST", url: "/v1/templates", payload: { ...WELCOME, slug: "big", variables: together } });
+      expect(tooMany.statusCode).toBe(422);
+      expect(tooMany.json().errors).toEqual([{ location: "body", pointer: "/variables", message: "hold defaults of 300,010 bytes as JSON together; a version's defaults are at most 262,144 (256 KiB) together" }]);
+      expect(await slugs()).toEqual(["other", "welcome"]);
+    });
+
     it("refuses unknown fields and missing required ones", async () => {
       const res = await t.call({ method: "POST", url: "/v1/templates", payload: { slug: "welcome", html: "<p>x</p>", colour: "red" } });
       expect(res.statusCode).toBe(422);
@@ -315,6 +340,29 @@ describe.each(databases)("Templates ($name)", (database) => {
   });
 
   describe("publishTemplate", () => {
+    it("sends the published version at once, even after a send made while the publish was committing", async () => {
+      await create({ publish: true });
+      await update("welcome", { subject: "Two: {{ first_name }}" });
+      const repository = t.runtime.repositories.templates;
+      const before = await repository.resolve(t.workspace.id, "welcome", "published");
+      const locked = repository.withLockedTemplate.bind(repository);
+      vi.spyOn(repository, "withLockedTemplate").mockImplementation((workspaceId, id, work) =>
+        locked(workspaceId, id, async (trx, template) => {
+          const result = await work(trx, template);
+          // A send between the change and its commit reads the state committed before (as on MySQL; SQLite's one connection would wait).
+          const resolve = vi.spyOn(repository, "resolve").mockResolvedValue(before);
+          expect((await t.runtime.services.templates.renderForMessage(t.workspace.id, { slug: "welcome", variables: { first_name: "Ada" } })).subject).toBe("Welcome, Ada");
+          resolve.mockRestore();
+          return result;
+        }),
+      );
+      await publish("welcome");
+      vi.restoreAllMocks();
+      const sent = await send({ ...aMessage({ subject: undefined, html: undefined }), template: { slug: "welcome", variables: { first_name: "Ada" } } });
+      expect(sent.statusCode, sent.body).toBe(202);
+      expect(sent.json()).toMatchObject({ subject: "Two: Ada", template: { version: 2 } });
+    });
+
     it("publishes the draft and archives the version published before, which stays addressable", async () => {
       await create({ publish: true });
       await update("welcome", { subject: "Version two, {{ first_name }}" });
@@ -464,6 +512,32 @@ describe.each(databases)("Templates ($name)", (database) => {
       });
     });
 
+    it("escapes a captured value and an | escape'd value once", async () => {
+      const html = [
+        "{% capture g %}<b>Hi {{ first_name }}</b>{% endcapture %}[{{ g }}]",
+        "[{{ first_name | escape }}][{{ first_name | escape_once }}][{{ first_name | xml_escape }}]",
+        "{% assign e = first_name | escape %}[{{ e }}][{% echo e %}][{% echo g %}][{% cycle g, 'x' %}]",
+        "{% liquid\ncapture c\necho first_name\nendcapture\necho c\n%}",
+        "[{{ g | default: 'none' }}][{{ g | strip }}][{{ g.size }}][{{ g | size }}]{% if g contains 'Hi' %}[yes]{% endif %}{% if e == 'O&#39;Brien &amp; Co &lt;script&gt;' %}[equal]{% endif %}",
+        "[{{ first_name }}][{% echo first_name %}][{% cycle first_name, 'y' %}][{{ g | append: first_name }}][{{ first_name | escape | append: '<i>' }}][{{ g | strip: '<' }}]",
+      ].join("\n");
+      await create({ publish: true, html });
+      const res = await render("welcome", { variables: { first_name: "O'Brien & Co <script>" } });
+      expect(res.statusCode, res.body).toBe(200);
+      const name = "O&#39;Brien &amp; Co &lt;script&gt;";
+      const hi = `<b>Hi ${name}</b>`;
+      expect(res.json().html.split("\n")).toEqual([
+        `[${hi}]`,
+        `[${name}][${name}][${name}]`,
+        `[${name}][${name}][${hi}][${hi}]`,
+        name,
+        `[${hi}][${hi}][${hi.length}][${hi.length}][yes][equal]`,
+        // What a filter makes of an escaped value is plain text again, and escaped as such; a variable always is.
+        `[${name}][${name}][${name}][&lt;b&gt;Hi O&amp;#39;Brien &amp;amp; Co &amp;lt;script&amp;gt;&lt;/b&gt;${name}][O&amp;#39;Brien &amp;amp; Co &amp;lt;script&amp;gt;&lt;i&gt;][b&gt;Hi O&amp;#39;Brien &amp;amp; Co &amp;lt;script&amp;gt;&lt;/b&gt;]`,
+      ]);
+      expect(res.json().html).not.toContain("<script>");
+    });
+
     it("renders the draft when nothing is published, and the version asked for", async () => {
       await create({ text: "Text {{ first_name }}" });
       expect((await render("welcome", { variables: { first_name: "Ada" } })).json()).toMatchObject({ version: 1, text: "Text Ada" });
@@ -511,10 +585,36 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(res.json()).toMatchObject({ subject: "Order 7", html: "<p>Hello &lt;Ada&gt;: 2 items 9.50</p>" });
       res = await render("welcome", { variables: {} });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ subject: "Order ", html: "<p>Hello : 0 items </p>" });
+      expect(res.json()).toMatchObject({ subject: "Order", html: "<p>Hello : 0 items </p>" }); // trimmed, as sent
       // The template assigns total itself: it is not one of its variables.
       res = await render("welcome", { variables: { order: { id: 7 }, total: 1 } });
       expect(res.json().errors).toEqual([{ location: "body", pointer: "/variables/total", message: "is neither declared nor used by the template" }]);
+    });
+
+    it("answers the subject as it is sent: line breaks as spaces, trimmed, and at most 998 characters", async () => {
+      await create({ publish: true });
+      const res = await render("welcome", { variables: { first_name: "Ada\r\nBcc: eve@example.com\u0000 \n" } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().subject).toBe("Welcome, Ada Bcc: eve@example.com");
+      const tooLong = await render("welcome", { variables: { first_name: "😀".repeat(990) } });
+      expect(tooLong.statusCode).toBe(422);
+      expect(tooLong.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/variables", message: expect.stringMatching(/a subject of 999 characters.*at most 998/) }] });
+      expect((await render("welcome", { variables: { first_name: "😀".repeat(989) } })).statusCode).toBe(200);
+    });
+
+    it("refuses variables past 1 MiB as JSON, defaults included, before rendering", async () => {
+      await create({ publish: true, subject: "Hi", html: "<p>{{ first_name | size }} {{ plan }} {{ notes | size }}</p>", variables: [...WELCOME.variables, { name: "notes", type: "string", default: "n".repeat(60_000) }] });
+      // {"first_name":"…","plan":"the free plan","notes":"…"}: 60,051 bytes besides first_name's value.
+      const room = 1_048_576 - 60_051;
+      const ok = await render("welcome", { variables: { first_name: "a".repeat(room) } });
+      expect(ok.statusCode, ok.body.slice(0, 300)).toBe(200);
+      const res = await render("welcome", { variables: { first_name: "a".repeat(room + 1) } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/variables", message: "are 1,048,577 bytes as JSON, with the defaults of the declared variables; a render takes at most 1,048,576" }] });
+      const sent = await send({ ...aMessage({ subject: undefined, html: undefined }), template: { slug: "welcome", variables: { first_name: "a".repeat(room + 1) } } });
+      expect(sent.statusCode).toBe(422);
+      expect(sent.json().errors).toEqual([expect.objectContaining({ pointer: "/template/variables" })]);
+      expect(await storedMessages()).toBe(0);
     });
 
     it("answers 404 for another workspace's template; a live key of the workspace renders it", async () => {

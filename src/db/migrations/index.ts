@@ -24,6 +24,7 @@ import * as domainVersions from "./022-domain-versions.js";
 import * as keyCreators from "./023-key-creators.js";
 import * as parkedWebhookDeliveries from "./024-parked-webhook-deliveries.js";
 import * as inboundReplyDigests from "./025-inbound-reply-digests.js";
+import * as templateVariablesSize from "./026-template-variables-size.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "023-key-creators": keyCreators,
   "024-parked-webhook-deliveries": parkedWebhookDeliveries,
   "025-inbound-reply-digests": inboundReplyDigests,
+  "026-template-variables-size": templateVariablesSize,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

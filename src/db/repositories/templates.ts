@@ -78,10 +78,14 @@ const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "
 export class TemplatesRepository {
   constructor(private readonly knex: Knex) {}
 
-  /** Stores a template with its first version. Throws UniqueViolation(UQ_TEMPLATE_SLUG) when the slug is taken. */
-  async insert(template: TemplateRow, version: VersionRow): Promise<void> {
+  /**
+   * Stores a template with its first version, after `check` (which may throw) in the same
+   * transaction. Throws UniqueViolation(UQ_TEMPLATE_SLUG) when the slug is taken.
+   */
+  async insert(template: TemplateRow, version: VersionRow, check?: (trx: Knex.Transaction) => Promise<void>): Promise<void> {
     try {
       await this.knex.transaction(async (trx) => {
+        await check?.(trx);
         await trx("templates").insert(template);
         await trx("template_versions").insert(toVersionRow(version));
       });
@@ -92,10 +96,15 @@ export class TemplatesRepository {
     }
   }
 
-  /** By `tpl_` id or by slug; inside `trx` when given (SQLite's one connection is the transaction's). */
-  async find(workspaceId: string, ref: string, trx?: Knex.Transaction): Promise<TemplateRow | undefined> {
+  /**
+   * By `tpl_` id or by slug; inside `trx` when given (SQLite's one connection is the
+   * transaction's). `share` holds a shared lock on the row until `trx` ends (MySQL; SQLite has one
+   * writer): withLockedTemplate of that template, as a delete takes it, waits until then.
+   */
+  async find(workspaceId: string, ref: string, trx?: Knex.Transaction, lock?: "share"): Promise<TemplateRow | undefined> {
     const column = ref.startsWith("tpl_") ? "id" : "slug";
-    return normaliseTemplate(await (trx ?? this.knex)("templates").where({ workspace_id: workspaceId, [column]: ref }).first());
+    const query = (trx ?? this.knex)("templates").where({ workspace_id: workspaceId, [column]: ref });
+    return normaliseTemplate(await (trx && lock === "share" ? query.forShare() : query).first());
   }
 
   /**
