@@ -1677,7 +1677,10 @@ export interface webhooks {
         put?: never;
         /**
          * message.unsubscribed
-         * @description A recipient unsubscribed (one-click List-Unsubscribe). Sent to every enabled endpoint of the environment that subscribes to
+         * @description A recipient unsubscribed and was suppressed: by the one-click POST to the List-Unsubscribe URL
+         *     (`data.method: one_click`), by the button on that URL's confirmation page (`page`), or by mail to the
+         *     List-Unsubscribe mailto address (`mailto`). Once per recipient while that suppression stands; should it be
+         *     deleted, unsubscribing again suppresses anew and sends another. Sent to every enabled endpoint of the environment that subscribes to
          *     `message.unsubscribed`. Answer with any 2xx within 15 seconds; anything else is retried.
          */
         post: operations["messageUnsubscribedWebhook"];
@@ -2179,7 +2182,9 @@ export interface components {
             /**
              * @description Record clicks by rewriting the HTML's http(s) links to signed redirects (never
              *     `mailto:`, `tel:`, anchors or `javascript:`; a link marked
-             *     `data-mailroom-track="false"` is left alone). Default: the domain's `track_clicks`,
+             *     `data-mailroom-track="false"` is left alone, and so are URLs over 2,000 bytes and the
+             *     links after the first 1,000 tracked ones). A sandbox message's tracked link opens a
+             *     page that links on, rather than redirecting. Default: the domain's `track_clicks`,
              *     else the workspace's `tracking.clicks`.
              */
             track_clicks?: boolean;
@@ -2190,10 +2195,12 @@ export interface components {
              */
             track_replies?: boolean;
             /**
-             * @description Add one-click unsubscribe (RFC 8058): `List-Unsubscribe` with an https URL and a
-             *     mailto address, and `List-Unsubscribe-Post`, both covered by the DKIM signature.
-             *     Default: the workspace's `tracking.unsubscribe`. Refused with a `List-Unsubscribe`
-             *     header of your own.
+             * @description Add one-click unsubscribe (RFC 8058): `List-Unsubscribe` with Mailroom's unsubscribe
+             *     URL and, when the sending domain was added to the workspace (its return-path domain
+             *     receives the mail), a mailto address; and `List-Unsubscribe-Post` when the URL is
+             *     https (under the domain's tracking domain, or the server's `TRACKING_BASE_URL` when
+             *     that is https), all covered by the DKIM signature. Default: the workspace's
+             *     `tracking.unsubscribe`. Refused with a `List-Unsubscribe` header of your own.
              */
             unsubscribe?: boolean;
             /**

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { isIP } from "node:net";
+import { isLoopback } from "./domain/loopback.js";
 import { credentialUrlProblem } from "./domain/redact.js";
 
 /**
@@ -191,7 +192,7 @@ export const SETTINGS = {
   dataDir: { env: "DATA_DIR", default: "./data", meaning: "Where the embedded database (DATABASE_URL's default) and generated secret live." },
   trustProxy: { env: "TRUST_PROXY", default: "", meaning: "Reverse proxies whose X-Forwarded-For gives the client's address (sign-in throttling, API keys' allowed_ips, the audit log, the IP of opens and clicks): comma-separated addresses and CIDRs such as 127.0.0.1,10.0.0.0/8; empty for none. Name only proxies you run: a trusted hop's header is believed." },
   publicUrl: { env: "PUBLIC_URL", default: "", meaning: "The dashboard's public origin, e.g. https://mail.example.com (invitation links; Secure cookies). Unset: taken from each request." },
-  trackingBaseUrl: { env: "TRACKING_BASE_URL", default: "", meaning: "Origin of tracking links (open image, click redirects, one-click unsubscribe) for mail from a domain without a tracking_domain, e.g. https://t.mail.example.com; a tracking domain's CNAME points at its host. Empty: PUBLIC_URL, else http://localhost:PORT." },
+  trackingBaseUrl: { env: "TRACKING_BASE_URL", default: "", meaning: "Origin of tracking links (open image, click redirects, one-click unsubscribe) for mail from a domain without a tracking_domain, e.g. https://t.mail.example.com; a tracking domain's CNAME points at its host. Empty: PUBLIC_URL, else http://localhost:PORT. Use https: List-Unsubscribe-Post (one-click) is added only then, and a worker warns at start when it is http or loopback." },
   signup: { env: "SIGNUP", default: "invitation", meaning: "Who may sign up after the first user: invitation (invited addresses only) or open (anyone; each gets a workspace)." },
   deliveryTransport: { env: "DELIVERY_TRANSPORT", default: "mx", meaning: "How live mail leaves: mx (straight to each recipient domain's MX hosts) or relay (everything through SMTP_RELAY_URL)." },
   smtpRelayUrl: { env: "SMTP_RELAY_URL", default: "", meaning: "The relay for DELIVERY_TRANSPORT=relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465 (characters such as # / ? % in the password percent-encoded)." },
@@ -391,6 +392,51 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) problems.push(`${SETTINGS.metricsPort.env} must differ from ${SETTINGS.port.env}: the API serves /metrics on its own port already`);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return config;
+}
+
+/**
+ * What a process that delivers mail should warn about its tracking base URL, or null: links to
+ * this machine reach no reader, and over plain HTTP mailbox providers ignore one-click
+ * unsubscribe (RFC 8058 §3.1; List-Unsubscribe-Post is then left out). Not refused: a development
+ * setup runs on http://localhost, and mail from a domain with a tracking domain uses https anyway.
+ */
+export function trackingBaseWarning(config: Pick<Config, "trackingBaseUrl">): string | null {
+  const url = new URL(config.trackingBaseUrl);
+  const variable = `${SETTINGS.trackingBaseUrl.env} (else ${SETTINGS.publicUrl.env})`;
+  if (isLoopback(url.hostname.replace(/^\[|\]$/g, ""))) {
+    return `tracking links (open image, click redirects, unsubscribe) point at this machine, ${config.trackingBaseUrl}: recipients elsewhere cannot reach them. Set ${variable} to this server's public https origin before sending live mail with tracking (docs/tracking.md)`;
+  }
+  if (url.protocol !== "https:") {
+    return `tracking links go over plain HTTP, ${config.trackingBaseUrl}: mailbox providers honour one-click unsubscribe only over https (RFC 8058), so List-Unsubscribe-Post is left out. Set ${variable} to an https origin (docs/tracking.md)`;
+  }
+  return null;
+}
+
+/**
+ * What a process sharing a MySQL database should warn about SENDING_HOSTNAME, or null. Every
+ * domain check writes this process's host name into the records it checks (the return path's MX
+ * and SPF), so nodes whose names differ, as the machine's own names do, undo each other's records
+ * and flap every domain between verified and failing (docs/scaling.md).
+ */
+export function sendingHostnameWarning(config: Pick<Config, "databaseUrl" | "delivery">, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (config.databaseUrl.startsWith("sqlite:") || (env[SETTINGS.sendingHostname.env] ?? "").trim() !== "") return null;
+  return `${SETTINGS.sendingHostname.env} is not set, so this node uses its machine's host name, ${config.delivery.hostname}, in the DNS records of every domain it checks: nodes sharing the database must all set the same ${SETTINGS.sendingHostname.env} (docs/scaling.md)`;
+}
+
+/**
+ * PUBLIC_URL as browsers write it in Origin (RFC 6454: lower-case host, no default port), which
+ * the CSRF check compares byte for byte: https://Mail.Example.com:443 would otherwise refuse
+ * every dashboard POST. Null unless it is an http(s) origin; trailing slashes are allowed.
+ */
+function originOf(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value.replace(/\/+$/, ""));
+  } catch {
+    return null;
+  }
+  const bare = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+  return bare && (url.protocol === "https:" || url.protocol === "http:") ? url.origin : null;
 }
 
 /**

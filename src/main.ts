@@ -3,7 +3,7 @@ import { getHeapStatistics } from "node:v8";
 import { pino } from "pino";
 import { buildApp, LOG_REDACTION } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
-import { ConfigError, loadConfig, type Config } from "./config.js";
+import { ConfigError, loadConfig, sendingHostnameWarning, trackingBaseWarning, type Config } from "./config.js";
 import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
@@ -109,6 +109,10 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (roles.has("api") && !(await runtime.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
+  const trackingWarning = roles.has("worker") ? trackingBaseWarning(config) : null;
+  if (trackingWarning) log.warn({ tracking_base_url: config.trackingBaseUrl }, trackingWarning);
+  const hostnameWarning = sendingHostnameWarning(config);
+  if (hostnameWarning) log.warn({ sending_hostname: config.delivery.hostname }, hostnameWarning);
   if (roles.has("api") && !isSecureOrigin(origin)) {
     log.warn({}, "the dashboard is reachable over plain HTTP beyond loopback: its cookies cannot be Secure. Put Mailroom behind HTTPS and set PUBLIC_URL=https://…");
   }

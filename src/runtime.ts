@@ -205,7 +205,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const renderPool = new RenderPool({ size: workers, timeoutMs, workerHeapMb, limits: { parseLimit: limits.parseLimit, renderLimitMs: limits.renderLimitMs, memoryLimit: limits.memoryLimit, maxOutputChars: limits.maxOutputChars } });
   const templates = new TemplatesService(repositories.templates, renderPool, clock, { cacheMs });
   const members = new MembersService(repositories, clock);
-  const engagement = new EngagementService(repositories.messages, clock);
+  const engagement = new EngagementService(repositories.messages, repositories.suppressions, clock);
   const messages = new MessagesService(
     repositories.messages,
     repositories.events,
@@ -253,7 +253,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     templates,
     webhooks: new WebhooksService(repositories.webhookEndpoints, repositories.webhookDeliveries, repositories.events, webhookSecrets, targetGuard, clock, () => dispatcher.notify()),
     engagement,
-    tracking: new TrackingService(trackingTokens, engagement, clock, logger),
+    tracking: new TrackingService(trackingTokens, engagement, clock, logger, { recordWaitMs: 2000, baseHost: new URL(config.trackingBaseUrl).host }),
     reseal: new ResealService([
       { name: "dkim_keys", box: dkimKeys, store: repositories.domains },
       { name: "webhook_secrets", box: webhookSecrets, store: repositories.webhookEndpoints },

@@ -23,6 +23,21 @@ export class ByteBudget {
   async take(bytes: number): Promise<() => void> {
     if (this.waiting.length === 0 && this.fits(bytes)) this.hold(bytes);
     else await new Promise<void>((resolve) => this.waiting.push({ bytes, admit: resolve }));
+    return this.giveBack(bytes);
+  }
+
+  /**
+   * `bytes` now if they fit beside what is held and nobody waits (waiters keep their turn), else
+   * null: for more bytes taken by a holder, which must never wait for them while it holds some.
+   */
+  tryTake(bytes: number): (() => void) | null {
+    if (this.waiting.length > 0 || this.used + bytes > this.limit) return null;
+    this.hold(bytes);
+    return this.giveBack(bytes);
+  }
+
+  /** Hands `bytes` back, once however often it is called. */
+  private giveBack(bytes: number): () => void {
     let returned = false;
     return () => {
       if (returned) return;

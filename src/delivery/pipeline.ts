@@ -57,6 +57,15 @@ export interface PipelineContext {
   /** Renders the MIME and DKIM-signs it (on the compose threads, when the process has them). */
   compose: Compose;
   /**
+   * The worker's byte budget (DELIVERY_MAX_BYTES_IN_HAND), which holds the message's own size
+   * already: copies rendered per recipient beyond the first take their bytes from it, without
+   * waiting (a message waiting for bytes while holding some could wait for ever on another doing
+   * the same), or wait for one of the message's own hand-offs to give a copy back.
+   */
+  budget: { tryTake(bytes: number): (() => void) | null };
+  /** For a failure that is not a mail outcome but must not lose the outcomes already known. */
+  log: { error(obj: object, msg: string): void };
+  /**
    * Hands the message to one recipient: the live transport or the sandbox simulator. Calls
    * `beforeBegin()` right before the hand-off begins (before MAIL FROM); when that throws,
    * nothing is handed off and deliver() rejects with its error.
@@ -103,22 +112,82 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
     remaining = rest;
   }
   let rendered: { mime: string; text: string | null } | null = null;
-  if (remaining.length > 0) {
+  if (remaining.length > 0 && TrackingLinks.perRecipient(message)) {
     // Recipients that carry their own tracking tokens each get their own rendering, signed anew
-    // on every attempt (the first is kept as the message's MIME); otherwise one rendering serves
-    // every recipient and every retry.
-    const own = TrackingLinks.perRecipient(message);
-    const renderings = own
-      ? await Promise.all(remaining.map((recipient) => renderAndSign(message, ctx, recipient.position)))
-      : [message.mime === null ? await renderAndSign(message, ctx, remaining[0]!.position) : null];
-    if (message.mime === null) rendered = renderings[0]!;
-    // One buffer for all when they share a rendering: a 7 MB message to 50 recipients is 7 MB in
-    // hand, not 350 (the byte budget counts it once).
-    const shared = own ? null : Buffer.from(renderings[0]?.mime ?? message.mime!, "utf8");
-    const mimeFor = (i: number) => shared ?? Buffer.from(renderings[i]!.mime, "utf8");
-    settled.push(...(await Promise.all(remaining.map((recipient, i) => handOff(recipient, message, mimeFor(i), ctx)))));
+    // on every attempt (the first is kept as the message's MIME).
+    const own = await renderedInTurn(message, remaining, ctx);
+    rendered = own.first;
+    settled.push(...own.settled);
+  } else if (remaining.length > 0) {
+    // Otherwise one rendering serves every recipient and every retry, in one buffer for all: a
+    // 7 MB message to 50 recipients is 7 MB in hand, not 350 (the byte budget counts it once).
+    if (message.mime === null) rendered = await renderAndSign(message, ctx, remaining[0]!.position);
+    const shared = Buffer.from(rendered?.mime ?? message.mime!, "utf8");
+    settled.push(...(await Promise.all(remaining.map((recipient) => handOff(recipient, message, shared, ctx)))));
   }
   return record(message, settled, rendered, ctx);
+}
+
+/**
+ * Each recipient's own copy, rendered one at a time (yielding to the event loop between them,
+ * so that 50 renderings do not hold up the SMTP sessions, lease renewals and database work it
+ * runs) and handed off as soon as it is ready. The copies in hand are bounded: the first goes
+ * under the message's own share of the byte budget, each further one takes its size from the
+ * budget while there is room, else waits for one of the message's hand-offs to end and give its
+ * copy back. Outcomes come back in the recipients' order; the first rendering is returned to be
+ * kept as the message's MIME when it has none yet.
+ */
+async function renderedInTurn(message: MessageRecord, recipients: RecipientRecord[], ctx: PipelineContext): Promise<{ settled: Settled[]; first: { mime: string; text: string | null } | null }> {
+  const outcomes: Array<Promise<Settled>> = [];
+  const inFlight = new Set<Promise<unknown>>();
+  let ownShareFree = true;
+  let copyBytes = 0;
+  let first: { mime: string; text: string | null } | null = null;
+  for (const [i, recipient] of recipients.entries()) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    let giveBack: () => void;
+    for (;;) {
+      if (ownShareFree) {
+        ownShareFree = false;
+        giveBack = () => (ownShareFree = true);
+        break;
+      }
+      const taken = ctx.budget.tryTake(copyBytes);
+      if (taken) {
+        giveBack = taken;
+        break;
+      }
+      // A hand-off that failed rejects here, as Promise.all would: the attempt is over.
+      await Promise.race(inFlight);
+    }
+    let handedOff: Promise<Settled>;
+    try {
+      const rendering = await renderAndSign(message, ctx, recipient.position);
+      if (i === 0 && message.mime === null) first = rendering;
+      const mime = Buffer.from(rendering.mime, "utf8");
+      copyBytes = Math.max(copyBytes, mime.length);
+      handedOff = handOff(recipient, message, mime, ctx);
+    } catch (error) {
+      giveBack();
+      // Nothing handed off yet: the attempt fails whole and is retried after its lease, as any bug.
+      if (i === 0) throw error;
+      // Copies are out already, and a retry of the whole attempt would send them again: their
+      // outcomes are recorded, and this recipient and the rest wait for a retry of their own.
+      ctx.log.error({ err: error, message_id: message.id, position: recipient.position }, "could not render a recipient's copy; deferring the rest");
+      for (const rest of recipients.slice(i)) outcomes.push(Promise.resolve(notRendered(rest, error, ctx)));
+      break;
+    }
+    const done = handedOff.finally(() => {
+      giveBack();
+      inFlight.delete(done);
+    });
+    // Seen by the race above or Promise.all below; this keeps one that fails after the attempt
+    // has already ended from being an unhandled rejection.
+    done.catch(() => undefined);
+    inFlight.add(done);
+    outcomes.push(done);
+  }
+  return { settled: await Promise.all(outcomes), first };
 }
 
 type Step = (recipients: RecipientRecord[], message: MessageRecord, ctx: PipelineContext) => { done: Settled[]; rest: RecipientRecord[] };
@@ -215,6 +284,13 @@ async function handOff(recipient: RecipientRecord, message: MessageRecord, mime:
       return settle(recipient, "deferred", delivery.response, { ...data, next_attempt_at: new Date(retryAt).toISOString() });
     }
   }
+}
+
+/** A recipient whose copy could not be rendered this attempt: deferred like a 4.3.0 local error. */
+function notRendered(recipient: RecipientRecord, error: unknown, ctx: PipelineContext): Settled {
+  const response = `Could not be rendered: ${error instanceof Error ? error.message : String(error)}`;
+  const retryAt = Math.min(ctx.clock.now() + ctx.retryDelayMs(recipient.attempts + 1), ctx.expiresAt);
+  return settle(recipient, "deferred", response, { smtp_code: null, enhanced_status: "4.3.0", response, attempt: recipient.attempts + 1, next_attempt_at: new Date(retryAt).toISOString() });
 }
 
 function settle(recipient: RecipientRecord, status: MessageStatus, detail: string, data: Record<string, unknown>): Settled {

@@ -279,6 +279,8 @@ export class DeliveryWorker {
         verp: this.deps.verp,
         tracking: this.deps.tracking,
         compose: this.deps.compose,
+        budget: this.budget,
+        log,
         deliver: this.handOff(hold, route),
         retryDelayMs: route.retryDelayMs,
         expiresAt,

@@ -46,9 +46,17 @@ export const RECORDED_PER_RECIPIENT = 100;
 
 /**
  * Complaints and unsubscribes happen once per recipient: a repeated one-click POST or a second
- * ARF report about the same message records nothing new.
+ * ARF report about the same message records nothing new, while the suppression the first one
+ * made stands. Once that suppression is gone (the customer deleted it), a repeat is taken again:
+ * it suppresses the address anew and says so with an event, or the recipient would be told
+ * "unsubscribed" and still get mail.
  */
 const ONCE: ReadonlySet<EngagementType> = new Set(["message.complained", "message.unsubscribed"]);
+
+/** Whether this is a repeat of a kind that happens once: recorded only when its suppression is gone (engagementEffect's `resuppress`). */
+export function happenedOnceAlready(stamps: Readonly<EngagementStamps>, type: EngagementType): boolean {
+  return ONCE.has(type) && stamps[STAMP[type]] !== null;
+}
 
 export interface EngagementEffect {
   /** The event's data, with the first/repeat flag where the kind has one. */
@@ -70,6 +78,8 @@ export function countsRecorded(stamps: Readonly<EngagementStamps>, type: Engagem
 /**
  * The effect of one engagement on a recipient with these stamps, who has `recorded` events of
  * this type already (counted when countsRecorded says so); null when it records nothing.
+ * `resuppress`: for a repeat of a kind that happens once (happenedOnceAlready), the suppression
+ * it made is gone, so this one counts (as a repeat: the stamp keeps the first time).
  */
 export function engagementEffect(
   stamps: Readonly<EngagementStamps>,
@@ -77,10 +87,11 @@ export function engagementEffect(
   data: Record<string, unknown>,
   human: boolean,
   recorded = 0,
+  resuppress = false,
 ): EngagementEffect | null {
   const stamp = STAMP[type];
   const first = stamps[stamp] === null;
-  if (!first && ONCE.has(type)) return null;
+  if (!first && ONCE.has(type) && !resuppress) return null;
   const flag = FIRST_FLAG[type];
   if (!first && flag !== undefined && recorded >= RECORDED_PER_RECIPIENT) return null;
   return {

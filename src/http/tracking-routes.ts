@@ -48,10 +48,17 @@ export function registerTrackingRoutes(app: FastifyInstance, services: Pick<Serv
       return reply.type("image/gif").header("expires", "0").send(PIXEL);
     });
 
+    // The request's host (X-Forwarded-Host only from a TRUST_PROXY address, as Fastify reads it):
+    // a click token is good only at the host its link named.
     scope.get(`${TRACKING_PATHS.click}*`, label("tracking.click"), async (req: FastifyRequest<{ Params: TokenParams }>, reply) => {
-      const url = await tracking.click(req.params["*"], visitorOf(req));
-      if (url === null) return notFound(reply);
-      return reply.redirect(url, 302);
+      const click = await tracking.click(req.params["*"], req.host, visitorOf(req));
+      if (click === null) return notFound(reply);
+      if (!click.sandbox) return reply.redirect(click.url, 302);
+      // Anyone with a sandbox key can put any link in a message and read its token back from the
+      // API: followed at once, that would be a redirect to anywhere on this host. The reader
+      // sees where the link goes and follows it themselves; the click is recorded all the same.
+      const href = escapeHtml(click.url);
+      return page(reply, 200, "Leaving for another site", `<h1>This link leads to another site</h1><p>It was sent in a test (sandbox) message. Continue only if you trust it:</p><p><a href="${href}" rel="noreferrer noopener">${href}</a></p>`);
     });
 
     // A GET never unsubscribes: link scanners and prefetchers follow every link (RFC 8058 §1).
@@ -82,7 +89,11 @@ function notFound(reply: FastifyReply): FastifyReply {
   return reply.code(404).type("text/plain; charset=utf-8").send("Not found\n");
 }
 
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
 function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}</style></head><body>${body}</body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}a{overflow-wrap:anywhere}</style></head><body>${body}</body></html>`;
   return reply.code(status).headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(html);
 }

@@ -1,12 +1,13 @@
 import { domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
-import { countsRecorded, engagementEffect, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
+import { countsRecorded, engagementEffect, happenedOnceAlready, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
 import type { Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { aggregateStatus, canTransition, transition } from "../domain/message-status.js";
 import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Transaction } from "../db/repositories/index.js";
 import type { BounceSuppression, MessageChange, MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
+import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 
 /** The message and recipient an engagement was recorded for. */
 export interface EngagementTarget {
@@ -52,6 +53,7 @@ const SUPPRESSION_REASON = { "message.complained": "complaint", "message.unsubsc
 export class EngagementService {
   constructor(
     private readonly messages: MessagesRepository,
+    private readonly suppressions: Pick<SuppressionsRepository, "findByEmails">,
     private readonly clock: Clock,
   ) {}
 
@@ -66,7 +68,13 @@ export class EngagementService {
       if (!recipient && input.type !== "message.replied") return null;
       const target: EngagementTarget = { scope: message.scope, messageId: message.id, recipientEmail: recipient?.email ?? null };
       const recorded = recipient && input.type !== "message.bounced" && countsRecorded(recipient, input.type) ? await this.messages.countRecipientEvents(trx, message.id, recipient.email, input.type) : 0;
-      const change = input.type === "message.bounced" ? bounceChange(message, recipient!, input, this.clock.now()) : engagementChange(message, recipient, input, recorded, this.clock.now());
+      // A repeated complaint or unsubscribe counts again only when the suppression it made is
+      // gone (src/domain/engagement.ts), which only the suppression list can say.
+      const resuppress =
+        recipient !== undefined && input.type !== "message.bounced" && happenedOnceAlready(recipient, input.type) && suppressible(recipient)
+          ? !(await this.suppressions.findByEmails(message.scope, [recipient.email], trx)).has(recipient.email.toLowerCase())
+          : false;
+      const change = input.type === "message.bounced" ? bounceChange(message, recipient!, input, this.clock.now()) : engagementChange(message, recipient, input, recorded, resuppress, this.clock.now());
       if (change === null) return input.type === "message.bounced" ? null : { ...target, eventId: null, first: false };
       const extra = input.within ? await input.within(trx, target) : undefined;
       if (extra) change.events[0]!.data = { ...change.events[0]!.data, ...extra };
@@ -82,9 +90,9 @@ function findRecipient(message: MessageRecord, which: NonNullable<EngagementInpu
   return message.recipients.find((r) => r.email.toLowerCase() === email);
 }
 
-function engagementChange(message: MessageRecord, recipient: RecipientRecord | undefined, input: EngagementInput, recorded: number, now: number): MessageChange | null {
+function engagementChange(message: MessageRecord, recipient: RecipientRecord | undefined, input: EngagementInput, recorded: number, resuppress: boolean, now: number): MessageChange | null {
   const type = input.type as EngagementType;
-  const effect = engagementEffect(recipient ?? NO_ENGAGEMENT_STAMPS, type, input.data, input.human ?? false, recorded);
+  const effect = engagementEffect(recipient ?? NO_ENGAGEMENT_STAMPS, type, input.data, input.human ?? false, recorded, resuppress);
   if (effect === null) return null;
   const reason = SUPPRESSION_REASON[type as keyof typeof SUPPRESSION_REASON];
   return {
@@ -114,6 +122,10 @@ function unchanged(message: MessageRecord, now: number): MessageChange {
 }
 
 /** Simulator addresses always rehearse their outcome, so they are never suppressed. */
+function suppressible(recipient: RecipientRecord): boolean {
+  return domainOf(recipient.email) !== SIMULATOR_DOMAIN;
+}
+
 function suppression(message: MessageRecord, recipient: RecipientRecord, reason: BounceSuppression["reason"], detail: string): BounceSuppression[] {
-  return domainOf(recipient.email) === SIMULATOR_DOMAIN ? [] : [{ email: recipient.email, reason, message_id: message.id, detail }];
+  return suppressible(recipient) ? [{ email: recipient.email, reason, message_id: message.id, detail }] : [];
 }

@@ -13,14 +13,25 @@ export interface TrackingRewrite {
   clickUrl: ((url: string) => string | null) | null;
 }
 
-interface Splice {
-  start: number;
-  end: number;
-  text: string;
+/** Which links a plan takes: the first `maxLinks` whose URL is trackable and at most `maxUrlBytes` long. */
+export interface RewriteLimits {
+  maxLinks: number;
+  maxUrlBytes: number;
 }
 
-export function rewriteHtml(html: string, rewrite: TrackingRewrite): string {
-  const splices: Splice[] = [];
+/**
+ * Where a message's HTML changes, found by parsing it once: a message rendered for each of its
+ * recipients is parsed once, not once per recipient (each rendering only splices its own tokens in).
+ */
+export interface RewritePlan {
+  /** The `href` attributes to replace, in document order, with the URL each leads to. */
+  links: Array<{ start: number; end: number; url: string }>;
+  /** Where the open image goes: the closing `</body>`, else the end. */
+  pixelAt: number;
+}
+
+export function planRewrite(html: string, limits: RewriteLimits = { maxLinks: Infinity, maxUrlBytes: Infinity }): RewritePlan {
+  const links: RewritePlan["links"] = [];
   let bodyClose: number | null = null;
   let href: { start: number; end: number; value: string } | null = null;
   let inAnchor = false;
@@ -36,11 +47,10 @@ export function rewriteHtml(html: string, rewrite: TrackingRewrite): string {
       },
       onopentag(name, attribs) {
         const link = href as { start: number; end: number; value: string } | null;
-        if (name !== "a" || link === null || rewrite.clickUrl === null) return;
+        if (name !== "a" || link === null || links.length >= limits.maxLinks) return;
         if ((attribs["data-mailroom-track"] ?? "").trim().toLowerCase() === "false") return;
         const url = trackableUrl(link.value);
-        const redirect = url === null ? null : rewrite.clickUrl(url);
-        if (redirect !== null) splices.push({ start: link.start, end: link.end, text: `href="${escapeAttribute(redirect)}"` });
+        if (url !== null && Buffer.byteLength(url) <= limits.maxUrlBytes) links.push({ start: link.start, end: link.end, url });
       },
       onclosetag(name, isImplied) {
         if (name === "body" && !isImplied) bodyClose = parser.startIndex;
@@ -50,20 +60,35 @@ export function rewriteHtml(html: string, rewrite: TrackingRewrite): string {
   );
   parser.write(html);
   parser.end();
+  // At the end of the body, so that the image loads only once the message has been rendered;
+  // after everything when the HTML has no closing body tag.
+  return { links, pixelAt: bodyClose ?? html.length };
+}
 
-  if (rewrite.pixelUrl !== null) {
-    // At the end of the body, so that the image loads only once the message has been rendered;
-    // after everything when the HTML has no closing body tag.
-    const at = bodyClose ?? html.length;
-    splices.push({ start: at, end: at, text: pixel(rewrite.pixelUrl) });
-  }
-  let out = "";
+/** The HTML `plan` was made from, with one rendering's open image and click URLs spliced in. */
+export function applyRewrite(html: string, plan: RewritePlan, rewrite: TrackingRewrite): string {
+  const parts: string[] = [];
   let from = 0;
-  for (const splice of splices.sort((a, b) => a.start - b.start)) {
-    out += html.slice(from, splice.start) + splice.text;
-    from = splice.end;
+  const splice = (start: number, end: number, text: string) => {
+    parts.push(html.slice(from, start), text);
+    from = end;
+  };
+  let pixel = rewrite.pixelUrl === null ? null : pixelTag(rewrite.pixelUrl);
+  for (const link of rewrite.clickUrl === null ? [] : plan.links) {
+    if (pixel !== null && plan.pixelAt <= link.start) {
+      splice(plan.pixelAt, plan.pixelAt, pixel);
+      pixel = null;
+    }
+    const redirect = rewrite.clickUrl!(link.url);
+    if (redirect !== null) splice(link.start, link.end, `href="${escapeAttribute(redirect)}"`);
   }
-  return out + html.slice(from);
+  if (pixel !== null) splice(plan.pixelAt, plan.pixelAt, pixel);
+  parts.push(html.slice(from));
+  return parts.join("");
+}
+
+export function rewriteHtml(html: string, rewrite: TrackingRewrite, limits?: RewriteLimits): string {
+  return applyRewrite(html, planRewrite(html, limits), rewrite);
 }
 
 /**
@@ -90,7 +115,7 @@ export function trackableUrl(href: string): string | null {
   return url.href;
 }
 
-function pixel(url: string): string {
+function pixelTag(url: string): string {
   return `<img src="${escapeAttribute(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
 }
 

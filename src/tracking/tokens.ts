@@ -7,9 +7,22 @@ import { allSecretKeys, type SecretKeys } from "../domain/secret-keys.js";
  * of its recipients (by position), what it is for, and for a click the URL to go to; the server
  * keeps nothing per link. It is `base64url(payload || mac)`:
  *
- *   payload = version(1) kind(1) key id(u32) issued at(u32, seconds) position(u16)
- *             id length(1) message id  [url, clicks only]
- *   mac     = the first 16 bytes of HMAC-SHA256(key[key id], payload)
+ *   open, unsubscribe (version 1):
+ *     payload = 1 kind(1) key id(u32) issued at(u32, seconds) position(u16) id length(1) message id
+ *     mac     = the first 16 bytes of HMAC-SHA256(key[key id], payload)
+ *   click (version 2):
+ *     payload = 2 kind(1) key id(u32) issued at(u32, seconds) position(u16) flags(1)
+ *               id length(1) message id url
+ *     mac     = the first 16 bytes of HMAC-SHA256(key[key id], host length(1) host payload)
+ *
+ * A click token is bound to the host its link names (the tracking domain, or TRACKING_BASE_URL's
+ * host), which is in the MAC but not in the token: the route verifies it against the host the
+ * request was made to. One server answers the operator's host and every workspace's tracking
+ * domain, so without it a link any workspace put in its own mail (and can read back from its
+ * sandbox) would be a redirect to anywhere on all of them. Flags: bit 0, a sandbox message's
+ * (its click is answered with a page, not a redirect). Version 1 click tokens, issued before
+ * clicks were bound, name no host and no flags: they are still taken, at any host, until they
+ * expire. Opens and unsubscribes are not bound: they go nowhere and act only on their recipient.
  *
  * Keys rotate on their own: key `n` serves the n-th KEY_PERIOD since the epoch and is derived
  * from SECRET_KEY with HKDF, so every node has the same keys and none is ever stored. A token
@@ -24,9 +37,20 @@ export interface TrackingTarget {
   position: number;
 }
 
-export type TrackingClaims = TrackingTarget & { issuedAt: number } & ({ kind: "open" | "unsubscribe" } | { kind: "click"; url: string });
+export type TrackingClaims = TrackingTarget & { issuedAt: number; kind: "open" | "unsubscribe" };
 
-export type TrackingClaimsInput = TrackingTarget & ({ kind: "open" | "unsubscribe" } | { kind: "click"; url: string });
+export type ClickClaims = TrackingTarget & {
+  issuedAt: number;
+  kind: "click";
+  url: string;
+  /** A sandbox message's link (false for a version 1 token, which does not say). */
+  sandbox: boolean;
+};
+
+export type TrackingClaimsInput =
+  | (TrackingTarget & { kind: "open" | "unsubscribe" })
+  /** `host`: the host the link's URL names, where the click must come in. */
+  | (TrackingTarget & { kind: "click"; url: string; host: string; sandbox: boolean });
 
 /** A new key every 30 days. */
 export const KEY_PERIOD_MS = 30 * 24 * 3600 * 1000;
@@ -36,9 +60,14 @@ export const KEY_PERIOD_MS = 30 * 24 * 3600 * 1000;
  */
 export const TOKEN_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 
+/** Version 1: opens and unsubscribes, and clicks issued before clicks were bound to their host. */
 const VERSION = 1;
+/** Version 2: clicks, bound to their host, with flags. */
+const CLICK_VERSION = 2;
+const SANDBOX_FLAG = 0x01;
 const KINDS: readonly TrackingKind[] = ["open", "click", "unsubscribe"];
 const MAC_BYTES = 16; // 128 bits: forging one by guessing over HTTP is out of reach
+/** Up to and including the id length; a version 2 token has one more byte (flags) before it. */
 const HEADER_BYTES = 1 + 1 + 4 + 4 + 2 + 1;
 /** Clicked URLs up to this long are tracked; longer links are left as they are. */
 export const MAX_TRACKED_URL_BYTES = 2000;
@@ -65,39 +94,63 @@ export class TrackingTokens {
   issue(claims: TrackingClaimsInput): string {
     const now = this.clock.now();
     const keyId = this.keyIdAt(now);
+    const click = claims.kind === "click";
+    const host = click ? normaliseHost(claims.host) : "";
+    if (host === null) throw new RangeError(`not a host: ${JSON.stringify(claims.kind === "click" ? claims.host : "")}`);
     const id = Buffer.from(claims.messageId, "latin1");
-    const url = claims.kind === "click" ? Buffer.from(claims.url, "utf8") : Buffer.alloc(0);
-    const payload = Buffer.alloc(HEADER_BYTES + id.length + url.length);
-    let at = payload.writeUInt8(VERSION, 0);
+    const url = click ? Buffer.from(claims.url, "utf8") : Buffer.alloc(0);
+    const payload = Buffer.alloc(HEADER_BYTES + (click ? 1 : 0) + id.length + url.length);
+    let at = payload.writeUInt8(click ? CLICK_VERSION : VERSION, 0);
     at = payload.writeUInt8(KINDS.indexOf(claims.kind), at);
     at = payload.writeUInt32BE(keyId, at);
     at = payload.writeUInt32BE(Math.floor(now / 1000), at);
     at = payload.writeUInt16BE(claims.position, at);
+    if (click) at = payload.writeUInt8(claims.sandbox ? SANDBOX_FLAG : 0, at);
     at = payload.writeUInt8(id.length, at);
     at += id.copy(payload, at);
     url.copy(payload, at);
-    return Buffer.concat([payload, this.mac(keyId, payload)]).toString("base64url");
+    return Buffer.concat([payload, this.mac(keyId, payload, 0, click ? host : null)]).toString("base64url");
   }
 
-  /** The token's claims, or null when it is malformed, tampered with, expired or under an unknown key. */
-  verify(token: string, kind: TrackingKind): TrackingClaims | null {
+  /** An open or unsubscribe token's claims, or null when it is malformed, tampered with, expired or under an unknown key. */
+  verify(token: string, kind: Exclude<TrackingKind, "click">): TrackingClaims | null {
+    const read = this.read(token, kind, null);
+    return read && { messageId: read.messageId, position: read.position, issuedAt: read.issuedAt, kind };
+  }
+
+  /**
+   * A click token's claims when it was issued for `host` (the request's, as given: a port, a
+   * trailing dot and the case do not matter), or null: not ours, expired, or for another host.
+   */
+  verifyClick(token: string, host: string): ClickClaims | null {
+    const read = this.read(token, "click", normaliseHost(host));
+    return read && { messageId: read.messageId, position: read.position, issuedAt: read.issuedAt, kind: "click", url: read.rest.toString("utf8"), sandbox: (read.flags & SANDBOX_FLAG) !== 0 };
+  }
+
+  /** `host`: what a version 2 token's MAC must cover; null for a request host that is no host (nothing version 2 verifies then). */
+  private read(token: string, kind: TrackingKind, host: string | null): { messageId: string; position: number; issuedAt: number; flags: number; rest: Buffer } | null {
     if (!/^[A-Za-z0-9_-]+$/.test(token) || token.length > 4 * MAX_TRACKED_URL_BYTES) return null;
     const raw = Buffer.from(token, "base64url");
     if (raw.length < HEADER_BYTES + MAC_BYTES) return null;
     const payload = raw.subarray(0, raw.length - MAC_BYTES);
-    if (payload.readUInt8(0) !== VERSION || KINDS[payload.readUInt8(1)] !== kind) return null;
+    const version = payload.readUInt8(0);
+    if (KINDS[payload.readUInt8(1)] !== kind) return null;
+    // Version 2 is for clicks only; a version 1 click is one issued before clicks were bound.
+    if (!(version === VERSION || (version === CLICK_VERSION && kind === "click" && host !== null))) return null;
     const keyId = payload.readUInt32BE(2);
     const issuedAt = payload.readUInt32BE(6) * 1000;
     if (!this.usable(keyId, issuedAt)) return null;
     const mac = raw.subarray(raw.length - MAC_BYTES);
-    if (!this.masters.some((_, master) => timingSafeEqual(mac, this.mac(keyId, payload, master)))) return null;
+    const bound = version === CLICK_VERSION ? host : null;
+    if (!this.masters.some((_, master) => timingSafeEqual(mac, this.mac(keyId, payload, master, bound)))) return null;
     const position = payload.readUInt16BE(10);
-    const idLength = payload.readUInt8(12);
-    if (payload.length < HEADER_BYTES + idLength) return null;
-    const messageId = payload.subarray(HEADER_BYTES, HEADER_BYTES + idLength).toString("latin1");
-    const base = { messageId, position, issuedAt };
-    if (kind !== "click") return { ...base, kind };
-    return { ...base, kind, url: payload.subarray(HEADER_BYTES + idLength).toString("utf8") };
+    const header = version === CLICK_VERSION ? HEADER_BYTES + 1 : HEADER_BYTES;
+    if (payload.length < header) return null;
+    const flags = version === CLICK_VERSION ? payload.readUInt8(12) : 0;
+    const idLength = payload.readUInt8(header - 1);
+    if (payload.length < header + idLength) return null;
+    const messageId = payload.subarray(header, header + idLength).toString("latin1");
+    return { messageId, position, issuedAt, flags, rest: payload.subarray(header + idLength) };
   }
 
   /**
@@ -139,9 +192,17 @@ export class TrackingTokens {
     return keyId === this.keyIdAt(issuedAt);
   }
 
-  /** `master` indexes `masters`: 0, the current SECRET_KEY, signs; the others only verify. */
-  private mac(keyId: number, payload: Buffer, master = 0): Buffer {
-    return createHmac("sha256", this.key(keyId, master)).update(payload).digest().subarray(0, MAC_BYTES);
+  /**
+   * `master` indexes `masters`: 0, the current SECRET_KEY, signs; the others only verify. A
+   * bound `host` goes first, length-prefixed, so no bytes can move between it and the URL.
+   */
+  private mac(keyId: number, payload: Buffer, master = 0, host: string | null = null): Buffer {
+    const hmac = createHmac("sha256", this.key(keyId, master));
+    if (host !== null) {
+      const name = Buffer.from(host, "latin1");
+      hmac.update(Buffer.from([name.length])).update(name);
+    }
+    return hmac.update(payload).digest().subarray(0, MAC_BYTES);
   }
 
   private mailtoTag(keyId: number, target: TrackingTarget, master = 0): string {
@@ -160,4 +221,22 @@ export class TrackingTokens {
     }
     return key;
   }
+}
+
+/**
+ * A host as the MAC binds it: lower-case, no port, no trailing dot, IPv6 bracketed and
+ * compressed, international names in punycode (the WHATWG URL parser's `hostname`). Null for
+ * anything that is not a bare host and port (a user part, a path): a Host header like
+ * `evil.example@track.acme.example` must not read as the host after its `@`.
+ */
+export function normaliseHost(host: string): string | null {
+  if (host === "" || !/^[A-Za-z0-9._\-[\]:]+$/.test(host)) return null;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+  hostname = hostname.replace(/\.$/, "");
+  return hostname === "" || hostname.length > 255 ? null : hostname;
 }

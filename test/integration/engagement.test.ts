@@ -23,7 +23,7 @@ describe.each(databases)("engagement ($name)", (database) => {
   };
   const message = async (id: string) => (await t.call({ method: "GET", url: `/v1/messages/${id}` })).json();
   const types = async (id: string) => ((await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100` })).json().data as Array<{ type: string }>).map((e) => e.type);
-  const suppressions = async () => (await t.call({ method: "GET", url: "/v1/suppressions" })).json().data as Array<{ email: string; reason: string; message_id: string | null }>;
+  const suppressions = async () => (await t.call({ method: "GET", url: "/v1/suppressions" })).json().data as Array<{ id: string; email: string; reason: string; message_id: string | null }>;
   const record = (input: Partial<Parameters<TestApp["runtime"]["services"]["engagement"]["record"]>[0]> & { messageId: string }) =>
     t.runtime.services.engagement.record({ recipient: { position: 0 }, type: "message.opened", data: {}, at: t.clock.now(), ...input });
 
@@ -71,6 +71,19 @@ describe.each(databases)("engagement ($name)", (database) => {
         expect.objectContaining({ email: "grace@example.com", reason: "unsubscribe", message_id: unsubscribed }),
       ]),
     );
+  });
+
+  it("takes a repeat complaint or unsubscribe again once its suppression was deleted: suppressed anew, with an event", async () => {
+    const complained = await delivered("ada@example.com");
+    await record({ messageId: complained, type: "message.complained", data: { feedback_type: "abuse" } });
+    const [first] = await suppressions();
+    expect((await t.call({ method: "DELETE", url: `/v1/suppressions/${first!.id}` })).statusCode).toBeLessThan(300);
+    expect(await record({ messageId: complained, type: "message.complained", data: { feedback_type: "abuse" } })).toMatchObject({ eventId: expect.stringMatching(/^evt_/), first: false });
+    expect(await suppressions()).toMatchObject([{ email: "ada@example.com", reason: "complaint" }]);
+    expect(await record({ messageId: complained, type: "message.complained", data: { feedback_type: "abuse" } })).toMatchObject({ eventId: null });
+    expect((await types(complained)).filter((type) => type === "message.complained")).toHaveLength(2);
+    // The first complaint's instant stays the recipient's.
+    expect((await message(complained)).recipients[0].complained_at).not.toBeNull();
   });
 
   it("moves a delivered recipient to bounced on a late hard bounce, suppresses it, and ignores a second one", async () => {

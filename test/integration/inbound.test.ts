@@ -548,4 +548,16 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
     const suppressions = (await h.call("GET", `/v1/suppressions?email=${grace}`)).json().data;
     expect(suppressions).toEqual([expect.objectContaining({ email: grace, reason: "unsubscribe" })]);
   });
+
+  it("suppresses again after the suppression was deleted, when the recipient mails the unsubscribe address again", async () => {
+    h = await startInbound(database);
+    const sent = await h.sendTracked();
+    const address = h.t.runtime.tracking.unsubscribeMailto({ messageId: sent.id, position: 1 }, RETURN_PATH_DOMAIN);
+    expect((await swaks({ server: h.smtp, from: grace, to: address, body: "unsubscribe" })).last).toMatch(/^250 /);
+    const [first] = (await h.call("GET", `/v1/suppressions?email=${grace}`)).json().data;
+    expect((await h.t.call({ method: "DELETE", url: `/v1/suppressions/${first.id}`, key: h.t.workspace.liveKey })).statusCode).toBeLessThan(300);
+    expect((await swaks({ server: h.smtp, from: grace, to: address, body: "unsubscribe" })).last).toMatch(/^250 /);
+    expect((await h.call("GET", `/v1/suppressions?email=${grace}`)).json().data).toEqual([expect.objectContaining({ email: grace, reason: "unsubscribe" })]);
+    expect((await h.events(sent.id)).filter((e) => e.type === "message.unsubscribed").map((e) => e.data.method)).toEqual(["mailto", "mailto"]);
+  });
 });

@@ -5,6 +5,7 @@ import { databases, type TestDatabase } from "../helpers/databases.js";
 import { verifyDkim } from "../helpers/dkim-verify.js";
 import { headersOf, RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+import { MAX_TRACKED_LINKS } from "../../src/tracking/links.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /** A desktop browser, as a mail client's web view or a person's browser sends it. */
@@ -141,6 +142,58 @@ describe.each(databases)("tracking ($name)", (database) => {
       expect(res.headers.get("location")).toBe(long);
     });
 
+    it("tracks the first 1,000 links of a message and leaves the rest as written", async () => {
+      ({ h, receiver } = await startTracking(database));
+      const links = Array.from({ length: MAX_TRACKED_LINKS + 3 }, (_, i) => `<a href="https://shop.example/item/${i}">${i}</a>`);
+      await h.send({ to: ada, track_clicks: true, html: `<html><body>${links.join("\n")}</body></html>` });
+      await h.t.drain();
+      const html = (await opened(h.sink.accepted[0]!.raw)).html;
+      expect(clickLinks(html)).toHaveLength(MAX_TRACKED_LINKS);
+      for (let i = MAX_TRACKED_LINKS; i < MAX_TRACKED_LINKS + 3; i++) expect(html).toContain(`<a href="https://shop.example/item/${i}">${i}</a>`);
+    });
+
+    it("answers 404 to a click token presented at another host", async () => {
+      ({ h, receiver } = await startTracking(database));
+      const id = await h.send({ to: ada, track_clicks: true, html: `<a href="https://shop.example/">shop</a>` });
+      await h.t.drain();
+      const click = clickLinks((await opened(h.sink.accepted[0]!.raw)).html)[0]!;
+      const { pathname, port } = new URL(click);
+      h.t.clock.advance(60_000);
+      // The same server answers the operator's host and every workspace's tracking domain: a link
+      // minted for one (a workspace's sandbox message to its own site) is no redirect on another.
+      for (const host of ["track.victim-bank.example", "localhost", `127.0.0.2:${port}`, "evil.example@127.0.0.1"]) {
+        const res = await h.t.app.inject({ method: "GET", url: pathname, headers: { host, "user-agent": BROWSER } });
+        expect(res.statusCode, host).toBe(404);
+        expect(res.headers.location, host).toBeUndefined();
+      }
+      expect((await h.events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered"]);
+      // At the host it was issued for, it redirects.
+      const res = await fetch(click, { redirect: "manual", headers: { "user-agent": BROWSER } });
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe("https://shop.example/");
+    });
+
+    it("answers a sandbox message's click with a page that links on, rather than a redirect, and records the click", async () => {
+      t = await createTestApp(database);
+      const target = `https://evil.example/phish?a=1&b=<b>"x"`;
+      const sent = await t.call({ method: "POST", url: "/v1/messages", key: t.other.sandboxKey, payload: aMessage({ from: "x@globex.example", track_clicks: true, html: `<a href='${target}'>x</a>` }) });
+      expect(sent.statusCode, sent.body).toBe(202);
+      await t.drain();
+      const { html } = await opened(Buffer.from((await t.call({ method: "GET", url: `/v1/messages/${sent.json().id}`, key: t.other.sandboxKey })).json().mime));
+      const link = new URL(clickLinks(html)[0]!);
+      t.clock.advance(60_000);
+      const res = await t.app.inject({ method: "GET", url: link.pathname, headers: { host: link.host, "user-agent": BROWSER } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers["content-type"]).toContain("text/html");
+      expect(res.headers["cache-control"]).toContain("no-store");
+      const serialised = new URL(target).href;
+      expect(res.body).toContain(`<a href="${serialised.replace(/&/g, "&amp;")}" rel="noreferrer noopener">${serialised.replace(/&/g, "&amp;")}</a>`);
+      expect(res.body).not.toContain("<b>");
+      const events = (await t.call({ method: "GET", url: `/v1/messages/${sent.json().id}/events`, key: t.other.sandboxKey })).json().data as Array<{ type: string; data: Record<string, unknown> }>;
+      expect(events.find((e) => e.type === "message.clicked")).toMatchObject({ data: { url: serialised, first_click: true, machine_click: false } });
+    });
+
     /**
      * The URL with the last byte of its token changed. Changing its last characters instead may
      * leave the bytes as they were (base64url's last character can carry bits the decoder drops),
@@ -195,8 +248,8 @@ describe.each(databases)("tracking ($name)", (database) => {
       const { html } = await opened(Buffer.from((await app.call({ method: "GET", url: `/v1/messages/${sent.json().id}` })).json().mime));
       const link = new URL(clickLinks(html)[0]!);
       app.clock.advance(60_000);
-      const res = await app.app.inject({ method: "GET", url: link.pathname, headers: { "user-agent": BROWSER, "x-forwarded-for": "203.0.113.9" } });
-      expect(res.statusCode).toBe(302);
+      const res = await app.app.inject({ method: "GET", url: link.pathname, headers: { host: link.host, "user-agent": BROWSER, "x-forwarded-for": "203.0.113.9" } });
+      expect(res.statusCode).toBe(200); // a sandbox message's click: the page that links on
       const events = (await app.call({ method: "GET", url: `/v1/messages/${sent.json().id}/events?limit=100` })).json().data as Array<{ type: string; data: Record<string, unknown> }>;
       return events.find((e) => e.type === "message.clicked")!.data;
     };
@@ -210,17 +263,35 @@ describe.each(databases)("tracking ($name)", (database) => {
       t = await createTestApp(database);
       expect(await clickThroughProxy(t)).toMatchObject({ ip: "127.0.0.1" });
     });
+
+    it("takes the host a proxy named in TRUST_PROXY forwards (X-Forwarded-Host) for a click, and ignores it from anyone else", async () => {
+      for (const [trustProxy, status] of [["127.0.0.1", 200], ["", 404]] as const) {
+        t = await createTestApp(database, { TRUST_PROXY: trustProxy, TRACKING_BASE_URL: "https://t.mail.example" });
+        const sent = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ track_clicks: true, html: '<a href="https://acme.example/start">Start</a>' }) });
+        await t.drain();
+        const { html } = await opened(Buffer.from((await t.call({ method: "GET", url: `/v1/messages/${sent.json().id}` })).json().mime));
+        const link = new URL(clickLinks(html)[0]!);
+        expect(link.host).toBe("t.mail.example");
+        t.clock.advance(60_000);
+        // The proxy reaches Mailroom at its own address and says which host the reader asked for.
+        const res = await t.app.inject({ method: "GET", url: link.pathname, headers: { host: "10.0.0.5:3000", "x-forwarded-host": "t.mail.example", "user-agent": BROWSER } });
+        expect(res.statusCode, `TRUST_PROXY=${trustProxy}`).toBe(status);
+        await t.close();
+        t = undefined;
+      }
+    });
   });
 
   describe("one-click unsubscribe", () => {
     it("signs List-Unsubscribe and List-Unsubscribe-Post with DKIM, with the unsubscribe URL and a mailto to the return-path domain", async () => {
-      ({ h, receiver } = await startTracking(database));
+      // RFC 8058 §3.1: one-click (List-Unsubscribe-Post) only with an https URI.
+      h = await startLiveHarness(database, { env: () => ({ TRACKING_BASE_URL: "https://t.mail.example" }) });
       const id = await h.send({ to: ada, unsubscribe: true });
       await h.t.drain();
       const raw = h.sink.accepted[0]!.raw;
       const headers = headersOf(raw);
       const listUnsubscribe = header(headers, "List-Unsubscribe")!;
-      expect(listUnsubscribe).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/t\/u\/[A-Za-z0-9_-]+>, <mailto:unsubscribe\+msg_[0-9a-z]{26}-0-\d+-[0-9a-f]{10}@bounces\.acme\.example\?subject=unsubscribe>$/);
+      expect(listUnsubscribe).toMatch(/^<https:\/\/t\.mail\.example\/t\/u\/[A-Za-z0-9_-]+>, <mailto:unsubscribe\+msg_[0-9a-z]{26}-0-\d+-[0-9a-f]{10}@bounces\.acme\.example\?subject=unsubscribe>$/);
       expect(header(headers, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
       const mailto = /mailto:([^?>]+)/.exec(listUnsubscribe)![1]!;
       expect(h.t.runtime.tracking.parseUnsubscribeAddress(mailto)).toEqual({ messageId: id, position: 0 });
@@ -267,6 +338,34 @@ describe.each(databases)("tracking ($name)", (database) => {
       await h.t.drain();
       expect((await h.message(next)).status).toBe("suppressed");
       expect(h.sink.accepted).toHaveLength(1);
+    });
+
+    it("suppresses again after the suppression was deleted", async () => {
+      ({ h, receiver } = await startTracking(database));
+      const id = await h.send({ to: ada, unsubscribe: true });
+      await h.t.drain();
+      const url = /<(http[^>]+)>/.exec(header(headersOf(h.sink.accepted[0]!.raw), "List-Unsubscribe")!)![1]!;
+      const suppressions = async () => (await h!.t.call({ method: "GET", url: "/v1/suppressions", key: h!.t.workspace.liveKey })).json().data as Array<{ id: string; email: string; reason: string }>;
+      const unsubscribed = async () => (await h!.events(id)).filter((e) => e.type === "message.unsubscribed");
+      const oneClick = () => fetch(url, { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
+
+      expect((await oneClick()).status).toBe(200);
+      const [first] = await suppressions();
+      expect(first).toMatchObject({ email: ada, reason: "unsubscribe" });
+      // The customer removes the suppression (by mistake, or to re-test); the recipient unsubscribes again.
+      expect((await h.t.call({ method: "DELETE", url: `/v1/suppressions/${first!.id}`, key: h.t.workspace.liveKey })).statusCode).toBeLessThan(300);
+      const again = await fetch(url, { method: "POST", body: "via=page", headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": BROWSER } });
+      expect(again.status).toBe(200);
+      expect(await suppressions()).toMatchObject([{ email: ada, reason: "unsubscribe" }]);
+      expect((await unsubscribed()).map((e) => e.data.method)).toEqual(["one_click", "page"]);
+
+      // While the suppression stands, a repeat changes nothing.
+      expect((await oneClick()).status).toBe(200);
+      expect(await suppressions()).toHaveLength(1);
+      expect(await unsubscribed()).toHaveLength(2);
+      const next = await h.send({ to: ada });
+      await h.t.drain();
+      expect((await h.message(next)).status).toBe("suppressed");
     });
 
     it("unsubscribes from the confirmation page's button too, recorded as such", async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { composeMessage, type Compose } from "../../src/delivery/compose.js";
+import { ByteBudget } from "../../src/delivery/byte-budget.js";
 import { attemptDelivery } from "../../src/delivery/pipeline.js";
 import { DeliveryWorker, type Route, type WorkerDependencies } from "../../src/delivery/worker.js";
 import { migrationSource } from "../../src/db/migrations/index.js";
@@ -108,6 +109,8 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         verp: new Verp(secretKeys("ab".repeat(32))),
         tracking: new TrackingLinks(t.runtime.tracking, "http://localhost:3000", new Verp(secretKeys("ab".repeat(32)))),
         compose: composeMessage,
+        budget: new ByteBudget(64 * 1024 * 1024),
+        log: { error: () => undefined },
         deliver: async (recipient, _envelope, _mime, message) => simulateDelivery(recipient, message),
         retryDelayMs: () => 30_000,
         expiresAt: now + 86_400_000,

@@ -17,6 +17,21 @@ describe("ByteBudget", () => {
     expect(budget.inHand).toBe(100);
   });
 
+  it("gives more to a holder at once when it fits and nobody waits, and never makes it wait", async () => {
+    const budget = new ByteBudget(100);
+    await budget.take(60);
+    const more = budget.tryTake(30);
+    expect(more).not.toBeNull();
+    expect(budget.tryTake(20)).toBeNull();
+    more!();
+    more!();
+    expect(budget.inHand).toBe(60);
+    // A waiter keeps its turn: nothing is lent past it.
+    const waiting = budget.take(50);
+    expect(budget.tryTake(10)).toBeNull();
+    expect(await settled(waiting)).toBe(false);
+  });
+
   it("makes a taker wait until enough is handed back", async () => {
     const budget = new ByteBudget(100);
     const giveBack = await budget.take(70);

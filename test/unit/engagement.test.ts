@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countsRecorded, engagementEffect, NO_ENGAGEMENT_STAMPS, RECORDED_PER_RECIPIENT } from "../../src/domain/engagement.js";
+import { countsRecorded, engagementEffect, happenedOnceAlready, NO_ENGAGEMENT_STAMPS, RECORDED_PER_RECIPIENT } from "../../src/domain/engagement.js";
 
 const fresh = NO_ENGAGEMENT_STAMPS;
 
@@ -26,6 +26,15 @@ describe("engagementEffect", () => {
     expect(engagementEffect(fresh, "message.complained", {}, true)).toMatchObject({ stamp: "complained_at", counter: null, first: true });
     expect(engagementEffect({ ...fresh, complained_at: 1 }, "message.complained", {}, true)).toBeNull();
     expect(engagementEffect({ ...fresh, unsubscribed_at: 1 }, "message.unsubscribed", {}, true)).toBeNull();
+  });
+
+  it("takes a repeat complaint or unsubscribe again, as a repeat, when the suppression it made is gone", () => {
+    const unsubscribed = { ...fresh, unsubscribed_at: 1 };
+    expect(happenedOnceAlready(unsubscribed, "message.unsubscribed")).toBe(true);
+    expect(happenedOnceAlready(fresh, "message.unsubscribed")).toBe(false);
+    expect(happenedOnceAlready({ ...fresh, opened_at: 1 }, "message.opened")).toBe(false);
+    expect(engagementEffect(unsubscribed, "message.unsubscribed", { method: "page" }, true, 0, true)).toEqual({ data: { method: "page" }, stamp: "unsubscribed_at", counter: null, first: false });
+    expect(engagementEffect({ ...fresh, complained_at: 1 }, "message.complained", {}, true, 0, true)).toMatchObject({ first: false, counter: null });
   });
 
   it("stops recording a recipient's repeat opens and clicks once that many of the kind are recorded, and never a first one", () => {

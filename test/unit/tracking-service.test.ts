@@ -6,6 +6,7 @@ import { TrackingService, type EngagementRecorder } from "../../src/services/tra
 import { TrackingTokens } from "../../src/tracking/tokens.js";
 
 const messageId = "msg_01jd3k8m2q5v7w9x1y3z5a7b9c";
+const host = "t.mail.example";
 const visitor = { method: "GET", userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", ip: "203.0.113.7" };
 
 function setup(recorder: EngagementRecorder) {
@@ -17,11 +18,27 @@ function setup(recorder: EngagementRecorder) {
 }
 
 describe("TrackingService", () => {
+  it("logs a link issued for the base host but presented at another, as a proxy rewriting Host would", async () => {
+    const clock = new ManualClock();
+    const tokens = new TrackingTokens(secretKeys("ab".repeat(32)), clock);
+    const warnings: object[] = [];
+    const log = { error: () => undefined, warn: (obj: object) => void warnings.push(obj) };
+    const service = new TrackingService(tokens, { record: async () => null }, clock, log, { recordWaitMs: 50, baseHost: host });
+    const token = tokens.issue({ kind: "click", messageId, position: 0, url: "https://shop.example/", host, sandbox: false });
+    expect(await service.click(token, "127.0.0.1:3000", visitor)).toBeNull();
+    expect(warnings).toEqual([{ host: "127.0.0.1:3000", issued_for: host }]);
+    // A token that is not ours, or was issued for another host still, is only a 404.
+    const elsewhere = tokens.issue({ kind: "click", messageId, position: 0, url: "https://shop.example/", host: "track.acme.example", sandbox: false });
+    expect(await service.click(elsewhere, "127.0.0.1:3000", visitor)).toBeNull();
+    expect(await service.click("bogus", "127.0.0.1:3000", visitor)).toBeNull();
+    expect(warnings).toHaveLength(1);
+  });
+
   it("still redirects when recording the click fails, and logs the failure", async () => {
     const { clock, tokens, service, errors } = setup({ record: async () => Promise.reject(new Error("database is down")) });
-    const token = tokens.issue({ kind: "click", messageId, position: 0, url: "https://shop.example/" });
+    const token = tokens.issue({ kind: "click", messageId, position: 0, url: "https://shop.example/", host, sandbox: false });
     clock.advance(60_000);
-    expect(await service.click(token, visitor)).toBe("https://shop.example/");
+    expect(await service.click(token, host, visitor)).toEqual({ url: "https://shop.example/", sandbox: false });
     expect(await service.open(tokens.issue({ kind: "open", messageId, position: 0 }), visitor)).toBe(true);
     expect(errors).toHaveLength(2);
   });
@@ -38,10 +55,10 @@ describe("TrackingService", () => {
           };
         }),
     });
-    const token = tokens.issue({ kind: "click", messageId, position: 3, url: "https://shop.example/slow" });
+    const token = tokens.issue({ kind: "click", messageId, position: 3, url: "https://shop.example/slow", host, sandbox: false });
     clock.advance(60_000);
     const started = performance.now();
-    expect(await service.click(token, visitor)).toBe("https://shop.example/slow");
+    expect(await service.click(token, host, visitor)).toEqual({ url: "https://shop.example/slow", sandbox: false });
     expect(performance.now() - started).toBeLessThan(1000);
     finish();
     await new Promise((resolve) => setImmediate(resolve));
@@ -51,7 +68,7 @@ describe("TrackingService", () => {
   it("records nothing for a token it did not sign, and lets an unsubscribe's failure through", async () => {
     const calls: EngagementInput[] = [];
     const failing = setup({ record: async (input) => (calls.push(input), Promise.reject(new Error("database is down"))) });
-    expect(await failing.service.click("bogus", visitor)).toBeNull();
+    expect(await failing.service.click("bogus", host, visitor)).toBeNull();
     expect(await failing.service.open("bogus", visitor)).toBe(false);
     expect(await failing.service.unsubscribe("bogus", "one_click", visitor)).toBe(false);
     expect(calls).toEqual([]);
