@@ -735,6 +735,10 @@ export interface paths {
          *
          *     Live mail may only be sent from a verified domain; sandbox mail may use any sender, and is
          *     signed with the domain's keys when the domain has been added.
+         *
+         *     A workspace may have at most 1,000 domains: past that, `409 domain_limit_reached` (delete
+         *     one first). Key generation runs one at a time on each server, so a call may wait briefly
+         *     for others' keys.
          */
         post: operations["createDomain"];
         delete?: never;
@@ -804,8 +808,17 @@ export interface paths {
          *     required record has disappeared it becomes `temporary_failure`, keeps sending live mail
          *     and is checked hourly; if the records are still missing 72 hours after they were first
          *     found gone (`failing_since`), it becomes `failed` and live mail from it is refused until a
-         *     verification finds them again. DNS answers may take a while to propagate: verifying again
+         *     verification finds them again. Live mail stops at `grace_ends_at` even when no check
+         *     has concluded by then. DNS answers may take a while to propagate: verifying again
          *     is harmless.
+         *
+         *     A record whose lookup fails temporarily (SERVFAIL, timeout) keeps its last status, which
+         *     keeps a domain in service but never puts a `pending` or `failed` one into service: that
+         *     needs every required record found by this check itself. When no lookup answers at all,
+         *     nothing changes and the answer is `503` (but a domain past its grace period becomes
+         *     `failed`). The `return_path`, `spf` and `tracking` records are checked against, and show,
+         *     this server's host names as configured now: if the operator changes them, the records
+         *     show the new value to publish.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -2048,7 +2061,7 @@ export interface components {
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`, `message_not_scheduled`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
-             *     `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
+             *     `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
              *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
              *     `template_render_failed`, `layout_in_use`, `layout_unavailable`, `content_removed`,
@@ -2470,7 +2483,9 @@ export interface components {
             track_clicks?: boolean | null;
             /**
              * @description A host name under the domain (e.g. `track.acme.example`) that serves its tracking
-             *     links, CNAMEd to this server (the `tracking` record); null uses the server's own URL.
+             *     links, CNAMEd to this server (the `tracking` record), once a check has found that
+             *     record verified (until then, links use the server's own URL); null uses the server's
+             *     own URL.
              */
             tracking_domain?: string | null;
         };
@@ -3147,7 +3162,10 @@ export interface components {
              * @description What the record is for: `spf` authorises this server to send for the return-path
              *     domain, `dkim` publishes a signing key, `dkim_next` a new key of a rotation in progress
              *     (see `rotateDomainDkim`; not required: the domain's status does not depend on it),
-             *     `dmarc` a policy (`p=none` to start with),
+             *     `dmarc` a policy (`p=none` to start with; for a subdomain, a DMARC record at its
+             *     organisational domain satisfies it too, as receivers fall back to it, RFC 7489: do not
+             *     publish `p=none` at the subdomain over a stricter policy there; two DMARC records at
+             *     one name count as none),
              *     `return_path` routes bounces and replies (the envelope sender's domain) back to this
              *     server, and `tracking` points the tracking domain, if one is set, at this server.
              * @enum {string}
@@ -3160,7 +3178,13 @@ export interface components {
             type: "TXT" | "MX" | "CNAME";
             /** @description The fully-qualified name to publish it at. */
             name: string;
-            /** @description The value to publish (for MX, the host name). */
+            /**
+             * @description The value to publish (for MX, the host name). A TXT value longer than 255 bytes (the
+             *     RSA `dkim` key's) must be published as several quoted strings of at most 255 bytes
+             *     each, which DNS joins again: most DNS providers need it split so, some split it
+             *     themselves. The `return_path`, `spf` and `tracking` values name this server's host
+             *     names as configured at the last check.
+             */
             value: string;
             /** @description The MX preference; null for TXT. */
             priority: number | null;
@@ -3171,7 +3195,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "verified" | "missing" | "mismatch";
-            /** @description What DNS answered at the last check (TXT strings joined; MX as `priority host`). */
+            /** @description What DNS answered at the last check (TXT strings joined; MX as `priority host`); for a `dmarc` record verified through its organisational domain, that domain's DMARC record. */
             found: string[];
         };
         DomainDkimKey: {
@@ -3204,7 +3228,7 @@ export interface components {
             track_opens: boolean | null;
             /** @description Whether mail from it tracks clicks by default; null follows the workspace. */
             track_clicks: boolean | null;
-            /** @description The host name serving its tracking links, if set (see the `tracking` record). */
+            /** @description The host name serving its tracking links, if set (see the `tracking` record). Links use it only while a check has found its `tracking` CNAME verified; until then, the server's own URL. */
             tracking_domain: string | null;
             /**
              * Format: date-time
@@ -3292,7 +3316,7 @@ export interface components {
              */
             object: "suppression";
             environment: components["schemas"]["Environment"];
-            /** @description The suppressed address, normalised (lower-case domain). */
+            /** @description The suppressed address, normalised: trimmed, lower-cased whole (local part too), its domain in ASCII (A-label) form. */
             email: string;
             reason: components["schemas"]["SuppressionReason"];
             /** @description The message whose bounce or complaint caused it, if any. */
@@ -3834,7 +3858,7 @@ export interface components {
         };
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
-         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_not_verified`,
+         *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`,
          *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`). `domain_changed` carries `Retry-After` too: it
          *     is a race lost to concurrent changes, and a retry with the same Idempotency-Key runs again

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPair, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 
 /**
  * DKIM keys of a sending domain (DESIGN.md §9): an RSA-2048 key, which every verifier knows, and
@@ -28,13 +28,61 @@ export function generateDkimKey(algorithm: DkimAlgorithm): DkimKey {
   return toDkimKey(algorithm, privateKey);
 }
 
-/** The same, generated on libuv's thread pool. */
+/**
+ * The same, generated on libuv's thread pool, one at a time in the process: the pool has four
+ * threads, which password hashing (scrypt) and file I/O share, and a loop of createDomain or
+ * rotateDomainDkim calls must not fill it with RSA generations. Callers wait for their turn.
+ */
 export function generateDkimKeyAsync(algorithm: DkimAlgorithm): Promise<DkimKey> {
-  return new Promise((resolve, reject) => {
-    const done = (error: Error | null, _publicKey: KeyObject, privateKey: KeyObject) => (error ? reject(error) : resolve(toDkimKey(algorithm, privateKey)));
-    if (algorithm === "rsa-sha256") generateKeyPair("rsa", { modulusLength: RSA_BITS }, done);
-    else generateKeyPair("ed25519", undefined, done);
-  });
+  return inTurn(
+    () =>
+      new Promise((resolve, reject) => {
+        const done = (error: Error | null, _publicKey: KeyObject, privateKey: KeyObject) => (error ? reject(error) : resolve(toDkimKey(algorithm, privateKey)));
+        if (algorithm === "rsa-sha256") generateKeyPair("rsa", { modulusLength: RSA_BITS }, done);
+        else generateKeyPair("ed25519", undefined, done);
+      }),
+  );
+}
+
+/** Key generations of this process: whether one is running, and those waiting for their turn, first first. */
+let generating = false;
+const waiting: Array<() => void> = [];
+
+async function inTurn<T>(task: () => Promise<T>): Promise<T> {
+  if (generating) await new Promise<void>((resolve) => waiting.push(resolve));
+  generating = true;
+  try {
+    return await task();
+  } finally {
+    // The turn passes straight to the next waiter, so no newcomer slips in between.
+    const next = waiting.shift();
+    if (next) next();
+    else generating = false;
+  }
+}
+
+const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** Three random base-32 characters. */
+function randomLabel(): string {
+  // 256 is a multiple of 32: every character is equally likely.
+  return [...randomBytes(3)].map((byte) => BASE32[byte % 32]).join("");
+}
+
+/**
+ * The selectors' common part for a domain's new keys, `mr<yymm><3 random characters>`, each key's
+ * selector adding `-rsa` or `-ed` (docs/domains.md): the date tells an operator how old a key is,
+ * the random part keeps a re-added domain from reusing a selector that resolvers may still cache.
+ * Drawn again while a selector it makes is one of `taken` (the domain's current keys'): a
+ * rotation that reused its current selector in the same month would publish the new key over the
+ * one that signs.
+ */
+export function dkimSelectorBase(now: number, taken: readonly string[], draw: () => string = randomLabel): string {
+  const iso = new Date(now).toISOString();
+  for (;;) {
+    const base = `mr${iso.slice(2, 4)}${iso.slice(5, 7)}${draw()}`;
+    if (!taken.some((selector) => selector.startsWith(`${base}-`))) return base;
+  }
 }
 
 /** The TXT value for a stored private key, so that only the private key needs keeping. */

@@ -1,3 +1,4 @@
+import { organizationalDomain } from "./organizational-domain.js";
 import type { components } from "../../generated/v1.js";
 
 /**
@@ -30,10 +31,26 @@ export function recordsFor(name: string, returnPathDomain: string, keys: readonl
   });
   return [
     record("return_path", "MX", returnPathDomain, hostname, true, 10),
-    record("spf", "TXT", returnPathDomain, `v=spf1 a:${hostname} ~all`, true),
+    record("spf", "TXT", returnPathDomain, spfValue(hostname), true),
     ...keys.map((key) => dkimRecord(key, name, "dkim")),
     record("dmarc", "TXT", `_dmarc.${name}`, DMARC_VALUE, false),
   ];
+}
+
+const spfValue = (hostname: string) => `v=spf1 a:${hostname} ~all`;
+
+/**
+ * The records with the values that name this server's host names (the return path's MX and SPF
+ * record, the tracking CNAME) as the configuration gives them now. A check judges the records
+ * against these and saves them, so what the API shows is what was checked: after
+ * SENDING_HOSTNAME or TRACKING_BASE_URL changes, the records show the new value to publish. A
+ * record whose value changed starts over as `pending`: its last status was about the old value.
+ */
+export function withCurrentHosts(records: readonly DomainRecord[], hostname: string, trackingHost: string): DomainRecord[] {
+  return records.map((record) => {
+    const value = record.purpose === "return_path" ? hostname : record.purpose === "spf" ? spfValue(hostname) : record.purpose === "tracking" ? trackingHost : record.value;
+    return value === record.value ? record : { ...record, value, status: "pending" };
+  });
 }
 
 /** The TXT record publishing a DKIM key: required once it signs (`dkim`), not while a rotation waits for it (`dkim_next`). */
@@ -46,7 +63,11 @@ export function trackingRecord(trackingDomain: string, trackingHost: string): Do
   return { purpose: "tracking", type: "CNAME", name: trackingDomain, value: trackingHost, priority: null, required: false, status: "pending", found: [] };
 }
 
-export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: string }> } | { type: "TXT"; txt: string[] } | { type: "CNAME"; cname: string[] };
+export type DnsAnswer =
+  | { type: "MX"; mx: Array<{ priority: number; exchange: string }> }
+  /** `organizational`: for DMARC, what the organisational domain's `_dmarc` name answered, when dmarcFallbackName asked for it. */
+  | { type: "TXT"; txt: string[]; organizational?: string[] | undefined }
+  | { type: "CNAME"; cname: string[] };
 
 /**
  * A record's status given what DNS answered at its name (an empty answer: nothing there).
@@ -56,7 +77,9 @@ export type DnsAnswer = { type: "MX"; mx: Array<{ priority: number; exchange: st
  *   other record is not followed: the return-path domain is ours alone, publish what we give.
  * - DKIM: verified when a TXT record at the selector carries the same public key (`p=`),
  *   compared without whitespace (long keys are often split or wrapped by DNS providers).
- * - DMARC: verified when a `v=DMARC1` record exists, whatever its policy.
+ * - DMARC: verified when the name has exactly one `v=DMARC1` record, whatever its policy, or none
+ *   and its organisational domain has exactly one (RFC 7489 §6.6.3: a receiver looks there next,
+ *   and two records at one name are as good as none, ending the search).
  * - CNAME (tracking domain): verified when it points at `hostname`, the tracking host.
  * Otherwise `missing` when nothing of the type is published at the name, `mismatch` if
  * something else is; `found` shows what was there.
@@ -73,9 +96,26 @@ export function checkRecord(record: DomainRecord, answer: DnsAnswer, hostname: s
     return { status: found.includes(hostKey(hostname)) ? "verified" : "mismatch", found };
   }
   const txt = answer.txt;
+  if (record.purpose === "dmarc" && dmarcRecords(txt).length === 0) {
+    // What the organisational domain publishes covers this one: `found` shows that record.
+    const inherited = dmarcRecords(answer.organizational ?? []);
+    if (inherited.length === 1) return { status: "verified", found: keepable(inherited) };
+  }
   if (txt.length === 0) return { status: "missing", found: [] };
-  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dmarc" ? dmarcPublished(txt) : dkimKeyPublished(txt, record.value);
+  const matches = record.purpose === "spf" ? spfAuthorises(txt, hostname) : record.purpose === "dmarc" ? dmarcRecords(txt).length === 1 : dkimKeyPublished(txt, record.value);
   return { status: matches ? "verified" : "mismatch", found: keepable(txt) };
+}
+
+/**
+ * The name a DMARC record's check must look up too, given what its own name answered: the
+ * organisational domain's `_dmarc` name when the record's has no DMARC record and is not that
+ * name already (RFC 7489 §6.6.3); otherwise null.
+ */
+export function dmarcFallbackName(record: DomainRecord, txt: readonly string[]): string | null {
+  if (record.purpose !== "dmarc" || dmarcRecords(txt).length > 0) return null;
+  const domain = record.name.replace(/^_dmarc\./, "");
+  const organizational = organizationalDomain(domain);
+  return organizational === domain ? null : `_dmarc.${organizational}`;
 }
 
 /** Bytes of `found` kept per record: the domain owner controls these answers, and they are stored. */
@@ -130,8 +170,9 @@ function dkimKeyPublished(txt: readonly string[], expected: string): boolean {
   return txt.some((value) => dkimTags(value).get("p") === key);
 }
 
-function dmarcPublished(txt: readonly string[]): boolean {
-  return txt.some((value) => /^v\s*=\s*DMARC1\s*(;|$)/i.test(value.trim()));
+/** The DMARC records among a name's TXT records: the others are discarded (RFC 7489 §6.6.3). */
+function dmarcRecords(txt: readonly string[]): string[] {
+  return txt.filter((value) => /^v\s*=\s*DMARC1\s*(;|$)/i.test(value.trim()));
 }
 
 /** The names of the required records a check did not find verified (once each: an MX and a TXT may share one). */

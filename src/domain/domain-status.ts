@@ -4,10 +4,12 @@ import type { components } from "../../generated/v1.js";
  * A sending domain's health over time (docs/domains.md#automatic-checks). Every check of its
  * DNS records, by hand (verifyDomain) or by the worker on its own, goes through `afterCheck`:
  *
- * - pending -> verified when every required record is found;
+ * - pending -> verified when a check finds every required record by its own answers;
  * - verified -> temporary_failure when a check misses one, and back when they are all found;
- * - temporary_failure -> failed when they are still missing after the grace period;
- * - failed -> verified when a check finds them all (only verifyDomain checks a failed domain).
+ * - temporary_failure -> failed when they are still missing after the grace period (or when a
+ *   check after it gets no answer at all: nothing then shows the records are back);
+ * - failed -> verified when a check finds them all by its own answers (only verifyDomain checks
+ *   a failed domain).
  *
  * A domain that was verified is not taken out of service by the first check that misses a
  * record: DNS migrations and provider mistakes are usually fixed within hours, and stopping
@@ -37,9 +39,14 @@ export interface DomainCheckPolicy {
 /** How often a domain in its grace period is looked up again, at most: a fix shows within the hour. */
 export const FAILING_RECHECK_MS = 60 * 60 * 1000;
 
-/** Whether live mail may be sent from a domain in this status. */
-export function sendsLive(status: DomainStatus): boolean {
-  return status === "verified" || status === "temporary_failure";
+/**
+ * Whether live mail may be sent from the domain now: verified, or in the grace period of a
+ * temporary failure. The grace period ends by the clock, not by a check: a domain whose checks
+ * get no answer (its DNS down, no worker running them) must not keep sending past it.
+ */
+export function sendsLive(domain: DomainHealth, now: number, policy: DomainCheckPolicy): boolean {
+  if (domain.status === "verified") return true;
+  return domain.status === "temporary_failure" && domain.failing_since !== null && now < graceEndsAt(domain.failing_since, policy);
 }
 
 /** When the grace period of a domain failing since `failingSince` ends: live mail is sent until then. */
@@ -47,13 +54,34 @@ export function graceEndsAt(failingSince: number, policy: DomainCheckPolicy): nu
   return failingSince + policy.graceMs;
 }
 
-/** Where a check that found (or did not find) every required record leaves the domain. */
-export function afterCheck(previous: DomainHealth, requiredFound: boolean, now: number, policy: DomainCheckPolicy): DomainHealth {
-  if (requiredFound) return { status: "verified", failing_since: null };
+/** What a check found of a domain's required records. */
+export interface CheckFindings {
+  /** Every one verified, counting those whose lookup failed at their status from an earlier check. */
+  requiredFound: boolean;
+  /** Every one verified by this check's own answers. */
+  freshlyVerified: boolean;
+}
+
+/** Where a check leaves the domain. */
+export function afterCheck(previous: DomainHealth, findings: CheckFindings, now: number, policy: DomainCheckPolicy): DomainHealth {
+  const outOfService = previous.status === "pending" || previous.status === "failed";
+  // A status kept over a DNS hiccup keeps a domain in service, but never puts one into service:
+  // what the earlier check saw may be gone.
+  if (outOfService ? findings.freshlyVerified : findings.requiredFound) return { status: "verified", failing_since: null };
   // A domain never verified has nothing to fall from; a failed one waits for its records.
-  if (previous.status === "pending" || previous.status === "failed") return { status: previous.status, failing_since: previous.failing_since };
+  if (outOfService) return { status: previous.status, failing_since: previous.failing_since };
   const failingSince = previous.failing_since ?? now;
   return { status: now >= graceEndsAt(failingSince, policy) ? "failed" : "temporary_failure", failing_since: failingSince };
+}
+
+/**
+ * Where a check that got no answer at all leaves the domain; null: as it was, since the check
+ * says nothing about the records. But a domain past its grace period fails: the check after the
+ * grace would fail it unless its records were back, and nothing shows they are.
+ */
+export function afterUnansweredCheck(previous: DomainHealth, now: number, policy: DomainCheckPolicy): DomainHealth | null {
+  if (previous.status !== "temporary_failure" || previous.failing_since === null) return null;
+  return now >= graceEndsAt(previous.failing_since, policy) ? { status: "failed", failing_since: previous.failing_since } : null;
 }
 
 /**

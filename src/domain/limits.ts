@@ -24,4 +24,10 @@ export const LIMITS = {
   storedJsonMaxBytes: 65_535,
   /** VARCHAR(512) from_mailbox: characters of the sender as its header carries it. */
   storedMailboxMaxChars: 512,
+  /**
+   * Sending domains per workspace (409 domain_limit_reached past it). Far above what a sender
+   * needs, but a bound: each domain costs an RSA key generation (~0.3 s of CPU), a row that every
+   * automatic check round may read, and its records in every listDomains page.
+   */
+  domainsPerWorkspace: 1000,
 } as const;

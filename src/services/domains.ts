@@ -1,16 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { domainToASCII } from "node:url";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
-import { generateDkimKeyAsync } from "../domain/dkim-keys.js";
+import { dkimSelectorBase, generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { DomainEventType } from "../domain/events.js";
 import { domainEvent, domainEventTypeFor, type DomainAnnouncement } from "../domain/domain-events.js";
 import { ENVIRONMENTS, type Environment, type Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
+import { LIMITS } from "../domain/limits.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { DkimAlgorithm, DomainCheck, DomainRecord, DomainRow, DomainSettings, DomainsRepository, StoredDkimKey } from "../db/repositories/domains.js";
-import { checkRecord, dkimRecord, hostKey, missingRecords, recordsFor, trackingRecord, type DnsAnswer } from "../domain/domain-records.js";
-import { afterCheck, FAILING_RECHECK_MS, graceEndsAt, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainStatus } from "../domain/domain-status.js";
+import { checkRecord, dkimRecord, dmarcFallbackName, hostKey, missingRecords, recordsFor, trackingRecord, withCurrentHosts, type DnsAnswer } from "../domain/domain-records.js";
+import { afterCheck, afterUnansweredCheck, FAILING_RECHECK_MS, graceEndsAt, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainHealth, type DomainStatus } from "../domain/domain-status.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
 
@@ -36,16 +36,26 @@ export interface DnsLookup {
 export interface SendingIdentity {
   domainId: string;
   name: string;
-  /** Whether live mail may use it: verified, or in the grace period of a temporary failure. */
+  /**
+   * Whether live mail may use it now: verified, or in the grace period of a temporary failure,
+   * which ends by the clock (domain-status.ts sendsLive), even while no check concludes.
+   */
   sendsLive: boolean;
   returnPathDomain: string;
   signers: Array<{ domain: string; selector: string; algorithm: DkimAlgorithm; privateKeyPem: string }>;
   /** Tracking defaults of mail from this domain; null follows the workspace's. */
   trackOpens: boolean | null;
   trackClicks: boolean | null;
-  /** The host name serving its tracking links, if set. */
+  /**
+   * The host name serving its tracking links: the tracking domain once a check found its CNAME,
+   * else null (links use TRACKING_BASE_URL). Until then it may not resolve, and every link and
+   * List-Unsubscribe URL of the mail would be dead.
+   */
   trackingDomain: string | null;
 }
+
+/** An identity as cached: whether it sends live follows from its health at each use. */
+type CachedIdentity = Omit<SendingIdentity, "sendsLive"> & { health: DomainHealth };
 
 /** What an automatic check found, for the worker's log. */
 export interface DomainCheckOutcome {
@@ -75,21 +85,24 @@ const DKIM_ALGORITHMS: ReadonlyArray<{ algorithm: DkimAlgorithm; suffix: string 
   { algorithm: "ed25519-sha256", suffix: "ed" },
 ];
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /**
  * Sending domains: their DKIM keys, the DNS records to publish and their verification. Domains
  * belong to the workspace and serve both environments, so the environment plays no part here.
  */
 export class DomainsService {
-  private readonly identities = new Map<string, { expiresAt: number; identity: Promise<SendingIdentity | null> }>();
+  private readonly identities = new Map<string, { expiresAt: number; identity: Promise<CachedIdentity | null> }>();
 
   constructor(
     private readonly domains: DomainsRepository,
     /** SealedBox(SECRET_KEY, "dkim-keys"): private keys are sealed at rest. */
     private readonly keyBox: SealedBox,
     private readonly dns: DnsLookup,
-    /** This MTA's public host name (config.delivery.hostname): SPF `a:` and return-path MX target. */
+    /**
+     * This MTA's public host name (config.delivery.hostname): SPF `a:` and return-path MX target.
+     * Each check writes it into the records it checks (withCurrentHosts), so every node must have
+     * the same (docs/scaling.md).
+     */
     private readonly sendingHostname: string,
     private readonly clock: Clock,
     /** The host of TRACKING_BASE_URL: what a tracking domain's CNAME points at. */
@@ -106,10 +119,15 @@ export class DomainsService {
     const returnPathDomain = `${(input.return_path_subdomain ?? "bounces").toLowerCase()}.${name}`;
     const now = this.clock.now();
     // The longest name published is a DKIM selector's; it and the return-path must fit in DNS.
-    const longest = Math.max(returnPathDomain.length, `${selectorBase(now)}-rsa._domainkey.${name}`.length);
+    const longest = Math.max(returnPathDomain.length, `${dkimSelectorBase(now, [])}-rsa._domainkey.${name}`.length);
     if (longest > 253) throw ValidationError.field("/name", `is too long: its DNS records would be named with more than 253 characters`);
     if (await this.domains.findByName(principal.workspaceId, name)) throw domainExists(name);
-    const keys = await this.newKeys(now);
+    // Before the keys, which a refusal should not cost. Concurrent adds may each pass it at the
+    // last domain below the cap: a bound against runaway scripts, not a quota to the unit.
+    if ((await this.domains.countForWorkspace(principal.workspaceId)) >= LIMITS.domainsPerWorkspace) {
+      throw new ConflictError("domain_limit_reached", "Domain limit reached", `This workspace has ${LIMITS.domainsPerWorkspace} domains, the most it may have; delete one it no longer sends from first.`);
+    }
+    const keys = await this.newKeys(now, []);
     const row: DomainRow = {
       id: newId("domain", now),
       workspace_id: principal.workspaceId,
@@ -150,7 +168,7 @@ export class DomainsService {
     // A check that promoted keys, another rotation or a tracking domain set in the ~0.3 s the
     // keys take would otherwise be undone.
     return this.untilSaved(() => this.rotatable(principal, id), "its new keys were being saved", async (row) => {
-      next ??= await this.newKeys(this.clock.now(), true);
+      next ??= await this.newKeys(this.clock.now(), row.dkim_keys.map((key) => key.selector), true);
       const dkimKeys = [...activeKeys(row.dkim_keys), ...next];
       const records = [...row.records.filter((record) => record.purpose !== "dkim_next"), ...next.map((key) => dkimRecord(key, row.name, "dkim_next"))];
       if (!(await this.domains.replaceKeys(row.workspace_id, row.id, row, { dkim_keys: dkimKeys, records }))) return null;
@@ -182,10 +200,11 @@ export class DomainsService {
     return row;
   }
 
-  /** A new RSA and Ed25519 key under fresh selectors; `pending` for a rotation's. */
-  private async newKeys(now: number, pending = false): Promise<StoredDkimKey[]> {
-    const base = selectorBase(now);
-    // Generated on the thread pool: RSA-2048 costs ~300 ms of CPU, too long to block the event loop.
+  /** A new RSA and Ed25519 key under fresh selectors, none of them one of `taken`; `pending` for a rotation's. */
+  private async newKeys(now: number, taken: readonly string[], pending = false): Promise<StoredDkimKey[]> {
+    const base = dkimSelectorBase(now, taken);
+    // Generated on the thread pool, one at a time per process: RSA-2048 costs ~300 ms of CPU,
+    // too long to block the event loop.
     return Promise.all(
       DKIM_ALGORITHMS.map(async ({ algorithm, suffix }): Promise<StoredDkimKey> => {
         const key = await generateDkimKeyAsync(algorithm);
@@ -255,7 +274,8 @@ export class DomainsService {
 
   /**
    * Looks every record up now and moves the domain's status (src/domain/domain-status.ts). When
-   * no lookup answers at all, nothing is saved and the call answers 503.
+   * no lookup answers at all, nothing is saved and the call answers 503, unless that fails a
+   * domain past its grace period (afterUnansweredCheck).
    */
   async verify(principal: Principal, id: string): Promise<Domain> {
     // A check is saved only over the domain it was made against; a change meanwhile means again.
@@ -309,7 +329,8 @@ export class DomainsService {
    * Checks the domains whose automatic check is due (verified ones every DOMAIN_RECHECK_MINUTES,
    * failing ones hourly), up to one batch; the worker calls it until it answers an empty list.
    * Each domain is claimed first, so workers sharing a database check it once. When DNS does
-   * not answer at all, the domain keeps its state and is tried again at the claim's end.
+   * not answer at all, the domain keeps its state (but fails past its grace period) and is tried
+   * again at the claim's end.
    */
   async recheckDue(): Promise<DomainCheckOutcome[]> {
     if (this.policy.recheckMs === 0) return [];
@@ -332,16 +353,24 @@ export class DomainsService {
   }
 
   /**
-   * Looks every record up and works out the domain's new state; null when no lookup answered.
-   * A record whose lookup fails temporarily (SERVFAIL, timeout) keeps its previous status and
-   * `found`: a DNS hiccup must not take a verified domain towards failure, nor verify one.
-   * `verified_at` moves only when every required record was found verified by this check itself.
+   * Looks every record up and works out the domain's new state; null when no lookup answered
+   * and that changes nothing (afterUnansweredCheck). The records are judged against, and saved
+   * with, this server's host names as configured now (withCurrentHosts): what the API shows is
+   * what was checked. A record whose lookup fails temporarily (SERVFAIL, timeout) keeps its
+   * previous status and `found`: a DNS hiccup must not take a verified domain towards failure;
+   * nor can such a kept status verify a pending or failed one, nor move `verified_at`, which
+   * need every required record found by this check itself.
    */
   private async check(row: DomainRow): Promise<DomainCheck | null> {
     const hostname = this.hostname();
-    const answers = await Promise.all(row.records.map((record) => this.lookUp(record)));
-    if (answers.every((answer) => answer === undefined)) return null;
-    const looked = row.records.map((record, i): DomainRecord => {
+    const current = withCurrentHosts(row.records, hostname, this.trackingHost);
+    const answers = await Promise.all(current.map((record) => this.lookUp(record)));
+    const now = this.clock.now();
+    if (answers.every((answer) => answer === undefined)) {
+      const failed = afterUnansweredCheck(row, now, this.policy);
+      return failed && { ...failed, records: current, dkim_keys: row.dkim_keys, verified_at: row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(failed.status, now, this.policy) };
+    }
+    const looked = current.map((record, i): DomainRecord => {
       const answer = answers[i];
       if (answer === undefined) return record; // temporary failure: keep what the last check found
       return { ...record, ...checkRecord(record, answer, record.purpose === "tracking" ? this.trackingHost : hostname) };
@@ -349,17 +378,23 @@ export class DomainsService {
     const { dkim_keys, records } = promoteRotation(row.dkim_keys, looked, answers);
     const requiredFound = records.every((record) => !record.required || record.status === "verified");
     const freshlyVerified = requiredFound && looked.every((record, i) => !record.required || answers[i] !== undefined);
-    const now = this.clock.now();
-    const health = afterCheck(row, requiredFound, now, this.policy);
+    const health = afterCheck(row, { requiredFound, freshlyVerified }, now, this.policy);
     return { ...health, records, dkim_keys, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
   }
 
   /**
    * The workspace's domain of that name with its decrypted DKIM keys, or null when the workspace
    * has no such domain. For the delivery pipeline and the accept path: answered from memory for
-   * up to IDENTITY_CACHE's TTLs.
+   * up to IDENTITY_CACHE's TTLs, but for `sendsLive`, worked out at each call from the clock.
    */
   async sendingIdentity(workspaceId: string, domainName: string): Promise<SendingIdentity | null> {
+    const found = await this.cachedIdentity(workspaceId, domainName);
+    if (found === null) return null;
+    const { health, ...identity } = found;
+    return { ...identity, sendsLive: sendsLive(health, this.clock.now(), this.policy) };
+  }
+
+  private async cachedIdentity(workspaceId: string, domainName: string): Promise<CachedIdentity | null> {
     const name = normaliseDomainName(domainName);
     if (name === null) return null;
     const key = cacheKey(workspaceId, name);
@@ -373,7 +408,7 @@ export class DomainsService {
     this.identities.set(key, entry); // concurrent callers share this lookup
     try {
       const found = await identity;
-      if (found?.sendsLive) entry.expiresAt = now + IDENTITY_CACHE.VERIFIED_TTL_MS;
+      if (found && sendsLive(found.health, now, this.policy)) entry.expiresAt = now + IDENTITY_CACHE.VERIFIED_TTL_MS;
       return found;
     } catch (error) {
       if (this.identities.get(key) === entry) this.identities.delete(key);
@@ -381,17 +416,18 @@ export class DomainsService {
     }
   }
 
-  private async loadIdentity(workspaceId: string, name: string): Promise<SendingIdentity | null> {
+  private async loadIdentity(workspaceId: string, name: string): Promise<CachedIdentity | null> {
     const row = await this.domains.findByName(workspaceId, name);
     if (!row) return null;
+    const tracking = row.records.find((record) => record.purpose === "tracking");
     return {
       domainId: row.id,
       name: row.name,
-      sendsLive: sendsLive(row.status),
+      health: { status: row.status, failing_since: row.failing_since },
       returnPathDomain: row.return_path_domain,
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
-      trackingDomain: row.tracking_domain,
+      trackingDomain: tracking?.status === "verified" && tracking.name === row.tracking_domain ? row.tracking_domain : null,
       signers: activeKeys(row.dkim_keys).map((key) => ({ domain: row.name, selector: key.selector, algorithm: key.algorithm, privateKeyPem: this.keyBox.open(key.private_key) })),
     };
   }
@@ -414,12 +450,14 @@ export class DomainsService {
     return row;
   }
 
-  /** The record's DNS answer; undefined when the lookup failed temporarily. */
+  /** The record's DNS answer; undefined when the lookup (or DMARC's second one) failed temporarily. */
   private async lookUp(record: DomainRecord): Promise<DnsAnswer | undefined> {
     try {
       if (record.type === "MX") return { type: "MX", mx: (await this.dns.resolveMx(record.name)) ?? [] };
       if (record.type === "CNAME") return { type: "CNAME", cname: (await this.dns.resolveCname(record.name)) ?? [] };
-      return { type: "TXT", txt: (await this.dns.resolveTxt(record.name)) ?? [] };
+      const txt = (await this.dns.resolveTxt(record.name)) ?? [];
+      const fallback = dmarcFallbackName(record, txt);
+      return { type: "TXT", txt, organizational: fallback === null ? undefined : ((await this.dns.resolveTxt(fallback)) ?? []) };
     } catch {
       return undefined;
     }
@@ -481,17 +519,6 @@ function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers
 
 const domainExists = (name: string) =>
   new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; get it with listDomains, or delete it first to start over with new keys.`);
-
-/** `mr<yymm><3 random characters>`: the date tells an operator how old a key is (docs/domains.md). */
-function selectorBase(now: number): string {
-  const iso = new Date(now).toISOString();
-  return `mr${iso.slice(2, 4)}${iso.slice(5, 7)}${randomLabel(3)}`;
-}
-
-function randomLabel(length: number): string {
-  // 256 is a multiple of 32: every character is equally likely.
-  return [...randomBytes(length)].map((byte) => BASE32[byte % 32]).join("");
-}
 
 /**
  * A domain name as Domains store it: lower-case, IDNs in their ASCII (A-label) form, one

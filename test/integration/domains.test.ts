@@ -6,6 +6,8 @@ import { ContractChecker } from "../helpers/contract.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { migrationSource } from "../../src/db/migrations/index.js";
+import { newId } from "../../src/domain/ids.js";
+import { LIMITS } from "../../src/domain/limits.js";
 import { runMaintenance, type MaintenanceLog } from "../../src/maintenance.js";
 import type { components } from "../../generated/v1.js";
 
@@ -171,6 +173,25 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(await names()).toEqual([]);
     });
 
+    it(`refuses a domain past the workspace's ${LIMITS.domainsPerWorkspace.toLocaleString("en")} with 409 domain_limit_reached, storing nothing`, async () => {
+      const first = await addDomain({ name: "d0.example" });
+      // The rest are copies of the first row: making that many key pairs would take minutes.
+      const { knex } = t.runtime.db;
+      const row = await knex("domains").where({ id: first.id }).first();
+      const copies = Array.from({ length: LIMITS.domainsPerWorkspace - 1 }, (_, i) => ({ ...row, id: newId("domain", t.clock.now() + i + 1), name: `d${i + 1}.example` }));
+      for (let i = 0; i < copies.length; i += 100) await knex("domains").insert(copies.slice(i, i + 100));
+      const inserts = vi.spyOn(t.runtime.repositories.domains, "insert");
+
+      const res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "one-more.example" } });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "domain_limit_reached", status: 409, detail: expect.stringContaining(`${LIMITS.domainsPerWorkspace}`) });
+      expect(inserts).not.toHaveBeenCalled();
+      // Another workspace has its own; deleting one makes room.
+      await addDomain({ name: "one-more.example" }, t.other.sandboxKey);
+      expect((await t.call({ method: "DELETE", url: `/v1/domains/${first.id}` })).statusCode).toBe(200);
+      await addDomain({ name: "one-more.example" });
+    });
+
     it("refuses a bad return_path_subdomain and unknown fields with 422", async () => {
       let res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", return_path_subdomain: "a.b" } });
       expect(res.statusCode).toBe(422);
@@ -325,6 +346,17 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(checked.status).toBe("verified");
     });
 
+    it("takes the organisational domain's DMARC record for a subdomain that has none of its own, and counts two records at one name as none (RFC 7489 §6.6.3)", async () => {
+      const domain = await addDomain({ name: "mail.acme.example" });
+      expect(record(domain, "dmarc").name).toBe("_dmarc.mail.acme.example");
+      dns.add("_dmarc.acme.example", { type: "TXT", value: "v=DMARC1; p=reject" });
+      expect(record(await verify(domain.id), "dmarc")).toMatchObject({ status: "verified", found: ["v=DMARC1; p=reject"] });
+
+      dns.add("_dmarc.mail.acme.example", { type: "TXT", value: "v=DMARC1; p=none" });
+      dns.add("_dmarc.mail.acme.example", { type: "TXT", value: "v=DMARC1; p=quarantine" });
+      expect(record(await verify(domain.id), "dmarc")).toMatchObject({ status: "mismatch", found: ["v=DMARC1; p=none", "v=DMARC1; p=quarantine"] });
+    });
+
     it("does not verify two SPF records at the return-path domain (RFC 7208 §4.5)", async () => {
       const domain = await addDomain();
       publish(record(domain, "spf"));
@@ -387,6 +419,52 @@ describe.each(databases)("Domains ($name)", (database) => {
       const checked = await verify(domain.id);
       expect(statuses(checked)).toEqual(["return_path:pending", "spf:pending", "dkim:verified", "dkim:verified", "dmarc:verified"]);
       expect(checked.status).toBe("pending");
+    });
+
+    it("does not verify a pending domain through records kept from an earlier check", async () => {
+      const domain = await addDomain();
+      publish(record(domain, "return_path"));
+      publish(record(domain, "spf"));
+      publish(record(domain, "dkim", 0));
+      expect((await verify(domain.id)).status).toBe("pending");
+      // The last record arrives while the return path's lookups fail: its records were verified
+      // before, but this check did not see them.
+      publish(record(domain, "dkim", 1));
+      dns.fail("bounces.acme.example", "SERVFAIL");
+      t.clock.advance(60_000);
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:missing"]);
+      expect(checked).toMatchObject({ status: "pending", verified_at: null });
+      expect((await sendLive()).statusCode).toBe(422);
+
+      dns.remove("bounces.acme.example");
+      publish(record(domain, "return_path"));
+      publish(record(domain, "spf"));
+      t.clock.advance(60_000);
+      expect(await verify(domain.id)).toMatchObject({ status: "verified", verified_at: new Date(t.clock.now()).toISOString() });
+    });
+
+    it("checks the records against the host name they show after SENDING_HOSTNAME changes", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      expect((await verify(domain.id)).status).toBe("verified");
+
+      await t.restart({ SENDING_HOSTNAME: "mta2.mailroom.test" });
+      t.clock.advance(60_000);
+      const moved = await verify(domain.id);
+      // The records show the new host to publish, and are checked against it.
+      expect(record(moved, "return_path")).toMatchObject({ value: "mta2.mailroom.test", status: "mismatch", found: [`10 ${HOSTNAME}`] });
+      expect(record(moved, "spf")).toMatchObject({ value: "v=spf1 a:mta2.mailroom.test ~all", status: "mismatch", found: [`v=spf1 a:${HOSTNAME} ~all`] });
+      expect(moved.status).toBe("temporary_failure");
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toEqual(moved);
+
+      dns.remove("bounces.acme.example");
+      publish(record(moved, "return_path"));
+      publish(record(moved, "spf"));
+      t.clock.advance(60_000);
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:verified"]);
+      expect(checked).toMatchObject({ status: "verified", failing_since: null });
     });
 
     it("answers 503 and changes nothing when DNS does not answer at all", async () => {
@@ -479,6 +557,33 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(await recheck()).toEqual([]);
       expect(await verify(domain.id)).toMatchObject({ status: "verified", failing_since: null, grace_ends_at: null, verified_at: iso(t.clock.now()), next_check_at: iso(t.clock.now() + 6 * HOUR) });
       expect((await sendLive()).statusCode).toBe(202);
+    });
+
+    it("refuses live mail after grace_ends_at even when DNS never answers", async () => {
+      const domain = await verifiedDomain();
+      const rsa = record(domain, "dkim", 0);
+      dns.remove(rsa.name);
+      t.clock.advance(6 * HOUR);
+      const since = t.clock.now();
+      expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
+      // From now on no lookup is answered: no check concludes anything about the records.
+      for (const r of domain.records) dns.fail(r.name, "SERVFAIL");
+      t.clock.set(since + 72 * HOUR - 1);
+      expect((await recheck()).map((o) => o.to)).toEqual(["temporary_failure"]);
+      expect((await sendLive()).statusCode).toBe(202);
+      const waiting = await sendLive(); // accepted in the grace period, delivered after it
+
+      t.clock.set(since + 72 * HOUR);
+      const refused = await sendLive();
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ code: "sender_domain_not_verified" });
+      await t.drain();
+      const message = (await t.call({ method: "GET", url: `/v1/messages/${waiting.json().id}`, key: t.workspace.liveKey })).json();
+      expect(message.status).toBe("failed");
+
+      t.clock.set(since + 73 * HOUR);
+      expect(await recheck()).toEqual([{ workspaceId: t.workspace.id, domainId: domain.id, name: "acme.example", from: "temporary_failure", to: "failed", missing: [rsa.name] }]);
+      expect(await get(domain.id)).toMatchObject({ status: "failed", failing_since: iso(since), next_check_at: null });
     });
 
     it("takes a domain back to verified when its records return within the grace period", async () => {

@@ -489,6 +489,30 @@ describe.each(databases)("tracking ($name)", (database) => {
       expect((await patch({ track_opens: false })).json()).toMatchObject({ track_opens: false, track_clicks: true });
     });
 
+    it("keeps links and List-Unsubscribe on TRACKING_BASE_URL until the tracking domain's CNAME is verified", async () => {
+      let base: string;
+      ({ h, base, receiver } = await startTracking(database));
+      const domainId = (await h.t.call({ method: "GET", url: "/v1/domains", key: h.t.workspace.liveKey })).json().data[0].id as string;
+      const patched = await h.t.call({ method: "PATCH", url: `/v1/domains/${domainId}`, payload: { tracking_domain: "track.acme.example" }, key: h.t.workspace.liveKey });
+      expect(patched.statusCode, patched.body).toBe(200);
+
+      // Its CNAME is not published yet: a link to it would not resolve.
+      await h.send({ to: ada, track_opens: true, unsubscribe: true });
+      await h.t.drain();
+      const before = await opened(h.sink.accepted[0]!.raw);
+      expect(pixelOf(before.html)!.startsWith(`${base}/t/o/`)).toBe(true);
+      expect(header(before.headers, "List-Unsubscribe")).toContain(`<${base}/t/u/`);
+
+      h.dns.add("track.acme.example", { type: "CNAME", target: "127.0.0.1" });
+      const verified = (await h.t.call({ method: "POST", url: `/v1/domains/${domainId}/verify`, key: h.t.workspace.liveKey })).json();
+      expect(verified.records.find((r: { purpose: string }) => r.purpose === "tracking")).toMatchObject({ status: "verified" });
+      await h.send({ to: ada, track_opens: true, unsubscribe: true });
+      await h.t.drain();
+      const after = await opened(h.sink.accepted[1]!.raw);
+      expect(pixelOf(after.html)).toMatch(/^https:\/\/track\.acme\.example\/t\/o\//);
+      expect(header(after.headers, "List-Unsubscribe")).toContain("<https://track.acme.example/t/u/");
+    });
+
     it("refuses a tracking domain outside the domain, its apex or its return path, and an empty or unknown body", async () => {
       t = await createTestApp(database);
       const domain = (await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" } })).json();

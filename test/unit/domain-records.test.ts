@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRecord, recordsFor, trackingRecord, type DomainRecord } from "../../src/domain/domain-records.js";
+import { checkRecord, recordsFor, trackingRecord, withCurrentHosts, type DomainRecord } from "../../src/domain/domain-records.js";
 import { normaliseDomainName } from "../../src/services/domains.js";
 
 const HOST = "mail.mailroom.test";
@@ -65,7 +65,7 @@ describe("checkRecord", () => {
   });
 
   it("keeps a bounded part of an enormous answer in found", () => {
-    const answer = Array.from({ length: 50 }, (_, i) => `v=DMARC1; p=none; x=${String(i).repeat(3000)}`);
+    const answer = Array.from({ length: 50 }, (_, i) => `${i === 0 ? "v=DMARC1; p=none; " : ""}x=${String(i).repeat(3000)}`);
     const { status, found } = checkRecord(byPurpose("dmarc"), { type: "TXT", txt: answer }, HOST);
     expect(status).toBe("verified");
     expect(found.length).toBeGreaterThan(0);
@@ -78,6 +78,41 @@ describe("checkRecord", () => {
     expect(txt("dmarc", "v=DMARC1")).toBe("verified");
     expect(txt("dmarc", "v=DMARC2; p=none")).toBe("mismatch");
     expect(txt("dmarc")).toBe("missing");
+  });
+
+  it("DMARC: two records at one name are none (RFC 7489 §6.6.3)", () => {
+    expect(txt("dmarc", "v=DMARC1; p=reject", "v=DMARC1; p=none")).toBe("mismatch");
+    expect(txt("dmarc", "v=DMARC1; p=reject", "google-site-verification=abc")).toBe("verified");
+  });
+
+  it("DMARC: a subdomain without a record of its own is covered by its organisational domain's one record (RFC 7489 §6.6.3)", () => {
+    const dmarc = recordsFor("mail.acme.example", "bounces.mail.acme.example", [], HOST).find((r) => r.purpose === "dmarc")!;
+    expect(dmarc.name).toBe("_dmarc.mail.acme.example");
+    const check = (txt: string[], organizational: string[] | undefined) => checkRecord(dmarc, { type: "TXT", txt, organizational }, HOST);
+    expect(check([], ["v=DMARC1; p=reject", "other=1"])).toEqual({ status: "verified", found: ["v=DMARC1; p=reject"] });
+    expect(check(["other=1"], ["v=DMARC1; p=reject"])).toEqual({ status: "verified", found: ["v=DMARC1; p=reject"] });
+    // Not when the organisational domain has none, or two: the subdomain's own answer stands.
+    expect(check([], [])).toEqual({ status: "missing", found: [] });
+    expect(check(["other=1"], ["v=DMARC1; p=reject", "v=DMARC1; p=none"])).toEqual({ status: "mismatch", found: ["other=1"] });
+    // Two at the subdomain end the search there: its organisational domain's is not looked at.
+    expect(check(["v=DMARC1; p=none", "v=DMARC1; p=none"], ["v=DMARC1; p=reject"]).status).toBe("mismatch");
+  });
+});
+
+describe("withCurrentHosts", () => {
+  it("rewrites the values naming this server's host names, and starts a record whose value changed over as pending", () => {
+    const checked = [...records, trackingRecord("track.acme.example", "t.mailroom.test")].map((r) => ({ ...r, status: "verified" as const, found: [r.value] }));
+    const current = withCurrentHosts(checked, "mta2.mailroom.test", "t2.mailroom.test");
+    expect(current.map((r) => [r.purpose, r.value, r.status])).toEqual([
+      ["return_path", "mta2.mailroom.test", "pending"],
+      ["spf", "v=spf1 a:mta2.mailroom.test ~all", "pending"],
+      ["dkim", records[2]!.value, "verified"],
+      ["dkim", records[3]!.value, "verified"],
+      ["dmarc", "v=DMARC1; p=none;", "verified"],
+      ["tracking", "t2.mailroom.test", "pending"],
+    ]);
+    expect(current[0]!.found).toEqual([HOST]);
+    expect(withCurrentHosts(checked, HOST, "t.mailroom.test")).toEqual(checked);
   });
 });
 

@@ -104,6 +104,12 @@ export class DomainsRepository implements SealedStore {
     return normalise(await this.knex("domains").where({ workspace_id: workspaceId, name }).first());
   }
 
+  /** How many domains the workspace has (for LIMITS.domainsPerWorkspace). */
+  async countForWorkspace(workspaceId: string): Promise<number> {
+    const row = (await this.knex("domains").where({ workspace_id: workspaceId }).count({ n: "*" }).first()) as { n: number | string } | undefined;
+    return toNumber(row?.n ?? 0);
+  }
+
   async list(workspaceId: string, filters: { status?: DomainStatus | undefined }, page: PageRequest): Promise<Page<DomainRow>> {
     const query = this.knex("domains").where({ workspace_id: workspaceId });
     if (filters.status !== undefined) query.andWhere("status", filters.status);

@@ -4,6 +4,7 @@ import type { Environment, Scope } from "../../domain/environments.js";
 import { UniqueViolation } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import { isUniqueViolation } from "../driver-errors.js";
+import { inLockOrder } from "../lock-order.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
 import { toNumber } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
@@ -67,7 +68,9 @@ export class SuppressionsRepository {
       const key = `${row.workspace_id}\u0000${row.environment}\u0000${email}`;
       if (!unique.has(key)) unique.set(key, { ...row, email, id: newId("suppression", row.created_at) });
     }
-    const all = [...unique.values()];
+    // In one order whatever the caller's: two batches of the same addresses listed in opposite
+    // orders would otherwise take their rows' locks in opposite orders and deadlock on MySQL.
+    const all = inLockOrder(unique).map(([, row]) => row);
     for (let i = 0; i < all.length; i += CHUNK) {
       await trx("suppressions")
         .insert(all.slice(i, i + CHUNK))
