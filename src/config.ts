@@ -321,7 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey,
     secretKeyPrevious,
     dataDir,
-    publicUrl: read("publicUrl").replace(/\/+$/, "") || null,
+    publicUrl: read("publicUrl") === "" ? null : originOf(read("publicUrl")),
     signup: read("signup") === "open" ? "open" : "invitation",
     trackingBaseUrl: "",
     trustProxy: parseTrustProxy(read("trustProxy")) ?? false,
@@ -384,7 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!["true", "false"].includes(read("submissionImplicitTls"))) problems.push(`${SETTINGS.submissionImplicitTls.env} must be true or false`);
   else if (config.submission.implicitTls && config.submission.tlsKeyFile === null) problems.push(`${SETTINGS.submissionImplicitTls.env}=true needs ${SETTINGS.submissionTlsKeyFile.env} and ${SETTINGS.submissionTlsCertFile.env}`);
   if (!["invitation", "open"].includes(read("signup"))) problems.push(`${SETTINGS.signup.env} must be invitation or open`);
-  if (config.publicUrl !== null && !/^https?:\/\/[^/]+$/.test(config.publicUrl)) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com`);
+  if (read("publicUrl") !== "" && config.publicUrl === null) problems.push(`${SETTINGS.publicUrl.env} must be an origin such as https://mail.example.com (no path, query or credentials)`);
   config.trackingBaseUrl = read("trackingBaseUrl").replace(/\/+$/, "") || config.publicUrl || `http://localhost:${config.port}`;
   if (!/^https?:\/\/[^/?#@\s]+$/.test(config.trackingBaseUrl)) problems.push(`${SETTINGS.trackingBaseUrl.env} must be an origin such as https://t.mail.example.com`);
   if (parseTrustProxy(read("trustProxy")) === null) problems.push(`${SETTINGS.trustProxy.env} must be empty or comma-separated addresses and CIDRs`);

@@ -76,10 +76,10 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services, pub
       return reply.code(204).send();
     });
 
+    // Answers the new session like a sign-in: the old cookie and CSRF token are spent.
     auth.post("/auth/password", { schema: { body: SCHEMAS.password } }, async (req, reply) => {
       const { current_password, new_password } = req.body as { current_password: string; new_password: string };
-      await sessions.changePassword(await session(req), current_password, new_password);
-      return reply.code(204).send();
+      return signedIn(req, reply, await sessions.changePassword(await session(req), current_password, new_password));
     });
 
     auth.post("/auth/token", { schema: { body: SCHEMAS.token } }, async (req) => {

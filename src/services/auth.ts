@@ -51,11 +51,17 @@ export class AuthService {
     };
   }
 
-  /** A dashboard token: live, unexpired, and its user still a member (with their current role). */
+  /**
+   * A dashboard token: live, unexpired, its session still live, and its user still a member (with
+   * their current role). The session is only read here, never renewed: each exchange renews it
+   * for longer than the token it issues lives (SESSION_POLICY), so a token never outlives its
+   * session by idling, and a call with one costs no write.
+   */
   private async userToken(secret: string, environment: Environment): Promise<Principal | null> {
     const digest = digestSecret(secret);
     const found = await this.sessions.findToken(digest);
-    if (!found || !digestsEqual(found.token.digest, digest) || found.token.environment !== environment || found.token.expires_at <= this.clock.now() || found.role === null) {
+    const now = this.clock.now();
+    if (!found || !digestsEqual(found.token.digest, digest) || found.token.environment !== environment || found.token.expires_at <= now || found.sessionExpiresAt <= now || found.role === null) {
       return null;
     }
     return {

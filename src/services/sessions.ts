@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { digestSecret, generateSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
-import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, NotSignedInError, ValidationError } from "../domain/errors.js";
+import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, NotSignedInError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { Environment } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Role } from "../domain/roles.js";
 import type { Repositories } from "../db/repositories/index.js";
 import type { SessionRow } from "../db/repositories/sessions.js";
-import type { UserRow } from "../db/repositories/users.js";
+import { UQ_USER_EMAIL, type UserRow } from "../db/repositories/users.js";
 import type { MembersService } from "./members.js";
 import { invitationEmailMismatch, normaliseEmail } from "./members.js";
 import { DUMMY_PASSWORD_HASH, PASSWORD_LIMITS, hashPassword, verifyPassword } from "./passwords.js";
@@ -26,6 +26,14 @@ export type SignupState = "first_user" | "open" | "invitation_only";
  * a leaked one is worth little; the page renews them from the session.
  */
 export const SESSION_POLICY = { idleMs: 7 * 24 * 3600 * 1000, absoluteMs: 30 * 24 * 3600 * 1000, tokenMs: 15 * 60 * 1000 } as const;
+
+/**
+ * Token exchanges a session may make in a fixed window, counted in the database like the API's
+ * rate limits (every node shares them). The page needs about one per workspace and environment
+ * every 10 minutes; the budget is far above that and only stops a stolen cookie (or a page gone
+ * wrong) from minting tokens, and writing their rows, without limit.
+ */
+export const EXCHANGE_POLICY = { perSession: 60, windowMs: 60 * 1000 } as const;
 
 export interface SignUpInput {
   email: string;
@@ -58,7 +66,7 @@ export interface AccessToken {
 /** Dashboard sign-up, sign-in and sessions, and the exchange of a session for access tokens. */
 export class SessionsService {
   constructor(
-    private readonly repositories: Pick<Repositories, "users" | "members" | "sessions" | "transaction">,
+    private readonly repositories: Pick<Repositories, "users" | "members" | "sessions" | "rateLimits" | "transaction">,
     private readonly members: MembersService,
     private readonly throttle: SignInThrottle,
     private readonly signupPolicy: SignupPolicy,
@@ -88,10 +96,14 @@ export class SessionsService {
         // not both pass. Checking users alone cannot (see migration 020); the claim can.
         if ((await this.repositories.users.any(trx)) || !(await this.repositories.users.claimFirst(user.id, now, trx))) throw signupClosed();
       }
-      if (await this.repositories.users.findByEmail(emailNormalized, trx)) {
-        throw new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
+      if (await this.repositories.users.findByEmail(emailNormalized, trx)) throw emailTaken(email);
+      try {
+        await this.repositories.users.insert(user, trx);
+      } catch (error) {
+        // Registered meanwhile by a simultaneous sign-up, which the read above could not see yet.
+        if (error instanceof UniqueViolation && error.constraint === UQ_USER_EMAIL) throw emailTaken(email);
+        throw error;
       }
-      await this.repositories.users.insert(user, trx);
       // Checks the invitation again under the transaction, and closes it.
       if (input.invitation_token !== undefined) await this.members.acceptInvitation(user, input.invitation_token, trx);
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
@@ -149,8 +161,12 @@ export class SessionsService {
     if (active) await this.repositories.sessions.delete(active.session.id);
   }
 
-  /** Changes the password and signs out every other session of the user. */
-  async changePassword({ session, user }: ActiveSession, currentPassword: string, newPassword: string): Promise<void> {
+  /**
+   * Changes the password and signs out every session of the user, this one too, then starts a
+   * new one for the caller (OWASP Session Management: renew the session on re-authentication): a
+   * copy of this session's cookie taken before the change must not outlive it either.
+   */
+  async changePassword({ user }: ActiveSession, currentPassword: string, newPassword: string): Promise<SignedIn> {
     // The address's sign-in budget applies: a stolen session cookie must not make a way to guess
     // the password without limit.
     const reservation = await this.throttle.reserve({ email: user.email_normalized });
@@ -159,15 +175,25 @@ export class SessionsService {
     }
     await this.throttle.succeeded(reservation);
     checkPassword(newPassword, "/new_password");
-    await this.repositories.users.updatePasswordHash(user.id, await hashPassword(newPassword), this.clock.now());
-    await this.repositories.sessions.deleteOthers(user.id, session.id);
+    const passwordHash = await hashPassword(newPassword);
+    // One transaction: the new password never stands beside sessions opened with the old one.
+    await this.repositories.transaction(async (trx) => {
+      await this.repositories.users.updatePasswordHash(user.id, passwordHash, this.clock.now(), trx);
+      await this.repositories.sessions.deleteAllOfUser(user.id, trx);
+    });
+    return this.startSession(user.id);
   }
 
   /** A user access token for one workspace (that the user belongs to) and one environment. */
   async exchange({ session, user }: ActiveSession, workspaceId: string, environment: Environment): Promise<AccessToken> {
+    // Counted first, refusals too: asking about workspaces one is not in uses the budget as well.
+    const now = this.clock.now();
+    const windowStart = Math.floor(now / EXCHANGE_POLICY.windowMs) * EXCHANGE_POLICY.windowMs;
+    const windowEnd = windowStart + EXCHANGE_POLICY.windowMs;
+    const counter = { bucket: `token-exchange:session:${session.id}:${windowStart}`, limit: EXCHANGE_POLICY.perSession };
+    if (!(await this.repositories.rateLimits.incrementWithinLimits([counter], windowEnd))) throw tooManyExchanges(Math.max(1, Math.ceil((windowEnd - now) / 1000)));
     const membership = await this.repositories.members.find(workspaceId, user.id);
     if (!membership) throw new NotFoundError("workspace", workspaceId);
-    const now = this.clock.now();
     const token = generateSecret(environment, "user_token");
     const expiresAt = Math.min(now + SESSION_POLICY.tokenMs, session.absolute_expires_at);
     await this.repositories.sessions.insertToken({ id: newId("accessToken", now), digest: digestSecret(token), session_id: session.id, user_id: user.id, workspace_id: workspaceId, environment, created_at: now, expires_at: expiresAt });
@@ -188,6 +214,9 @@ export class SessionsService {
   }
 }
 
+const tooManyExchanges = (retryAfterSeconds: number) =>
+  new DomainError("rate_limited", "too_many_token_exchanges", "Too many token exchanges", `This session asked for more than ${EXCHANGE_POLICY.perSession} access tokens in a minute; try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
+const emailTaken = (email: string) => new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
 const signupClosed = () => new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
 
 /** NIST SP 800-63B: length is what matters; no composition rules. */

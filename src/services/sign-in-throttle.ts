@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import type { Clock } from "../domain/clock.js";
 import { TooManyAttemptsError } from "../domain/errors.js";
 import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
@@ -15,6 +16,9 @@ import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
  * - the client's loses just this attempt, not its other failures (a sprayer may succeed once).
  *   People signing in one after another behind one NAT thus use up nothing; only attempts still
  *   in flight count, so more than 20 sign-ins from one client at the same moment are refused.
+ *
+ * A client is its IPv4 address, or its IPv6 /64 (clientBucket): one subscriber or host is given a
+ * whole /64 and can pick a fresh address from it for every attempt.
  */
 export const SIGN_IN_POLICY = { failuresPerAddress: 5, failuresPerClient: 20, windowMs: 15 * 60 * 1000 } as const;
 
@@ -41,7 +45,7 @@ export class SignInThrottle {
     const windowEnd = windowStart + SIGN_IN_POLICY.windowMs;
     // The address is hashed so that the counters table holds no email addresses.
     const address = attempt.email === undefined ? null : `sign-in:address:${createHash("sha256").update(attempt.email).digest("hex").slice(0, 32)}:${windowStart}`;
-    const client = attempt.client === undefined ? null : `sign-in:client:${attempt.client}:${windowStart}`.slice(0, 120);
+    const client = attempt.client === undefined ? null : `sign-in:client:${clientBucket(attempt.client)}:${windowStart}`.slice(0, 120);
     // Address before client, always: two transactions that lock both rows lock them in one order.
     const counters = [
       ...(address === null ? [] : [{ bucket: address, limit: SIGN_IN_POLICY.failuresPerAddress }]),
@@ -58,4 +62,35 @@ export class SignInThrottle {
     if (reservation.address !== null) await this.counters.reset(reservation.address);
     if (reservation.client !== null) await this.counters.decrement(reservation.client);
   }
+}
+
+/**
+ * The client a network address counts as: an IPv4 address as it is (also when a dual-stack socket
+ * reports it IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 (RFC 6177: the block one
+ * site is given, whose 2^64 addresses one attacker holds together), anything else as it is.
+ */
+export function clientBucket(address: string): string {
+  const bare = address.replace(/%.*$/, ""); // a link-local address's zone names our interface, not the client
+  if (isIP(bare) !== 6) return address;
+  const groups = ipv6Groups(bare);
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
+  }
+  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of an address that isIP has accepted as IPv6. */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }

@@ -111,6 +111,17 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect(await userCount()).toBe(1);
     });
 
+    it("answers 409 email_taken to the second of two simultaneous sign-ups of one address", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      await signedUp(t, { email: "ada@acme.example" });
+      const both = () => Promise.all([new DashboardSession(t).signUp({ email: "grace@navy.example" }), new DashboardSession(t).signUp({ email: "GRACE@navy.example" })]);
+      const answers = database.name === "mysql" ? await whileWorkspacesLocked(both) : await both();
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 409]);
+      expect(answers.find((res) => res.statusCode === 409)!.json().code).toBe("email_taken");
+      expect(await userCount()).toBe(2);
+    });
+
     it("refuses a made-up invitation token before anything else, even for a registered address", async () => {
       await signedUp(t, { email: "ada@acme.example" });
       const res = await new DashboardSession(t).signUp({ email: "ada@acme.example", invitation_token: "made-up" });
@@ -220,6 +231,15 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       const res = await session.post("/auth/sign-out", undefined, { origin: "http://localhost:80", "sec-fetch-site": "same-origin" });
       expect(res.statusCode).toBe(204);
     });
+
+    it.each(["https://Mail.Example.com", "https://mail.example.com:443", "https://mail.example.com/"])("accepts the browser's origin when PUBLIC_URL is written %s", async (publicUrl) => {
+      await t.close();
+      t = await createTestApp(database, { PUBLIC_URL: publicUrl });
+      const session = new DashboardSession(t);
+      await session.load();
+      const res = await session.post("/auth/sign-up", { email: "ada@acme.example", password: PASSWORD }, { origin: "https://mail.example.com", "sec-fetch-site": "same-origin" });
+      expect(res.statusCode).toBe(201);
+    });
   });
 
   describe("tokens", () => {
@@ -253,6 +273,48 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(401);
       expect((await session.post("/auth/token", { workspace_id: workspaceId, environment: "sandbox" })).json().code).toBe("not_signed_in");
     });
+
+    it("refuses a token exchanged by a request that resolved its session before sign-out", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const sessions = t.runtime.services.sessions;
+      // The exchange has resolved its session; sign-out completes; then the exchange stores its token.
+      const active = (await sessions.resolve(session.cookie("__Host-mailroom_session")))!;
+      expect((await session.post("/auth/sign-out")).statusCode).toBe(204);
+      const late = await sessions.exchange(active, workspaceId, "sandbox");
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: late.token })).statusCode).toBe(401);
+    });
+
+    it("refuses a token once its session has expired", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const token = await session.token(workspaceId);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(200);
+      await t.runtime.db.knex("sessions").update({ expires_at: t.clock.now() });
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(401);
+    });
+
+    it("keeps a token working past the session's first idle expiry: the exchange renewed the session", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      t.clock.advance(7 * 24 * 3600 * 1000 - 10 * 60 * 1000);
+      const token = await session.token(workspaceId);
+      t.clock.advance(11 * 60 * 1000);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(200);
+    });
+
+    it("answers 429 with Retry-After past 60 exchanges a minute for one session, not for the user's other sessions", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      for (let i = 0; i < 60; i++) expect((await session.post("/auth/token", { workspace_id: workspaceId, environment: "sandbox" })).statusCode).toBe(200);
+      const refused = await session.post("/auth/token", { workspace_id: workspaceId, environment: "sandbox" });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(refused.json().code).toBe("too_many_token_exchanges");
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
+      const other = new DashboardSession(t);
+      await other.signIn("ada@acme.example");
+      await other.token(workspaceId);
+      t.clock.advance(60 * 1000);
+      await session.token(workspaceId);
+    });
   });
 
   describe("change password", () => {
@@ -262,7 +324,7 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       await other.signIn("ada@acme.example");
       const otherToken = await other.token(workspaceId);
       expect((await session.post("/auth/password", { current_password: "wrong password!", new_password: "a brand new password" })).statusCode).toBe(403);
-      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(204);
+      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(200);
       expect((await t.call({ method: "GET", url: "/v1/workspace", key: otherToken })).statusCode).toBe(401);
       expect((await other.load()).signed_in).toBe(false);
       expect((await session.load()).signed_in).toBe(true);
@@ -276,7 +338,40 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect(blocked.statusCode).toBe(429);
       expect(blocked.json().code).toBe("too_many_attempts");
       t.clock.advance(15 * 60 * 1000);
-      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(204);
+      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(200);
+    });
+
+    it("replaces the session: the old cookie and its tokens are signed out, the new cookie and CSRF token work", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const oldCookie = session.cookie("__Host-mailroom_session")!;
+      const oldCsrf = session.csrf;
+      const oldToken = await session.token(workspaceId);
+      const res = await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ signed_in: true, user: { email: "ada@acme.example" }, csrf_token: expect.any(String) });
+      expect(res.json().csrf_token).not.toBe(oldCsrf);
+      expect(session.cookie("__Host-mailroom_session")).not.toBe(oldCookie);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: oldToken })).statusCode).toBe(401);
+      const stale = await t.app.inject({ method: "GET", url: "/auth/session", headers: { cookie: `__Host-mailroom_session=${oldCookie}` } });
+      expect(stale.json().signed_in).toBe(false);
+      // The page goes on with the answer's CSRF token.
+      session.csrf = res.json().csrf_token;
+      const token = await session.token(workspaceId);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(200);
+      expect((await session.load()).signed_in).toBe(true);
+    });
+
+    it("refuses a token that another session exchanged while the password changed", async () => {
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      const thief = new DashboardSession(t);
+      await thief.signIn("ada@acme.example");
+      const sessions = t.runtime.services.sessions;
+      const active = (await sessions.resolve(thief.cookie("__Host-mailroom_session")))!;
+      expect((await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode).toBe(200);
+      const late = await sessions.exchange(active, workspaceId, "live");
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: late.token })).statusCode).toBe(401);
+      t.clock.advance(14 * 60 * 1000);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: late.token })).statusCode).toBe(401);
     });
   });
 });

@@ -3,6 +3,8 @@ import { databases } from "../helpers/databases.js";
 import type { DashboardSession} from "../helpers/dashboard-session.js";
 import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+import { migrate } from "../../src/db/connection.js";
+import { migrationSource } from "../../src/db/migrations/index.js";
 
 describe.each(databases)("accounts, members and roles ($name)", (database) => {
   let t: TestApp;
@@ -107,6 +109,49 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       expect((await as(grace.token).delete(`/v1/invitations/${pending.json().id}`)).json().code).toBe("insufficient_role");
       expect((await as(ownerToken).delete(`/v1/invitations/${pending.json().id}`)).statusCode).toBe(200);
       expect((await as(ownerToken).delete(`/v1/invitations/${pending.json().id}`)).statusCode).toBe(404);
+    });
+
+    it("keeps one pending invitation of two sent to one address at once, the other closed", async () => {
+      const members = t.runtime.services.members;
+      const principal = { workspaceId: owner.workspaceId, environment: "sandbox" as const, credential: { kind: "user_token" as const, id: "tok_test", userId: owner.userId, role: "owner" as const } };
+      const both = () => Promise.all(["grace@acme.example", "Grace@acme.example"].map((email) => members.createInvitation(principal, { email }, "https://mail.example.com")));
+      if (database.name === "mysql") {
+        // Both have closed what was pending (nothing) and wait to insert, their foreign-key check
+        // held up by a lock on the workspace's row: the interleaving that timing alone rarely gives.
+        const knex = t.runtime.db.knex;
+        let result!: ReturnType<typeof both>;
+        await knex.transaction(async (holder) => {
+          await holder("workspaces").where({ id: owner.workspaceId }).forUpdate().first("id");
+          result = both();
+          const waiting = async () => Number(((await knex.raw("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND command = 'Query' AND id <> CONNECTION_ID()")) as [Array<{ n: number }>])[0][0]!.n);
+          for (let tries = 0; (await waiting()) < 2; tries++) {
+            if (tries > 400) throw new Error("the invitations never reached the database");
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        });
+        await result;
+      } else await both();
+      const pending = (await as(ownerToken).get("/v1/invitations")).json().data;
+      expect(pending).toHaveLength(1);
+      expect(Number(((await t.runtime.db.knex("invitations").whereNull("closed_at").count({ n: "*" }).first()) as { n: number | string }).n)).toBe(1);
+    });
+
+    it("keeps the newest of an address's open invitations when migration 028 makes them unique, closing the others", async () => {
+      const knex = t.runtime.db.knex;
+      await knex.migrate.down({ migrationSource, name: "028-pending-invitations" });
+      const base = { workspace_id: owner.workspaceId, role: "developer", invited_by: owner.userId, expires_at: t.clock.now() + 3_600_000, closed_at: null };
+      await knex("invitations").insert([
+        { ...base, id: "inv_a1", email: "grace@acme.example", email_normalized: "grace@acme.example", digest: "a".repeat(64), created_at: 1000 },
+        { ...base, id: "inv_a2", email: "Grace@acme.example", email_normalized: "grace@acme.example", digest: "b".repeat(64), created_at: 2000 },
+        { ...base, id: "inv_b1", email: "alan@acme.example", email_normalized: "alan@acme.example", digest: "c".repeat(64), created_at: 1500 },
+      ]);
+      await migrate(t.runtime.db);
+      const rows = (await knex("invitations").orderBy("id").select("id", "closed_at", "pending_email")) as Array<{ id: string; closed_at: number | string | null; pending_email: string | null }>;
+      expect(rows.map((row) => ({ ...row, closed_at: row.closed_at === null ? null : Number(row.closed_at) }))).toEqual([
+        { id: "inv_a1", closed_at: 2000, pending_email: null },
+        { id: "inv_a2", closed_at: null, pending_email: "grace@acme.example" },
+        { id: "inv_b1", closed_at: null, pending_email: "alan@acme.example" },
+      ]);
     });
 
     it("lets only owners invite owners", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, SETTINGS } from "../../src/config.js";
+import { ConfigError, loadConfig, sendingHostnameWarning, SETTINGS, trackingBaseWarning } from "../../src/config.js";
 
 describe("loadConfig", () => {
   it("runs with no settings at all on the embedded database", () => {
@@ -70,6 +70,33 @@ describe("loadConfig", () => {
     for (const bad of ["t.mail.example.com", "https://t.example/path", "ftp://t.example", "https://user@t.example"]) expect(() => loadConfig({ TRACKING_BASE_URL: bad }), bad).toThrow(/TRACKING_BASE_URL/);
   });
 
+  it("keeps PUBLIC_URL as the origin a browser sends, and refuses a path, query, fragment or credentials", () => {
+    expect(loadConfig({}).publicUrl).toBeNull();
+    for (const [given, origin] of [
+      ["https://mail.example.com", "https://mail.example.com"],
+      ["https://Mail.Example.COM/", "https://mail.example.com"],
+      ["https://mail.example.com:443", "https://mail.example.com"],
+      ["http://mail.example.com:80//", "http://mail.example.com"],
+      ["https://mail.example.com:8443", "https://mail.example.com:8443"],
+      ["http://[::1]:3000", "http://[::1]:3000"],
+    ]) {
+      expect(loadConfig({ PUBLIC_URL: given! }).publicUrl, given).toBe(origin);
+      expect(loadConfig({ PUBLIC_URL: given! }).trackingBaseUrl, given).toBe(origin);
+    }
+    for (const bad of ["mail.example.com", "ftp://mail.example.com", "https://mail.example.com/app", "https://mail.example.com/?a=1", "https://mail.example.com/#x", "https://ada:secret@mail.example.com", "https://"]) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL must be an origin such as https:\/\/mail\.example\.com/);
+    }
+  });
+
+  it("warns (without refusing) when tracking links would point at this machine or go over plain HTTP", () => {
+    expect(trackingBaseWarning(loadConfig({}))).toMatch(/this machine, http:\/\/localhost:3000.*TRACKING_BASE_URL/);
+    expect(trackingBaseWarning(loadConfig({ TRACKING_BASE_URL: "https://localhost:8443" }))).toMatch(/this machine/);
+    expect(trackingBaseWarning(loadConfig({ TRACKING_BASE_URL: "https://[::1]" }))).toMatch(/this machine/);
+    expect(trackingBaseWarning(loadConfig({ TRACKING_BASE_URL: "http://t.mail.example.com" }))).toMatch(/plain HTTP.*RFC 8058/);
+    expect(trackingBaseWarning(loadConfig({ PUBLIC_URL: "https://mail.example.com" }))).toBeNull();
+    expect(trackingBaseWarning(loadConfig({ TRACKING_BASE_URL: "https://t.mail.example.com" }))).toBeNull();
+  });
+
   it("takes the keys SECRET_KEY replaced from SECRET_KEY_PREVIOUS, newest first, only beside a new SECRET_KEY", () => {
     const [a, b, c] = ["aa", "bb", "cc"].map((pair) => pair.repeat(32)) as [string, string, string];
     expect(loadConfig({}).secretKeyPrevious).toEqual([]);
@@ -126,5 +153,18 @@ describe("loadConfig", () => {
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));
+  });
+});
+
+describe("sendingHostnameWarning", () => {
+  const mysql = { DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) };
+  it("warns a node sharing a MySQL database that relies on its machine's host name", () => {
+    expect(sendingHostnameWarning(loadConfig(mysql), mysql)).toMatch(/SENDING_HOSTNAME is not set.*same SENDING_HOSTNAME/);
+  });
+
+  it("says nothing when SENDING_HOSTNAME is set, or with the embedded SQLite database (one node)", () => {
+    const named = { ...mysql, SENDING_HOSTNAME: "mta1.mail.example.com" };
+    expect(sendingHostnameWarning(loadConfig(named), named)).toBeNull();
+    expect(sendingHostnameWarning(loadConfig({}), {})).toBeNull();
   });
 });

@@ -116,9 +116,12 @@ export async function signOut(): Promise<void> {
   await request<undefined>("POST", "/auth/sign-out");
 }
 
-/** Every other session of the user is signed out, and this one's access tokens are revoked. */
+/**
+ * Every session of the user is signed out and its access tokens revoked, this one's too; the
+ * answer is a new session for this page, whose CSRF token request() takes up like a sign-in's.
+ */
 export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
-  await request<undefined>("POST", "/auth/password", { current_password: currentPassword, new_password: newPassword });
+  await request<Session>("POST", "/auth/password", { current_password: currentPassword, new_password: newPassword });
 }
 
 export function exchangeToken(workspaceId: string, environment: Environment): Promise<TokenGrant> {

@@ -25,6 +25,7 @@ import * as keyCreators from "./023-key-creators.js";
 import * as parkedWebhookDeliveries from "./024-parked-webhook-deliveries.js";
 import * as inboundReplyDigests from "./025-inbound-reply-digests.js";
 import * as templateVariablesSize from "./026-template-variables-size.js";
+import * as pendingInvitations from "./028-pending-invitations.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -57,10 +58,12 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "024-parked-webhook-deliveries": parkedWebhookDeliveries,
   "025-inbound-reply-digests": inboundReplyDigests,
   "026-template-variables-size": templateVariablesSize,
+  "028-pending-invitations": pendingInvitations,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(MIGRATIONS),
+  // By number, whatever order the entries above were added in.
+  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
   getMigrationName: (name) => name,
   getMigration: async (name) => MIGRATIONS[name]!,
 };

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { toIso } from "../../domain/clock.js";
+import { isUniqueViolation } from "../driver-errors.js";
 import type { Role } from "../../domain/roles.js";
 import type { components } from "../../../generated/v1.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
@@ -20,16 +21,30 @@ export interface InvitationRow {
   closed_at: number | null;
 }
 
-/** Pending invitations are the ones neither closed (accepted, revoked, replaced) nor expired. */
+/**
+ * Pending invitations are the ones neither closed (accepted, revoked, replaced) nor expired. An
+ * open one (not closed, maybe expired) carries its address in pending_email, which is unique per
+ * workspace (migration 028): every update that closes one clears it.
+ */
 export class InvitationsRepository {
   constructor(private readonly knex: Knex) {}
 
   /** Inserts an invitation and closes any pending one to the same address, atomically. */
   async replace(row: InvitationRow): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await trx("invitations").where({ workspace_id: row.workspace_id, email_normalized: row.email_normalized }).whereNull("closed_at").update({ closed_at: row.created_at });
-      await trx("invitations").insert(row);
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.knex.transaction(async (trx) => {
+          await trx("invitations").where({ workspace_id: row.workspace_id, email_normalized: row.email_normalized }).whereNull("closed_at").update(closing(row.created_at));
+          await trx("invitations").insert({ ...row, pending_email: row.email_normalized });
+        });
+        return;
+      } catch (error) {
+        // Another invitation to the address was inserted meanwhile (the key waited for it to
+        // commit): replace again, closing it, as if this one had come second. The id and the
+        // digest are fresh, so the pending key is the one that conflicted.
+        if (!isUniqueViolation(error) || attempt === 3) throw error;
+      }
+    }
   }
 
   async find(workspaceId: string, id: string): Promise<InvitationRow | undefined> {
@@ -56,7 +71,7 @@ export class InvitationsRepository {
 
   /** Closes a pending invitation; false when it was not pending any more (a race lost). */
   async close(id: string, now: number, trx: Knex | Knex.Transaction = this.knex): Promise<boolean> {
-    return (await trx("invitations").where({ id }).whereNull("closed_at").update({ closed_at: now })) === 1;
+    return (await trx("invitations").where({ id }).whereNull("closed_at").update(closing(now))) === 1;
   }
 
   /**
@@ -65,13 +80,16 @@ export class InvitationsRepository {
    */
   async closePendingBy(workspaceId: string, invitedBy: string, roles: readonly Role[], now: number, trx: Knex | Knex.Transaction = this.knex): Promise<number> {
     if (roles.length === 0) return 0;
-    return trx("invitations").where({ workspace_id: workspaceId, invited_by: invitedBy }).whereIn("role", roles).whereNull("closed_at").where("expires_at", ">", now).update({ closed_at: now });
+    return trx("invitations").where({ workspace_id: workspaceId, invited_by: invitedBy }).whereIn("role", roles).whereNull("closed_at").where("expires_at", ">", now).update(closing(now));
   }
 
   static toWire(row: InvitationRow): Invitation {
     return { id: row.id, object: "invitation", email: row.email, role: row.role, invited_by: row.invited_by, created_at: toIso(row.created_at), expires_at: toIso(row.expires_at) };
   }
 }
+
+/** The update that closes an invitation, freeing its address for the next one. */
+const closing = (now: number) => ({ closed_at: now, pending_email: null });
 
 function normalise(row: InvitationRow | undefined): InvitationRow | undefined {
   return row && { ...row, created_at: toNumber(row.created_at), expires_at: toNumber(row.expires_at), closed_at: toNumberOrNull(row.closed_at) };

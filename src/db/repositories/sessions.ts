@@ -23,10 +23,14 @@ export interface AccessTokenRow {
   expires_at: number;
 }
 
-/** A token found by its digest, with the member's role as it is now (null: no longer a member). */
+/**
+ * A token found by its digest, with the member's role as it is now (null: no longer a member) and
+ * when its session ends (the earlier of its idle and absolute expiry, as they are now).
+ */
 export interface TokenWithRole {
   token: AccessTokenRow;
   role: Role | null;
+  sessionExpiresAt: number;
 }
 
 /** Dashboard sessions and the access tokens exchanged for them; both found by digest only. */
@@ -54,28 +58,36 @@ export class SessionsRepository {
     });
   }
 
-  /** Ends every session of a user but one (after a password change), with their tokens. */
-  async deleteOthers(userId: string, keepSessionId: string): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await trx("access_tokens").where({ user_id: userId }).whereNot({ session_id: keepSessionId }).delete();
-      await trx("sessions").where({ user_id: userId }).whereNot({ id: keepSessionId }).delete();
-    });
+  /** Ends every session of a user (a password change), with their tokens. */
+  async deleteAllOfUser(userId: string, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("access_tokens").where({ user_id: userId }).delete();
+    await trx("sessions").where({ user_id: userId }).delete();
   }
 
   async insertToken(row: AccessTokenRow): Promise<void> {
     await this.knex("access_tokens").insert(row);
   }
 
-  /** The token and the member's current role: a demotion or removal applies to the next call. */
+  /**
+   * The token, the member's current role (a demotion or removal applies to the next call), and
+   * its session, which must still exist: an exchange that read its session just before a sign-out
+   * or password change deleted the session's tokens inserts its own after them, and only the
+   * missing session then tells that token apart (access_tokens.session_id has no foreign key).
+   */
   async findToken(digest: string): Promise<TokenWithRole | undefined> {
     const row = (await this.knex("access_tokens as t")
+      .join("sessions as s", "s.id", "t.session_id")
       .leftJoin("memberships as m", (join) => join.on("m.workspace_id", "t.workspace_id").andOn("m.user_id", "t.user_id"))
       .where("t.digest", digest)
-      .select("t.*", "m.role as member_role")
-      .first()) as (AccessTokenRow & { member_role: Role | null }) | undefined;
+      .select("t.*", "m.role as member_role", "s.expires_at as session_expires_at", "s.absolute_expires_at as session_absolute_expires_at")
+      .first()) as (AccessTokenRow & { member_role: Role | null; session_expires_at: number | string; session_absolute_expires_at: number | string }) | undefined;
     if (!row) return undefined;
-    const { member_role, ...token } = row;
-    return { token: { ...token, created_at: toNumber(token.created_at), expires_at: toNumber(token.expires_at) }, role: member_role ?? null };
+    const { member_role, session_expires_at, session_absolute_expires_at, ...token } = row;
+    return {
+      token: { ...token, created_at: toNumber(token.created_at), expires_at: toNumber(token.expires_at) },
+      role: member_role ?? null,
+      sessionExpiresAt: Math.min(toNumber(session_expires_at), toNumber(session_absolute_expires_at)),
+    };
   }
 
   /** Revokes a member's tokens for one workspace (removal from it). */

@@ -1,9 +1,13 @@
 import type { Knex } from "knex";
 import { toIso } from "../../domain/clock.js";
+import { UniqueViolation } from "../../domain/errors.js";
 import type { components } from "../../../generated/v1.js";
+import { isUniqueViolation } from "../driver-errors.js";
 import { toNumber } from "../rows.js";
 
 type User = components["schemas"]["User"];
+
+export const UQ_USER_EMAIL = "uq_users__email";
 
 export interface UserRow {
   id: string;
@@ -19,8 +23,15 @@ export interface UserRow {
 export class UsersRepository {
   constructor(private readonly knex: Knex) {}
 
+  /** Throws UniqueViolation(UQ_USER_EMAIL) when the address has an account (one made meanwhile). */
   async insert(row: UserRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
-    await trx("users").insert(row);
+    try {
+      await trx("users").insert(row);
+    } catch (error) {
+      // The id is fresh; email_normalized is the table's only other unique key.
+      if (isUniqueViolation(error)) throw new UniqueViolation(UQ_USER_EMAIL);
+      throw error;
+    }
   }
 
   async any(trx: Knex | Knex.Transaction = this.knex): Promise<boolean> {
@@ -47,8 +58,8 @@ export class UsersRepository {
     return normalise(await this.knex("users").where({ id }).first());
   }
 
-  async updatePasswordHash(id: string, passwordHash: string, now: number): Promise<void> {
-    await this.knex("users").where({ id }).update({ password_hash: passwordHash, updated_at: now });
+  async updatePasswordHash(id: string, passwordHash: string, now: number, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("users").where({ id }).update({ password_hash: passwordHash, updated_at: now });
   }
 
   static toWire(row: UserRow): User {

@@ -8,15 +8,15 @@ import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { readForm } from "../../lib/forms";
 
-/** POST /auth/password: signs out the user's other sessions and revokes this one's tokens. */
+/** POST /auth/password: signs out the user's other sessions and gives this page a new one. */
 export function PasswordSection() {
   const [message, setMessage] = useState<string | null>(null);
   const change = useAction(async (current: string, next: string, confirmation: string, form: HTMLFormElement) => {
     setMessage(null);
     if (next !== confirmation) throw new Error("The new password and its confirmation differ.");
     await changePassword(current, next);
-    // The server revoked this session's access tokens with the old password; the next call
-    // exchanges a new one.
+    // The server replaced this session, revoking its access tokens; the next call exchanges a
+    // new one from the new session.
     tokens.clear();
     form.reset();
     setMessage("Password changed. Your other sessions were signed out.");
