@@ -6481,9 +6481,9 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
-                /** @description First UTC day (YYYY-MM-DD); default the first day of the current month. */
+                /** @description First UTC day (YYYY-MM-DD); default the first day of `to`'s month (of the current month without `to`). */
                 from?: string;
-                /** @description Last UTC day, included (YYYY-MM-DD); default today. At most 366 days after `from`. */
+                /** @description Last UTC day, included (YYYY-MM-DD); at most 366 days after `from`. Default today, or 366 days after a `from` older than that. */
                 to?: string;
             };
             header?: never;

@@ -14,8 +14,8 @@ export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
  * The worker role's housekeeping, every few minutes: measures the clock against the database
  * server's (src/clock-skew.ts), prunes expired idempotency records,
  * rate-limit windows, sessions, access tokens, old webhook attempts and request log entries,
- * removes the content of messages past their workspace's retention, and checks the sending
- * domains whose automatic check is due. Any number of workers may run it at once: pruning and removal are idempotent,
+ * checks the sending domains whose automatic check is due, and removes the content of messages
+ * past their workspace's retention (for up to ROUND_BUDGET_MS a round). Any number of workers may run it at once: pruning and removal are idempotent,
  * and each domain check is claimed by one of them.
  */
 export function startMaintenance(runtime: Runtime, log: MaintenanceLog): { stop(): void; round: Promise<void> } {
@@ -47,30 +47,41 @@ export async function reportClockSkew(runtime: Runtime, log: MaintenanceLog): Pr
   }
 }
 
-/** One round; logs its failures instead of throwing, so the next round still comes. */
+/**
+ * One round; logs its failures instead of throwing, so the next round still comes. Each step is
+ * on its own: one that fails (a table locked, a migration behind) does not skip the others. The
+ * domain checks come before content removal, whose time per round is bounded but may be long.
+ */
 export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Promise<void> {
-  try {
-    await runtime.services.idempotency.prune();
-    await runtime.services.rateLimiter.prune();
-    await runtime.services.sessions.prune();
-    await runtime.services.webhooks.prune();
-    await runtime.services.requestLogs.prune();
-  } catch (err) {
-    log.error({ err }, "maintenance failed");
-  }
-  try {
-    const removed = await runtime.services.retention.removeExpiredContent();
-    if (removed.messages + removed.replies > 0) log.info(removed, "content retention: removed the content of messages and replies past their workspace's content_retention_days");
-  } catch (err) {
-    log.error({ err }, "content retention failed");
-  }
-  try {
-    for (let outcomes = await runtime.services.domains.recheckDue(); outcomes.length > 0; outcomes = await runtime.services.domains.recheckDue()) {
+  const { services } = runtime;
+  const step = async (name: string, work: () => Promise<unknown>) => {
+    try {
+      await work();
+    } catch (err) {
+      log.error({ err }, `maintenance: ${name} failed`);
+    }
+  };
+  await step("pruning idempotency records", () => services.idempotency.prune());
+  await step("pruning rate-limit windows", () => services.rateLimiter.prune());
+  await step("pruning sessions and access tokens", () => services.sessions.prune());
+  await step("pruning webhook attempts", () => services.webhooks.prune());
+  await step("pruning request log entries", () => services.requestLogs.prune());
+  await step("automatic domain checks", async () => {
+    for (let outcomes = await services.domains.recheckDue(); outcomes.length > 0; outcomes = await services.domains.recheckDue()) {
       for (const outcome of outcomes) logDomainCheck(outcome, log);
     }
-  } catch (err) {
-    log.error({ err }, "automatic domain checks failed");
-  }
+  });
+  await step("content retention", async () => {
+    const removed = await services.retention.removeExpiredContent();
+    if (removed.messages + removed.replies > 0 || !removed.finished) {
+      log.info(
+        removed,
+        removed.finished
+          ? "content retention: removed the content of messages and replies past their workspace's content_retention_days"
+          : "content retention: removed the content of messages and replies past their workspace's content_retention_days; the rest is left to the next round",
+      );
+    }
+  });
 }
 
 /** A domain whose status changed is worth a line (a warning when it went towards failure); an unchanged one is not. */

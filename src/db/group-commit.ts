@@ -17,6 +17,8 @@ interface Pending {
   item: unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Set on the submissions of one submitTogether call: they are never split over two transactions. */
+  unit?: object;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -59,6 +61,23 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Submits items that must share one transaction, never split over two commits (nor over the
+   * halves of a failed batch written again: they then fail together), so that a writer deciding
+   * about all of them at once (a strict batch's messages against the monthly quota) sees them all.
+   */
+  submitTogether<I, O>(writer: BatchWriter<I, O>, items: readonly I[]): Array<Promise<O>> {
+    const unit = {};
+    const results = items.map(
+      (item) =>
+        new Promise<O>((resolve, reject) => {
+          this.queue.push({ writer: writer as BatchWriter<unknown, unknown>, item, resolve: resolve as (v: unknown) => void, reject, unit });
+        }),
+    );
+    this.schedule();
+    return results;
+  }
+
   /** Resolves once nothing is queued or in flight (for shutdown). */
   async drain(): Promise<void> {
     if (this.queue.length === 0 && this.inFlight === 0) return;
@@ -77,7 +96,9 @@ export class GroupCommit {
 
   private async flush(): Promise<void> {
     if (this.queue.length === 0 || this.inFlight >= this.dialect.writerConcurrency) return;
-    const batch = this.queue.splice(0, this.maxBatch);
+    let size = Math.min(this.maxBatch, this.queue.length);
+    while (size < this.queue.length && sameUnit(this.queue[size - 1]!, this.queue[size]!)) size++;
+    const batch = this.queue.splice(0, size);
     this.inFlight++;
     try {
       const outcomes = await this.commitIsolating(batch);
@@ -97,7 +118,8 @@ export class GroupCommit {
 
   /**
    * The batch committed, or, when it fails for a reason of its own, written again in halves
-   * (in order), and so on down to single submissions: the submissions share a transaction, not
+   * (in order), and so on down to single submissions (or submitTogether's units, which fail
+   * whole): the submissions share a transaction, not
    * a fate. One item that still fails its statement (a value too long for its column on MySQL)
    * then fails alone, with its own error, while the other requests' writes (accepts, idempotency
    * claims, rate-limit hits) commit; k bad items among n cost about 2k·log2(n) transactions
@@ -108,8 +130,8 @@ export class GroupCommit {
     try {
       return (await this.commitWithRetry(batch)).map((value) => ({ ok: true, value }));
     } catch (error) {
-      if (batch.length === 1 || this.dialect.isRetryable(error) || isDatabaseUnavailable(error)) return batch.map(() => ({ ok: false, error }));
-      const half = Math.ceil(batch.length / 2);
+      const half = splitPoint(batch);
+      if (half === 0 || this.dialect.isRetryable(error) || isDatabaseUnavailable(error)) return batch.map(() => ({ ok: false, error }));
       const first = await this.commitIsolating(batch.slice(0, half));
       return [...first, ...(await this.commitIsolating(batch.slice(half)))];
     }
@@ -142,4 +164,17 @@ export class GroupCommit {
     }
     return results;
   }
+}
+
+const sameUnit = (a: Pending, b: Pending): boolean => a.unit !== undefined && a.unit === b.unit;
+
+/** Where a batch is halved: the boundary between two submissions nearest its middle that splits no unit; 0 when there is none. */
+function splitPoint(batch: readonly Pending[]): number {
+  const middle = Math.ceil(batch.length / 2);
+  for (let offset = 0; offset < batch.length; offset++) {
+    for (const at of [middle + offset, middle - offset]) {
+      if (at > 0 && at < batch.length && !sameUnit(batch[at - 1]!, batch[at]!)) return at;
+    }
+  }
+  return 0;
 }

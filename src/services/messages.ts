@@ -9,12 +9,13 @@ import { aggregateStatus, CANCELABLE, transition } from "../domain/message-statu
 import type { GroupCommit } from "../db/group-commit.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventFilters, EventsRepository } from "../db/repositories/events.js";
-import { MessagesRepository, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
+import { MessagesRepository, type AcceptResult, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
 import { checkedAttachments, messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
 import { AttachmentUrls, type FetchBudget } from "./attachment-urls.js";
 import type { RenderedForMessage } from "./templates.js";
+import { UsageService } from "./usage.js";
 import type { components } from "../../generated/v1.js";
 
 type Message = components["schemas"]["Message"];
@@ -28,8 +29,11 @@ type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
 export interface SendingPolicy {
   /** Whether the workspace has `domain` and it is verified (live mail may only use those). */
   domainStatus(workspaceId: string, domain: string): Promise<"verified" | "unverified" | "unknown">;
-  /** Throws (429 monthly_quota_exceeded) when `messages` more live messages would pass the quota. */
-  assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<void>;
+  /**
+   * Throws (429 monthly_quota_exceeded) when `messages` more live messages would pass the quota;
+   * answers whether the workspace has one (its messages are then checked again as they are stored).
+   */
+  assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<boolean>;
   /** The tracking defaults of the workspace's sending domain of that name; null when it has none. */
   domainTracking(workspaceId: string, domain: string): Promise<DomainTrackingDefaults | null>;
 }
@@ -171,10 +175,22 @@ export class MessagesService {
     }
     if (strict) await this.assertWholeBatch(principal, prepared, now);
     else if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
-    // The accepted messages share group commits; every one is durable before the answer.
+    // The accepted messages share group commits; every one is durable before the answer. A strict
+    // batch's share one, where the quota takes all of them or none.
+    const together = strict ? this.acceptTogether(principal, prepared.flatMap(({ message }) => (message === null ? [] : [message]))) : null;
     const outcomes = await Promise.all([
       ...earlier,
-      ...prepared.map(async ({ index, message, error }) => ({ index, message: message === null ? null : await this.accept(principal, message), error })),
+      ...prepared.map(async ({ index, message, error }, i): Promise<BatchOutcome> => {
+        if (message === null) return { index, message, error };
+        try {
+          return { index, message: await (together?.[i] ?? this.accept(principal, message)), error: null };
+        } catch (refusal) {
+          // The quota, checked again as the messages are stored, answers a message of a batch on
+          // its own; a strict batch (whose messages are all prepared: i matches) is refused whole.
+          if (strict || !(refusal instanceof QuotaExceededError)) throw refusal;
+          return { index, message: null, error: refusal };
+        }
+      }),
     ]);
     return outcomes.sort((a, b) => a.index - b.index);
   }
@@ -184,7 +200,7 @@ export class MessagesService {
     const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
     if (refused.length > 0) throw new BatchRejectedError(refused);
     const messages = prepared.flatMap(({ message }) => (message === null ? [] : [message]));
-    if (principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages));
+    if (principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages), { together: true });
   }
 
   /**
@@ -214,21 +230,29 @@ export class MessagesService {
    * when it was stored. Those are looked up only once the quota refuses (until then `counted` may
    * include some, erring towards a refusal that is then recounted exactly), so keyed requests
    * within the quota cost no extra read. Answers the messages it counted.
+   *
+   * This is the early check, outside the accepting transaction: requests racing at the limit can
+   * all pass it. So the messages of a workspace that has a quota are marked (`quota_unit`, shared
+   * by a strict batch's: `together`) for the accepting transaction to count again, exactly, under
+   * a lock; those of a workspace without one cost it nothing.
    */
-  private async countAgainstQuota(principal: Principal, messages: readonly NewMessage[], counted: readonly NewMessage[], now: number, acceptedEarlier: () => Promise<ReadonlySet<string>>): Promise<NewMessage[]> {
+  private async countAgainstQuota(principal: Principal, messages: readonly NewMessage[], counted: readonly NewMessage[], now: number, acceptedEarlier: () => Promise<ReadonlySet<string>>, { together = false } = {}): Promise<NewMessage[]> {
+    let fresh = [...messages];
+    let limited: boolean;
     try {
-      await this.policy.assertWithinQuota(principal.workspaceId, counted.length + messages.length, now);
-      return [...messages];
+      limited = await this.policy.assertWithinQuota(principal.workspaceId, counted.length + messages.length, now);
     } catch (error) {
       if (!(error instanceof QuotaExceededError)) throw error;
       const earlier = await acceptedEarlier();
       const isNew = (m: NewMessage) => m.idempotency_key === null || !earlier.has(m.idempotency_key);
       const newCounted = counted.filter(isNew).length;
-      const fresh = messages.filter(isNew);
+      fresh = messages.filter(isNew);
       if (newCounted === counted.length && fresh.length === messages.length) throw error;
       if (fresh.length > 0) await this.policy.assertWithinQuota(principal.workspaceId, newCounted + fresh.length, now);
-      return fresh;
+      limited = true;
     }
+    if (limited) for (const m of messages) m.quota_unit = together ? messages[0]!.id : m.id;
+    return fresh;
   }
 
   /** The keys among `messages` that already hold a stored message, read at most once, when first asked. */
@@ -279,6 +303,7 @@ export class MessagesService {
       expires_at: content.expiresAt,
       idempotency_key: idempotency?.key ?? null,
       idempotency_batched: idempotency?.batched ?? false,
+      quota_unit: null, // set by countAgainstQuota when the workspace has a quota
       idempotency_window_start: this.idempotencyWindowStart(now),
       message_id_header: messageIdHeader(id, content.fromAddress),
       recipients: content.recipients,
@@ -339,7 +364,17 @@ export class MessagesService {
   }
 
   private async accept(principal: Principal, message: NewMessage): Promise<Message> {
-    const result = await this.groupCommit.submit(this.messages.acceptWriter, message);
+    return this.accepted(principal, message, await this.groupCommit.submit(this.messages.acceptWriter, message));
+  }
+
+  /** A strict batch's messages, in one transaction (GroupCommit.submitTogether): the quota takes them all or none. */
+  private acceptTogether(principal: Principal, messages: readonly NewMessage[]): Array<Promise<Message>> {
+    return this.groupCommit.submitTogether(this.messages.acceptWriter, messages).map(async (result, i) => this.accepted(principal, messages[i]!, await result));
+  }
+
+  /** The message as stored, or the 429 of a message the accepting transaction's quota check refused. */
+  private async accepted(principal: Principal, message: NewMessage, result: AcceptResult): Promise<Message> {
+    if (result.quotaRefused) throw UsageService.quotaExceeded(result.quotaRefused, this.clock.now());
     this.onAccepted();
     if (result.existing) return this.get(principal, result.id);
     return MessagesRepository.toWire(acceptedRecord(message));

@@ -39,15 +39,20 @@ export class UsageService {
   }
 
   /**
-   * Usage from `from` to `to` (UTC days, both included; default: this month so far). Sandbox
-   * mail is never counted, so the answer is the same whichever environment's key asks.
+   * Usage from `from` to `to` (UTC days, both included; default: this month so far). Either
+   * bound alone sets the range's other end around itself, so that it never contradicts it:
+   * `to` alone starts at the first day of its month; `from` alone ends today, or at the longest
+   * range's end when `from` is older than that. Sandbox mail is never counted, so the answer is
+   * the same whichever environment's key asks.
    */
   async get(principal: Principal, from?: string, to?: string): Promise<Usage> {
     const now = this.clock.now();
-    const today = UsageService.dayOf(now);
-    const fromMs = from === undefined ? Date.parse(`${today.slice(0, 7)}-01`) : parseDay(from, "/from");
-    const toMs = to === undefined ? Date.parse(today) : parseDay(to, "/to");
-    if (fromMs > toMs) throw new ValidationError([{ location: "query", pointer: "/from", message: "must not be after `to`" }]);
+    const today = Date.parse(UsageService.dayOf(now));
+    const givenFrom = from === undefined ? undefined : parseDay(from, "/from");
+    const givenTo = to === undefined ? undefined : parseDay(to, "/to");
+    const fromMs = givenFrom ?? monthStart(givenTo ?? today);
+    const toMs = givenTo ?? Math.min(today, fromMs + MAX_USAGE_RANGE_DAYS * DAY_MS);
+    if (fromMs > toMs) throw new ValidationError([{ location: "query", pointer: "/from", message: to === undefined ? "must not be after today (the default `to`)" : "must not be after `to`" }]);
     if ((toMs - fromMs) / DAY_MS > MAX_USAGE_RANGE_DAYS) {
       throw new ValidationError([{ location: "query", pointer: "/to", message: `must be at most ${MAX_USAGE_RANGE_DAYS} days after \`from\`` }]);
     }
@@ -98,19 +103,32 @@ export class UsageService {
 
   /**
    * Refuses `messages` more live messages when they would take the workspace past its monthly
-   * quota. A safety cap, not a bill: the check reads the counters outside the accepting
-   * transaction, so requests racing at the limit may overshoot it by what they carry. For live
-   * mail only: sandbox mail never counts.
+   * quota, and answers whether the workspace has a quota at all. This early check reads the
+   * counters outside the accepting transaction, so it spares a request over the quota the rest
+   * of its work; requests racing at the limit can all pass it, and the accepting transaction
+   * then checks again, exactly, for the messages of a workspace that has one (the caller marks
+   * them: NewMessage.quota_unit). For live mail only: sandbox mail never counts.
    */
-  async assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<void> {
-    if (messages <= 0) return;
+  async assertWithinQuota(workspaceId: string, messages: number, now: number): Promise<boolean> {
+    if (messages <= 0) return false;
     const workspace = await this.workspaces.find(workspaceId);
-    if (!workspace || workspace.monthly_quota === null) return;
+    if (!workspace || workspace.monthly_quota === null) return false;
     const { messages: used } = await this.usage.monthTotal(workspaceId, UsageService.monthOf(now));
-    if (used + messages <= workspace.monthly_quota) return;
-    const resetsAt = UsageService.nextMonthStart(now);
-    throw new QuotaExceededError(workspace.monthly_quota, used, messages, toIso(resetsAt), Math.max(1, Math.ceil((resetsAt - now) / 1000)));
+    if (used + messages <= workspace.monthly_quota) return true;
+    throw UsageService.quotaExceeded({ quota: workspace.monthly_quota, used, requested: messages }, now);
   }
+
+  /** The 429 monthly_quota_exceeded for a request of `requested` messages, retryable when the month ends. */
+  static quotaExceeded({ quota, used, requested }: { quota: number; used: number; requested: number }, now: number): QuotaExceededError {
+    const resetsAt = UsageService.nextMonthStart(now);
+    return new QuotaExceededError(quota, used, requested, toIso(resetsAt), Math.max(1, Math.ceil((resetsAt - now) / 1000)));
+  }
+}
+
+/** The first instant of the UTC month an instant is in. */
+function monthStart(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
 }
 
 /** Epoch ms of a "YYYY-MM-DD" UTC day that exists in the calendar, or a 422 naming the query parameter. */

@@ -158,6 +158,16 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(await keyIds()).toEqual(before);
     });
 
+    it("stores no key when its secret cannot be stored", async () => {
+      const first = await createKey({ name: "First" });
+      const before = await keyIds();
+      const stored = await t.runtime.db.knex("api_key_secrets").where({ api_key_id: first.id }).first();
+      const key = { ...(await t.runtime.repositories.apiKeys.find({ workspaceId: t.workspace.id, environment: "sandbox" }, first.id))!, id: "key_00000000000000000000000000", name: "Second" };
+      // A secret whose digest is taken: its insert fails after the key's.
+      await expect(t.runtime.repositories.apiKeys.insert(key, { ...stored, api_key_id: key.id })).rejects.toThrow();
+      expect(await keyIds()).toEqual(before);
+    });
+
     it("refuses a name longer than 100 characters with 422", async () => {
       const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "k".repeat(101) } });
       expect(res.statusCode).toBe(422);

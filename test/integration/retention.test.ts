@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runMaintenance } from "../../src/maintenance.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -188,6 +188,93 @@ describe.each(databases)("content retention ($name)", (database) => {
       const replied = events.find((e) => e.type === "message.replied")!;
       expect(replied.data).toMatchObject({ inbound_id: inboundId, text: null, quoted_text: null, html: null, content_removed: true, subject: "Re: Welcome" });
       expect(JSON.stringify(events)).not.toContain("card number");
+    });
+
+    it("removes the content of messages with large attachments a bounded number of bytes at a time", async () => {
+      await setRetention(1);
+      // 1 MiB of base64 per message, 40 messages: loaded together they would take 40 MiB (and twice that parsed).
+      const content = Buffer.alloc(768 * 1024, 7).toString("base64");
+      const id = await send({ attachments: [{ filename: "statement.pdf", content, content_type: "application/pdf" }, ATTACHMENT] });
+      await t.drain();
+      const knex = t.runtime.db.knex;
+      const row = await knex("messages").where({ id }).first();
+      const clones = Array.from({ length: 39 }, (_, i) => `${id.slice(0, -6)}${String(i).padStart(6, "0")}`);
+      for (const clone of clones) await knex("messages").insert({ ...row, id: clone, idempotency_key: null });
+      // Plain messages among them still go in one statement.
+      const plain = [await send({ attachments: [] }), await send({ attachments: [] })];
+      await t.drain();
+      t.clock.advance(2 * DAY);
+
+      // What each read brings into memory: the attachments' stored characters.
+      let largestRead = 0;
+      const measure = (response: unknown) => {
+        if (!Array.isArray(response)) return;
+        const chars = response.reduce((sum: number, r: { attachments?: unknown }) => sum + (typeof r?.attachments === "string" ? r.attachments.length : 0), 0);
+        largestRead = Math.max(largestRead, chars);
+      };
+      knex.on("query-response", measure);
+      try {
+        await maintain();
+      } finally {
+        knex.removeListener("query-response", measure);
+      }
+      expect(largestRead).toBeGreaterThan(content.length);
+      expect(largestRead).toBeLessThanOrEqual(16 * 1024 * 1024);
+
+      const left = await knex("messages").whereNull("content_removed_at").count({ n: "*" }).first();
+      expect(Number((left as { n: number | string }).n)).toBe(0);
+      for (const removed of [id, clones[0]!, clones[38]!]) {
+        expect((await get(removed)).attachments).toEqual([
+          { filename: "statement.pdf", content_type: "application/pdf", size: 768 * 1024, content_id: null },
+          { filename: "receipt.txt", content_type: "text/plain", size: 10, content_id: null },
+        ]);
+        const stored = await knex("messages").where({ id: removed }).first();
+        expect(JSON.parse(stored.attachments).map((a: { content: string }) => a.content)).toEqual(["", ""]);
+      }
+      for (const message of plain) expect(await get(message)).toMatchObject({ html: null, attachments: [], content_removed_at: expect.any(String) });
+    });
+
+    it("leaves what a round's time budget did not reach to the next round, a workspace's batch at a time in turn", async () => {
+      await setRetention(1);
+      const res = await t.call({ method: "PATCH", url: "/v1/workspace", payload: { content_retention_days: 1 }, key: t.other.sandboxKey });
+      expect(res.statusCode, res.body).toBe(200);
+      const mine = await send();
+      const theirs = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage(), key: t.other.sandboxKey });
+      await t.drain();
+      t.clock.advance(2 * DAY);
+      const removed = () => t.runtime.db.knex("messages").whereNotNull("content_removed_at").pluck("id");
+
+      // No time at all: each round still removes one batch, then stops; the next starts with the next workspace.
+      const first = await t.runtime.services.retention.removeExpiredContent({ budgetMs: 0 });
+      expect(first).toMatchObject({ messages: 1, finished: false });
+      expect(await removed()).toHaveLength(1);
+      expect(await t.runtime.services.retention.removeExpiredContent({ budgetMs: 0 })).toMatchObject({ messages: 1, finished: false });
+      expect((await removed()).sort()).toEqual([mine, theirs.json().id].sort());
+      // With time enough, a round finds nothing left.
+      expect(await t.runtime.services.retention.removeExpiredContent()).toEqual({ messages: 0, replies: 0, finished: true });
+    });
+
+    it("runs every step of the round when one fails, logging the failure, and checks due domains before removing content", async () => {
+      const { services } = t.runtime;
+      const failure = new Error("the idempotency table is locked");
+      vi.spyOn(services.idempotency, "prune").mockRejectedValueOnce(failure);
+      const order: string[] = [];
+      const spies = {
+        rateLimits: vi.spyOn(services.rateLimiter, "prune"),
+        sessions: vi.spyOn(services.sessions, "prune"),
+        webhooks: vi.spyOn(services.webhooks, "prune"),
+        requestLogs: vi.spyOn(services.requestLogs, "prune"),
+      };
+      const recheck = services.domains.recheckDue.bind(services.domains);
+      vi.spyOn(services.domains, "recheckDue").mockImplementation(async () => (order.push("domains"), recheck()));
+      const retention = services.retention.removeExpiredContent.bind(services.retention);
+      vi.spyOn(services.retention, "removeExpiredContent").mockImplementation(async (options) => (order.push("retention"), retention(options)));
+      const errors: Array<[object, string]> = [];
+      await runMaintenance(t.runtime, { info() {}, warn() {}, error: (obj, msg) => errors.push([obj, msg]) });
+      for (const spy of Object.values(spies)) expect(spy).toHaveBeenCalledTimes(1);
+      expect(errors).toEqual([[{ err: failure }, expect.stringContaining("idempotency")]]);
+      expect(order[0]).toBe("domains");
+      expect(order.at(-1)).toBe("retention");
     });
 
     it("works through more messages than one removal write covers", async () => {

@@ -106,6 +106,23 @@ describe.each(databases)("Usage ($name)", (database) => {
       expect((await usage()).quota).toEqual({ monthly_messages: 100, used: 0, remaining: 100, resets_at: "2027-01-01T00:00:00.000Z" });
     });
 
+    it("starts at the first day of `to`'s month when only `to` is given, an earlier month too", async () => {
+      await count("2026-08-31", 9, 9);
+      await count("2026-09-02", 2, 3);
+      const body = await usage("?to=2026-09-15");
+      expect(body).toMatchObject({ from: "2026-09-01", to: "2026-09-15", totals: { messages: 2, recipients: 3 } });
+      expect(body.days).toHaveLength(15);
+      expect(body.months).toEqual([{ month: "2026-09", messages: 2, recipients: 3 }]);
+      expect((await usage("?to=2026-11-05")).from).toBe("2026-11-01");
+    });
+
+    it("ends today when only `from` is given, or 366 days after an older `from`", async () => {
+      expect(await usage("?from=2026-10-20")).toMatchObject({ from: "2026-10-20", to: "2026-11-21" });
+      const old = await usage("?from=2025-01-01");
+      expect(old).toMatchObject({ from: "2025-01-01", to: "2026-01-02" });
+      expect(old.days).toHaveLength(367);
+    });
+
     it("accepts a range of 366 days", async () => {
       const body = await usage("?from=2024-01-01&to=2025-01-01");
       expect(body.days).toHaveLength(367);
@@ -114,6 +131,7 @@ describe.each(databases)("Usage ($name)", (database) => {
 
     it.each([
       ["?from=2026-11-10&to=2026-11-09", "/from"],
+      ["?from=2026-11-22", "/from"],
       ["?from=2024-01-01&to=2025-01-02", "/to"],
       ["?from=2026-02-30", "/from"],
       ["?to=2026-13-01", "/to"],
@@ -143,6 +161,55 @@ describe.each(databases)("Usage ($name)", (database) => {
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/monthly_quota" }] });
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).json().monthly_quota).toBe(10);
+    });
+  });
+
+  describe("sending at the quota from many requests at once", () => {
+    beforeEach(async () => t.verifiedDomain("acme.example"));
+    const liveMessages = async () => Number(((await t.runtime.db.knex("messages").where({ workspace_id: t.workspace.id, environment: "live" }).count({ n: "*" }).first()) as { n: number | string }).n);
+    const batch = (size: number, validation?: "strict") =>
+      t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: Array.from({ length: size }, () => aMessage()), ...(validation ? { validation } : {}) }, key: t.workspace.liveKey });
+
+    it("accepts exactly the quota of concurrent sends", async () => {
+      await setQuota(5);
+      const answers = await Promise.all(Array.from({ length: 30 }, () => t.call({ method: "POST", url: "/v1/messages", payload: aMessage(), key: t.workspace.liveKey })));
+      expect(answers.filter((a) => a.statusCode === 202)).toHaveLength(5);
+      const refused = answers.filter((a) => a.statusCode !== 202);
+      expect(refused).toHaveLength(25);
+      for (const answer of refused) {
+        expect(answer.statusCode, answer.body).toBe(429);
+        expect(answer.json()).toMatchObject({ code: "monthly_quota_exceeded" });
+        expect(Number(answer.headers["retry-after"])).toBe((Date.parse("2026-12-01T00:00:00Z") - NOW) / 1000);
+      }
+      expect((await usage("", t.workspace.liveKey)).quota).toMatchObject({ used: 5, remaining: 0 });
+      expect(await liveMessages()).toBe(5);
+    });
+
+    it("accepts exactly the quota of concurrent batches' messages, and answers the others one by one", async () => {
+      await setQuota(7);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => batch(5)));
+      const items = answers.flatMap((a) => {
+        expect(a.statusCode, a.body).toBe(200);
+        return a.json().data as Array<{ status: number; error: { code: string } | null }>;
+      });
+      expect(items.filter((item) => item.status === 202)).toHaveLength(7);
+      expect(items.filter((item) => item.status === 429 && item.error?.code === "monthly_quota_exceeded")).toHaveLength(18);
+      expect((await usage("", t.workspace.liveKey)).quota).toMatchObject({ used: 7, remaining: 0 });
+      expect(await liveMessages()).toBe(7);
+    });
+
+    it("accepts concurrent strict batches whole or refuses them whole", async () => {
+      await setQuota(7);
+      const answers = await Promise.all(Array.from({ length: 4 }, () => batch(3, "strict")));
+      const accepted = answers.filter((a) => a.statusCode === 200);
+      expect(accepted).toHaveLength(2);
+      for (const answer of accepted) expect((answer.json().data as Array<{ status: number }>).map((item) => item.status)).toEqual([202, 202, 202]);
+      for (const answer of answers.filter((a) => a.statusCode !== 200)) {
+        expect(answer.statusCode, answer.body).toBe(429);
+        expect(answer.json()).toMatchObject({ code: "monthly_quota_exceeded" });
+      }
+      expect((await usage("", t.workspace.liveKey)).quota).toMatchObject({ used: 6, remaining: 1 });
+      expect(await liveMessages()).toBe(6);
     });
   });
 
@@ -188,16 +255,16 @@ describe.each(databases)("Usage ($name)", (database) => {
   });
 
   describe("UsageService.assertWithinQuota", () => {
-    it("lets anything through without a quota", async () => {
+    it("lets anything through without a quota, and says there is none", async () => {
       await count("2026-11-21", 1_000_000, 1_000_000);
-      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 1, NOW)).resolves.toBeUndefined();
+      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 1, NOW)).resolves.toBe(false);
     });
 
     it("allows up to the quota and refuses past it with 429 monthly_quota_exceeded until the next month", async () => {
       await setQuota(10);
       await count("2026-11-05", 8, 8);
       await count("2026-10-05", 100, 100); // last month does not count
-      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 2, NOW)).resolves.toBeUndefined();
+      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 2, NOW)).resolves.toBe(true);
       const error = await t.runtime.services.usage.assertWithinQuota(t.workspace.id, 3, NOW).then(
         () => null,
         (e: unknown) => e,
@@ -215,8 +282,8 @@ describe.each(databases)("Usage ($name)", (database) => {
       expect(problem.detail).toContain("PATCH /v1/workspace");
 
       // Another workspace has its own quota; the next month starts afresh.
-      await expect(t.runtime.services.usage.assertWithinQuota(t.other.id, 3, NOW)).resolves.toBeUndefined();
-      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 10, Date.parse("2026-12-01T00:00:00Z"))).resolves.toBeUndefined();
+      await expect(t.runtime.services.usage.assertWithinQuota(t.other.id, 3, NOW)).resolves.toBe(false);
+      await expect(t.runtime.services.usage.assertWithinQuota(t.workspace.id, 10, Date.parse("2026-12-01T00:00:00Z"))).resolves.toBe(true);
     });
   });
 });

@@ -109,6 +109,27 @@ describe("GroupCommit", () => {
       expect(committed.length).toBeLessThan(20);
     });
 
+    it("never splits items submitted together: they fail together with one poisoned among them, the others are written", async () => {
+      const { groupCommit, committed, accepts } = poisonableDatabase();
+      const unit = groupCommit.submitTogether(accepts, ["u-1", "poison-u", "u-2"]);
+      const results = await Promise.allSettled([groupCommit.submit(accepts, "a"), ...unit, groupCommit.submit(accepts, "b")]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "rejected", "fulfilled"]);
+      expect(committed.flat().sort()).toEqual(["a", "b"]);
+    });
+
+    it("writes items submitted together in one transaction even when they straddle a full batch", async () => {
+      const { committed, accepts } = poisonableDatabase();
+      const knex = { transaction: async <T>(work: (trx: Knex.Transaction) => Promise<T>) => {
+        const written: string[] = [];
+        const result = await work({ written } as unknown as Knex.Transaction);
+        committed.push(written);
+        return result;
+      } } as unknown as Knex;
+      const groupCommit = new GroupCommit(knex, { writerConcurrency: 1, isRetryable: () => false } as unknown as Dialect, 4);
+      await Promise.all([groupCommit.submit(accepts, "a"), groupCommit.submit(accepts, "b"), groupCommit.submit(accepts, "c"), ...groupCommit.submitTogether(accepts, ["u-1", "u-2", "u-3"]), groupCommit.submit(accepts, "d")]);
+      expect(committed).toEqual([["a", "b", "c", "u-1", "u-2", "u-3"], ["d"]]);
+    });
+
     it("still fails the whole batch, without splitting it, when the database does not answer", async () => {
       const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
       let attempts = 0;

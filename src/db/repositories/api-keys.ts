@@ -73,9 +73,12 @@ export class ApiKeysRepository {
 
   constructor(private readonly knex: Knex) {}
 
-  async insert(key: ApiKeyRow, secret: SecretRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
-    await trx("api_keys").insert(toStored(key));
-    await trx("api_key_secrets").insert(secret);
+  /** Stores a key with its first secret, in one transaction: a key whose secret failed to store would be listed yet never authenticate. */
+  async insert(key: ApiKeyRow, secret: SecretRow): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await trx("api_keys").insert(toStored(key));
+      await trx("api_key_secrets").insert(secret);
+    });
   }
 
   /**

@@ -66,6 +66,12 @@ export interface NewMessage extends MessageContent {
   /** Whether the key was made for a batch's message (`<key>#<index>`): a single message's literal key of the same text is another slot. */
   idempotency_batched: boolean;
   /**
+   * Set on a live message of a workspace that had a monthly quota when it was checked: the
+   * accepting transaction then checks the quota again, exactly (acceptWriter). Messages of one
+   * unit are accepted or refused together (a strict batch's share one); null costs nothing.
+   */
+  quota_unit: string | null;
+  /**
    * A message already holding the Idempotency-Key and created at or after this instant is an
    * earlier attempt of this very request (a crashed request's retry): it is returned instead.
    * An older holder's key has outlived its retention and is handed over to this message.
@@ -82,6 +88,15 @@ export interface AcceptResult {
   id: string;
   /** True when a message with the same Idempotency-Key already existed (it is returned instead). */
   existing: boolean;
+  /** Set when the message was not stored: its unit would have taken the month past the workspace's quota. */
+  quotaRefused?: QuotaRefusal;
+}
+
+/** Why the accepting transaction refused a message: the quota, the month's usage before it, and what its unit asked for. */
+export interface QuotaRefusal {
+  quota: number;
+  used: number;
+  requested: number;
 }
 
 export interface RecipientRecord extends EngagementStamps {
@@ -227,13 +242,17 @@ export class MessagesRepository {
   /**
    * Stores accepted messages: message rows, recipients, tags, first events and delivery jobs,
    * as multi-row statements for the whole batch (the outbox: all or nothing with the commit).
-   * A message whose Idempotency-Key already has a message in its scope is not stored again.
+   * A message whose Idempotency-Key already has a message in its scope is not stored again, nor
+   * one the workspace's monthly quota refuses (see quotaRefusals).
    */
   readonly acceptWriter: BatchWriter<NewMessage, AcceptResult> = {
     name: "message-accept",
     write: async (trx, items) => {
+      const quotas = await this.lockQuotas(trx, items);
       const holders = await this.idempotencyHolders(trx, items);
-      const fresh = items.filter((m) => m.idempotency_key === null || holders.get(idempotencySlot(m)) === m.id);
+      const stored = items.filter((m) => m.idempotency_key === null || holders.get(idempotencySlot(m)) === m.id);
+      const refused = quotas.size === 0 ? NO_REFUSALS : await this.quotaRefusals(trx, quotas, stored);
+      const fresh = refused.size === 0 ? stored : stored.filter((m) => !refused.has(m.id));
       const rows = fresh.map(toMessageRow);
       await insertChunked(trx, "messages", rows, (row) => contentSize(row) + 1024);
       await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
@@ -245,10 +264,56 @@ export class MessagesRepository {
       for (const count of liveUsage(fresh)) await this.usage.increment(trx, count.workspaceId, count.day, count.messages, count.recipients);
       return items.map((m) => {
         const holder = m.idempotency_key === null ? m.id : holders.get(idempotencySlot(m))!;
-        return { id: holder, existing: holder !== m.id };
+        // A refused holder was not stored: the messages that would have shared its key are refused with it.
+        const quotaRefused = refused.get(holder);
+        return quotaRefused ? { id: m.id, existing: false, quotaRefused } : { id: holder, existing: holder !== m.id };
       });
     },
   };
+
+  /**
+   * The monthly quota of each workspace with a message to count against it, read under a lock on
+   * the workspace's row (UsageRepository.lockQuota), taken before anything is written and in one
+   * order across transactions. None (no statement at all) when no message carries a quota_unit.
+   */
+  private async lockQuotas(trx: Knex.Transaction, items: readonly NewMessage[]): Promise<Map<string, number | null>> {
+    const quotas = new Map<string, number | null>();
+    for (const m of items) if (m.quota_unit !== null) quotas.set(m.scope.workspaceId, null);
+    for (const [workspaceId] of inLockOrder(quotas)) quotas.set(workspaceId, await this.usage.lockQuota(trx, workspaceId));
+    return quotas;
+  }
+
+  /**
+   * Which of the messages to store the quota refuses, by id: counting in order of submission,
+   * a unit whose messages would take the month's usage (read under the lock, plus the units this
+   * transaction accepted before it) past the quota is refused whole; later, smaller units may
+   * still fit. Messages found stored under their Idempotency-Key were counted when stored and
+   * are not among `messages`.
+   */
+  private async quotaRefusals(trx: Knex.Transaction, quotas: ReadonlyMap<string, number | null>, messages: readonly NewMessage[]): Promise<Map<string, QuotaRefusal>> {
+    const units = new Map<string, NewMessage[]>();
+    for (const m of messages) {
+      if (m.quota_unit === null || m.scope.environment !== "live" || quotas.get(m.scope.workspaceId) == null) continue;
+      const key = `${m.scope.workspaceId}\u0000${m.quota_unit}`;
+      units.set(key, [...(units.get(key) ?? []), m]);
+    }
+    const used = new Map<string, number>();
+    const refused = new Map<string, QuotaRefusal>();
+    for (const unit of units.values()) {
+      const { scope, created_at } = unit[0]!;
+      const quota = quotas.get(scope.workspaceId)!;
+      const month = utcDay(created_at).slice(0, 7);
+      const key = `${scope.workspaceId}\u0000${month}`;
+      const before = used.get(key) ?? (await this.usage.monthTotal(scope.workspaceId, month, trx)).messages;
+      if (before + unit.length <= quota) {
+        used.set(key, before + unit.length);
+        continue;
+      }
+      used.set(key, before);
+      for (const m of unit) refused.set(m.id, { quota, used: before, requested: unit.length });
+    }
+    return refused;
+  }
 
   /** Applies processing steps (status, recipients, events with their sequence numbers, job). */
   readonly changeWriter: BatchWriter<MessageChange, void> = {
@@ -475,33 +540,50 @@ export class MessagesRepository {
   }
 
   /**
-   * Removes the content of up to `limit` of a workspace's settled messages created before
-   * `before` that still hold it: html, text, the MIME source and the attachments' bytes (their
-   * names, types and sizes stay). Returns how many it removed; fewer than `limit` means none
-   * is left. Chosen outside the write, which is short and guarded by `content_removed_at`, so
-   * SQLite's one writer is held only for the updates.
+   * Removes the content of up to `batch.messages` of a workspace's settled messages created
+   * before `before` that still hold it, oldest first: html, text, the MIME source and the
+   * attachments' bytes (their names, types, sizes and content ids stay). Answers how many it
+   * removed, and whether any may be left (`more`: then call again).
+   *
+   * Attachments are stored as base64 inside one JSON column, so removing their bytes means
+   * loading them; loading a whole batch's at once (and parsing them) took a heap of twice the
+   * batch's attachments, and 200 messages with a few MiB each crashed the worker on every round.
+   * So the batch is chosen by the column's size alone (OCTET_LENGTH: MySQL's LENGTH; SQLite,
+   * from 3.43, answers it without reading the value), and the messages with attachments are
+   * loaded and rewritten in parts of at most `batch.attachmentBytes` (a larger message alone),
+   * each in its own short transaction. Messages without attachments (most) take one statement.
    */
-  async removeContent(workspaceId: string, before: number, now: number, limit: number): Promise<number> {
+  async removeContent(workspaceId: string, before: number, now: number, batch: { messages: number; attachmentBytes: number }): Promise<{ removed: number; more: boolean }> {
     const rows = (await this.knex("messages")
-      .select("id", "attachments")
+      .select("id", this.knex.raw("OCTET_LENGTH(attachments) AS attachment_bytes"))
       .where({ workspace_id: workspaceId })
       .whereNull("content_removed_at")
       .where("created_at", "<", before)
       .whereIn("status", TERMINAL_STATUSES)
       .orderBy("created_at")
-      .limit(limit)) as Array<{ id: string; attachments: string }>;
-    // Most messages have no attachments: one update per distinct remainder, not one per message.
-    const byRemainder = new Map<string, string[]>();
-    for (const row of rows) {
-      const remainder = JSON.stringify(parseJson<StoredAttachment[]>(row.attachments).map((a) => ({ ...a, content: "" })));
-      byRemainder.set(remainder, [...(byRemainder.get(remainder) ?? []), row.id]);
+      .limit(batch.messages)) as Array<{ id: string; attachment_bytes: number | string }>;
+    const emptied = { html: null, text: null, mime: null, content_removed_at: now };
+    const plain = rows.filter((row) => toNumber(row.attachment_bytes) <= NO_ATTACHMENTS.length).map((row) => row.id);
+    // Guarded by content_removed_at: what another worker removed first is not removed twice.
+    let removed = plain.length === 0 ? 0 : await this.knex("messages").where({ workspace_id: workspaceId }).whereIn("id", plain).whereNull("content_removed_at").update(emptied);
+    for (const part of partsOfAtMost(rows.filter((row) => toNumber(row.attachment_bytes) > NO_ATTACHMENTS.length), batch.attachmentBytes)) {
+      removed += await this.knex.transaction(async (trx) => {
+        // A locking read (MySQL): a worker that chose the same messages waits here, then finds
+        // them done, instead of loading their bytes a second time.
+        const loaded = (await trx("messages").where({ workspace_id: workspaceId }).whereIn("id", part).whereNull("content_removed_at").forUpdate().select("id", "attachments")) as Array<{ id: string; attachments: string }>;
+        // Messages sent with the same files keep the same remainder: one update for each.
+        const byRemainder = new Map<string, string[]>();
+        for (const row of loaded) {
+          const remainder = JSON.stringify(parseJson<StoredAttachment[]>(row.attachments).map((a) => ({ ...a, content: "" })));
+          byRemainder.set(remainder, [...(byRemainder.get(remainder) ?? []), row.id]);
+        }
+        loaded.length = 0; // the bytes are not needed while the updates run
+        let count = 0;
+        for (const [attachments, ids] of byRemainder) count += await trx("messages").where({ workspace_id: workspaceId }).whereIn("id", ids).whereNull("content_removed_at").update({ ...emptied, attachments });
+        return count;
+      });
     }
-    await this.knex.transaction(async (trx) => {
-      for (const [attachments, ids] of byRemainder) {
-        await trx("messages").where({ workspace_id: workspaceId }).whereIn("id", ids).whereNull("content_removed_at").update({ html: null, text: null, mime: null, attachments, content_removed_at: now });
-      }
-    });
-    return rows.length;
+    return { removed, more: rows.length === batch.messages };
   }
 
   static toWire(record: MessageRecord): Message {
@@ -587,6 +669,30 @@ function withoutOvertaken(change: MessageChange, statusesNow: ReadonlyMap<number
     events: change.events.filter((e) => e.recipient === null || !emails.has(e.recipient)),
     suppressions: change.suppressions?.filter((s) => !emails.has(s.email)),
   };
+}
+
+const NO_REFUSALS: ReadonlyMap<string, QuotaRefusal> = new Map();
+
+/** What a message without attachments stores in the column. */
+const NO_ATTACHMENTS = JSON.stringify([]);
+
+/** Rows' ids in order, in consecutive parts whose sizes add up to at most `limit` each (a larger row alone). */
+function partsOfAtMost(rows: ReadonlyArray<{ id: string; attachment_bytes: number | string }>, limit: number): string[][] {
+  const parts: string[][] = [];
+  let part: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    const bytes = toNumber(row.attachment_bytes);
+    if (part.length > 0 && size + bytes > limit) {
+      parts.push(part);
+      part = [];
+      size = 0;
+    }
+    part.push(row.id);
+    size += bytes;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }
 
 const idempotencySlot = (m: NewMessage): string => `${m.scope.workspaceId}\u0000${m.scope.environment}\u0000${m.idempotency_batched ? "batch" : "single"}\u0000${m.idempotency_key ?? m.id}`;

@@ -37,9 +37,20 @@ export class UsageRepository {
     return rows.map((row) => ({ day: row.day, messages: toNumber(row.messages), recipients: toNumber(row.recipients) }));
   }
 
-  /** The sum of a UTC month ("YYYY-MM"). */
-  async monthTotal(workspaceId: string, month: string): Promise<UsageCount> {
-    const row = (await this.knex("usage_counters")
+  /**
+   * Inside an accepting transaction: the workspace's monthly quota (null: none), read under a
+   * lock on its row (FOR UPDATE on MySQL; SQLite has one writer). Accepting transactions that
+   * count against a workspace's quota then run one at a time, each reading the month's usage
+   * (monthTotal, same transaction) only once the one before has committed its count.
+   */
+  async lockQuota(trx: Knex.Transaction, workspaceId: string): Promise<number | null> {
+    const row = (await trx("workspaces").where({ id: workspaceId }).forUpdate().first("monthly_quota")) as { monthly_quota: number | string | null } | undefined;
+    return row?.monthly_quota == null ? null : toNumber(row.monthly_quota);
+  }
+
+  /** The sum of a UTC month ("YYYY-MM"); in `trx` when given (the accepting transaction's quota check). */
+  async monthTotal(workspaceId: string, month: string, trx: Knex | Knex.Transaction = this.knex): Promise<UsageCount> {
+    const row = (await trx("usage_counters")
       .where({ workspace_id: workspaceId })
       .whereBetween("day", [`${month}-01`, `${month}-31`])
       .sum({ messages: "messages", recipients: "recipients" })
