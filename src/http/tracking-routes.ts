@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../runtime.js";
 import type { Visitor } from "../services/tracking.js";
+import { escapeHtml } from "../tracking/html.js";
 import { TRACKING_PATHS } from "../tracking/links.js";
 
 /**
@@ -87,10 +88,6 @@ function visitorOf(req: FastifyRequest): Visitor {
 
 function notFound(reply: FastifyReply): FastifyReply {
   return reply.code(404).type("text/plain; charset=utf-8").send("Not found\n");
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
 function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {

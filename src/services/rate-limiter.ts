@@ -1,5 +1,6 @@
 import type { Clock } from "../domain/clock.js";
 import type { Principal } from "../domain/environments.js";
+import { fixedWindow } from "../domain/fixed-window.js";
 import type { ApiKeysRepository } from "../db/repositories/api-keys.js";
 import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
 import type { GroupCommit } from "../db/group-commit.js";
@@ -33,24 +34,22 @@ export class RateLimiter {
   /** Counts a request of the principal's credential, made from `ip` (stamped on an API key as its last use). */
   async hit(principal: Principal, ip: string | null = null): Promise<RateLimitState> {
     const now = this.clock.now();
-    const windowMs = this.policy.windowSeconds * 1000;
-    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const window = fixedWindow(now, this.policy.windowSeconds * 1000);
     const { credential } = principal;
     // A person's quota follows them across the short-lived tokens they renew.
     const subject = credential.kind === "api_key" ? credential.id : credential.userId;
-    const bucket = `${credential.kind}:${subject}:${windowStart}`;
+    const bucket = `${credential.kind}:${subject}:${window.start}`;
     const [position] = await Promise.all([
-      this.groupCommit.submit(this.counters.hitWriter, { bucket, expiresAt: windowStart + windowMs }),
+      this.groupCommit.submit(this.counters.hitWriter, { bucket, expiresAt: window.end }),
       // last_used_at is an API key's; a user token lives minutes and is not listed anywhere.
       credential.kind === "api_key" ? this.groupCommit.submit(this.apiKeys.touchWriter, { keyId: credential.id, now, ip }) : undefined,
     ]);
-    const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
     return {
       allowed: position <= this.policy.requests,
       limit: this.policy.requests,
       remaining: Math.max(0, this.policy.requests - position),
       windowSeconds: this.policy.windowSeconds,
-      resetSeconds,
+      resetSeconds: window.retryAfterSeconds,
     };
   }
 

@@ -3,6 +3,7 @@ import { digestSecret, generateSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
 import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, NotSignedInError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { Environment } from "../domain/environments.js";
+import { fixedWindow } from "../domain/fixed-window.js";
 import { newId } from "../domain/ids.js";
 import type { Role } from "../domain/roles.js";
 import type { Repositories } from "../db/repositories/index.js";
@@ -188,10 +189,9 @@ export class SessionsService {
   async exchange({ session, user }: ActiveSession, workspaceId: string, environment: Environment): Promise<AccessToken> {
     // Counted first, refusals too: asking about workspaces one is not in uses the budget as well.
     const now = this.clock.now();
-    const windowStart = Math.floor(now / EXCHANGE_POLICY.windowMs) * EXCHANGE_POLICY.windowMs;
-    const windowEnd = windowStart + EXCHANGE_POLICY.windowMs;
-    const counter = { bucket: `token-exchange:session:${session.id}:${windowStart}`, limit: EXCHANGE_POLICY.perSession };
-    if (!(await this.repositories.rateLimits.incrementWithinLimits([counter], windowEnd))) throw tooManyExchanges(Math.max(1, Math.ceil((windowEnd - now) / 1000)));
+    const window = fixedWindow(now, EXCHANGE_POLICY.windowMs);
+    const counter = { bucket: `token-exchange:session:${session.id}:${window.start}`, limit: EXCHANGE_POLICY.perSession };
+    if (!(await this.repositories.rateLimits.incrementWithinLimits([counter], window.end))) throw tooManyExchanges(window.retryAfterSeconds);
     const membership = await this.repositories.members.find(workspaceId, user.id);
     if (!membership) throw new NotFoundError("workspace", workspaceId);
     const token = generateSecret(environment, "user_token");

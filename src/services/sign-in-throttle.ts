@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import type { Clock } from "../domain/clock.js";
 import { TooManyAttemptsError } from "../domain/errors.js";
+import { fixedWindow } from "../domain/fixed-window.js";
 import type { RateLimitsRepository } from "../db/repositories/rate-limits.js";
 
 /**
@@ -41,19 +42,16 @@ export class SignInThrottle {
    */
   async reserve(attempt: { email?: string; client?: string }): Promise<Reservation> {
     const now = this.clock.now();
-    const windowStart = Math.floor(now / SIGN_IN_POLICY.windowMs) * SIGN_IN_POLICY.windowMs;
-    const windowEnd = windowStart + SIGN_IN_POLICY.windowMs;
+    const window = fixedWindow(now, SIGN_IN_POLICY.windowMs);
     // The address is hashed so that the counters table holds no email addresses.
-    const address = attempt.email === undefined ? null : `sign-in:address:${createHash("sha256").update(attempt.email).digest("hex").slice(0, 32)}:${windowStart}`;
-    const client = attempt.client === undefined ? null : `sign-in:client:${clientBucket(attempt.client)}:${windowStart}`.slice(0, 120);
+    const address = attempt.email === undefined ? null : `sign-in:address:${createHash("sha256").update(attempt.email).digest("hex").slice(0, 32)}:${window.start}`;
+    const client = attempt.client === undefined ? null : `sign-in:client:${clientBucket(attempt.client)}:${window.start}`.slice(0, 120);
     // Address before client, always: two transactions that lock both rows lock them in one order.
     const counters = [
       ...(address === null ? [] : [{ bucket: address, limit: SIGN_IN_POLICY.failuresPerAddress }]),
       ...(client === null ? [] : [{ bucket: client, limit: SIGN_IN_POLICY.failuresPerClient }]),
     ];
-    if (!(await this.counters.incrementWithinLimits(counters, windowEnd))) {
-      throw new TooManyAttemptsError(Math.max(1, Math.ceil((windowEnd - now) / 1000)));
-    }
+    if (!(await this.counters.incrementWithinLimits(counters, window.end))) throw new TooManyAttemptsError(window.retryAfterSeconds);
     return { address, client };
   }
 

@@ -80,7 +80,7 @@ export function applyRewrite(html: string, plan: RewritePlan, rewrite: TrackingR
       pixel = null;
     }
     const redirect = rewrite.clickUrl!(link.url);
-    if (redirect !== null) splice(link.start, link.end, `href="${escapeAttribute(redirect)}"`);
+    if (redirect !== null) splice(link.start, link.end, `href="${escapeHtml(redirect)}"`);
   }
   if (pixel !== null) splice(plan.pixelAt, plan.pixelAt, pixel);
   parts.push(html.slice(from));
@@ -116,9 +116,10 @@ export function trackableUrl(href: string): string | null {
 }
 
 function pixelTag(url: string): string {
-  return `<img src="${escapeAttribute(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+  return `<img src="${escapeHtml(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
 }
 
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Text or a quoted attribute value made safe to put in HTML. */
+export function escapeHtml(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
