@@ -382,8 +382,10 @@ export interface paths {
          *     `/v1` (the dashboard included) to API keys and webhook endpoints of this environment, and
          *     to what the workspace's two environments share (its settings, domains, templates,
          *     members and invitations), which appears in both environments' logs. Revealing a webhook
-         *     endpoint's signing secret is recorded too. Messages and suppressions are not: their own
-         *     events and lists record them. Needs a `full_access` key, or the admin role.
+         *     endpoint's signing secret is recorded too, and so is a person joining the workspace
+         *     through an invitation (`acceptInvitation`: on the dashboard, outside `/v1`). Messages and
+         *     suppressions are not: their own events and lists record them. Needs a `full_access` key,
+         *     or the admin role.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -2701,7 +2703,7 @@ export interface components {
              */
             object: "audit_event";
             environment: components["schemas"]["Environment"];
-            /** @description The operation that made the change, e.g. `updateApiKey`. */
+            /** @description The operation that made the change, e.g. `updateApiKey`; `acceptInvitation` for a person joining through an invitation (the actor and target are that user). */
             operation: string;
             /** @description Who made the change. */
             actor: components["schemas"]["Actor"];

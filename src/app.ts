@@ -1,5 +1,6 @@
 import Fastify, { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import openapiGlue from "fastify-openapi-glue";
+import { stdSerializers } from "pino";
 import { isAudited } from "./domain/audit.js";
 import { ValidationError } from "./domain/errors.js";
 import { LIMITS } from "./domain/limits.js";
@@ -47,7 +48,35 @@ export const LOG_REDACTION = { paths: ["req.headers.authorization", "req.headers
 const LOG_SERIALIZERS = {
   // Whatever a log call passes as `req` comes here, a request or not: hence Partial.
   req: (req: Partial<FastifyRequest>) => ({ method: req.method, url: typeof req.url === "string" ? redactRequestUrl(req.url) : undefined, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+  err: logError,
 };
+
+/** A database error's statement with its values inlined (mysql2's `sql`) or the values themselves (`bindings`). */
+const STATEMENT_FIELDS = ["sql", "bindings"];
+
+/**
+ * pino's error serializer, without the statement a database error carries: mysql2 puts the query
+ * with every value inlined on its errors, so a deadlock while storing a message would log its
+ * body and recipients, a failed password change the new hash. What went wrong (message, code,
+ * sqlState) stays. Nested errors (pino serializes error-valued fields and AggregateError's list)
+ * are stripped too. For every logger of the process (main.ts uses it too).
+ */
+export function logError(err: Error): ReturnType<typeof stdSerializers.err> {
+  const serialized = stdSerializers.err(err);
+  // Not an error (a log call may pass anything as `err`): left as pino leaves it.
+  if ((serialized as unknown) === err || serialized === null || typeof serialized !== "object") return serialized;
+  // Only the serializer's own copies are changed: the fields they share with the error are the error's objects.
+  const copy = Object.getPrototypeOf(serialized) as unknown;
+  const strip = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) strip(item);
+    else if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === copy) {
+      for (const field of STATEMENT_FIELDS) delete (value as Record<string, unknown>)[field];
+      for (const nested of Object.values(value)) strip(nested);
+    }
+  };
+  strip(serialized);
+  return serialized;
+}
 
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 

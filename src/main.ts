@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
 import { pino } from "pino";
-import { buildApp, LOG_REDACTION } from "./app.js";
+import { buildApp, LOG_REDACTION, logError } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
 import { ConfigError, loadConfig, sendingHostnameWarning, trackingBaseWarning, type Config } from "./config.js";
 import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
@@ -76,7 +76,7 @@ function parseRoles(values: string[] | undefined): Set<Role> {
 async function serve(config: Config, roles: Set<Role>): Promise<number> {
   const lifecycle: Lifecycle = { ready: false };
   // The worker, the dispatcher and the SMTP server log through the runtime's logger.
-  const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION });
+  const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION, serializers: { err: logError } });
   const runtime = await createRuntime(config, { logger: processLog });
   // Before anything listens: a worker whose clock breaks leases must not start at all.
   if (roles.has("worker")) {

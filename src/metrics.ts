@@ -31,6 +31,7 @@ export class Metrics {
   readonly inboundRecipientsRefused = new Counter({ name: "mailroom_inbound_recipients_refused_total", help: "RCPT TO the inbound SMTP server refused, by reason: relay (not one of its domains), unknown_token, too_many, lookup_failed (4xx).", labelNames: ["reason"] as const, registers: [this.registry] });
   readonly submissionAuthentications = new Counter({ name: "mailroom_submission_authentications_total", help: "AUTH attempts on the SMTP submission server, by outcome: accepted, refused (a bad or disallowed key, or no TLS) or failed (an outage: 454).", labelNames: ["outcome"] as const, registers: [this.registry] });
   readonly submissionMessages = new Counter({ name: "mailroom_submission_messages_total", help: "Messages the SMTP submission server was given (MAIL FROM onwards), by its answer: accepted (250), refused (5xx) or deferred (4xx: the client retries).", labelNames: ["outcome"] as const, registers: [this.registry] });
+  readonly requestLogEntriesLost = new Counter({ name: "mailroom_request_log_entries_lost_total", help: "Request log entries never written: the database refused or timed out their write, or too many waited (docs/request-log.md).", registers: [this.registry] });
   readonly webhookAttempts = new Counter({ name: "mailroom_webhook_attempts_total", help: "Webhook delivery attempts, by what followed: succeeded, retrying (another attempt is scheduled) or failed (no more attempts).", labelNames: ["outcome"] as const, registers: [this.registry] });
 
   /**

@@ -238,6 +238,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     requestLogs: new RequestLogService(repositories.requestLogs, clock, {
       retentionDays: config.requestLogRetentionDays,
       onLost: (err, entries) => logger.error({ err, entries }, "request log entries were lost"),
+      countLost: (entries) => metrics.requestLogEntriesLost.inc(entries),
     }),
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, idempotency, clock),
     messages,

@@ -33,6 +33,9 @@ function openSqlite(path: string): Database {
     client: "better-sqlite3",
     connection: { filename },
     useNullAsDefault: true,
+    // Knex otherwise rewrites a failed query's message to the SQL with every value inlined
+    // (message bodies, recipients, password hashes), and failures are logged.
+    compileSqlOnError: false,
     // SQLite has one writer; one connection makes that explicit and lets group commit batch.
     pool: {
       min: 1,
@@ -163,6 +166,7 @@ function openMysql(url: string): Database {
   const knex = knexFactory({
     client: "mysql2",
     connection: { uri: url, charset: "utf8mb4", supportBigNumbers: true, bigNumberStrings: false, timezone: "Z" } as Knex.MySql2ConnectionConfig,
+    compileSqlOnError: false, // as for SQLite; mysql2's own `sql` property is dropped by the log serializer (app.ts)
     pool: {
       min: 0,
       max: 10,

@@ -31,8 +31,22 @@ export const AUDITED_OPERATIONS = {
   revokeInvitation: { target: "invitation", reach: "workspace" },
 } as const satisfies Record<string, { target: string; reach: "environment" | "workspace" }>;
 
-export type AuditedOperation = keyof typeof AUDITED_OPERATIONS;
+/**
+ * Changes made outside /v1 that the log records too. Joining a workspace through an invitation
+ * happens on the dashboard's /auth routes (sign-up with the link, or accepting it signed in), yet
+ * it is what gives a person a role in the workspace: the log would otherwise show a member
+ * appear from nowhere. Named like an operation, though no /v1 operation has the name.
+ */
+export const AUDITED_ACCOUNT_CHANGES = {
+  acceptInvitation: { target: "member", reach: "workspace" },
+} as const satisfies Record<string, { target: string; reach: "environment" | "workspace" }>;
 
-export function isAudited(operationId: string): operationId is AuditedOperation {
+export type AuditedOperation = keyof typeof AUDITED_OPERATIONS | keyof typeof AUDITED_ACCOUNT_CHANGES;
+
+/** What an audited change targets, and whose logs show it. */
+export const auditedChange = (operation: AuditedOperation): { target: string; reach: "environment" | "workspace" } =>
+  operation in AUDITED_OPERATIONS ? AUDITED_OPERATIONS[operation as keyof typeof AUDITED_OPERATIONS] : AUDITED_ACCOUNT_CHANGES[operation as keyof typeof AUDITED_ACCOUNT_CHANGES];
+
+export function isAudited(operationId: string): operationId is keyof typeof AUDITED_OPERATIONS {
   return Object.hasOwn(AUDITED_OPERATIONS, operationId);
 }

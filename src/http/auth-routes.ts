@@ -60,7 +60,7 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services, pub
     });
 
     auth.post("/auth/sign-up", { schema: { body: SCHEMAS.signUp } }, async (req, reply) => {
-      const result = await sessions.signUp(req.body as SignUpInput, req.ip);
+      const result = await sessions.signUp(req.body as SignUpInput, req.ip, req.id);
       reply.code(201);
       return signedIn(req, reply, result);
     });
@@ -91,7 +91,7 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services, pub
 
     auth.post("/auth/invitations/accept", { schema: { body: SCHEMAS.accept } }, async (req) => {
       const active = await session(req);
-      await members.acceptInvitation(active.user, (req.body as { token: string }).token);
+      await members.acceptInvitation(active.user, (req.body as { token: string }).token, { id: req.id, ipAddress: req.ip ?? null });
       return { signed_in: true, ...(await members.accountOf(active.user.id)), csrf_token: cookies.read(req, "csrf"), signup: await sessions.signupState() };
     });
   });

@@ -1,5 +1,5 @@
 import { parseInstant } from "../domain/clock.js";
-import { UnavailableError } from "../domain/errors.js";
+import { UnavailableError, ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
 import { itemAnswer, type BatchItemValidators } from "./batch.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
@@ -11,7 +11,16 @@ import { isReady, NOT_READY_DETAIL, type Lifecycle } from "./readiness.js";
 import { pageOf, principalOf, statusRange } from "./request-parts.js";
 import { createWebhookHandlers } from "./webhook-handlers.js";
 
-const instant = (value: string | undefined): number | undefined => (value === undefined ? undefined : parseInstant(value));
+/**
+ * A date-time query parameter as an instant. The contract's format check admits one form that
+ * names no instant (hour 24); it is refused at its parameter rather than reaching SQL as NaN.
+ */
+const instant = (value: string | undefined, parameter: string): number | undefined => {
+  if (value === undefined) return undefined;
+  const at = parseInstant(value);
+  if (Number.isNaN(at)) throw new ValidationError([{ location: "query", pointer: `/${parameter}`, message: "must be an RFC 3339 date-time" }]);
+  return at;
+};
 
 /**
  * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the
@@ -54,7 +63,7 @@ export function createHandlers(
     listMessages: async (req) =>
       services.messages.list(
         principalOf(req),
-        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, template: req.query.template, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
+        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, template: req.query.template, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") },
         pageOf(req.query),
       ),
 
@@ -65,12 +74,12 @@ export function createHandlers(
     listMessageEvents: async (req) => services.messages.listEvents(principalOf(req), req.params.message_id, pageOf(req.query)),
 
     listEvents: async (req) =>
-      services.messages.listAllEvents(principalOf(req), { type: req.query.type, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) }, pageOf(req.query)),
+      services.messages.listAllEvents(principalOf(req), { type: req.query.type, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") }, pageOf(req.query)),
 
     listAuditEvents: async (req) =>
       services.auditLog.list(
         principalOf(req),
-        { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, createdAfter: instant(req.query.created_after), createdBefore: instant(req.query.created_before) },
+        { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") },
         pageOf(req.query),
       ),
 
@@ -82,8 +91,8 @@ export function createHandlers(
           method: req.query.method,
           operation: req.query.operation,
           credentialId: req.query.credential_id,
-          createdAfter: instant(req.query.created_after),
-          createdBefore: instant(req.query.created_before),
+          createdAfter: instant(req.query.created_after, "created_after"),
+          createdBefore: instant(req.query.created_before, "created_before"),
         },
         pageOf(req.query),
       ),

@@ -31,7 +31,8 @@ export class ApiKeysService {
     assertMayManageKey(principal, permission, "create", input.permission === undefined ? " (a key created without a permission is full_access)" : "");
     const expiresAt = input.expires_at === undefined ? null : parseInstant(input.expires_at);
     const { restrictions, errors } = applyRestrictions(NO_RESTRICTIONS, input.restrictions, permission, "/restrictions");
-    if (expiresAt !== null && expiresAt <= now) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be in the future" });
+    if (expiresAt !== null && Number.isNaN(expiresAt)) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be an RFC 3339 date-time" });
+    else if (expiresAt !== null && expiresAt <= now) errors.unshift({ location: "body", pointer: "/expires_at", message: "must be in the future" });
     if (errors.length > 0) throw new ValidationError(errors);
     const { key, secret } = await this.issue(scopeOf(principal), input.name, permission, expiresAt, restrictions, actorOf(principal.credential));
     return { ...Keys.toWire(key), secret, previous_secret_expires_at: null };

@@ -58,11 +58,18 @@ export class MailMetricsService {
     };
   }
 
+  /** A date-time parameter as an instant; 422 naming it for the one admitted form that names none (hour 24, see parseInstant). */
+  private static instantOf(value: string, pointer: string): number {
+    const at = parseInstant(value);
+    if (Number.isNaN(at)) throw new ValidationError([{ location: "query", pointer, message: "must be an RFC 3339 date-time" }]);
+    return at;
+  }
+
   /** Whole buckets covering [from, to): `from` rounded down, `to` up; 422 naming the parameter when the range is empty or too long. */
   private windowOf(query: MetricsQuery, granularity: Granularity): MetricWindow {
     const bucketMs = BUCKET_MS[granularity];
-    const toMs = query.to === undefined ? this.clock.now() : parseInstant(query.to);
-    const fromMs = query.from === undefined ? undefined : parseInstant(query.from);
+    const toMs = query.to === undefined ? this.clock.now() : MailMetricsService.instantOf(query.to, "/to");
+    const fromMs = query.from === undefined ? undefined : MailMetricsService.instantOf(query.from, "/from");
     if (fromMs !== undefined && fromMs >= toMs) throw new ValidationError([{ location: "query", pointer: "/from", message: "must be before `to`" }]);
     const to = bucketStart(toMs - 1, granularity) + bucketMs;
     const from = fromMs === undefined ? to - DEFAULT_BUCKETS[granularity] * bucketMs : bucketStart(fromMs, granularity);

@@ -9,6 +9,7 @@ import type { Repositories, Transaction } from "../db/repositories/index.js";
 import { InvitationsRepository } from "../db/repositories/invitations.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import { UsersRepository } from "../db/repositories/users.js";
+import { auditRows } from "./audit-log.js";
 import type { components } from "../../generated/v1.js";
 
 type Schemas = components["schemas"];
@@ -32,7 +33,7 @@ const lastOwnerError = () => new ConflictError("last_owner", "Last owner", "A wo
 /** Accounts, workspaces, members and invitations: who belongs where, with which role. */
 export class MembersService {
   constructor(
-    private readonly repositories: Pick<Repositories, "users" | "members" | "workspaces" | "invitations" | "sessions" | "transaction">,
+    private readonly repositories: Pick<Repositories, "users" | "members" | "workspaces" | "invitations" | "sessions" | "auditEvents" | "transaction">,
     private readonly clock: Clock,
   ) {}
 
@@ -164,8 +165,10 @@ export class MembersService {
   /**
    * Makes a user a member through an invitation addressed to their email. Inside the caller's
    * transaction when given (sign-up with an invitation creates the user in the same one).
+   * `request` names the request that did it, for the audit event written in the same
+   * transaction: a member never joins without the log saying so (docs/audit-log.md).
    */
-  async acceptInvitation(user: { id: string; email_normalized: string }, secret: string, trx?: Transaction): Promise<void> {
+  async acceptInvitation(user: { id: string; email_normalized: string }, secret: string, request: { id: string; ipAddress: string | null }, trx?: Transaction): Promise<void> {
     // Every query inside the transaction goes through it: SQLite has one connection.
     const accept = async (tx: Transaction) => {
       const row = await this.pendingInvitation(secret, tx);
@@ -180,7 +183,12 @@ export class MembersService {
       }
       if (!(await this.repositories.invitations.close(row.id, this.clock.now(), tx))) throw invitationNotFound();
       const already = await this.repositories.members.find(row.workspace_id, user.id, tx);
-      if (!already) await this.repositories.members.insert({ workspace_id: row.workspace_id, user_id: user.id, role: row.role, created_at: this.clock.now() }, tx);
+      if (already) return;
+      const now = this.clock.now();
+      await this.repositories.members.insert({ workspace_id: row.workspace_id, user_id: user.id, role: row.role, created_at: now }, tx);
+      // Written here, in the joining's transaction: the /v1 audit hook never sees the /auth routes.
+      const joined = { operation: "acceptInvitation" as const, targetId: user.id, fields: [], ipAddress: request.ipAddress, requestId: request.id };
+      await this.repositories.auditEvents.insert(auditRows({ workspaceId: row.workspace_id }, { type: "user", id: user.id }, joined, now), tx);
     };
     await (trx ? accept(trx) : this.repositories.transaction(accept));
   }

@@ -79,8 +79,11 @@ export class SessionsService {
     return this.signupPolicy === "open" ? "open" : "invitation_only";
   }
 
-  /** `client` is the caller's network address: sign-up attempts count against its sign-in budget. */
-  async signUp(input: SignUpInput, client: string): Promise<SignedIn> {
+  /**
+   * `client` is the caller's network address: sign-up attempts count against its sign-in budget.
+   * `requestId` names the request in the audit event of joining through an invitation.
+   */
+  async signUp(input: SignUpInput, client: string, requestId: string): Promise<SignedIn> {
     // Counted first, whatever the outcome (a success gives it back): a loop of sign-ups must not
     // burn 0.3 s of a core each, nor ask without limit which addresses have an account.
     const reservation = await this.throttle.reserve({ client });
@@ -106,7 +109,7 @@ export class SessionsService {
         throw error;
       }
       // Checks the invitation again under the transaction, and closes it.
-      if (input.invitation_token !== undefined) await this.members.acceptInvitation(user, input.invitation_token, trx);
+      if (input.invitation_token !== undefined) await this.members.acceptInvitation(user, input.invitation_token, { id: requestId, ipAddress: client }, trx);
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
     });
     await this.throttle.succeeded(reservation);

@@ -130,6 +130,23 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(key.expires_at).toBe(expiresAt);
     });
 
+    it("reads an expiry in every form the contract admits: an offset without minutes or colon, a space separator", async () => {
+      const at = Math.floor(t.clock.now() / 1000) * 1000 + 24 * HOUR; // a whole second: the forms below have no fraction
+      const local = (offsetHours: number) => new Date(at + offsetHours * HOUR).toISOString().slice(0, 19);
+      for (const expiresAt of [`${local(1)}+01`, `${local(-2)}-0200`, `${local(0).replace("T", " ")}Z`]) {
+        const key = await createKey({ name: "Temporary", expires_at: expiresAt });
+        expect(key.expires_at, expiresAt).toBe(new Date(at).toISOString());
+      }
+    });
+
+    it("refuses with 422 an expiry the format checker lets through but that names no instant (hour 24), and stores nothing", async () => {
+      const before = await keyIds();
+      const res = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Odd", expires_at: "2099-12-31T24:59:60+01:00" } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/expires_at" }] });
+      expect(await keyIds()).toEqual(before);
+    });
+
     it("refuses a key with 401 once its expires_at has passed", async () => {
       const key = await createKey({ name: "Temporary", expires_at: new Date(t.clock.now() + HOUR).toISOString() });
       expect(await statusWith(key.secret)).toBe(200);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
-import { signedUp } from "../helpers/dashboard-session.js";
+import { DashboardSession, signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 interface AuditEvent {
@@ -115,6 +115,58 @@ describe.each(databases)("audit log ($name)", (database) => {
       expect(invited.statusCode).toBe(201);
       const [event] = await auditLog("", token);
       expect(event).toMatchObject({ operation: "createInvitation", actor: { type: "user", id: owner.userId }, target: { type: "invitation", id: invited.json().id }, fields: ["email", "role"] });
+    });
+
+    it("records a member joining through an invitation, by sign-up or signed in, in both environments' logs, with the request's id and address", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      const owner = await signedUp(t, { email: "ada@acme.example", name: "Ada", workspace_name: "Acme" });
+      const tokens = { sandbox: await owner.session.token(owner.workspaceId), live: await owner.session.token(owner.workspaceId, "live") };
+      const invite = async (email: string) => (await t.call({ method: "POST", url: "/v1/invitations", key: tokens.sandbox, payload: { email, role: "developer" } })).json().accept_url.split("/").pop() as string;
+
+      const graceSecret = await invite("grace@acme.example");
+      const grace = await signedUp(t, { email: "grace@acme.example", invitation_token: graceSecret });
+      const alan = await signedUp(t, { email: "alan@navy.example" });
+      const accepted = await alan.session.post("/auth/invitations/accept", { token: await invite("alan@navy.example") });
+      expect(accepted.statusCode, accepted.body).toBe(200);
+
+      for (const environment of ["sandbox", "live"] as const) {
+        const joined = await auditLog("?operation=acceptInvitation", tokens[environment]);
+        expect(joined).toEqual([
+          { id: expect.stringMatching(/^aud_/), object: "audit_event", environment, operation: "acceptInvitation", actor: { type: "user", id: alan.userId }, target: { type: "member", id: alan.userId }, fields: [], ip_address: "127.0.0.1", request_id: accepted.headers["request-id"], created_at: expect.any(String) },
+          expect.objectContaining({ environment, operation: "acceptInvitation", actor: { type: "user", id: grace.userId }, target: { type: "member", id: grace.userId }, request_id: expect.stringMatching(/^req_/) }),
+        ]);
+      }
+      // Only the workspace joined has it: the newcomers' own workspaces do not.
+      expect(await auditLog("?operation=acceptInvitation", await alan.session.token(alan.workspaceId))).toEqual([]);
+    });
+
+    it("records nothing when joining fails, and the member is not added when its audit event cannot be written", async () => {
+      const owner = await signedUp(t, { email: "ada@acme.example", name: "Ada", workspace_name: "Acme" });
+      const token = await owner.session.token(owner.workspaceId);
+      const secret = (await t.call({ method: "POST", url: "/v1/invitations", key: token, payload: { email: "grace@acme.example", role: "developer" } })).json().accept_url.split("/").pop() as string;
+      const refused = await new DashboardSession(t).signUp({ email: "mallory@evil.example", invitation_token: secret });
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(await auditLog("?operation=acceptInvitation", token)).toEqual([]);
+
+      // One transaction: a member is never in the workspace without the event saying how they came in.
+      const { knex } = t.runtime.db;
+      await knex.raw(
+        database.name === "sqlite"
+          ? "CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'simulated failure'); END"
+          : "CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'simulated failure'",
+      );
+      try {
+        const failed = await new DashboardSession(t).signUp({ email: "grace@acme.example", invitation_token: secret });
+        expect(failed.statusCode, failed.body).toBe(500);
+      } finally {
+        await knex.raw("DROP TRIGGER IF EXISTS fail_audit");
+      }
+      const members = (await t.call({ method: "GET", url: "/v1/members", key: token })).json().data as Array<{ email: string }>;
+      expect(members.map((m) => m.email)).toEqual(["ada@acme.example"]);
+      // The invitation is still open: it can be used once the database is well again.
+      const grace = await signedUp(t, { email: "grace@acme.example", invitation_token: secret });
+      expect((await auditLog("?operation=acceptInvitation", token)).map((e) => e.actor.id)).toEqual([grace.userId]);
     });
 
     it("filters by operation, actor, target and time, and pages newest first", async () => {

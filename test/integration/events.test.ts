@@ -192,6 +192,48 @@ describe.each(databases)("events ($name)", (database) => {
       expect(before.json().data).toEqual([]);
     });
 
+    it("reads every date-time the contract admits: an offset without minutes or colon, a space or lower-case separator, a leap second after a space", async () => {
+      await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Audited" } }); // an audit event
+      const sent = await sendOk();
+      await t.runtime.services.requestLogs.flush();
+      const sentAt = t.clock.now();
+      // The same instant (to the second, rounded down) in every admitted form.
+      const forms = (ms: number): string[] => {
+        const local = (offsetHours: number) => new Date(ms + offsetHours * HOUR).toISOString().slice(0, 19);
+        return [`${local(1)}+01`, `${local(-2)}-0200`, `${local(0).replace("T", " ")}Z`, `${local(0).toLowerCase()}z`, `${local(1)}+01:00`];
+      };
+      // Request logs grow with every request, so each check only asks "some" or "none".
+      const some = async (path: string, query: string): Promise<boolean> => {
+        const res = await t.call({ method: "GET", url: `${path}?${query}` });
+        expect(res.statusCode, `${path}?${query}: ${res.body}`).toBe(200);
+        return res.json().data.length > 0;
+      };
+      for (const path of ["/v1/events", "/v1/messages", "/v1/audit-events", "/v1/request-logs"]) {
+        expect(await some(path, ""), path).toBe(true);
+        for (const earlier of forms(sentAt - 1000)) {
+          expect(await some(path, `created_after=${encodeURIComponent(earlier)}`), `${path} after ${earlier}`).toBe(true);
+          expect(await some(path, `created_before=${encodeURIComponent(earlier)}`), `${path} before ${earlier}`).toBe(false);
+        }
+        for (const later of forms(sentAt + 1000)) {
+          expect(await some(path, `created_after=${encodeURIComponent(later)}`), `${path} after ${later}`).toBe(false);
+          expect(await some(path, `created_before=${encodeURIComponent(later)}`), `${path} before ${later}`).toBe(true);
+        }
+        expect(await some(path, `created_after=${encodeURIComponent("2016-12-31 23:59:60Z")}`), path).toBe(true);
+        expect(await some(path, `created_before=${encodeURIComponent("2016-12-31 23:59:60Z")}`), path).toBe(false);
+      }
+      expect((await page(`/v1/events?created_after=${encodeURIComponent(forms(sentAt)[0]!)}`)).data.map((e) => e.message_id)).toEqual([sent.id]);
+    });
+
+    it("refuses with 422 at the parameter a date-time the format checker lets through but names no instant (hour 24)", async () => {
+      for (const path of ["/v1/events", "/v1/messages", "/v1/audit-events", "/v1/request-logs"]) {
+        for (const name of ["created_after", "created_before"]) {
+          const res = await t.call({ method: "GET", url: `${path}?${name}=${encodeURIComponent("2016-12-31T24:59:60+01:00")}` });
+          expect(res.statusCode, `${path} ${name}: ${res.body}`).toBe(422);
+          expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "query", pointer: `/${name}` }] });
+        }
+      }
+    });
+
     it("pages through every event without duplicates or gaps", async () => {
       for (let i = 0; i < 4; i++) {
         await sendOk(aMessage({ to: i % 2 === 0 ? "opened@simulator.test" : "ada@example.com" }));

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { generateSecret } from "../../src/domain/api-key-secret.js";
 import { databases } from "../helpers/databases.js";
-import { signedUp } from "../helpers/dashboard-session.js";
+import { DashboardSession, signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** Every log line the app writes, as pino writes them (JSON, one per line). */
@@ -106,6 +106,52 @@ describe.each(databases)("logging ($name)", (database) => {
       for (const res of [invitation, ...answers]) expect(logs.text).toContain(res.headers["request-id"] as string);
       expect(logs.text).toContain("/auth/invitations/[redacted]");
       expect(logs.text).not.toContain(secret);
+    });
+
+    it("never writes a message's content or a password hash to the logs when the database fails", async () => {
+      // A write that fails as a deadlock, a lock timeout or a lost connection would.
+      const failWrites = async (table: string, event: "INSERT" | "UPDATE") => {
+        const name = `fail_${table}_${event.toLowerCase()}`;
+        await t.runtime.db.knex.raw(
+          database.name === "sqlite"
+            ? `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'simulated lock timeout'); END`
+            : `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'simulated lock timeout'`,
+        );
+        return () => t.runtime.db.knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
+      };
+      await signedUp(t, { email: "ada@acme.example", workspace_name: "Acme" });
+      const session = new DashboardSession({ ...t, app } as TestApp);
+      expect((await session.signIn("ada@acme.example")).statusCode).toBe(200);
+
+      const restoreMessages = await failWrites("messages", "INSERT");
+      const restoreUsers = await failWrites("users", "UPDATE");
+      try {
+        const sent = await call("POST", "/v1/messages", t.workspace.sandboxKey, aMessage({ to: "patient-4711@clinic.example", subject: "Your test result", html: "<p>CONFIDENTIAL-BODY reset token 9f8e7d</p>" }));
+        expect(sent.statusCode, sent.body).toBe(500);
+        const changed = await session.post("/auth/password", { current_password: "correct horse battery", new_password: "a new and secret passphrase" });
+        expect(changed.statusCode, changed.body).toBe(500);
+
+        // The failures are logged, by request, with what went wrong...
+        for (const res of [sent, changed]) {
+          const failure = logs.records().find((record) => record.reqId === res.headers["request-id"] && record.level === 50);
+          expect(JSON.stringify(failure)).toContain("simulated lock timeout");
+        }
+        // ...but not the values the failed statements carried.
+        for (const content of ["patient-4711", "Your test result", "CONFIDENTIAL-BODY", "9f8e7d", "scrypt$", "a new and secret passphrase"]) expect(logs.text).not.toContain(content);
+      } finally {
+        await restoreMessages();
+        await restoreUsers();
+      }
+    });
+
+    it("drops a database error's statement and values (sql, bindings) from what is logged of it", async () => {
+      const error = Object.assign(new Error("Deadlock found when trying to get lock"), { code: "ER_LOCK_DEADLOCK", sql: "INSERT INTO messages VALUES ('CONFIDENTIAL-BODY')", bindings: ["CONFIDENTIAL-BODY"] });
+      app.log.error({ err: new Error("wrapped", { cause: error }) }, "a failure with a cause");
+      app.log.error({ err: error }, "a failure");
+      app.log.error({ err: new AggregateError([error], "several") }, "several failures");
+      expect(logs.text).toContain("ER_LOCK_DEADLOCK");
+      expect(logs.text).toContain("Deadlock found");
+      expect(logs.text).not.toContain("CONFIDENTIAL-BODY");
     });
 
     it("redacts credentials from anything logged with request headers or a secret field", async () => {

@@ -238,6 +238,26 @@ describe.each(databases)("Metrics ($name)", (database) => {
       expect((await metrics("?granularity=hour&from=2026-10-21T00:00:00Z&to=2026-11-21T00:00:00Z")).buckets).toHaveLength(744);
     });
 
+    it("reads every date-time the contract admits: an offset without minutes or colon, a space separator, a leap second", async () => {
+      const expected = await metrics("?granularity=hour&from=2026-11-20T23:00:00Z&to=2026-11-21T11:00:00Z");
+      for (const query of [
+        "?granularity=hour&from=2026-11-21T00:00:00%2B01&to=2026-11-21T12:00:00%2B01",
+        "?granularity=hour&from=2026-11-20T21:00:00-0200&to=2026-11-21%2011:00:00Z",
+        "?granularity=hour&from=2026-11-20%2023:59:60Z&to=2026-11-21T11:00:00Z",
+      ]) {
+        expect(await metrics(query), query).toEqual(expected);
+      }
+    });
+
+    it.each([
+      ["?from=2016-12-31T24:59:60%2B01:00", "/from"],
+      ["?to=2016-12-31T24:59:60%2B01:00", "/to"],
+    ])("refuses %s (hour 24, which the format checker lets through) with 422 naming %s", async (query, pointer) => {
+      const res = await t.call({ method: "GET", url: `/v1/metrics${query}` });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "query", pointer }] });
+    });
+
     it.each([
       ["?from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z", "/from"],
       ["?from=2026-11-21T10:00:00Z&to=2026-11-21T10:00:00Z", "/from"],

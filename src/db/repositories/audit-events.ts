@@ -35,8 +35,8 @@ type StoredRow = Omit<AuditEventRow, "fields"> & { fields: string };
 export class AuditEventsRepository {
   constructor(private readonly knex: Knex) {}
 
-  async insert(rows: readonly AuditEventRow[]): Promise<void> {
-    await this.knex("audit_events").insert(rows.map((row): StoredRow => ({ ...row, fields: JSON.stringify(row.fields) })));
+  async insert(rows: readonly AuditEventRow[], trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("audit_events").insert(rows.map((row): StoredRow => ({ ...row, fields: JSON.stringify(row.fields) })));
   }
 
   async list(scope: Scope, filters: AuditEventFilters, page: PageRequest): Promise<Page<AuditEvent>> {
