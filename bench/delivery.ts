@@ -482,7 +482,7 @@ async function prepare(db: BenchDatabase, peers: Peers, secretKey: string, backl
         const inputs = Array.from({ length: next - from }, (_, k) => messageInput(from + k));
         const outcomes = await runtime.services.messages.createBatch(principal, inputs, null);
         const refused = outcomes.find((o) => o.error !== null);
-        if (refused) throw new Error(`accepting the backlog: ${refused.error!.message}`);
+        if (refused) throw new Error(`accepting the backlog: ${refused.error instanceof Error ? refused.error.message : String(refused.error)}`);
       }
     };
     await Promise.all(Array.from({ length: 8 }, lane));

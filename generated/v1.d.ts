@@ -69,6 +69,13 @@ export interface paths {
          *     Keys with `sending_access` may call this operation. A key limited to sender or recipient
          *     domains (`restrictions`) answers `403 sender_not_allowed` or `403 recipient_not_allowed`
          *     for mail outside them, and stores nothing.
+         *
+         *     A message is stored whole, in one statement: its subject, bodies, headers and
+         *     attachments (base64, files given by `url` included once fetched) must together come to
+         *     at most 12 MiB (12,582,912 bytes) of UTF-8, where quotes, backslashes, tabs, line breaks
+         *     and NUL count twice (as the database's statement escapes them). A larger one is
+         *     `422 validation_failed` pointing at its largest part (`/html`, `/attachments`, …), on
+         *     every database.
          */
         post: operations["createMessage"];
         delete?: never;
@@ -93,13 +100,18 @@ export interface paths {
          *     with the accepted message (durably stored, exactly as `createMessage` would store it) or
          *     a problem (`422` for an invalid message, `403` outside the key's restrictions,
          *     `429 monthly_quota_exceeded` past the workspace's quota) — one bad message does not stop
-         *     the others. Only a malformed batch as a whole (not an object, no `messages`, more than
-         *     100) is refused with a single 4xx.
+         *     the others. A message that failed to store on the server's side is answered with its own
+         *     `500 internal_error` (or `503 service_unavailable` when the database did not answer): it
+         *     was not stored, the messages answered `202` beside it were, so send only that one again.
+         *     Only a malformed batch as a whole (not an object, no `messages`, more than 100) is
+         *     refused with a single 4xx.
          *
          *     With `validation: strict` the batch is all or nothing: if any message would be refused,
          *     none is stored and the answer is one `422 batch_rejected` problem whose `errors` hold
          *     every refused message's problems, their pointers prefixed with `/messages/<index>`; past
-         *     the quota, one `429 monthly_quota_exceeded` for the whole batch.
+         *     the quota, one `429 monthly_quota_exceeded` for the whole batch. Every message is
+         *     checked, and the quota asked, before any file given by `url` is fetched: a batch refused
+         *     for anything else fetches nothing.
          *
          *     The whole batch is idempotent under one `Idempotency-Key`: a retry replays the same
          *     answer and never sends a message twice. Each message stores the key with `#<index>`, so
@@ -2133,12 +2145,13 @@ export interface components {
             content?: string;
             /**
              * Format: uri
-             * @description Where to fetch the file (http or https; up to 3 redirects; the answer must be a 2xx).
+             * @description Where to fetch the file (http or https; up to 3 redirects; the answer must be a 2xx,
+             *     without a Content-Encoding other than identity: the file is stored as sent).
              *     Private, loopback and link-local addresses are refused unless the operator allows
              *     them (ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS).
              */
             url?: string;
-            /** @description MIME type; when absent, the fetched answer's Content-Type, else guessed from the file name. */
+            /** @description MIME type; when absent, the fetched answer's Content-Type, else guessed from the file name. A `multipart/*` type, and a `message/*` type (an `.eml` file's guess) whose file is not 7-bit clean (NUL, bytes past ASCII, bare CR or LF, lines over 998 characters), is sent and stored as `application/octet-stream`, base64. */
             content_type?: string;
             /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. */
             content_id?: string;
@@ -2146,7 +2159,7 @@ export interface components {
         Attachment: {
             /** @description The file name. */
             filename: string;
-            /** @description The MIME type. */
+            /** @description The MIME type it is sent with (`application/octet-stream` for a `multipart/*` file, or a `message/*` one that is not 7-bit clean). */
             content_type: string;
             /** @description Size in bytes, decoded. */
             size: number;
@@ -2161,7 +2174,7 @@ export interface components {
             cc?: components["schemas"]["Mailboxes"];
             bcc?: components["schemas"]["Mailboxes"];
             reply_to?: components["schemas"]["Mailboxes"];
-            /** @description The subject line. */
+            /** @description The subject line. A run of 998 characters without a space cannot be folded into RFC 5322's 998-character lines: refused (422). */
             subject?: string;
             /** @description The HTML body. */
             html?: string;
@@ -2169,7 +2182,10 @@ export interface components {
             text?: string;
             /**
              * @description Extra header fields. Fields Mailroom sets itself (From, To, Subject, Message-ID, …) are
-             *     refused. As a whole they must serialise to at most 65,535 bytes of UTF-8 JSON.
+             *     refused, and so is a field given twice in different case (`X-Foo` and `x-foo`: header
+             *     names are case-insensitive). A value of 998 characters without a space cannot be
+             *     folded into RFC 5322's 998-character lines: refused. As a whole they must serialise to
+             *     at most 65,535 bytes of UTF-8 JSON.
              */
             headers?: {
                 [key: string]: string;
@@ -3130,13 +3146,13 @@ export interface components {
             /** @description The position of the message in the request. */
             index: number;
             /**
-             * @description What `createMessage` would have answered for this message (403: outside the key's `restrictions`).
+             * @description What `createMessage` would have answered for this message (403: outside the key's `restrictions`; 500 or 503: storing it failed on the server's side, and it was not stored: send it again, the messages answered `202` beside it are stored).
              * @enum {integer}
              */
-            status: 202 | 403 | 422 | 429;
+            status: 202 | 403 | 422 | 429 | 500 | 503;
             /** @description The accepted message (status 202), else null. */
             message: components["schemas"]["Message"] | null;
-            /** @description Why the message was refused (status 4xx), else null. Pointers are relative to the message. */
+            /** @description Why the message was refused (status 4xx) or not stored (5xx), else null. Pointers are relative to the message. */
             error: components["schemas"]["Problem"] | null;
         };
         MessageBatch: {
@@ -3972,7 +3988,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The server is starting, draining, or cannot reach its database. */
+        /** @description The server is starting, draining, or cannot reach its database; or, for a send, a batch or a preview with attachments given by URL, it holds as many fetched attachment bytes as it may (ATTACHMENT_FETCH_MAX_BYTES_IN_HAND). Retry after Retry-After. */
         ServiceUnavailable: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];

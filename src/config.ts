@@ -61,6 +61,8 @@ export interface AttachmentsConfig {
   fetchTimeoutMs: number;
   /** The bytes one request may fetch, all its URLs together (a batch's messages share them). */
   fetchMaxBytes: number;
+  /** The fetched bytes all requests of the process may hold at once; past it, a request that fetches is answered 503. */
+  fetchMaxBytesInHand: number;
   /** Whether URLs may point at private, loopback and link-local addresses (SSRF guard off). */
   allowPrivateTargets: boolean;
 }
@@ -222,6 +224,7 @@ export const SETTINGS = {
   webhookTimeoutMs: { env: "WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "How long a webhook attempt may take, connection to last byte; longer counts as a failed attempt (timeout)." },
   attachmentFetchTimeoutMs: { env: "ATTACHMENT_FETCH_TIMEOUT_MS", default: "10000", meaning: "How long fetching one attachment given by URL may take, redirects included; longer is a 422 naming it." },
   attachmentFetchMaxBytes: { env: "ATTACHMENT_FETCH_MAX_BYTES", default: String(10 * 1024 * 1024), meaning: "The bytes one request may fetch for its attachments given by URL, all together; a batch's messages share them (10 MiB)." },
+  attachmentFetchMaxBytesInHand: { env: "ATTACHMENT_FETCH_MAX_BYTES_IN_HAND", default: String(256 * 1024 * 1024), meaning: "The bytes of attachments given by URL that all requests of an API process may hold at once, fetched or declared by the answers being fetched, until each request ends (256 MiB); a request that would pass it is answered 503 with Retry-After. A held file takes its size in bytes and about 1.4 times that on the heap (as base64), so keep it at most about a quarter of HEAP_LIMIT_MB (256 MiB of 1 GiB). At least ATTACHMENT_FETCH_MAX_BYTES." },
   attachmentFetchAllowPrivateTargets: { env: "ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets attachment URLs point at private, loopback and link-local addresses (files on an internal server). Off, such URLs are refused, at every redirect and at connect time." },
   webhookAllowPrivateTargets: { env: "WEBHOOK_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets webhook endpoints point at private, loopback and link-local addresses (a Mailroom inside a private network). Off, such URLs are refused when saved and at connect time." },
   webhookMaxInFlightPerEndpoint: { env: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default: "10", meaning: "Webhook requests a worker has in flight to one endpoint at once." },
@@ -357,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     attachments: {
       fetchTimeoutMs: int("attachmentFetchTimeoutMs", 100, 120_000),
       fetchMaxBytes: int("attachmentFetchMaxBytes", 1024, 100 * 1024 * 1024),
+      fetchMaxBytesInHand: int("attachmentFetchMaxBytesInHand", 1024),
       allowPrivateTargets: read("attachmentFetchAllowPrivateTargets") === "true",
     },
     templates: {
@@ -370,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheMs: int("templateCacheMs", 0, 60_000),
     },
   };
+  if (config.attachments.fetchMaxBytesInHand < config.attachments.fetchMaxBytes) problems.push(`${SETTINGS.attachmentFetchMaxBytesInHand.env} must be at least ${SETTINGS.attachmentFetchMaxBytes.env}: one request may hold that much`);
   if (!["true", "false"].includes(read("attachmentFetchAllowPrivateTargets"))) problems.push(`${SETTINGS.attachmentFetchAllowPrivateTargets.env} must be true or false`);
   if (!["true", "false"].includes(read("webhookAllowPrivateTargets"))) problems.push(`${SETTINGS.webhookAllowPrivateTargets.env} must be true or false`);
   if (!["mx", "relay"].includes(read("deliveryTransport"))) problems.push(`${SETTINGS.deliveryTransport.env} must be mx or relay`);

@@ -65,6 +65,8 @@ export interface Services {
   requestLogs: RequestLogService;
   workspace: WorkspaceService;
   messages: MessagesService;
+  /** Runs each request that may fetch attachment URLs (createMessage, its batch, its preview): see forRequest. */
+  attachmentUrls: AttachmentUrls;
   messagePreviews: MessagePreviewService;
   members: MembersService;
   sessions: SessionsService;
@@ -179,6 +181,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
   const webhookClient = new WebhookHttpClient(targetGuard, config.webhooks.timeoutMs);
   // Attachment URLs are the API caller's choice too: the same guard, under their own setting.
   const attachmentFetcher = new UrlFetcher(new TargetGuard({ allowPrivate: config.attachments.allowPrivateTargets, dnsServers: config.delivery.dnsServers }), { timeoutMs: config.attachments.fetchTimeoutMs });
+  const attachmentUrls = new AttachmentUrls(attachmentFetcher, config.attachments.fetchMaxBytes, config.attachments.fetchMaxBytesInHand);
   const dispatcher = new WebhookDispatcher(
     {
       deliveries: repositories.webhookDeliveries,
@@ -226,7 +229,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     () => worker.notify(),
     { idempotencyRetentionHours: config.idempotency.retentionHours, deliveryLifetimeMs: config.delivery.lifetimeSeconds * 1000 },
     templates,
-    new AttachmentUrls(attachmentFetcher, config.attachments.fetchMaxBytes),
+    attachmentUrls,
   );
   const idempotency = new IdempotencyService(config.idempotency, repositories.idempotency, repositories.groupCommit, idempotentResponses, clock);
   const services: Services = {
@@ -242,6 +245,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     }),
     workspace: new WorkspaceService(repositories.workspaces, apiKeys, idempotency, clock),
     messages,
+    attachmentUrls,
     // Previews render on the compose threads too: a message near the body cap costs tens of
     // milliseconds of CPU, which must not stall the API's event loop.
     messagePreviews: new MessagePreviewService(messages, repositories.suppressions, (message, now) => compose({ message, now, signers: [] })),

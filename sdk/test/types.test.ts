@@ -256,7 +256,7 @@ describe("messages.createBatch", () => {
   it("takes createMessage's bodies under messages, expires_at included, and resolves to a MessageBatch", () => {
     expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", text: "Hi", expires_at: "2026-12-01T09:00:00Z" }] });
     expectTypeOf(mr.messages.createBatch).returns.resolves.toEqualTypeOf<MessageBatch>();
-    expectTypeOf<MessageBatch["data"][number]["status"]>().toEqualTypeOf<202 | 403 | 422 | 429>();
+    expectTypeOf<MessageBatch["data"][number]["status"]>().toEqualTypeOf<202 | 403 | 422 | 429 | 500 | 503>();
     expectTypeOf<MessageBatch["data"][number]["message"]>().toEqualTypeOf<Message | null>();
   });
 

@@ -1,7 +1,7 @@
 import { parse as parseContentDisposition } from "content-disposition";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AttachmentSource, FetchBudget, FetchOutcome } from "../services/attachment-urls.js";
+import { FetchCapacityError, type AttachmentSource, type FetchBudget, type FetchOutcome } from "../services/attachment-urls.js";
 import type { TargetGuard } from "../webhooks/target-guard.js";
 
 /** Why a URL gave no file, said so that the 422 can name the fix. */
@@ -22,8 +22,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * Fetches attachments given by URL (docs/api.md#attachments-by-url). The URL is the API
  * caller's choice, so every connection goes through the SSRF guard (private, loopback and
  * link-local addresses refused at connect time, redirects included), the whole fetch ends within
- * `timeoutMs` whatever the server does, and a body past what is left of the request's byte
- * budget is cut off rather than read.
+ * `timeoutMs` whatever the server does, every connection is closed as its answer is settled
+ * (redirects included), and a body past what is left of the request's byte budget, or of the
+ * process's, is cut off rather than read.
  */
 export class UrlFetcher implements AttachmentSource {
   private readonly http: HttpAgent;
@@ -67,66 +68,96 @@ export class UrlFetcher implements AttachmentSource {
     this.https.destroy();
   }
 
-  private get(target: URL, budget: FetchBudget, deadline: number): Promise<{ content: Buffer; contentType: string | null; dispositionFilename: string | null } | { location: URL }> {
+  private get(target: URL, budget: FetchBudget, deadline: number): Promise<Answer> {
     if (target.protocol !== "http:" && target.protocol !== "https:") return Promise.reject(new AttachmentFetchError(`redirected to ${target.protocol} URL; only http and https are fetched`));
     const refused = this.guard.literalRefusal(target);
     if (refused) return Promise.reject(new AttachmentFetchError(`${refused.message}, which is not fetched`));
+    if (budget.signal.aborted) return Promise.reject(ended());
     return new Promise((resolve, reject) => {
       const secure = target.protocol === "https:";
-      let size = 0; // the bytes read, taken from the budget
-      const fail = (error: Error) => {
+      let taken = 0; // the bytes of this answer taken from the budget
+      let received = 0;
+      let settled = false;
+      const timer = setTimeout(() => fail(new AttachmentFetchError(`did not answer within ${this.options.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+      // Every way out comes through here, and closes the connection: a redirect's or an error
+      // page's body may never end, and one left reading would hold its socket with no deadline.
+      // (Keep-alive is off, so no connection is worth keeping.)
+      const settle = (outcome: { answer: Answer } | { error: Error }) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         req.destroy();
-        budget.giveBack(size);
-        size = 0;
-        reject(error);
+        if ("answer" in outcome) return resolve(outcome.answer);
+        budget.giveBack(taken);
+        taken = 0;
+        reject(outcome.error);
+      };
+      const fail = (error: Error) => settle({ error });
+      /** Takes `bytes` from the budget, else fails saying which limit refused them. */
+      const take = (bytes: number): boolean => {
+        const refusal = budget.take(bytes);
+        if (refusal === null) taken += bytes;
+        else fail(refusal === "past_limit" ? tooLarge(budget) : refusal === "process_full" ? new FetchCapacityError(`the process holds ATTACHMENT_FETCH_MAX_BYTES_IN_HAND of fetched files`) : ended());
+        return refusal === null;
       };
       const req = (secure ? httpsRequest : httpRequest)(target, {
         method: "GET",
         agent: secure ? this.https : this.http,
-        headers: { "user-agent": this.options.userAgent ?? "Mailroom attachment fetcher", accept: "*/*" },
+        // The request's end aborts it (its files are no longer wanted, and their bytes were given back).
+        signal: budget.signal,
+        // The file as it is stored: a Content-Encoding is refused below rather than stored as the file.
+        headers: { "user-agent": this.options.userAgent ?? "Mailroom attachment fetcher", accept: "*/*", "accept-encoding": "identity" },
       });
-      const timer = setTimeout(() => fail(new AttachmentFetchError(`did not answer within ${this.options.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
       req.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
       req.on("response", (res: IncomingMessage) => {
+        res.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
         const status = res.statusCode ?? 0;
         if (REDIRECTS.has(status) && res.headers.location) {
-          res.resume();
-          clearTimeout(timer);
+          let location: URL;
           try {
-            return resolve({ location: new URL(res.headers.location, target) });
+            location = new URL(res.headers.location, target);
           } catch {
-            return reject(new AttachmentFetchError(`redirected to an invalid URL (${res.headers.location.slice(0, 200)})`));
+            return fail(new AttachmentFetchError(`redirected to an invalid URL (${res.headers.location.slice(0, 200)})`));
           }
+          return settle({ answer: { location } });
         }
-        if (status < 200 || status > 299) {
-          res.resume();
-          return fail(new AttachmentFetchError(`answered HTTP ${status}; a 2xx with the file is needed`));
+        if (status < 200 || status > 299) return fail(new AttachmentFetchError(`answered HTTP ${status}; a 2xx with the file is needed`));
+        // Asked for identity, a server may still answer encoded (S3 serves an object stored with
+        // Content-Encoding: gzip so, whatever is asked): stored as it came, the file would be
+        // gzip under its own type. Refused rather than decoded: no inflating of what a stranger sends.
+        const encoding = res.headers["content-encoding"]?.trim().toLowerCase();
+        if (encoding && encoding !== "identity") {
+          return fail(new AttachmentFetchError(`answered with Content-Encoding: ${encoding.slice(0, 50)}; only files sent as they are stored (identity) are fetched: serve it without a Content-Encoding, or give it inline as content`));
         }
+        // A declared length is taken at once: a slow answer holds from the start what it will need.
         const declared = Number(res.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > budget.remaining) return fail(tooLarge(budget));
+        if (res.headers["content-length"] !== undefined && Number.isSafeInteger(declared) && declared > 0 && !take(declared)) return;
         const chunks: Buffer[] = [];
-        let cutOff = false;
         res.on("data", (chunk: Buffer) => {
-          if (cutOff) return;
-          if (!budget.take(chunk.length)) {
-            cutOff = true;
-            return fail(tooLarge(budget));
-          }
-          size += chunk.length;
+          if (settled) return;
+          received += chunk.length;
+          if (received > taken && !take(received - taken)) return;
           chunks.push(chunk);
         });
-        res.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
         res.on("end", () => {
-          clearTimeout(timer);
-          if (cutOff) return;
+          if (settled) return;
+          if (taken > received) {
+            budget.giveBack(taken - received);
+            taken = received;
+          }
           const type = res.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase() || null;
-          resolve({ content: Buffer.concat(chunks, size), contentType: type, dispositionFilename: dispositionFilename(res.headers["content-disposition"]) });
+          settle({ answer: { content: Buffer.concat(chunks, received), contentType: type, dispositionFilename: dispositionFilename(res.headers["content-disposition"]) } });
         });
       });
       req.end();
     });
   }
+}
+
+type Answer = { content: Buffer; contentType: string | null; dispositionFilename: string | null } | { location: URL };
+
+function ended(): AttachmentFetchError {
+  return new AttachmentFetchError("was stopped: its request ended");
 }
 
 function tooLarge(budget: FetchBudget): AttachmentFetchError {

@@ -25,6 +25,16 @@ export const LIMITS = {
   /** VARCHAR(512) from_mailbox: characters of the sender as its header carries it. */
   storedMailboxMaxChars: 512,
   /**
+   * A message's subject, bodies, headers and attachments (base64) together, as the statement that
+   * stores it carries them (storedMessageBytes: what MySQL's client escapes counts twice), once
+   * its files given by URL are in hand. One row is one INSERT, which MySQL refuses past
+   * max_allowed_packet (16 MiB by default on MariaDB, 4 MiB on MySQL 5.7): without this bound, 8 MiB of
+   * html and a 9 MiB file by URL failed the insert (a reset connection, answered 503, so clients
+   * retried what could never succeed). 12 MiB leaves room for the row's other columns (each at
+   * most storedJsonMaxBytes, escaped) and the statement itself.
+   */
+  storedMessageMaxBytes: 12 * 1024 * 1024,
+  /**
    * Sending domains per workspace (409 domain_limit_reached past it). Far above what a sender
    * needs, but a bound: each domain costs an RSA key generation (~0.3 s of CPU), a row that every
    * automatic check round may read, and its records in every listDomains page.

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
-import { ValidationError, type DomainError } from "../domain/errors.js";
+import { ValidationError } from "../domain/errors.js";
 import type { OpenApiDocument } from "./bindings.js";
 import { toProblem } from "./problems.js";
 import { validationErrors } from "./validation.js";
@@ -52,8 +52,12 @@ export function batchItemValidators(spec: OpenApiDocument, compile: Compile): Ba
 /**
  * One item's place in a batch answer: refused, its problem (shaped by the one error handler's
  * rules) and that problem's status; else `success`, the status the single-item operation answers.
+ * An error that is not a DomainError (an item that failed to store) is logged as the error
+ * handler logs one, and answered as its 5xx without internals.
  */
-export function itemAnswer<Status extends number>(req: FastifyRequest, error: DomainError | null, success: Status) {
-  const problem = error === null ? null : toProblem(error, req).problem;
-  return { status: (problem?.status ?? success) as Status, error: problem };
+export function itemAnswer<Status extends number>(req: FastifyRequest, error: unknown, success: Status) {
+  if (error === null || error === undefined) return { status: success, error: null };
+  const { problem } = toProblem(error, req);
+  if (problem.status >= 500) req.log.error({ err: error }, "a batch item failed");
+  return { status: problem.status as Status, error: problem };
 }

@@ -85,13 +85,20 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
 
   if (input.subject === undefined) fail("/subject", "is required");
   else if (CONTROL.test(input.subject)) fail("/subject", "must not contain CR, LF or NUL");
+  else if (unfoldable(input.subject)) fail("/subject", UNFOLDABLE);
   if (input.html === undefined && input.text === undefined) fail("/html", "html or text is required");
 
   const headers: Record<string, string> = {};
+  const named = new Map<string, string>();
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     const pointer = `/headers/${pointerSegment(name)}`;
+    const earlier = named.get(name.toLowerCase());
+    named.set(name.toLowerCase(), earlier ?? name);
     if (RESERVED_HEADERS.has(name.toLowerCase())) fail(pointer, `${name} is set by Mailroom and cannot be given`);
+    // Header names are case-insensitive (RFC 5322 §1.2.2): X-Foo and x-foo are one field given twice.
+    else if (earlier !== undefined) fail(pointer, `repeats ${earlier} (header names are case-insensitive): give each field once`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
+    else if (unfoldable(value)) fail(pointer, UNFOLDABLE);
     else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");
     else headers[name] = value;
   }
@@ -127,21 +134,80 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     metadata: input.metadata ?? {},
   };
   errors.push(...storedSizeProblems(stored));
+  const content = { subject: input.subject ?? "", html: input.html ?? null, text: input.text ?? null, headers, attachments: checked.attachments };
+  if (errors.length === 0) errors.push(...storedMessageProblems(content));
 
   if (errors.length > 0 || from === null || stored.from === null) throw new ValidationError(errors);
   return {
     ...stored,
+    ...content,
     from: stored.from,
     fromAddress: from.address,
     recipients,
-    subject: input.subject!,
-    html: input.html ?? null,
-    text: input.text ?? null,
-    attachments: checked.attachments,
     tags: input.tags ?? [],
     scheduledAt,
     expiresAt,
   };
+}
+
+/**
+ * RFC 5322 §2.1.1: a line is at most 998 characters. nodemailer folds a long value at its
+ * spaces, and puts a run without one on a line of its own after a folding space: a run of 998
+ * characters (a 998-character value or subject without a space, which the contract's maxLength
+ * allows) would make a 999-character line. Tested on the MIME it renders (messages.test.ts).
+ */
+const LONGEST_UNFOLDABLE_RUN = 997;
+const UNFOLDABLE = `cannot be folded into lines of at most 998 characters (RFC 5322): a run of more than ${LONGEST_UNFOLDABLE_RUN} characters without a space; break it with a space or shorten it`;
+// A run with a character past ASCII is written as RFC 2047 encoded words, which are split short.
+const unfoldable = (value: string): boolean => value.length > LONGEST_UNFOLDABLE_RUN && value.split(/[ \t]/).some((run) => run.length > LONGEST_UNFOLDABLE_RUN && /^[\x21-\x7e]*$/.test(run));
+
+/** The parts of a message that LIMITS.storedMessageMaxBytes bounds. */
+type StoredContent = Pick<MessageContent, "subject" | "html" | "text" | "headers" | "attachments">;
+
+/**
+ * A message's content as the statement that stores it carries it: UTF-8 bytes, where each
+ * character MySQL's client escapes with a backslash (NUL, backspace, tab, LF, CR, Ctrl-Z, quotes,
+ * backslash: mysql2's client-side formatting) takes two. Counted on SQLite too, so that what one
+ * database accepts the other does.
+ */
+export function storedMessageBytes(content: StoredContent): number {
+  const attachmentContent = content.attachments.reduce((sum, a) => sum + a.content.length, 0); // base64: ASCII, nothing escaped
+  const attachmentRest = JSON.stringify(content.attachments.map((a) => ({ ...a, content: "" })));
+  return [content.subject, content.html ?? "", content.text ?? "", JSON.stringify(content.headers), attachmentRest].reduce((sum, part) => sum + statementBytes(part), attachmentContent);
+}
+
+function statementBytes(value: string): number {
+  let escaped = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x00 || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x1a || c === 0x22 || c === 0x27 || c === 0x5c) escaped++;
+  }
+  return Buffer.byteLength(value, "utf8") + escaped;
+}
+
+/**
+ * A message larger than LIMITS.storedMessageMaxBytes, pointed at its largest part (the one to
+ * shrink): the limit keeps the statement that stores it within MySQL's max_allowed_packet. Run
+ * once a message's files are in hand, those given by URL too.
+ */
+export function storedMessageProblems(content: StoredContent): FieldError[] {
+  const bytes = storedMessageBytes(content);
+  if (bytes <= LIMITS.storedMessageMaxBytes) return [];
+  const parts = [
+    ["/subject", content.subject.length],
+    ["/html", content.html?.length ?? 0],
+    ["/text", content.text?.length ?? 0],
+    ["/headers", Object.values(content.headers).reduce((sum, v) => sum + v.length, 0)],
+    ["/attachments", content.attachments.reduce((sum, a) => sum + a.content.length, 0)],
+  ] as const;
+  const largest = parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  return [
+    {
+      location: "body",
+      pointer: largest,
+      message: `the message as stored (subject, html, text, headers and attachments as base64 together, quotes, backslashes and line breaks counting twice) must be at most ${number(LIMITS.storedMessageMaxBytes)} bytes (this is ${number(bytes)})`,
+    },
+  ];
 }
 
 const JSON_COLUMNS = ["to", "cc", "bcc", "reply_to", "headers", "metadata"] as const;
@@ -189,9 +255,41 @@ export function checkedAttachments(given: readonly InlineAttachment[] | undefine
     if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
     const content = a.content.replace(/\s+/g, "");
     if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
-    attachments.push({ filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
+    const contentType = sendableContentType(a.content_type ?? detectMimeType(a.filename), content);
+    attachments.push({ filename: a.filename, content_type: contentType, content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
   });
   return { attachments, errors };
+}
+
+/**
+ * The type an attachment is sent as. nodemailer writes a message/* part as it is, without a
+ * transfer encoding (RFC 2046 §5.2: a message is 7bit, 8bit or binary, never base64), and a
+ * multipart/* part needs a boundary and parts a file does not have. So a multipart/* file, and a
+ * message/* file that is not 7-bit clean (NUL, a byte past ASCII, a bare CR or LF, a line over
+ * 998 characters: what an .eml saved with Unix line ends has), go as application/octet-stream,
+ * base64, keeping their file name; a clean message/* keeps its type. `base64Content`: the
+ * attachment's content, checked as base64 (or not yet fetched: empty). Applies to a caller's
+ * content_type, the file name's guess and a fetched file's Content-Type alike.
+ */
+export function sendableContentType(contentType: string, base64Content: string): string {
+  const type = contentType.toLowerCase();
+  if (type.startsWith("multipart/")) return "application/octet-stream";
+  if (!type.startsWith("message/") || base64Content === "") return contentType;
+  return sevenBitClean(Buffer.from(base64Content, "base64")) ? contentType : "application/octet-stream";
+}
+
+/** RFC 5322 text: ASCII without NUL, CR and LF only as CRLF, lines of at most 998 characters. */
+function sevenBitClean(bytes: Buffer): boolean {
+  let line = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x0d) {
+      if (bytes[i + 1] !== 0x0a) return false;
+      i++;
+      line = 0;
+    } else if (b === 0x0a || b === 0x00 || b > 0x7f || ++line > 998) return false;
+  }
+  return true;
 }
 
 /** A domain's tracking defaults: null follows the workspace's. */

@@ -12,7 +12,7 @@ import type { EventFilters, EventsRepository } from "../db/repositories/events.j
 import { MessagesRepository, type AcceptResult, type MessageFilters, type MessageRecord, type MessageTemplateRef, type MessageTracking, type NewMessage } from "../db/repositories/messages.js";
 import type { WorkspacesRepository } from "../db/repositories/workspaces.js";
 import { scopeOf } from "./api-keys.js";
-import { checkedAttachments, messageIdHeader, prepareMessage, resolveTracking, scheduledTime, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
+import { checkedAttachments, messageIdHeader, prepareMessage, resolveTracking, scheduledTime, storedMessageProblems, type DomainTrackingDefaults, type MessageInput, type PreparedContent } from "./message-input.js";
 import { AttachmentUrls, type FetchBudget } from "./attachment-urls.js";
 import type { RenderedForMessage } from "./templates.js";
 import { UsageService } from "./usage.js";
@@ -44,6 +44,9 @@ interface WorkspaceDefaults {
   tracking: MessageTracking;
 }
 
+/** The fields a template gives a message. */
+const RENDERED = new Set(["/subject", "/html", "/text"]);
+
 const TRACKING_OPTIONS = ["track_opens", "track_clicks", "track_replies", "unsubscribe"] as const;
 const NO_TRACKING: MessageTracking = { opens: false, clicks: false, replies: false, unsubscribe: false };
 
@@ -69,6 +72,13 @@ interface PreparedItem {
   error: DomainError | null;
 }
 
+/** A message checked in full but for its files given by URL (MessagesService.unfetched). */
+interface Unfetched {
+  input: CreateMessageRequest;
+  message: NewMessage;
+  content: PreparedContent;
+}
+
 /**
  * The Idempotency-Key a message is stored under: the request's own, or for a batch's message
  * `<key>#<index>`, kept apart from a single message sent with that literal key.
@@ -81,7 +91,12 @@ interface MessageIdempotency {
 export interface BatchOutcome {
   index: number;
   message: Message | null;
-  error: DomainError | null;
+  /**
+   * Why the message was refused: a DomainError, or in a permissive batch any other error its
+   * storing failed with (answered as that item's 5xx, so that the messages stored beside it are
+   * still answered as stored).
+   */
+  error: unknown;
 }
 
 export class MessagesService {
@@ -161,20 +176,21 @@ export class MessagesService {
     });
     const rest = [...inputs.entries()].filter(([index]) => !stored.has(slotOf(index)));
     const defaults = await this.workspaceDefaults(principal, rest.flatMap(([, input]) => (input instanceof DomainError ? [] : [input])));
-    const prepared: PreparedItem[] = [];
     // One budget for the whole batch: 100 messages each fetching the limit would hold 100 times it.
     const fetchBudget = this.attachmentUrls.budget();
-    for (const [index, input] of rest) {
-      try {
-        if (input instanceof DomainError) throw input;
-        prepared.push({ index, message: await this.prepare(principal, input, idempotencyKey === null ? null : { key: slotOf(index), batched: true }, now, defaults, fetchBudget), error: null });
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        prepared.push({ index, message: null, error });
-      }
+    const idempotencyOf = (index: number): MessageIdempotency | null => (idempotencyKey === null ? null : { key: slotOf(index), batched: true });
+    let prepared: PreparedItem[];
+    if (strict) {
+      // Every message is checked, and the quota asked for all of them, before any file is fetched:
+      // a batch that one message's problem refuses fetches nothing (docs/api.md#attachments-by-url).
+      const unfetched = await this.eachRefusable(rest, (index, input) => this.unfetched(principal, input, idempotencyOf(index), now, defaults, { quotaFirst: false }));
+      await this.assertWholeBatch(principal, unfetched.map(({ index, item, error }) => ({ index, message: item?.message ?? null, error })), now);
+      prepared = (await this.eachRefusable(unfetched.map(({ index, item }) => [index, item!] as const), (_, item) => this.fetched(item, fetchBudget))).map(({ index, item, error }) => ({ index, message: item, error }));
+      await this.assertWholeBatch(principal, prepared, now, { quota: false });
+    } else {
+      prepared = (await this.eachRefusable(rest, (index, input) => this.prepare(principal, input, idempotencyOf(index), now, defaults, fetchBudget))).map(({ index, item, error }) => ({ index, message: item, error }));
+      if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
     }
-    if (strict) await this.assertWholeBatch(principal, prepared, now);
-    else if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
     // The accepted messages share group commits; every one is durable before the answer. A strict
     // batch's share one, where the quota takes all of them or none.
     const together = strict ? this.acceptTogether(principal, prepared.flatMap(({ message }) => (message === null ? [] : [message]))) : null;
@@ -185,9 +201,11 @@ export class MessagesService {
         try {
           return { index, message: await (together?.[i] ?? this.accept(principal, message)), error: null };
         } catch (refusal) {
-          // The quota, checked again as the messages are stored, answers a message of a batch on
-          // its own; a strict batch (whose messages are all prepared: i matches) is refused whole.
-          if (strict || !(refusal instanceof QuotaExceededError)) throw refusal;
+          // A strict batch (whose messages are all prepared: i matches) is refused whole. In a
+          // permissive one, the quota, checked again as the messages are stored, answers a message
+          // on its own, and so does any other failure to store it: its siblings may be stored
+          // already (in other group commits), and a 5xx for the request would hide that they are.
+          if (strict) throw refusal;
           return { index, message: null, error: refusal };
         }
       }),
@@ -195,12 +213,31 @@ export class MessagesService {
     return outcomes.sort((a, b) => a.index - b.index);
   }
 
-  /** A strict batch is all or nothing: one refused message refuses it, and the quota must hold all of it. */
-  private async assertWholeBatch(principal: Principal, prepared: ReadonlyArray<PreparedItem>, now: number): Promise<void> {
+  /** `step` run on each item in order; a DomainError is that item's refusal, anything else fails the request. */
+  private async eachRefusable<I, R>(items: ReadonlyArray<readonly [number, I | DomainError]>, step: (index: number, item: I) => Promise<R>): Promise<Array<{ index: number; item: R | null; error: DomainError | null }>> {
+    const results: Array<{ index: number; item: R | null; error: DomainError | null }> = [];
+    for (const [index, item] of items) {
+      try {
+        if (item instanceof DomainError) throw item;
+        results.push({ index, item: await step(index, item), error: null });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        results.push({ index, item: null, error });
+      }
+    }
+    return results;
+  }
+
+  /**
+   * A strict batch is all or nothing: one refused message refuses it, and the quota must hold all
+   * of it (one 429). Its messages are checked with `quotaFirst` off, so the quota is asked here,
+   * for the whole batch, and no message's own check turns a 429 into a refused message.
+   */
+  private async assertWholeBatch(principal: Principal, prepared: ReadonlyArray<PreparedItem>, now: number, { quota = true } = {}): Promise<void> {
     const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
     if (refused.length > 0) throw new BatchRejectedError(refused);
     const messages = prepared.flatMap(({ message }) => (message === null ? [] : [message]));
-    if (principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages), { together: true });
+    if (quota && principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages), { together: true });
   }
 
   /**
@@ -270,16 +307,35 @@ export class MessagesService {
 
   /** A valid message ready to store, or a DomainError saying every reason it is not. */
   private async prepare(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults, fetchBudget: FetchBudget): Promise<NewMessage> {
-    const { content: unfetched, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
-    assertKeyMaySend(principal, unfetched);
+    return this.fetched(await this.unfetched(principal, input, idempotency, now, defaults, { quotaFirst: true }), fetchBudget);
+  }
+
+  /**
+   * The message checked in every way but its files given by URL (they stand in empty). With
+   * `quotaFirst`, a live message with such a file is checked against the quota too, so a
+   * workspace over its quota fetches nothing (the send's own quota check comes later; a strict
+   * batch asks the quota for all its messages before fetching instead).
+   */
+  private async unfetched(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults, { quotaFirst }: { quotaFirst: boolean }): Promise<Unfetched> {
+    const { content, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
+    assertKeyMaySend(principal, content);
     if (principal.environment === "live") {
-      const domain = domainOf(unfetched.fromAddress).toLowerCase();
+      const domain = domainOf(content.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
       if (status !== "verified") throw new SenderDomainNotVerifiedError(domain, status === "unverified");
-      // Nor does a workspace over its quota fetch (the send's own quota check comes after this).
-      if (AttachmentUrls.anyUrl(input.attachments)) await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
+      if (quotaFirst && AttachmentUrls.anyUrl(input.attachments)) await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     }
-    const content = await this.withFetchedAttachments(input, unfetched, fetchBudget);
+    return { input, content, message: await this.newMessage(principal, input, content, template, idempotency, now, defaults) };
+  }
+
+  /** The message with its files given by URL fetched and checked (the rest was checked unfetched). */
+  private async fetched({ input, content, message }: Unfetched, fetchBudget: FetchBudget): Promise<NewMessage> {
+    const { attachments } = await this.withFetchedAttachments(input, content, fetchBudget);
+    message.attachments = attachments;
+    return message;
+  }
+
+  private async newMessage(principal: Principal, input: CreateMessageRequest, content: PreparedContent, template: MessageTemplateRef | null, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {
     const id = newId("message", now);
     return {
       scope: scopeOf(principal),
@@ -327,8 +383,15 @@ export class MessagesService {
     if (!AttachmentUrls.anyUrl(input.attachments)) return unfetched;
     const fetched = await this.attachmentUrls.resolve(input.attachments, budget);
     if (fetched.errors.length > 0) throw new ValidationError(fetched.errors);
+    // A message refused from here on stores none of its files: their bytes go back to the batch's budget.
+    const refuse = (problems: FieldError[]): never => {
+      budget.giveBack(fetched.fetchedBytes);
+      throw new ValidationError(problems);
+    };
     const { attachments, errors } = checkedAttachments(fetched.attachments);
-    if (errors.length > 0) throw new ValidationError(errors);
+    if (errors.length > 0) refuse(errors);
+    const tooLarge = storedMessageProblems({ ...unfetched, attachments });
+    if (tooLarge.length > 0) refuse(input.template === undefined ? tooLarge : tooLarge.map((e) => (RENDERED.has(e.pointer) ? { ...e, pointer: "/template" } : e)));
     return { ...unfetched, attachments };
   }
 
@@ -357,7 +420,8 @@ export class MessagesService {
       content = prepareMessage({ ...rest, subject: rendered?.subject ?? "", html: rendered?.html ?? "", text: rendered?.text ?? undefined }, defaultFrom, now, rules);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      errors.push(...(error.extra.errors ?? []));
+      // The rendered subject and bodies (too long to fold, too large to store) are the template's.
+      errors.push(...(error.extra.errors ?? []).map((e) => (RENDERED.has(e.pointer) ? { ...e, pointer: "/template" } : e)));
     }
     if (errors.length > 0 || content === null || rendered === null) throw new ValidationError(errors);
     return { content, template: rendered.template };

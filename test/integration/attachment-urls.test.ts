@@ -1,15 +1,38 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const INVOICE = Buffer.from("%PDF-1.7\n% an invoice, byte for byte\n%%EOF\n");
 
-/** A file server on loopback, as a customer's storage would answer; it counts what it was asked. */
-function startFileServer(): Promise<{ base: string; hits: string[]; close(): Promise<void> }> {
+/**
+ * A file server on loopback, as a customer's storage would answer; it counts what it was asked,
+ * keeps each request's headers, and knows which of its connections are still open.
+ */
+function startFileServer(): Promise<{ base: string; hits: string[]; headers: Map<string, IncomingMessage["headers"]>; openConnections(): number; finishStalled(): void; close(): Promise<void> }> {
   const hits: string[] = [];
+  const headers = new Map<string, IncomingMessage["headers"]>();
+  const sockets = new Set<Socket>();
+  const stalled: ServerResponse[] = [];
+  /** A redirect whose body never ends: a byte every 100 ms for as long as the connection lasts. */
+  const drippingRedirect = (res: ServerResponse, location: string) => {
+    res.writeHead(302, { location, "transfer-encoding": "chunked" });
+    const drip = setInterval(() => res.write("x"), 100);
+    res.on("close", () => clearInterval(drip));
+  };
   const routes: Record<string, (res: ServerResponse) => void> = {
+    "/drip-loop": (res) => drippingRedirect(res, "/drip-loop"),
+    "/drip-bad-location": (res) => drippingRedirect(res, "http://[bad"),
+    "/files/gzipped.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(gzipSync(INVOICE)),
+    "/files/identity.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "identity" }).end(INVOICE),
+    // Declares 600 KiB, sends one byte, and the rest only when the test says so.
+    "/files/600k-stalled": (res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(600 * 1024) });
+      res.write(Buffer.alloc(1, 7));
+      stalled.push(res);
+    },
     "/files/invoice.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf" }).end(INVOICE),
     "/files/%C3%A9t%C3%A9.txt": (res) => res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("summer"),
     "/files/odd": (res) => res.writeHead(200, { "content-type": "not a type" }).end("odd"),
@@ -31,7 +54,12 @@ function startFileServer(): Promise<{ base: string; hits: string[]; close(): Pro
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     hits.push(req.url ?? "");
+    headers.set(req.url ?? "", req.headers);
     (routes[req.url ?? ""] ?? ((r: ServerResponse) => r.writeHead(404).end()))(res);
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
@@ -39,6 +67,11 @@ function startFileServer(): Promise<{ base: string; hits: string[]; close(): Pro
       resolve({
         base: `http://127.0.0.1:${port}`,
         hits,
+        headers,
+        openConnections: () => sockets.size,
+        finishStalled: () => {
+          for (const res of stalled.splice(0)) if (!res.destroyed) res.end(Buffer.alloc(600 * 1024 - 1, 7));
+        },
         close: () => {
           server.closeAllConnections();
           return new Promise((done) => server.close(() => done()));
@@ -218,9 +251,92 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       }
       expect(files.hits).toEqual([]);
     });
+    it("closes the connection of every redirect it followed, however the fetch ends, whatever the redirect's body", async () => {
+      for (const [path, message] of [
+        ["/drip-loop", "redirected more than 3 times"],
+        ["/drip-bad-location", "redirected to an invalid URL"],
+      ] as const) {
+        const res = await send([{ url: `${files.base}${path}` }]);
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringContaining(message) });
+        // Each redirect's body drips forever: only the fetcher closing its connections ends them.
+        await vi.waitFor(() => expect(files.openConnections(), path).toBe(0), { timeout: 2_000, interval: 50 });
+      }
+      expect(files.hits.filter((hit) => hit === "/drip-loop")).toHaveLength(4);
+    });
+
+    it("asks for the file unencoded and refuses one sent with a Content-Encoding, naming it", async () => {
+      const gzipped = await send([{ url: `${files.base}/files/gzipped.pdf` }]);
+      expect(gzipped.statusCode, gzipped.body).toBe(422);
+      expect(gzipped.json().errors).toEqual([{ location: "body", pointer: "/attachments/0/url", message: expect.stringContaining("Content-Encoding: gzip") }]);
+      expect(files.headers.get("/files/gzipped.pdf")?.["accept-encoding"]).toBe("identity");
+      const identity = await send([{ url: `${files.base}/files/identity.pdf` }]);
+      expect(identity.statusCode, identity.body).toBe(202);
+      expect(identity.json().attachments).toEqual([{ filename: "identity.pdf", content_type: "application/pdf", size: INVOICE.length, content_id: null }]);
+      expect(await stored()).toHaveLength(1);
+    });
+
+    it("answers 503 with Retry-After while the process holds ATTACHMENT_FETCH_MAX_BYTES_IN_HAND of fetched files, and takes a request's back when it ends", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024), ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(1024 * 1024) });
+      const inHand = () => t.runtime.services.attachmentUrls.bytesInHand;
+      // The file declares 600 KiB: that much is held from its answer's headers on.
+      const first = send([{ url: `${files.base}/files/600k-stalled` }]);
+      await vi.waitFor(() => expect(inHand()).toBe(600 * 1024), { timeout: 5_000, interval: 20 });
+      const refused = await send([{ url: `${files.base}/files/600k` }]);
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.headers["retry-after"]).toMatch(/^[1-9][0-9]*$/);
+      expect(refused.json()).toMatchObject({ code: "service_unavailable", detail: expect.stringContaining("ATTACHMENT_FETCH_MAX_BYTES_IN_HAND") });
+      expect(inHand()).toBe(600 * 1024);
+      files.finishStalled();
+      expect((await first).statusCode).toBe(202);
+      expect(inHand()).toBe(0);
+      // Success or failure, a request's bytes are given back when it ends.
+      expect((await send([{ url: `${files.base}/files/600k` }])).statusCode).toBe(202);
+      expect(inHand()).toBe(0);
+      expect((await send([{ url: `${files.base}/files/600k` }, { url: `${files.base}/missing` }])).statusCode).toBe(422);
+      expect(inHand()).toBe(0);
+      expect(await stored()).toHaveLength(2);
+    });
   });
 
   describe("createMessageBatch and previewMessage", () => {
+    it("gives the bytes of a refused message's fetched files back to the batch's ATTACHMENT_FETCH_MAX_BYTES", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
+      const messages = [aMessage({ attachments: [{ url: `${files.base}/files/600k` }, { url: `${files.base}/missing` }] }), aMessage({ attachments: [{ url: `${files.base}/files/600k` }] })];
+      const res = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.map((item: { status: number }) => item.status)).toEqual([422, 202]);
+      expect(res.json().data[0]).toMatchObject({ error: { errors: [{ pointer: "/attachments/1/url", message: expect.stringContaining("HTTP 404") }] } });
+    });
+
+    it("gives back the bytes of a message refused as too large to store once its files are fetched", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024) });
+      // 5.9 MiB of apostrophes counts twice in the statement: within 12 MiB alone, past it with the file.
+      const html = "'".repeat(Math.floor(5.9 * 1024 * 1024));
+      const messages = [aMessage({ html, text: "short", attachments: [{ url: `${files.base}/files/600k` }] }), aMessage({ attachments: [{ url: `${files.base}/files/600k` }] })];
+      const res = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.map((item: { status: number }) => item.status)).toEqual([422, 202]);
+      expect(res.json().data[0]).toMatchObject({ error: { errors: [{ message: expect.stringContaining("as stored") }] } });
+    });
+
+    it("answers a whole batch, or a preview, 503 while the process holds ATTACHMENT_FETCH_MAX_BYTES_IN_HAND, storing nothing", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024), ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(1024 * 1024) });
+      const first = t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ attachments: [{ url: `${files.base}/files/600k-stalled` }] }) });
+      await vi.waitFor(() => expect(t.runtime.services.attachmentUrls.bytesInHand).toBe(600 * 1024), { timeout: 5_000, interval: 20 });
+      const url = `${files.base}/files/600k`;
+      const batch = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: [aMessage(), aMessage({ attachments: [{ url }] })] } });
+      expect(batch.statusCode, batch.body).toBe(503);
+      expect(batch.headers["retry-after"]).toBeDefined();
+      expect(batch.json()).toMatchObject({ code: "service_unavailable" });
+      const preview = await t.call({ method: "POST", url: "/v1/messages/preview", payload: aMessage({ attachments: [{ url }] }) });
+      expect(preview.statusCode, preview.body).toBe(503);
+      files.finishStalled();
+      expect((await first).statusCode).toBe(202);
+      expect(await stored()).toHaveLength(1);
+      expect(t.runtime.services.attachmentUrls.bytesInHand).toBe(0);
+    });
+
     it("answers each message of a batch on its own: a URL that fails refuses only its message", async () => {
       const res = await t.call({
         method: "POST",

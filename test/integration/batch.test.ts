@@ -1,10 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** Files given by URL, served on loopback (the test app allows private targets); it counts what it was asked. */
+const files = { base: "", hits: [] as string[] };
+let fileServer: Server;
+beforeAll(async () => {
+  fileServer = createServer((req, res) => {
+    files.hits.push(req.url ?? "");
+    if (req.url === "/big.bin") res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(9 * 1024 * 1024, 7));
+    else if (req.url === "/forwarded.eml") res.writeHead(200, { "content-type": "message/rfc822" }).end("Subject: hi\n\nsaved with Unix line ends\n");
+    else res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.7\n%%EOF\n");
+  });
+  await new Promise<void>((resolve) => fileServer.listen(0, "127.0.0.1", resolve));
+  files.base = `http://127.0.0.1:${(fileServer.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  fileServer.closeAllConnections();
+  await new Promise((resolve) => fileServer.close(resolve));
+});
 
 describe.each(databases)("createMessageBatch ($name)", (database) => {
   let t: TestApp;
   beforeEach(async () => {
+    files.hits.length = 0;
     t = await createTestApp(database);
   });
   afterEach(async () => t.close());
@@ -127,6 +148,35 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     expect(Number(single.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  it("answers a message too large to store (8 MiB of html and a 9 MiB file by URL) with its own 422, and accepts the others, on either database", async () => {
+    const big = aMessage({ html: `<p>${"a".repeat(8 * 1024 * 1024)}</p>`, attachments: [{ url: `${files.base}/big.bin` }] });
+    const res = await batch([big, aMessage({ to: "ada@example.com" }), aMessage({ to: "grace@example.com" })]);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const items = res.json().data as Item[];
+    expect(items.map((i) => i.status)).toEqual([422, 202, 202]);
+    expect(items[0]!.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/attachments", message: expect.stringMatching(/at most 12,582,912 bytes/) }] });
+    expect(await count("messages")).toBe(2);
+  });
+
+  it("sends a fetched file whose answer says message/rfc822 but is not 7-bit clean as application/octet-stream", async () => {
+    const items = (await batch([aMessage({ attachments: [{ url: `${files.base}/forwarded.eml` }] })])).json().data as Array<Item & { message: { attachments: Array<{ content_type: string }> } | null }>;
+    expect(items[0]!.status).toBe(202);
+    expect(items[0]!.message!.attachments).toEqual([expect.objectContaining({ filename: "forwarded.eml", content_type: "application/octet-stream" })]);
+  });
+
+  it("answers a message that fails to store for an unexpected reason with its own 500, keeping the others it stored", async () => {
+    // A trigger stands in for any failure of the database that is not the message's fault.
+    if (database.name === "sqlite") await t.runtime.db.knex.raw("CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.subject = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    else await t.runtime.db.knex.raw("CREATE TRIGGER boom BEFORE INSERT ON messages FOR EACH ROW BEGIN IF NEW.subject = 'boom' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'; END IF; END");
+    const res = await batch([aMessage({ to: "ada@example.com" }), aMessage({ subject: "boom" }), aMessage({ to: "grace@example.com" })], { idempotencyKey: "boom-1" });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const items = res.json().data as Item[];
+    expect(items.map((i) => i.status)).toEqual([202, 500, 202]);
+    expect(items[1]!.error).toMatchObject({ code: "internal_error", status: 500 });
+    expect(JSON.stringify(items[1]!.error)).not.toContain("boom");
+    expect(await count("messages")).toBe(2);
+  });
+
   describe("validation: strict", () => {
     const strict = (messages: unknown[], options: { key?: string; idempotencyKey?: string } = {}) =>
       t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages, validation: "strict" }, ...(options.key ? { key: options.key } : {}), headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {} });
@@ -168,6 +218,28 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
       expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
       expect(await count("messages")).toBe(0);
       expect((await strict([aMessage(), aMessage()], { key: t.workspace.liveKey })).statusCode).toBe(200);
+    });
+
+    it("answers 429 for the whole batch past the quota when a message has a file by URL, and fetches nothing", async () => {
+      await t.verifiedDomain("acme.example");
+      await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 1 } });
+      expect((await t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: aMessage() })).statusCode).toBe(202);
+      const res = await strict([aMessage({ attachments: [{ url: `${files.base}/invoice.pdf` }] })], { key: t.workspace.liveKey });
+      expect(res.statusCode, res.body).toBe(429);
+      expect(res.json().code).toBe("monthly_quota_exceeded");
+      expect(files.hits).toEqual([]);
+      expect(await count("messages")).toBe(1);
+    });
+
+    it("fetches no file of a batch that another message's problem refuses, and refuses the batch for a file that cannot be fetched", async () => {
+      const res = await strict([aMessage({ to: "not-an-address" }), aMessage({ attachments: [{ url: `${files.base}/invoice.pdf` }] })]);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(["/messages/0/to"]);
+      expect(files.hits).toEqual([]);
+      const unfetchable = await strict([aMessage({ attachments: [{ url: `${files.base}/invoice.pdf` }] }), aMessage({ attachments: [{ url: "http://127.0.0.1:1/gone.pdf" }] })]);
+      expect(unfetchable.statusCode).toBe(422);
+      expect(unfetchable.json()).toMatchObject({ code: "batch_rejected", errors: [{ pointer: "/messages/1/attachments/0/url" }] });
+      expect(await count("messages")).toBe(0);
     });
 
     it("keeps no answer for a rejected batch under its Idempotency-Key, so the fixed batch can be sent with the same key", async () => {

@@ -258,8 +258,8 @@ describe.each(databases)("messages ($name)", (database) => {
     });
 
     it("refuses headers whose JSON is larger than their column holds, though each is within the contract", async () => {
-      // A `"` is one character of the value and two bytes of JSON (\").
-      const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-Quote-${i}`, '"'.repeat(998)]));
+      // A `"` is one character of the value and two bytes of JSON (\"). (997: a run of 998 could not be folded.)
+      const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-Quote-${i}`, '"'.repeat(997)]));
       const res = await send(aMessage({ headers }));
       expectValidationFailure(res, ["/headers"]);
       expect(res.json().errors[0].message).toMatch(/at most 65,535 bytes/);
@@ -289,6 +289,58 @@ describe.each(databases)("messages ($name)", (database) => {
       expectValidationFailure(await send(aMessage({ attachments: [{ filename: "a.txt", content: "not base64!" }] })), ["/attachments/0/content"]);
       expectValidationFailure(await send(aMessage({ attachments: [{ filename: "ok.txt", content: "b2s=" }, { filename: "b.txt", content: "abc" }] })), ["/attachments/1/content"]);
       await expectNothingStored();
+    });
+
+    it("refuses a message whose stored content would pass 12 MiB as the database statement carries it (apostrophes count twice), on either database, storing nothing", async () => {
+      // 8.5 MiB of apostrophes fit the 10 MB body, but MySQL's client escapes each ('\''): a
+      // 17 MiB statement, past MariaDB's default max_allowed_packet (16 MiB).
+      const res = await send(aMessage({ html: "'".repeat(8.5 * 1024 * 1024) }));
+      expectValidationFailure(res, ["/html"]);
+      expect(res.json().errors[0].message).toMatch(/at most 12,582,912 bytes.*\(this is 17,8\d\d,\d{3}\)/);
+      await expectNothingStored();
+      // Just under the limit is stored, on MariaDB too.
+      const fits = await sendOk(aMessage({ html: "'".repeat(6 * 1024 * 1024 - 4096) }));
+      expect((await get(fits.id)).html).toHaveLength(6 * 1024 * 1024 - 4096);
+    });
+
+    it("refuses a header value or subject of 998 characters without a space, which folding would put on a 999-character line; sends 997, and 998 with a space, in lines of at most 998", async () => {
+      const unbroken = "v".repeat(998);
+      expectValidationFailure(await send(aMessage({ subject: "S".repeat(998), headers: { "X-Long": unbroken } })), ["/subject", "/headers/X-Long"]);
+      await expectNothingStored();
+      const body = await sendOk(aMessage({ subject: "S".repeat(997), headers: { "X-Long": "v".repeat(997), "X-Spaced": `a ${"v".repeat(996)}` } }));
+      await t.drain();
+      const mime = (await get(body.id)).mime as string;
+      expect(mime).toContain("v".repeat(997));
+      expect(Math.max(...mime.split("\r\n").map((line) => line.length))).toBeLessThanOrEqual(998);
+    });
+
+    it("refuses the same header twice in different case (header names are case-insensitive)", async () => {
+      const res = await send(aMessage({ headers: { "X-Foo": "1", "x-foo": "2" } }));
+      expectValidationFailure(res, ["/headers/x-foo"]);
+      expect(res.json().errors[0].message).toMatch(/X-Foo/);
+      await expectNothingStored();
+    });
+
+    it("sends a message/* or multipart/* attachment that is not 7-bit clean as application/octet-stream (base64), and keeps a clean message/rfc822", async () => {
+      const raw = Buffer.concat([Buffer.from("Subject: hi\n\nbare LF body\n"), Buffer.from([0, 1, 2, 0xff]), Buffer.from("y".repeat(2000))]).toString("base64");
+      const clean = Buffer.from("Subject: hi\r\nFrom: a@example.com\r\n\r\nHello\r\n").toString("base64");
+      const body = await sendOk(aMessage({
+        attachments: [
+          { filename: "original.eml", content: raw },
+          { filename: "given.bin", content: raw, content_type: "message/rfc822" },
+          { filename: "parts.bin", content: clean, content_type: "multipart/mixed" },
+          { filename: "clean.eml", content: clean },
+        ],
+      }));
+      expect(body.attachments.map((a: { content_type: string }) => a.content_type)).toEqual(["application/octet-stream", "application/octet-stream", "application/octet-stream", "message/rfc822"]);
+      await t.drain();
+      const message = await get(body.id);
+      expect(message.status).toBe("delivered");
+      const mime = message.mime as string;
+      expect(mime).not.toContain("\u0000");
+      expect(/[^\r]\n/.test(mime)).toBe(false);
+      expect(Math.max(...mime.split("\r\n").map((line: string) => line.length))).toBeLessThanOrEqual(998);
+      expect(mime).toContain("Content-Type: message/rfc822; name=clean.eml");
     });
 
     it("refuses a body field the contract does not know", async () => {

@@ -150,6 +150,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ DELIVERY_TRANSPORT: "relay", SMTP_RELAY_URL: "smtp://mailer:p%23ss@relay.example:587" }).delivery.relayUrl).toBe("smtp://mailer:p%23ss@relay.example:587");
   });
 
+  it("holds at most 256 MiB of fetched attachment bytes a process by default, and refuses less than one request may fetch", () => {
+    expect(loadConfig({}).attachments).toMatchObject({ fetchMaxBytes: 10 * 1024 * 1024, fetchMaxBytesInHand: 256 * 1024 * 1024 });
+    expect(loadConfig({ ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(10 * 1024 * 1024) }).attachments.fetchMaxBytesInHand).toBe(10 * 1024 * 1024);
+    expect(() => loadConfig({ ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(1024 * 1024) })).toThrow(/ATTACHMENT_FETCH_MAX_BYTES_IN_HAND must be at least ATTACHMENT_FETCH_MAX_BYTES/);
+  });
+
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));
