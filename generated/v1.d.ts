@@ -1041,7 +1041,10 @@ export interface paths {
          *     changes. Nothing sends differently until `publishTemplate`. `name` is not versioned and
          *     changes at once. The slug is permanent: a body with `slug` is refused with
          *     `422 validation_failed` (create a new template instead), so a slug in your code never
-         *     starts pointing at something else.
+         *     starts pointing at something else. With `base_revision`, the update is made only if the
+         *     template's `revision` is still that one: otherwise `409 template_changed`, nothing stored
+         *     (read the template again, and merge or redo the edit), so an editor holding what it read
+         *     earlier cannot put it back over a draft saved or a version published since.
          */
         patch: operations["updateTemplate"];
         trace?: never;
@@ -1879,6 +1882,14 @@ export interface components {
             latest_version: number;
             /** @description Whether unpublished edits exist (the latest version is a draft). */
             has_draft: boolean;
+            /**
+             * @description Counts the changes to the template's versions: 1 when created, one more with each
+             *     `updateTemplate` that changes the draft (or makes one) and each publish or rollback;
+             *     a change of `name` alone does not count. Give it back as `updateTemplate`'s
+             *     `base_revision` so that an edit made on what you read is refused, rather than stored
+             *     over a change saved since.
+             */
+            revision: number;
             /** @description The latest version's subject (Liquid); empty for a layout. */
             subject: string;
             /** @description The latest version's HTML (Liquid; output escaped). */
@@ -1988,6 +1999,14 @@ export interface components {
             text?: string | null;
             layout?: components["schemas"]["TemplateLayout"];
             variables?: components["schemas"]["TemplateVariables"];
+            /**
+             * @description The template's `revision` this edit is based on (from `getTemplate` or the last
+             *     answer). When the template's revision is another (someone saved or made a draft,
+             *     published or rolled back since), the update is refused with `409 template_changed`
+             *     and nothing is stored, not even `name`. Given alone, it changes nothing and checks
+             *     that the template is still as read. Left out, the update applies whatever changed.
+             */
+            base_revision?: number;
         };
         PublishTemplateRequest: {
             /** @description Publish this earlier version (a rollback) instead of the draft. */
@@ -2077,7 +2096,7 @@ export interface components {
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
              *     `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
-             *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`,
+             *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`,
              *     `template_render_failed`, `layout_in_use`, `layout_unavailable`, `content_removed`,
              *     `batch_rejected`, `ip_not_allowed`, `sender_not_allowed`, `recipient_not_allowed`,
              *     `webhook_target_not_allowed`, `internal_error`, `service_unavailable`. New codes may be
@@ -3877,7 +3896,7 @@ export interface components {
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`,
-         *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`), or a request with the same Idempotency-Key is still running
+         *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After`). `domain_changed` carries `Retry-After` too: it
          *     is a race lost to concurrent changes, and a retry with the same Idempotency-Key runs again
          *     (an answer with `Retry-After` is never stored for replay).
@@ -6287,6 +6306,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

@@ -86,6 +86,7 @@ export class TemplatesService {
       name: input.name,
       published_version: publish ? 1 : null,
       latest_version: 1,
+      revision: 1,
       created_at: now,
       updated_at: now,
     };
@@ -144,11 +145,16 @@ export class TemplatesService {
     const referenced = await this.checkContent(principal.workspaceId, kind, changes, changes.variables ?? [], { creating: false });
     const updated = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
+      // Checked under the row lock: a save or publish committed meanwhile has already counted.
+      if (input.base_revision !== undefined && input.base_revision !== template.revision) throw templateChanged(template, input.base_revision);
       if (changes.layout !== undefined && changes.layout !== null) await this.holdLayout(principal.workspaceId, changes.layout, trx, null);
-      const now = this.clock.now();
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
+      const contentChanges = Object.keys(changes).length > 0;
+      // base_revision alone (or a name as it is) only checks: nothing is written.
+      if (!contentChanges && (input.name === undefined || input.name === template.name)) return TemplatesRepository.toWire(template, latest);
+      const now = this.clock.now();
       let draft = latest;
-      if (Object.keys(changes).length > 0) {
+      if (contentChanges) {
         if (latest.state === "draft") {
           draft = { ...latest, ...changes, referenced_variables: { ...latest.referenced_variables, ...referenced }, updated_at: now };
           await this.templates.updateVersionContent(trx, template.id, latest.version, draft, now);
@@ -158,8 +164,10 @@ export class TemplatesService {
           await this.templates.insertVersion(trx, draft);
         }
       }
-      const updated: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, updated_at: now };
-      await this.templates.updateTemplate(trx, template.id, { name: updated.name, latest_version: updated.latest_version, updated_at: now });
+      // A rename alone is not a revision: base_revision guards the versions, which it leaves alone.
+      const revision = contentChanges ? template.revision + 1 : template.revision;
+      const updated: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, revision, updated_at: now };
+      await this.templates.updateTemplate(trx, template.id, { name: updated.name, latest_version: updated.latest_version, revision, updated_at: now });
       return TemplatesRepository.toWire(updated, draft);
     });
     this.forgetCommitted(principal.workspaceId, slug);
@@ -190,8 +198,8 @@ export class TemplatesService {
       const now = this.clock.now();
       if (template.published_version !== null) await this.templates.setVersionState(trx, template.id, template.published_version, "archived");
       await this.templates.setVersionState(trx, template.id, target.version, "published", now);
-      const updated: TemplateRow = { ...template, published_version: target.version, updated_at: now };
-      await this.templates.updateTemplate(trx, template.id, { published_version: target.version, updated_at: now });
+      const updated: TemplateRow = { ...template, published_version: target.version, revision: template.revision + 1, updated_at: now };
+      await this.templates.updateTemplate(trx, template.id, { published_version: target.version, revision: updated.revision, updated_at: now });
       const latestNow = target.version === latest.version ? { ...latest, state: "published" as const, published_at: now } : latest.version === template.published_version ? { ...latest, state: "archived" as const } : latest;
       return TemplatesRepository.toWire(updated, latestNow);
     });
@@ -462,6 +470,13 @@ function sentSubject(rendered: string, pointer: string): string {
 
 const templateExists = (slug: string) =>
   new ConflictError("template_exists", "Template exists", `This workspace already has a template ${slug}. Slugs are permanent and unique: edit that template (updateTemplate), or choose another slug.`);
+
+const templateChanged = (template: TemplateRow, base: number) =>
+  new ConflictError(
+    "template_changed",
+    "Template changed",
+    `Template ${template.slug} is at revision ${template.revision}, not ${base}: it was changed (a draft saved, a version published) since you read it. Nothing was stored: get it again (getTemplate), then redo your edit on it.`,
+  );
 
 const layoutSentAlone = (slug: string) => ValidationError.field("/template/slug", `${slug} is a layout, which is not sent by itself: send a template that uses it (layout: ${slug})`);
 

@@ -245,6 +245,29 @@ describe("templates in the dashboard", () => {
     }
   });
 
+  it("stops saving when someone else changed the template since the page loaded, keeps what was typed, and loads theirs on request", async () => {
+    await page.getByTestId("template-row").getByRole("link", { name: "Welcome email" }).click();
+    await heading().filter({ hasText: "Welcome email" }).waitFor();
+    await previewSettled();
+    // CI saves a draft after the page loaded.
+    const sdk = await harness.sdk("sandbox");
+    const theirs = await sdk.templates.update(SLUG, { subject: "Theirs, {{ first_name }}" });
+    await replace(editor("Subject"), "Mine, {{ first_name }}");
+    const notice = page.getByTestId("template-changed");
+    await notice.waitFor({ timeout: 15_000 });
+    expect(await notice.textContent()).toContain("Someone else changed this template since you opened it");
+    await screenshot(page, "template-changed");
+    // Nothing of the stale editor was stored, and what was typed is still there.
+    expect(await sdk.templates.get(SLUG)).toEqual(theirs);
+    expect(await editor("Subject").textContent()).toBe("Mine, {{ first_name }}");
+
+    await notice.getByRole("button", { name: "Load the newer version" }).click();
+    await page.getByRole("dialog", { name: "Load the newer version?" }).getByRole("button", { name: "Discard my changes and load" }).click();
+    await expect.poll(() => editor("Subject").textContent()).toBe("Theirs, {{ first_name }}");
+    expect(await page.getByTestId("template-changed").count()).toBe(0);
+    await nav("Templates").click();
+  });
+
   it("deletes the template after asking", async () => {
     await page.getByTestId("template-row").getByRole("link", { name: "Welcome email" }).click();
     await page.getByRole("button", { name: "Delete", exact: true }).click();
@@ -252,7 +275,8 @@ describe("templates in the dashboard", () => {
     await dialog.getByRole("button", { name: "Delete template" }).click();
     await page.waitForURL("**/templates");
     await page.locator(".empty--teach").waitFor();
-    // Chromium logs every 4xx answer; the 422s are the syntax error and the bad sample values above.
-    expect(harness.opened.errors.filter((error) => !error.includes("status of 422"))).toEqual([]);
+    // Chromium logs every 4xx answer; the 422s are the syntax error and the bad sample values
+    // above, the 409 the stale editor's save.
+    expect(harness.opened.errors.filter((error) => !error.includes("status of 422") && !error.includes("status of 409"))).toEqual([]);
   });
 });

@@ -59,6 +59,7 @@ describe.each(databases)("Templates ($name)", (database) => {
         published_version: null,
         latest_version: 1,
         has_draft: true,
+        revision: 1,
         subject: WELCOME.subject,
         html: WELCOME.html,
         text: null,
@@ -336,6 +337,44 @@ describe.each(databases)("Templates ($name)", (database) => {
       const res = await t.call({ method: "PATCH", url: "/v1/templates/welcome", payload: { name: "Mine now" }, key: t.other.sandboxKey });
       expect(res.statusCode).toBe(404);
       expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json().name).toBe("Welcome");
+    });
+
+    it("refuses an edit based on an older revision with 409 template_changed, and stores nothing, not even the name", async () => {
+      const read = await create({ publish: true });
+      expect(read.revision).toBe(1);
+      // Someone else (CI, another member) saves a draft after the editor read revision 1.
+      const theirs = await update("welcome", { html: "<p>Theirs {{ first_name }}</p>" });
+      expect(theirs).toMatchObject({ revision: 2, latest_version: 2 });
+      t.clock.advance(1000);
+      const res = await t.call({ method: "PATCH", url: "/v1/templates/welcome", payload: { base_revision: read.revision, html: "<p>Stale {{ first_name }}</p>", name: "Renamed" } });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 409, code: "template_changed", detail: expect.stringContaining("revision 2") });
+      expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json()).toEqual(theirs);
+      expect(await versions("welcome")).toEqual(["2:draft", "1:published"]);
+      // Based on what is there now, it applies.
+      const mine = await update("welcome", { base_revision: theirs.revision, html: "<p>Mine {{ first_name }}</p>" });
+      expect(mine).toMatchObject({ revision: 3, latest_version: 2, html: "<p>Mine {{ first_name }}</p>" });
+    });
+
+    it("counts each draft save, publish and rollback as a revision, a rename alone not; base_revision alone only checks", async () => {
+      await create({ publish: true });
+      expect((await update("welcome", { name: "Welcome mail" })).revision).toBe(1);
+      expect((await update("welcome", { subject: "Two" })).revision).toBe(2); // a new draft
+      expect((await update("welcome", { subject: "Two, again" })).revision).toBe(3); // the draft, in place
+      expect((await publish("welcome")).revision).toBe(4);
+      expect((await publish("welcome", { version: 1 })).revision).toBe(5); // a rollback
+      // Publishing the published version changes nothing.
+      expect((await publish("welcome", { version: 1 })).revision).toBe(5);
+      // The editor read revision 4: the rollback since refuses its edit (which would publish 2's content again).
+      const stale = await t.call({ method: "PATCH", url: "/v1/templates/welcome", payload: { base_revision: 4, subject: "Two, edited" } });
+      expect(stale.statusCode).toBe(409);
+      expect(stale.json().code).toBe("template_changed");
+      t.clock.advance(1000);
+      const before = (await t.call({ method: "GET", url: "/v1/templates/welcome" })).json() as Template;
+      expect(await update("welcome", { base_revision: 5 })).toEqual(before);
+      expect((await t.call({ method: "PATCH", url: "/v1/templates/welcome", payload: { base_revision: 4 } })).json().code).toBe("template_changed");
+      expect(await versions("welcome")).toEqual(["2:archived", "1:published"]);
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VariableInputError, contentOf, previewRenderRequest, previewSamples, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
+import { VariableInputError, contentOf, defaultEdit, draftUpdate, previewRenderRequest, previewSamples, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
 
 /** The template editor's form <-> contract conversions (dashboard/src/lib/templates.ts). */
 describe("the template editor's variables", () => {
@@ -42,6 +42,10 @@ describe("the template editor's variables", () => {
         { name: "first_name", type: "string" as const, required: false, default: "there", description: "Their name" },
         { name: "total", type: "number" as const, required: true, default: null, description: null },
         { name: "flags", type: "object" as const, default: { vip: true } },
+        // Built in code: an empty default ("" is truthy in Liquid, none is not), an empty
+        // description and one with spaces around it are all stored as given.
+        { name: "greeting", type: "string" as const, required: false, default: "", description: "" },
+        { name: "note", type: "string" as const, required: false, default: null, description: "  Said first  " },
       ],
     };
     const rows = template.variables.map((variable) => toRow(variable));
@@ -49,6 +53,18 @@ describe("the template editor's variables", () => {
     expect(sameContent(edited, contentOf(template))).toBe(true);
     expect(sameContent({ ...edited, html: "<p>Hello</p>" }, contentOf(template))).toBe(false);
     expect(sameContent({ ...edited, variables: edited.variables.slice(1) }, contentOf(template))).toBe(false);
+    expect(edited.variables[3]).toEqual({ name: "greeting", type: "string", required: false, default: "", description: "" });
+    expect(edited.variables[4]).toEqual({ name: "note", type: "string", required: false, description: "  Said first  " });
+  });
+
+  it("tells an empty string default from none once the default is edited, and trims an edited description", () => {
+    const [greeting] = [{ name: "greeting", type: "string" as const, required: false, default: "", description: "  Said first  " }].map((variable) => toRow(variable));
+    // Typed into and emptied again: no default, as an empty default field means for a new row.
+    const cleared = { ...greeting!, ...defaultEdit(""), description: " Their greeting " };
+    expect(toVariables([cleared])).toEqual([{ name: "greeting", type: "string", required: false, description: "Their greeting" }]);
+    expect(toVariables([{ ...greeting!, ...defaultEdit("Hi") }])).toEqual([{ name: "greeting", type: "string", required: false, default: "Hi", description: "  Said first  " }]);
+    // An emptied description is none.
+    expect(toVariables([{ ...greeting!, description: "" }])[0]).not.toHaveProperty("description");
   });
 
   it("gives a preview a value for every variable: its default, or one of its type", () => {
@@ -103,5 +119,32 @@ describe("a layout page's preview with a template in it (Preview with)", () => {
     const template = { variables: [{ name: "first_name", type: "string" as const, default: "Ada" }] };
     expect(previewSamples(declared, template)).toEqual({ company: "Acme", first_name: "Ada" });
     expect(previewSamples(declared, null)).toEqual({ company: "Acme", first_name: "there" });
+  });
+});
+
+describe("the editor's save (draftUpdate)", () => {
+  const base = {
+    kind: "standard" as const,
+    name: "Welcome",
+    revision: 4,
+    subject: "Hi",
+    html: "<p>Hi</p>",
+    text: null,
+    layout: null,
+    variables: [],
+  };
+  const content = { subject: "Hi", html: "<p>Hi</p>", text: "", layout: null, variables: [] };
+
+  it("sends nothing when nothing changed, unless asked to check the template is still as read", () => {
+    expect(draftUpdate(base, content)).toBeNull();
+    expect(draftUpdate(base, content, { name: "Welcome" })).toBeNull();
+    expect(draftUpdate(base, content, { check: true })).toEqual({ base_revision: 4 });
+  });
+
+  it("bases every save on the revision it read, so a change saved since is not overwritten", () => {
+    expect(draftUpdate(base, { ...content, html: "<p>Hello</p>" })).toEqual({ subject: "Hi", html: "<p>Hello</p>", text: null, layout: null, variables: [], base_revision: 4 });
+    expect(draftUpdate(base, content, { name: "Welcome mail" })).toEqual({ name: "Welcome mail", base_revision: 4 });
+    // A layout has no subject and no layout of its own.
+    expect(draftUpdate({ ...base, kind: "layout" }, { ...content, html: "{{ content }}" })).toEqual({ html: "{{ content }}", text: null, variables: [], base_revision: 4 });
   });
 });

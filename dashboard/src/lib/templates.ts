@@ -33,7 +33,17 @@ export interface VariableRow {
   required: boolean;
   /** As typed: a string variable's default verbatim, any other type's as JSON. Empty for none. */
   defaultText: string;
+  /**
+   * The default is the empty string, which the empty defaultText cannot tell from none (and
+   * Liquid can: "" is truthy, none is not). As loaded, until the default is edited (defaultEdit).
+   */
+  emptyDefault: boolean;
   description: string;
+  /**
+   * The description as loaded (null: none). While the field still shows it, it is sent back
+   * verbatim (an empty one, spaces around it), so opening a template does not change it.
+   */
+  loadedDescription: string | null;
 }
 
 let nextKey = 0;
@@ -47,8 +57,15 @@ export function toRow(variable?: TemplateVariable): VariableRow {
     type: variable?.type ?? "string",
     required: variable?.required ?? false,
     defaultText: value === undefined || value === null ? "" : variable?.type === "string" && typeof value === "string" ? value : JSON.stringify(value),
+    emptyDefault: value === "",
     description: variable?.description ?? "",
+    loadedDescription: variable?.description ?? null,
   };
+}
+
+/** What typing `text` into a row's default changes: an emptied field then means no default. */
+export function defaultEdit(text: string): Pick<VariableRow, "defaultText" | "emptyDefault"> {
+  return { defaultText: text, emptyDefault: false };
 }
 
 /** A field the page can point at before the server is asked: the row's default is not valid JSON. */
@@ -68,9 +85,11 @@ export class VariableInputError extends Error {
 export function toVariables(rows: readonly VariableRow[]): TemplateVariable[] {
   return rows.map((row, index) => {
     const variable: TemplateVariable = { name: row.name.trim(), type: row.type, required: row.required };
-    const description = row.description.trim();
-    if (description) variable.description = description;
-    if (!row.required && row.defaultText !== "") {
+    // An edited description loses the spaces around it; an emptied one is none.
+    const description = row.loadedDescription !== null && row.description === row.loadedDescription ? row.loadedDescription : row.description.trim();
+    if (description || row.loadedDescription === description) variable.description = description;
+    if (!row.required && row.type === "string" && row.defaultText === "" && row.emptyDefault) variable.default = "";
+    else if (!row.required && row.defaultText !== "") {
       if (row.type === "string") variable.default = row.defaultText;
       else {
         try {
@@ -175,6 +194,37 @@ function canonical(content: TemplateContent): string {
 
 export function sameContent(a: TemplateContent, b: TemplateContent): boolean {
   return canonical(a) === canonical(b);
+}
+
+/**
+ * updateTemplate's fields for the content: an empty text goes back to being derived from the
+ * html. A layout has no subject and is not itself sent in a layout: the server refuses either.
+ */
+function draftFields(kind: Template["kind"], content: TemplateContent) {
+  const body = { html: content.html, text: content.text === "" ? null : content.text, variables: content.variables };
+  return kind === "layout" ? body : { ...body, subject: content.subject, layout: content.layout ?? null };
+}
+
+/**
+ * updateTemplate's body to save the editor's content on `base` (the template as the server last
+ * answered the editor): the content when it differs from base's latest version, the name when
+ * given and changed; null when there is nothing to save. It is always based on base's revision
+ * (base_revision), so a save made after someone else saved or published is refused (409
+ * template_changed) rather than putting back what the editor read. With `check`, it is sent even
+ * with nothing to save, to make sure the template is still the one the editor shows (before a
+ * publish).
+ */
+export function draftUpdate(
+  base: Pick<Template, "kind" | "name" | "revision" | "subject" | "html" | "text" | "layout" | "variables">,
+  content: TemplateContent,
+  { name, check = false }: { name?: string; check?: boolean } = {},
+): RequestBody<"updateTemplate"> | null {
+  const changes = {
+    ...(sameContent(content, contentOf(base)) ? {} : draftFields(base.kind, content)),
+    ...(name !== undefined && name !== base.name ? { name } : {}),
+  };
+  if (Object.keys(changes).length === 0 && !check) return null;
+  return { ...changes, base_revision: base.revision };
 }
 
 /** A slug from a name, as createTemplate accepts it: "Order receipt!" -> "order-receipt". */

@@ -26,6 +26,7 @@ import * as parkedWebhookDeliveries from "./024-parked-webhook-deliveries.js";
 import * as inboundReplyDigests from "./025-inbound-reply-digests.js";
 import * as templateVariablesSize from "./026-template-variables-size.js";
 import * as pendingInvitations from "./028-pending-invitations.js";
+import * as templateRevisions from "./030-template-revisions.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "025-inbound-reply-digests": inboundReplyDigests,
   "026-template-variables-size": templateVariablesSize,
   "028-pending-invitations": pendingInvitations,
+  "030-template-revisions": templateRevisions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

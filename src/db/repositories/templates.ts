@@ -21,6 +21,8 @@ export interface TemplateRow {
   name: string;
   published_version: number | null;
   latest_version: number;
+  /** Counts the changes to the versions (the contract's Template.revision; migration 030). */
+  revision: number;
   created_at: number;
   updated_at: number;
 }
@@ -68,7 +70,7 @@ export const UQ_TEMPLATE_SLUG = "uq_templates__workspace_slug";
 /** The versions that send, or will once published: an archived one sends only when asked for by number. */
 const SENDING_STATES: TemplateVersionState[] = ["published", "draft"];
 
-const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.kind", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.created_at", "t.updated_at"];
+const TEMPLATE_COLUMNS = ["t.id", "t.workspace_id", "t.kind", "t.slug", "t.name", "t.published_version", "t.latest_version", "t.revision", "t.created_at", "t.updated_at"];
 const VERSION_COLUMNS = ["v.template_id", "v.version", "v.state", "v.subject", "v.html", "v.text", "v.layout", "v.variables", "v.referenced_variables", "v.created_at as v_created_at", "v.updated_at as v_updated_at", "v.published_at"];
 
 /**
@@ -192,7 +194,7 @@ export class TemplatesRepository {
       .update({ state, ...(publishedAt === undefined ? {} : { published_at: publishedAt }) });
   }
 
-  async updateTemplate(trx: Knex.Transaction, id: string, changes: Partial<Pick<TemplateRow, "name" | "published_version" | "latest_version" | "updated_at">>): Promise<void> {
+  async updateTemplate(trx: Knex.Transaction, id: string, changes: Partial<Pick<TemplateRow, "name" | "published_version" | "latest_version" | "revision" | "updated_at">>): Promise<void> {
     await trx("templates").where({ id }).update(changes);
   }
 
@@ -228,6 +230,7 @@ export class TemplatesRepository {
       published_version: template.published_version,
       latest_version: template.latest_version,
       has_draft: latest.state === "draft",
+      revision: template.revision,
       subject: latest.subject,
       html: latest.html,
       text: latest.text,
@@ -280,6 +283,7 @@ function normaliseTemplate(raw: unknown): TemplateRow | undefined {
     name: String(row.name),
     published_version: toNumberOrNull(row.published_version),
     latest_version: toNumber(row.latest_version),
+    revision: toNumber(row.revision),
     created_at: toNumber(row.created_at),
     updated_at: toNumber(row.updated_at),
   };

@@ -1,7 +1,7 @@
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { APIError, type Mailroom, type RenderedTemplate, type Template } from "mailroom";
 import { useLocation } from "wouter";
-import { useApi, useWorkspace, type Api } from "../../api/api-context";
+import { useApi, useWorkspace } from "../../api/api-context";
 import { useDebouncedRequest } from "../../api/use-debounced-request";
 import { useAction, useRequest } from "../../api/use-request";
 import { ActionButton } from "../../components/action-button";
@@ -16,6 +16,7 @@ import { hasRole } from "../../lib/roles";
 import {
   TEMPLATES_SCOPE_NOTE,
   contentOf,
+  draftUpdate,
   parseVariableValues,
   previewRenderRequest,
   previewSamples,
@@ -45,26 +46,9 @@ function editedContent(fields: Omit<TemplateContent, "variables">, rows: Variabl
   }
 }
 
-/**
- * updateTemplate's body for the content: an empty text goes back to being derived from the html.
- * A layout has no subject and is not itself sent in a layout: the server refuses either field.
- */
-function draftPatch(kind: Template["kind"], content: TemplateContent) {
-  const body = { html: content.html, text: content.text === "" ? null : content.text, variables: content.variables };
-  return kind === "layout" ? body : { ...body, subject: content.subject, layout: content.layout ?? null };
-}
-
-/**
- * Saves the content as the draft when it differs from the template's latest version, and the name
- * when given and changed (in the same request); null when there was nothing to save.
- */
-async function saveIfChanged(api: Api, template: Template, content: TemplateContent, { name, signal }: { name?: string; signal?: AbortSignal } = {}): Promise<Template | null> {
-  const patch = {
-    ...(sameContent(content, contentOf(template)) ? {} : draftPatch(template.kind, content)),
-    ...(name !== undefined && name !== template.name ? { name } : {}),
-  };
-  if (Object.keys(patch).length === 0) return null;
-  return api.call((mr: Mailroom) => mr.templates.update(template.slug, patch, { signal }));
+/** Someone else saved or published the template since the editor read it (updateTemplate's base_revision). */
+function isTemplateChanged(error: unknown): error is APIError {
+  return error instanceof APIError && error.code === "template_changed";
 }
 
 /** The preview's variables: the sample values as typed, or the derived ones. */
@@ -107,6 +91,37 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [publishing, setPublishing] = useState<Template | null>(null);
   const [deleting, setDeleting] = useState<Template | null>(null);
   const [testing, setTesting] = useState(false);
+  // The template as the server last answered this editor: each save is based on its revision.
+  const latest = useRef(template);
+  // Saves run one after the other, each based on the answer to the one before.
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
+  // A save refused because someone else saved or published meanwhile (409 template_changed):
+  // saving stops, the editors keep what was typed, and a notice offers the newer version.
+  const [conflict, setConflict] = useState<APIError | null>(null);
+  const [reloading, setReloading] = useState<Template | null>(null);
+
+  /**
+   * Saves the content (and the name, when given) on the template as last answered, and answers
+   * it as saved. Never aborted once sent: the server may have stored it, and the next save, based
+   * on the revision before, would be refused as someone else's change.
+   */
+  const saveDraft = (content: TemplateContent, options: { name?: string; check?: boolean } = {}): Promise<Template> => {
+    const run = saving.current.then(async () => {
+      const body = draftUpdate(latest.current, content, options);
+      if (body === null) return latest.current;
+      try {
+        const saved = await api.call((mr: Mailroom) => mr.templates.update(latest.current.slug, body));
+        latest.current = saved;
+        onSaved(saved);
+        return saved;
+      } catch (error) {
+        if (isTemplateChanged(error)) setConflict(error);
+        throw error;
+      }
+    });
+    saving.current = run.catch(() => undefined);
+    return run;
+  };
 
   const isLayout = template.kind === "layout";
   const edited = editedContent({ subject, html, text, layout }, rows);
@@ -119,19 +134,15 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
 
   // The preview saves the draft first (so what it shows is what the draft renders, checked by the
   // server's Liquid), then renders it with the sample values. Viewers preview without saving.
-  const previewKey = JSON.stringify([content ?? rows, samplesText, previewWith?.slug ?? null]);
+  const previewKey = JSON.stringify([content ?? rows, samplesText, previewWith?.slug ?? null, conflict !== null]);
   const preview = useDebouncedRequest(
     async (signal): Promise<RenderedTemplate> => {
       if ("error" in edited) throw edited.error;
+      // What the server has is not what the editors show, and is not saved over without asking.
+      if (conflict !== null) throw conflict;
       let current = template;
       const variables = previewVariables(samplesText, samples);
-      if (canEdit) {
-        const saved = await saveIfChanged(api, template, edited.content, { signal });
-        if (saved) {
-          onSaved(saved);
-          current = saved;
-        }
-      }
+      if (canEdit) current = await saveDraft(edited.content);
       const { slug, body } = previewRenderRequest(current, previewWith, variables);
       return api.call((mr) => mr.templates.render(slug, body, { signal }));
     },
@@ -142,8 +153,17 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
 
   const save = useAction(async () => {
     if ("error" in edited) throw edited.error;
-    const saved = await saveIfChanged(api, template, edited.content, { name: name.trim() });
-    if (saved) onSaved(saved);
+    await saveDraft(edited.content, { name: name.trim() });
+  });
+
+  // Saves the editor's content over the newer version, on the user's word.
+  const overwrite = useAction(async () => {
+    if ("error" in edited) throw edited.error;
+    const newer = await api.call((mr) => mr.templates.get(template.slug));
+    latest.current = newer;
+    onSaved(newer);
+    setConflict(null);
+    await saveDraft(edited.content, { name: name.trim(), check: true });
   });
 
   return (
@@ -214,7 +234,23 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
           </dd>
         </div>
       </dl>
-      {save.error !== undefined && <TemplateProblems error={save.error} title="Could not save the draft" />}
+      {conflict !== null && (
+        <div className="notice notice--warning" role="alert" data-testid="template-changed">
+          <p>
+            <strong>Someone else changed this template since you opened it</strong> (a draft saved or a version published, in the dashboard or through
+            the API). Your changes here are not saved, and saving has stopped so that theirs are not overwritten. What you typed stays in the editors:
+            copy what you want to keep, then load the newer version, or save yours over it.
+          </p>
+          <div className="form__actions">
+            <button type="button" className="button" onClick={() => setReloading(template)}>
+              Load the newer version
+            </button>
+            <ActionButton label="Save mine over it" pendingLabel="Saving…" pending={overwrite.pending} variant="plain" onClick={() => void overwrite.run()} />
+          </div>
+          {overwrite.error !== undefined && !isTemplateChanged(overwrite.error) && <TemplateProblems error={overwrite.error} title="Could not save the draft" />}
+        </div>
+      )}
+      {save.error !== undefined && !isTemplateChanged(save.error) && <TemplateProblems error={save.error} title="Could not save the draft" />}
 
       <div className="template-editor">
         <Card title="Content" className="template-editor__source">
@@ -300,7 +336,8 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         onClose={() => setPublishing(null)}
         onConfirm={async (target) => {
           if ("error" in edited) throw edited.error;
-          await saveIfChanged(api, target, edited.content, { name: name.trim() });
+          // Checked even with nothing to save: a draft someone else saved since would otherwise be published unseen.
+          await saveDraft(edited.content, { name: name.trim(), check: true });
           onReplaced(await api.call((mr) => mr.templates.publish(target.slug)));
         }}
       >
@@ -311,6 +348,17 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
             {target.published_version !== null && <> Version {target.published_version} is archived and can be published again from the history.</>}
           </p>
         )}
+      </ConfirmDialog>
+      <ConfirmDialog
+        target={reloading}
+        title="Load the newer version?"
+        confirmLabel="Discard my changes and load"
+        onClose={() => setReloading(null)}
+        onConfirm={async (target) => {
+          onReplaced(await api.call((mr) => mr.templates.get(target.slug)));
+        }}
+      >
+        {() => <p>The editors show the template as it is saved now. What you typed here since your last save is discarded: copy it first if you want to keep it.</p>}
       </ConfirmDialog>
       <ConfirmDialog
         target={deleting}

@@ -1,7 +1,10 @@
-import { isVariableType, toRow, VARIABLE_TYPES, type VariableRow, type VariableType } from "../../lib/templates";
+import { defaultEdit, isVariableType, toRow, VARIABLE_TYPES, type VariableRow, type VariableType } from "../../lib/templates";
 
 // A string's default is typed as it is; any other type's as JSON.
 const DEFAULT_PLACEHOLDERS: Record<VariableType, string> = { string: "None", number: "JSON, e.g. 0", boolean: "true or false", object: "JSON, e.g. {}", array: "JSON, e.g. []" };
+// A default of "" (set through the API), which an empty field cannot show otherwise; typing
+// in the field and emptying it again means none.
+const EMPTY_STRING_DEFAULT = 'Empty text ("")';
 
 interface VariablesFormProps {
   rows: VariableRow[];
@@ -114,9 +117,9 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
                       value={row.required ? "" : row.defaultText}
                       readOnly={readOnly}
                       disabled={row.required}
-                      placeholder={row.required ? "—" : DEFAULT_PLACEHOLDERS[row.type]}
+                      placeholder={row.required ? "—" : row.type === "string" && row.emptyDefault ? EMPTY_STRING_DEFAULT : DEFAULT_PLACEHOLDERS[row.type]}
                       className={row.type === "string" ? undefined : "mono"}
-                      onChange={(event) => change(row.key, { defaultText: event.target.value })}
+                      onChange={(event) => change(row.key, defaultEdit(event.target.value))}
                     />
                   </td>
                   <td>
