@@ -58,10 +58,10 @@ function SignedInRoutes() {
     <Switch>
       {/* Just signed in or up: go where the visitor was headed. */}
       <Route path="/sign-in">
-        <Redirect to={nextPath(search)} replace />
+        <Redirect to={nextPath(search, window.location.origin)} replace />
       </Route>
       <Route path="/sign-up">
-        <Redirect to={nextPath(search)} replace />
+        <Redirect to={nextPath(search, window.location.origin)} replace />
       </Route>
       {/* Outside the shell: accepting changes the workspaces the shell is built on. */}
       <Route path="/invitations/:token">{(params) => <InvitationPage token={params.token} />}</Route>

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -36,6 +37,17 @@ const SECURITY_HEADERS: Record<string, string> = {
 const NOT_DASHBOARD = /^\/(v1|auth|docs|metrics|health|ready)(\/|$)/;
 
 /**
+ * Whether `path` (absolute, as @fastify/static gives it) is one of the build's fingerprinted
+ * assets: Vite puts them in `assets/` under the root, and they never change under the same name.
+ * Decided on the path under the root: the install directory itself may contain `/assets/`.
+ */
+function isFingerprinted(root: string, path: string): boolean {
+  // Outside the root, relative() starts with `..` (or is absolute: another Windows drive).
+  const [first, ...rest] = relative(root, path).split(sep);
+  return first === "assets" && rest.length > 0;
+}
+
+/**
  * Serves the built dashboard at `/` and its client-side routes (any other GET for HTML) as
  * index.html. Returns the fallback for the app's not-found handler, or null when `req` is not
  * the dashboard's.
@@ -53,8 +65,7 @@ export function registerDashboard(app: FastifyInstance, root: string = DASHBOARD
       index: false,
       setHeaders: (res, path) => {
         for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-        // Vite fingerprints assets: they never change under the same name.
-        res.setHeader("cache-control", path.includes("/assets/") ? "public, max-age=31536000, immutable" : "no-cache");
+        res.setHeader("cache-control", isFingerprinted(root, path) ? "public, max-age=31536000, immutable" : "no-cache");
       },
     });
   }

@@ -1,6 +1,9 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DASHBOARD_DIST } from "../../src/http/dashboard-routes.js";
+import { DASHBOARD_DIST, registerDashboard } from "../../src/http/dashboard-routes.js";
 import { databases } from "../helpers/databases.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -40,5 +43,41 @@ describe("serving the dashboard", () => {
       expect(res.statusCode, url).toBe(404);
       expect(res.headers["content-type"], url).toMatch(/^application\/problem\+json/);
     }
+  });
+});
+
+/** Only the build's own assets/ folder is fingerprinted, wherever Mailroom is installed. */
+describe("serving the dashboard from an install path that contains /assets/", () => {
+  let dir: string;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mailroom-dashboard-"));
+    // e.g. /srv/assets/mailroom/dashboard/dist/
+    const root = join(dir, "assets", "mailroom", "dist") + "/";
+    mkdirSync(join(root, "assets"), { recursive: true });
+    writeFileSync(join(root, "index.html"), '<!doctype html><div id="root"></div>');
+    writeFileSync(join(root, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
+    writeFileSync(join(root, "assets", "index-Cx1a2b3c.js"), "export {};");
+    app = Fastify();
+    const page = registerDashboard(app, root);
+    app.setNotFoundHandler((req, reply) => page(req, reply) ?? reply.code(404).send());
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves index.html and the files beside it for revalidation, and only assets/ as immutable", async () => {
+    for (const url of ["/index.html", "/favicon.svg"]) {
+      const res = await app.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers["cache-control"], url).toBe("no-cache");
+    }
+    const page = await app.inject({ method: "GET", url: "/", headers: { accept: "text/html" } });
+    expect(page.headers["cache-control"]).toBe("no-cache");
+    const asset = await app.inject({ method: "GET", url: "/assets/index-Cx1a2b3c.js" });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
   });
 });

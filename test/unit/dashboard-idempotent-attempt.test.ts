@@ -97,6 +97,18 @@ describe("retrySafeRequests", () => {
     expect(retrySafeRequests("createApiKey", sandbox)).not.toBe(webhooks);
     expect(retrySafeRequests("createWebhook", { ...sandbox, workspaceId: "ws_globex" })).not.toBe(webhooks);
     expect(retrySafeRequests("createWebhook", { ...sandbox, environment: "live" })).not.toBe(webhooks);
-    expect(retrySafeRequests("createWorkspace", null)).toBe(retrySafeRequests("createWorkspace", null));
+  });
+
+  it("keeps a new workspace's key to the workspace and environment it was sent from, as the server scopes keys by the token's", () => {
+    // The top bar's New workspace is sent with the token of the workspace and environment shown;
+    // one key for the whole page would reach another scope after a switch, where the server has
+    // not seen it, and create a second workspace there.
+    const sandbox = { workspaceId: "ws_acme", environment: "sandbox" };
+    const workspaces = retrySafeRequests("createWorkspace", sandbox);
+    expect(retrySafeRequests("createWorkspace", { ...sandbox })).toBe(workspaces);
+    expect(retrySafeRequests("createWorkspace", { ...sandbox, workspaceId: "ws_globex" })).not.toBe(workspaces);
+    expect(retrySafeRequests("createWorkspace", { ...sandbox, environment: "live" })).not.toBe(workspaces);
+    // @ts-expect-error: every form names its scope; none shares one key across workspaces.
+    expect(() => retrySafeRequests("createWorkspace", null)).toThrow(TypeError);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { numberOrNull } from "../../dashboard/src/lib/forms.js";
 import { formatDays } from "../../dashboard/src/lib/format.js";
-import { shortensRetention } from "../../dashboard/src/lib/retention.js";
+import { changeShortensRetention, shortensRetention } from "../../dashboard/src/lib/retention.js";
 
 /**
  * Content retention in the dashboard's helpers: the settings form's numbers, where empty means
@@ -38,5 +38,18 @@ describe("shortensRetention", () => {
     expect(shortensRetention(7, 30)).toBe(false);
     expect(shortensRetention(30, null)).toBe(false);
     expect(shortensRetention(null, null)).toBe(false);
+  });
+});
+
+describe("changeShortensRetention", () => {
+  it("asks only when the retention is among the changed fields and shortens what was loaded", () => {
+    expect(changeShortensRetention(30, { content_retention_days: 7 })).toBe(true);
+    expect(changeShortensRetention(null, { name: "Acme", content_retention_days: 30 })).toBe(true);
+    expect(changeShortensRetention(7, { content_retention_days: 30 })).toBe(false);
+  });
+
+  it("is false when the retention is not changed: a form left as loaded sends no retention, so a longer one set meanwhile stays", () => {
+    expect(changeShortensRetention(7, { name: "Acme" })).toBe(false);
+    expect(changeShortensRetention(null, {})).toBe(false);
   });
 });

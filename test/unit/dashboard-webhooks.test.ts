@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isDomainStatus } from "../../dashboard/src/lib/domains.js";
-import { EVENT_TYPE_GROUPS, isWebhookEventType } from "../../dashboard/src/lib/webhooks.js";
+import type { Webhook } from "mailroom";
+import { EVENT_TYPE_GROUPS, isWebhookEventType, withoutSecret } from "../../dashboard/src/lib/webhooks.js";
 
 /** The event types the webhook pages offer (dashboard/src/lib/webhooks.ts), and the Domains page's status filter. */
 describe("the event types an endpoint can subscribe to", () => {
@@ -26,5 +27,31 @@ describe("the Domains page's status filter", () => {
     expect(isDomainStatus("missing")).toBe(false);
     expect(isDomainStatus("toString")).toBe(false);
     expect(isDomainStatus(null)).toBe(false);
+  });
+});
+
+describe("the endpoint page after a rotation", () => {
+  it("keeps the endpoint without its new signing secret, which is shown once and then forgotten", () => {
+    const rotated: Webhook = {
+      id: "whk_01jd3k8m2q5v7w9x1y3z5a7b9c",
+      object: "webhook",
+      url: "https://acme.example/hooks/mailroom",
+      description: "Orders",
+      event_types: ["message.delivered"],
+      environment: "sandbox",
+      enabled: true,
+      status: "enabled",
+      disabled_reason: null,
+      disabled_at: null,
+      failing_since: null,
+      created_at: "2026-11-20T09:00:00.000Z",
+      updated_at: "2026-11-21T09:00:00.000Z",
+      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    };
+    const kept = withoutSecret(rotated);
+    expect(kept).not.toHaveProperty("secret");
+    expect(JSON.stringify(kept)).not.toContain("whsec_");
+    const { secret: _secret, ...rest } = rotated;
+    expect(kept).toEqual(rest);
   });
 });

@@ -4,7 +4,7 @@
 // them the same way.
 import { APIConnectionError, APIError } from "mailroom";
 import type { Role, User, WorkspaceMembership } from "mailroom";
-import type { Environment } from "../lib/environment";
+import type { Environment } from "../lib/environment.js";
 
 export type SignupMode = "first_user" | "open" | "invitation_only";
 

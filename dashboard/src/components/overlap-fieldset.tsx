@@ -1,20 +1,15 @@
-// How long a rotated secret's predecessor keeps working, so deployments can switch over: offered
-// when an API key or a webhook endpoint's signing secret is rotated. Both contracts default to
-// 24 hours and allow at most 7 days.
-const OVERLAPS = [
-  { seconds: 0, label: "None: the old secret stops now" },
-  { seconds: 3600, label: "1 hour" },
-  { seconds: 86_400, label: "24 hours" },
-  { seconds: 604_800, label: "7 days" },
-] as const;
-const DEFAULT_OVERLAP = 86_400;
+import { DEFAULT_OVERLAP, overlapChoices } from "../lib/rotation-overlaps";
 
-/** The overlap choice of a rotation, as the radio group `overlap_seconds` of its form. */
-export function OverlapFieldset({ legend = "Keep the old secret working for" }: { legend?: string }) {
+/**
+ * The overlap choice of a rotation, as the radio group `overlap_seconds` of its form, up to
+ * `maxSeconds`: the limit of the operation it is for (lib/rotation-overlaps.ts), which differs
+ * between an API key and a webhook endpoint's signing secret.
+ */
+export function OverlapFieldset({ maxSeconds, legend = "Keep the old secret working for" }: { maxSeconds: number; legend?: string }) {
   return (
     <fieldset className="radio-group">
       <legend>{legend}</legend>
-      {OVERLAPS.map((overlap) => (
+      {overlapChoices(maxSeconds).map((overlap) => (
         <label key={overlap.seconds} className="radio">
           <input type="radio" name="overlap_seconds" value={overlap.seconds} defaultChecked={overlap.seconds === DEFAULT_OVERLAP} />
           {overlap.label}

@@ -40,7 +40,9 @@ function CreateWorkspaceForm({ onDone }: { onDone: () => void }) {
   const api = useApi();
   const { setWorkspace } = useWorkspace();
   const { refresh } = useSession();
-  const requests = retrySafeRequests("createWorkspace", null);
+  // Keyed by the scope of the token it is sent with (the workspace and environment shown), as the
+  // server keeps Idempotency-Keys: after a switch, a press is a new request there.
+  const requests = retrySafeRequests("createWorkspace", api);
   const create = useAction(async (name: string) => {
     const membership = await requests.send({ name }, (idempotencyKey) => api.call((mr) => mr.accounts.createWorkspace({ name }, { idempotencyKey })));
     // The new workspace reaches the switcher through the session's list of memberships.

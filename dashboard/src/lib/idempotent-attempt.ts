@@ -65,13 +65,16 @@ export class RetrySafeRequests {
 const formsRequests = new Map<string, RetrySafeRequests>();
 
 /**
- * The RetrySafeRequests of one creating form (`"createWebhook"`) in one workspace and environment
- * (null for a form of the member's own, such as a new workspace). They outlive the form's dialog:
- * a member who closes it after a lost answer and opens it again to send the same thing sends the
- * same key, so the server replays what the first press did. A reload forgets them.
+ * The RetrySafeRequests of one creating form (`"createWebhook"`) in one workspace and environment:
+ * the scope of the token its requests are sent with, which is the server's scope for their
+ * Idempotency-Keys (src/http/idempotency.ts). Every form has one, New workspace too (sent with
+ * the token of the workspace shown): a key carried into another scope would be new there, and do
+ * the thing a second time. They outlive the form's dialog: a member who closes it after a lost
+ * answer and opens it again to send the same thing sends the same key, so the server replays
+ * what the first press did. A reload forgets them.
  */
-export function retrySafeRequests(form: string, scope: { workspaceId: string; environment: string } | null): RetrySafeRequests {
-  const name = scope === null ? form : `${form} ${scope.workspaceId} ${scope.environment}`;
+export function retrySafeRequests(form: string, scope: { workspaceId: string; environment: string }): RetrySafeRequests {
+  const name = `${form} ${scope.workspaceId} ${scope.environment}`;
   let requests = formsRequests.get(name);
   if (requests === undefined) formsRequests.set(name, (requests = new RetrySafeRequests()));
   return requests;

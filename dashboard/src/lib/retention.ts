@@ -1,3 +1,5 @@
+import type { RequestBody } from "mailroom";
+
 /**
  * What a message keeps once the workspace's content retention has removed its content
  * (docs/retention.md): the settings form says it before anyone turns retention on, and a message
@@ -13,4 +15,13 @@ export const KEPT_AFTER_REMOVAL = "the subject, addresses, headers, tags, metada
  */
 export function shortensRetention(current: number | null, next: number | null): boolean {
   return next !== null && (current === null || next < current);
+}
+
+/**
+ * Whether saving `changes` (the fields a form changed: see changedFields) shortens the retention
+ * loaded as `current`. A form that leaves the field as loaded does not send it, so it cannot
+ * shorten a retention someone lengthened meanwhile, and is not asked about.
+ */
+export function changeShortensRetention(current: number | null, changes: RequestBody<"updateWorkspace">): boolean {
+  return changes.content_retention_days !== undefined && shortensRetention(current, changes.content_retention_days);
 }

@@ -50,6 +50,16 @@ export const DISABLED_REASONS: Record<WebhookDisabledReason, { title: string; de
   },
 };
 
+/**
+ * The endpoint as a page may keep it: without the signing secret that createWebhook and
+ * rotateWebhookSecret answer with. That one is shown once (its dialog) and then forgotten, so the
+ * page state never holds a secret that admins alone may reveal again.
+ */
+export function withoutSecret(webhook: Webhook): Webhook {
+  const { secret: _secret, ...kept } = webhook;
+  return kept;
+}
+
 /** Disabled by Mailroom rather than by a person: the case that needs a notice. */
 export function disabledByMailroom(webhook: Webhook): boolean {
   return webhook.status === "disabled" && (webhook.disabled_reason === "gone" || webhook.disabled_reason === "failing");

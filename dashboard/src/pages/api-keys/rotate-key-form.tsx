@@ -5,6 +5,7 @@ import { ActionButton, DialogActions } from "../../components/action-button";
 import { ErrorState } from "../../components/error-state";
 import { OverlapFieldset } from "../../components/overlap-fieldset";
 import { readForm } from "../../lib/forms";
+import { API_KEY_OVERLAP_MAX } from "../../lib/rotation-overlaps";
 
 /** rotateApiKey: a new secret, the old one overlapping for a chosen time. */
 export function RotateKeyForm({ apiKey, onRotated, onCancel }: { apiKey: ApiKey; onRotated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {
@@ -18,7 +19,7 @@ export function RotateKeyForm({ apiKey, onRotated, onCancel }: { apiKey: ApiKey;
         <p>
           <strong>{apiKey.name}</strong> gets a new secret. Update your applications with it before the old one stops working.
         </p>
-        <OverlapFieldset />
+        <OverlapFieldset maxSeconds={API_KEY_OVERLAP_MAX} />
       </div>
       {rotate.error !== undefined && <ErrorState error={rotate.error} title="Could not rotate the key" compact />}
       <DialogActions onCancel={onCancel} pending={rotate.pending}>

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Domain } from "mailroom";
+import type { Domain, RequestBody } from "mailroom";
 import { useApi } from "../../api/api-context";
 import { useAction } from "../../api/use-request";
 import { ActionButton } from "../../components/action-button";
@@ -7,14 +7,11 @@ import { Card } from "../../components/card";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { TRACKING_CHOICES, trackingChoice, trackingValue } from "../../lib/domains";
+import { changedFields, typedText } from "../../lib/changes";
 import { readForm } from "../../lib/forms";
 
-interface TrackingChanges {
-  opens: string;
-  clicks: string;
-  /** As typed: empty for none (the server's own URL). */
-  trackingDomain: string;
-}
+/** updateDomain's body: only the fields changed against the loaded domain (changedFields). */
+type TrackingChanges = RequestBody<"updateDomain">;
 
 /**
  * The domain's tracking defaults and tracking domain (updateDomain). Shown to everyone;
@@ -22,19 +19,12 @@ interface TrackingChanges {
  */
 export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain; canEdit: boolean; onChange: (domain: Domain) => void }) {
   const api = useApi();
-  const [saved, setSaved] = useState(false);
-  const save = useAction(async ({ opens, clicks, trackingDomain }: TrackingChanges) => {
-    setSaved(false);
-    onChange(
-      await api.call((mr) =>
-        mr.domains.update(domain.id, {
-          track_opens: trackingValue(opens),
-          track_clicks: trackingValue(clicks),
-          tracking_domain: trackingDomain === "" ? null : trackingDomain,
-        }),
-      ),
-    );
-    setSaved(true);
+  // "unchanged": Save pressed with every field as loaded, so nothing was sent.
+  const [status, setStatus] = useState<"saved" | "unchanged" | null>(null);
+  const save = useAction(async (changes: TrackingChanges) => {
+    setStatus(null);
+    onChange(await api.call((mr) => mr.domains.update(domain.id, changes)));
+    setStatus("saved");
   });
 
   return (
@@ -44,7 +34,17 @@ export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain
         aria-label="Tracking settings"
         onSubmit={(event) => {
           const form = readForm(event);
-          void save.run({ opens: form.text("track_opens"), clicks: form.text("track_clicks"), trackingDomain: form.text("tracking_domain").toLowerCase() });
+          // Only what was changed: a field left as loaded keeps whatever the server has now.
+          const changes = changedFields(
+            { track_opens: domain.track_opens, track_clicks: domain.track_clicks, tracking_domain: domain.tracking_domain },
+            {
+              track_opens: trackingValue(form.text("track_opens")),
+              track_clicks: trackingValue(form.text("track_clicks")),
+              tracking_domain: typedText(form.raw("tracking_domain"), domain.tracking_domain)?.toLowerCase() ?? null,
+            },
+          );
+          if (Object.keys(changes).length === 0) setStatus("unchanged");
+          else void save.run(changes);
         }}
       >
         <p className="muted">
@@ -76,7 +76,7 @@ export function TrackingSettings({ domain, canEdit, onChange }: { domain: Domain
           <div className="form__actions">
             <ActionButton label="Save tracking settings" pendingLabel="Saving…" pending={save.pending} />
             <span role="status" className="form__status">
-              {saved && !save.pending ? "Saved." : ""}
+              {save.pending ? "" : status === "saved" ? "Saved." : status === "unchanged" ? "Nothing changed." : ""}
             </span>
           </div>
         )}

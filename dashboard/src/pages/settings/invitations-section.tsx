@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Invitation, InvitationWithUrl, Role } from "mailroom";
-import { useApi } from "../../api/api-context";
+import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, usePaged } from "../../api/use-request";
 import { ActionButton } from "../../components/action-button";
 import { Card } from "../../components/card";
@@ -14,6 +14,8 @@ import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
 import { readForm } from "../../lib/forms";
 import { retrySafeRequests } from "../../lib/idempotent-attempt";
+import { assignableRoles } from "../../lib/member-roles";
+import { hasRole } from "../../lib/roles";
 import { ROLE_HINT, RoleOptions, isRole } from "./roles";
 
 /** The link of a new invitation: shown once, since only its digest is kept. */
@@ -32,9 +34,16 @@ function InvitationLink({ invitation }: { invitation: InvitationWithUrl }) {
   );
 }
 
-/** Invite by email and role, list pending invitations, revoke them. */
+/**
+ * Invite by email and role, list pending invitations, revoke them. Every member sees the list;
+ * Invite and Revoke are admins' and owners' (createInvitation, revokeInvitation), and an admin is
+ * offered no owner role, as the server refuses it.
+ */
 export function InvitationsSection() {
   const api = useApi();
+  const { workspace } = useWorkspace();
+  const canManage = hasRole(workspace.role, "admin");
+  const invitable = assignableRoles(workspace.role, null);
   const invitations = usePaged(
     (after, signal) => api.call((mr) => mr.accounts.listInvitations({ limit: 100, ...(after ? { after } : {}) }, { signal })),
     [api],
@@ -59,14 +68,16 @@ export function InvitationsSection() {
           <td className="nowrap">{formatDate(invitation.created_at)}</td>
           <td className="nowrap">{formatDate(invitation.expires_at)}</td>
           <td className="table__actions">
-            <button
-              type="button"
-              className="button button--small button--danger"
-              aria-label={`Revoke invitation for ${invitation.email}`}
-              onClick={() => setRevoking(invitation)}
-            >
-              Revoke
-            </button>
+            {canManage && (
+              <button
+                type="button"
+                className="button button--small button--danger"
+                aria-label={`Revoke invitation for ${invitation.email}`}
+                onClick={() => setRevoking(invitation)}
+              >
+                Revoke
+              </button>
+            )}
           </td>
         </tr>
       ))}
@@ -75,25 +86,31 @@ export function InvitationsSection() {
 
   return (
     <Card title="Invitations" flush>
-      <form
-        className="inline-form"
-        aria-label="Invite a member"
-        onSubmit={(event) => {
-          const form = readForm(event);
-          const role = form.text("role");
-          void invite.run(form.text("email"), isRole(role) ? role : "developer", event.currentTarget);
-        }}
-      >
-        <Field label="Email address">
-          <input name="email" type="email" required maxLength={320} autoComplete="off" />
-        </Field>
-        <Field label="Role" hint={ROLE_HINT}>
-          <select name="role" defaultValue="developer">
-            <RoleOptions />
-          </select>
-        </Field>
-        <ActionButton label="Invite" pendingLabel="Inviting…" pending={invite.pending} />
-      </form>
+      {canManage ? (
+        <form
+          className="inline-form"
+          aria-label="Invite a member"
+          onSubmit={(event) => {
+            const form = readForm(event);
+            const role = form.text("role");
+            void invite.run(form.text("email"), isRole(role) ? role : "developer", event.currentTarget);
+          }}
+        >
+          <Field label="Email address">
+            <input name="email" type="email" required maxLength={320} autoComplete="off" />
+          </Field>
+          <Field label="Role" hint={ROLE_HINT}>
+            <select name="role" defaultValue="developer">
+              <RoleOptions roles={invitable} />
+            </select>
+          </Field>
+          <ActionButton label="Invite" pendingLabel="Inviting…" pending={invite.pending} />
+        </form>
+      ) : (
+        <p className="card__padded muted" role="note" data-testid="invitations-read-only-note">
+          Admins and owners invite members and revoke invitations.
+        </p>
+      )}
       <div className="card__padded">
         {invite.error !== undefined && <ErrorState error={invite.error} title="Could not create the invitation" compact />}
         {created && <InvitationLink invitation={created} />}

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Member, Role } from "mailroom";
-import { useApi } from "../../api/api-context";
+import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, usePaged } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { Card } from "../../components/card";
@@ -10,21 +10,46 @@ import { Loaded } from "../../components/loaded";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
+import { assignableRoles, mayRemoveMember, roleChangeToConfirm } from "../../lib/member-roles";
+import { hasRole } from "../../lib/roles";
 import { RoleOptions, isRole } from "./roles";
 
-/** The workspace's members: change a role, remove someone (listMembers, updateMember, removeMember). */
+/** A role change waiting for its confirmation (roleChangeToConfirm). */
+interface PendingChange {
+  member: Member;
+  role: Role;
+  reason: "grant_owner" | "demote_self";
+}
+
+/**
+ * The workspace's members: change a role, remove someone (listMembers, updateMember, removeMember).
+ * Every member sees the list; the role selects and Remove are offered only where the server
+ * would allow them (admins below owner, owners everyone), since it answers the rest with 403.
+ */
 export function MembersSection() {
   const api = useApi();
-  const { session } = useSession();
+  const { workspace } = useWorkspace();
+  const { session, refresh } = useSession();
+  const actor = workspace.role;
   const members = usePaged(
     (after, signal) => api.call((mr) => mr.accounts.listMembers({ limit: 100, ...(after ? { after } : {}) }, { signal })),
     [api],
   );
   const [removing, setRemoving] = useState<Member | null>(null);
-  const changeRole = useAction(async (member: Member, role: Role) => {
+  const [confirming, setConfirming] = useState<PendingChange | null>(null);
+  const isSelf = (member: Member) => member.user_id === session.user?.id;
+  const applyRole = async (member: Member, role: Role) => {
     const updated = await api.call((mr) => mr.accounts.updateMember(member.user_id, { role }));
     members.update((page) => ({ ...page, data: page.data.map((row) => (row.user_id === updated.user_id ? updated : row)) }));
-  });
+    // The session holds the member's own role, which decides what every page offers them.
+    if (isSelf(member)) refresh();
+  };
+  const changeRole = useAction(applyRole);
+  const chooseRole = (member: Member, role: Role) => {
+    const reason = roleChangeToConfirm({ from: member.role, to: role, self: isSelf(member) });
+    if (reason === null) void changeRole.run(member, role);
+    else setConfirming({ member, role, reason });
+  };
 
   const table = (rows: Member[]) => {
     // The server refuses to demote or remove a workspace's last owner (409 last_owner); the page
@@ -35,29 +60,34 @@ export function MembersSection() {
       <Table columns={["Name", "Email", "Role", "Joined"]} actions>
         {rows.map((member) => {
           const lastOwner = member.role === "owner" && owners === 1;
+          const roles = assignableRoles(actor, member.role);
           return (
             <tr key={member.user_id} data-testid="member-row">
               <td>
                 {member.name ?? "—"}
-                {member.user_id === session.user?.id && <span className="muted"> (you)</span>}
+                {isSelf(member) && <span className="muted"> (you)</span>}
               </td>
               <td>{member.email}</td>
               <td>
-                <select
-                  aria-label={`Role for ${member.email}`}
-                  value={member.role}
-                  disabled={changeRole.pending || lastOwner}
-                  title={lastOwner ? "A workspace needs at least one owner" : undefined}
-                  onChange={(event) => {
-                    if (isRole(event.target.value)) void changeRole.run(member, event.target.value);
-                  }}
-                >
-                  <RoleOptions />
-                </select>
+                {roles.length === 0 ? (
+                  member.role
+                ) : (
+                  <select
+                    aria-label={`Role for ${member.email}`}
+                    value={member.role}
+                    disabled={changeRole.pending || lastOwner}
+                    title={lastOwner ? "A workspace needs at least one owner" : undefined}
+                    onChange={(event) => {
+                      if (isRole(event.target.value)) chooseRole(member, event.target.value);
+                    }}
+                  >
+                    <RoleOptions roles={roles} />
+                  </select>
+                )}
               </td>
               <td className="nowrap">{formatDate(member.joined_at)}</td>
               <td className="table__actions">
-                {!lastOwner && (
+                {!lastOwner && mayRemoveMember(actor, member.role) && (
                   <button
                     type="button"
                     className="button button--small button--danger"
@@ -77,11 +107,37 @@ export function MembersSection() {
 
   return (
     <Card title="Members" flush>
+      {!hasRole(actor, "admin") && (
+        <p className="card__padded muted" role="note" data-testid="members-read-only-note">
+          Admins and owners change members' roles and remove members.
+        </p>
+      )}
       {changeRole.error !== undefined && <ErrorState error={changeRole.error} title="Could not change the role" compact />}
       <Loaded state={members} what="members" compact>
         {(page) => table(page.data)}
       </Loaded>
       <Pager paged={members} label="Members" />
+      <ConfirmDialog
+        target={confirming}
+        title={confirming?.reason === "grant_owner" ? "Make owner?" : "Change your own role?"}
+        confirmLabel={confirming?.reason === "grant_owner" ? "Make owner" : `Become ${confirming?.role ?? ""}`}
+        onClose={() => setConfirming(null)}
+        onConfirm={(change) => applyRole(change.member, change.role)}
+      >
+        {(change) =>
+          change.reason === "grant_owner" ? (
+            <p>
+              <strong>{change.member.email}</strong> gets full control of this workspace: owners can change anyone's role, other owners' included, and remove
+              anyone, you too.
+            </p>
+          ) : (
+            <p>
+              You become <strong>{change.role}</strong> in this workspace at once, and lose what only {change.member.role}s may do. Only an admin or an owner
+              can give it back.
+            </p>
+          )
+        }
+      </ConfirmDialog>
       <ConfirmDialog
         target={removing}
         title="Remove member?"
@@ -90,13 +146,19 @@ export function MembersSection() {
         onConfirm={async (member) => {
           await api.call((mr) => mr.accounts.removeMember(member.user_id));
           members.reload();
+          // Leaving: the session moves the page to another workspace (or the No workspace page).
+          if (isSelf(member)) refresh();
         }}
       >
-        {(member) => (
-          <p>
-            <strong>{member.email}</strong> loses access to this workspace at once, in live and in the sandbox.
-          </p>
-        )}
+        {(member) =>
+          isSelf(member) ? (
+            <p>You leave this workspace and lose access to it at once, in live and in the sandbox. Only an invitation brings you back.</p>
+          ) : (
+            <p>
+              <strong>{member.email}</strong> loses access to this workspace at once, in live and in the sandbox.
+            </p>
+          )
+        }
       </ConfirmDialog>
     </Card>
   );

@@ -3,26 +3,20 @@ import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, useRequest } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { ActionButton } from "../../components/action-button";
-import type { WorkspaceTracking } from "mailroom";
+import type { RequestBody, WorkspaceTracking } from "mailroom";
 import { Card } from "../../components/card";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
+import { changedFields, typedText } from "../../lib/changes";
 import { numberOrNull, readForm } from "../../lib/forms";
 import { formatDays } from "../../lib/format";
-import { KEPT_AFTER_REMOVAL, shortensRetention } from "../../lib/retention";
+import { KEPT_AFTER_REMOVAL, changeShortensRetention } from "../../lib/retention";
 import { hasRole } from "../../lib/roles";
 
-interface WorkspaceChanges {
-  name: string;
-  defaultFrom: string;
-  /** As typed: empty for no limit. */
-  monthlyQuota: string;
-  /** As typed: empty to keep content for good. */
-  contentRetentionDays: string;
-  tracking: WorkspaceTracking;
-}
+/** updateWorkspace's body: only the fields changed against the loaded workspace (changedFields). */
+type WorkspaceChanges = RequestBody<"updateWorkspace">;
 
 /** The tracking defaults, as the form's checkboxes name and explain them. */
 const TRACKING_DEFAULTS: Array<{ key: keyof WorkspaceTracking; label: string; hint: string }> = [
@@ -40,24 +34,17 @@ export function WorkspaceSection() {
   // updateWorkspace needs an admin; below that the form is shown read-only rather than refused.
   const canEdit = hasRole(membership.role, "admin");
   const workspace = useRequest((signal) => api.call((mr) => mr.workspace.get({ signal })), [api]);
-  const [saved, setSaved] = useState(false);
+  // "unchanged": Save pressed with every field as loaded, so nothing was sent.
+  const [status, setStatus] = useState<"saved" | "unchanged" | null>(null);
   // Changes that would remove content sooner wait here for the admin to confirm them.
   const [confirming, setConfirming] = useState<WorkspaceChanges | null>(null);
-  const save = useAction(async ({ name, defaultFrom, monthlyQuota, contentRetentionDays, tracking }: WorkspaceChanges) => {
-    setSaved(false);
-    const updated = await api.call((mr) =>
-      mr.workspace.update({
-        name,
-        default_from: defaultFrom === "" ? null : defaultFrom,
-        monthly_quota: numberOrNull(monthlyQuota),
-        content_retention_days: numberOrNull(contentRetentionDays),
-        tracking,
-      }),
-    );
+  const save = useAction(async (changes: WorkspaceChanges) => {
+    setStatus(null);
+    const updated = await api.call((mr) => mr.workspace.update(changes));
     workspace.update(() => updated);
-    setSaved(true);
+    setStatus("saved");
     // The name is also in the session's list of workspaces, which the top bar shows.
-    refresh();
+    if (changes.name !== undefined) refresh();
   });
 
   return (
@@ -70,14 +57,20 @@ export function WorkspaceSection() {
               const form = readForm(event);
               const checked = (key: keyof WorkspaceTracking) => form.text(`tracking_${key}`) === "on";
               const tracking = { opens: checked("opens"), clicks: checked("clicks"), replies: checked("replies"), unsubscribe: checked("unsubscribe") };
-              const changes = {
-                name: form.text("name"),
-                defaultFrom: form.text("default_from"),
-                monthlyQuota: form.text("monthly_quota"),
-                contentRetentionDays: form.text("content_retention_days"),
-                tracking,
-              };
-              if (shortensRetention(data.content_retention_days, numberOrNull(changes.contentRetentionDays))) setConfirming(changes);
+              // Only what was changed: a field left as loaded keeps whatever the server has now
+              // (a quota a script set meanwhile), and the retention check sees only a changed retention.
+              const changes: WorkspaceChanges = changedFields(
+                { name: data.name, default_from: data.default_from, monthly_quota: data.monthly_quota, content_retention_days: data.content_retention_days, tracking: data.tracking },
+                {
+                  name: typedText(form.raw("name"), data.name) ?? "",
+                  default_from: typedText(form.raw("default_from"), data.default_from),
+                  monthly_quota: numberOrNull(form.text("monthly_quota")),
+                  content_retention_days: numberOrNull(form.text("content_retention_days")),
+                  tracking,
+                },
+              );
+              if (Object.keys(changes).length === 0) setStatus("unchanged");
+              else if (changeShortensRetention(data.content_retention_days, changes)) setConfirming(changes);
               else void save.run(changes);
             }}
           >
@@ -156,7 +149,7 @@ export function WorkspaceSection() {
               <div className="form__actions">
                 <ActionButton label="Save changes" pendingLabel="Saving…" pending={save.pending} />
                 <span role="status" className="form__status">
-                  {saved && !save.pending ? "Saved." : ""}
+                  {save.pending ? "" : status === "saved" ? "Saved." : status === "unchanged" ? "Nothing changed." : ""}
                 </span>
               </div>
             )}
@@ -174,7 +167,7 @@ export function WorkspaceSection() {
       >
         {(changes) => (
           <p>
-            Within minutes, finished messages sent more than {formatDays(numberOrNull(changes.contentRetentionDays)!)} ago, and replies received
+            Within minutes, finished messages sent more than {formatDays(changes.content_retention_days!)} ago, and replies received
             more than that ago, lose their HTML, text, raw source and attachments, in both environments. This cannot be undone; {KEPT_AFTER_REMOVAL}{" "}
             are kept.
           </p>

@@ -18,7 +18,8 @@ import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
 import { readForm } from "../../lib/forms";
 import { hasRole } from "../../lib/roles";
-import { EVENT_TYPE_GROUPS, isWebhookEventType } from "../../lib/webhooks";
+import { WEBHOOK_SECRET_OVERLAP_MAX } from "../../lib/rotation-overlaps";
+import { EVENT_TYPE_GROUPS, isWebhookEventType, withoutSecret } from "../../lib/webhooks";
 import { Attempts } from "./attempts";
 import { DisabledNotice } from "./disabled-notice";
 import { WebhookStatusBadge } from "./webhook-badges";
@@ -52,7 +53,7 @@ function RotateSecretForm({ webhook, onRotated, onCancel }: { webhook: Webhook; 
     <form onSubmit={(event) => void rotate.run(Number(readForm(event).text("overlap_seconds")))}>
       <div className="dialog__body">
         <p>The endpoint gets a new signing secret. While the overlap lasts, each delivery carries a signature with each secret, so your receiver accepts it whichever it has.</p>
-        <OverlapFieldset legend="Keep signing with the old secret too for" />
+        <OverlapFieldset maxSeconds={WEBHOOK_SECRET_OVERLAP_MAX} legend="Keep signing with the old secret too for" />
       </div>
       {rotate.error !== undefined && <ErrorState error={rotate.error} title="Could not rotate the secret" compact />}
       <DialogActions onCancel={onCancel} pending={rotate.pending}>
@@ -120,7 +121,7 @@ function SigningSecret({ webhook, canRotate, canReveal, onRotated }: { webhook: 
           onRotated={(next) => {
             setRotating(false);
             setRotated(next);
-            onRotated(next);
+            onRotated(withoutSecret(next));
           }}
         />
       </Dialog>
