@@ -1,5 +1,5 @@
-import createClient, { type Client, type Middleware } from "openapi-fetch";
-import { APIError, MailroomConfigurationError } from "./errors.js";
+import createClient, { createQuerySerializer, defaultPathSerializer, type Client, type Middleware } from "openapi-fetch";
+import { APIConnectionError, APIError, MailroomConfigurationError, MailroomError } from "./errors.js";
 import type { paths } from "./generated/v1.js";
 import { Page, PagePromise, type PageBody } from "./pagination.js";
 import { followsUnknownOutcome, retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
@@ -23,17 +23,20 @@ import { Webhooks } from "./resources/webhooks.js";
 export interface ClientOptions {
   /**
    * An API key (`svc_live_…`, `svc_test_…`) or a user access token (`mru_live_…`, `mru_test_…`;
-   * the Accounts operations need one), sent as the bearer credential. It is not checked here: the
-   * server is the one judge of a credential. Default: the `MAILROOM_API_KEY` environment variable.
+   * the Accounts operations need one), sent as the bearer credential. Only checked for characters
+   * a header cannot carry: the server is the one judge of a credential. Default: the
+   * `MAILROOM_API_KEY` environment variable.
    */
   apiKey?: string;
   /** Where the API is served. Default: `MAILROOM_BASE_URL`, else `http://localhost:3000`. */
   baseUrl?: string;
-  /** Milliseconds to wait for each attempt's response. Default 60 000. */
+  /** Milliseconds to wait for each attempt's response: more than 0, at most 2^31 - 1. Default 60 000. */
   timeout?: number;
   /**
-   * Retries after a connection error, 408, 409 `idempotency_key_in_use`, 429 or 5xx. Default 2.
-   * A DELETE whose outcome is unknown is retried only where a repeat is safe (see the README).
+   * Retries after a connection error, 408, 429 or 5xx: a whole number, 0 or more. Default 2. A
+   * 409 `idempotency_key_in_use` is waited out without spending them (unless 0), for up to
+   * `timeout` plus 60 s. A DELETE whose outcome is unknown is retried only where a repeat is safe
+   * (see the README).
    */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
@@ -45,8 +48,9 @@ export interface ClientOptions {
 /** Options for one call. */
 export interface RequestOptions {
   /**
-   * For POSTs: the `Idempotency-Key` to send. Default: a new random UUID per call, reused on that
-   * call's retries. Pass your own (an order id, say) to make retries across processes safe too.
+   * For POSTs: the `Idempotency-Key` to send. Default: an `Idempotency-Key` header in `headers`,
+   * else a new random UUID per call, reused on that call's retries. Pass your own (an order id,
+   * say) to make retries across processes safe too.
    */
   idempotencyKey?: string;
   /** Aborts the call (and its retries). */
@@ -58,6 +62,8 @@ export interface RequestOptions {
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
+/** The longest timeout setTimeout keeps: a longer one would fire at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** What openapi-fetch answers: data on success, the parsed error body otherwise. */
 interface FetchResult<Data> {
@@ -99,7 +105,8 @@ export class Mailroom {
   readonly maxRetries: number;
   /** @internal the typed HTTP client the resources call. */
   readonly http: Client<paths>;
-  private readonly options: ClientOptions & { apiKey: string };
+  /** A true private field, so that the key does not show in console.log, util.inspect or a logger. */
+  readonly #options: ClientOptions & { apiKey: string };
   /** The fetch of the DELETEs that are sent again after an unknown outcome (see initRepeatedDelete). */
   private readonly repeatingFetch: Fetch;
 
@@ -111,10 +118,17 @@ export class Mailroom {
         "No Mailroom API key: pass one (new Mailroom(\"svc_test_…\")), or a user access token (mru_…), or set the MAILROOM_API_KEY environment variable.",
       );
     }
-    this.options = { ...given, apiKey };
+    // A key a header cannot carry would make every call fail with a TypeError that quotes it.
+    if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+      throw new MailroomConfigurationError(
+        "The Mailroom API key has a character an HTTP header cannot carry (a space, a line break, a control or non-ASCII character): check how it was copied.",
+      );
+    }
+    this.#options = { ...given, apiKey };
     this.baseUrl = checkedBaseUrl(given.baseUrl ?? readEnv("MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL);
-    this.timeout = given.timeout ?? DEFAULT_TIMEOUT_MS;
-    this.maxRetries = given.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.timeout = checkedTimeout(given.timeout ?? DEFAULT_TIMEOUT_MS);
+    this.maxRetries = checkedMaxRetries(given.maxRetries ?? DEFAULT_MAX_RETRIES);
+    checkDefaultHeaders(given.defaultHeaders);
     const fetchImpl: Fetch = given.fetch ?? ((request) => globalThis.fetch(request));
     const policy: RetryPolicy = { maxRetries: this.maxRetries, timeoutMs: this.timeout };
     this.repeatingFetch = retryingFetch(fetchImpl, { ...policy, repeatDeletes: true });
@@ -122,10 +136,12 @@ export class Mailroom {
       baseUrl: this.baseUrl,
       fetch: retryingFetch(fetchImpl, policy),
       headers: { ...given.defaultHeaders, authorization: `Bearer ${apiKey}` },
+      pathSerializer: safePathSerializer,
+      querySerializer,
       // The API answers redirects only by mistake; following one would resend the key elsewhere.
       redirect: "error",
     });
-    this.http.use(jsonSuccesses);
+    this.http.use(jsonSuccesses, idempotencyKeyOnErrors);
     this.messages = new Messages(this);
     this.events = new Events(this);
     this.auditEvents = new AuditEvents(this);
@@ -145,13 +161,13 @@ export class Mailroom {
 
   /** A client like this one with some options changed: `mr.withOptions({ maxRetries: 0 })`. */
   withOptions(options: ClientOptions): Mailroom {
-    return new Mailroom({ ...this.options, baseUrl: this.baseUrl, ...options });
+    return new Mailroom({ ...this.#options, baseUrl: this.baseUrl, ...options });
   }
 
   /** @internal the data of a successful call, or the typed error for its status. */
   async unwrap<Data>(call: Promise<FetchResult<Data>>): Promise<Data> {
-    const { data, error, response } = await call;
-    if (!response.ok) throw APIError.from(response.status, error, response.headers);
+    const { data, error, response } = await settled(call);
+    if (!response.ok) throw APIError.from(response.status, error, response.headers, sentIdempotencyKeys.get(response));
     return data as Data;
   }
 
@@ -161,7 +177,7 @@ export class Mailroom {
    * so `deleted`, what the server answered it, is the answer.
    */
   async unwrapDeleted(call: Promise<FetchResult<DeletedObject>>, deleted: DeletedObject): Promise<DeletedObject> {
-    const { response } = await call;
+    const { response } = await settled(call);
     if (response.status === 404 && followsUnknownOutcome(response)) return deleted;
     return this.unwrap(call);
   }
@@ -175,10 +191,21 @@ export class Mailroom {
     return new PagePromise(this.unwrap(fetchPage(query)).then((body) => new Page(body, next)));
   }
 
-  /** @internal fetch options for a call: signal and headers, plus an Idempotency-Key on POSTs. */
+  /**
+   * @internal fetch options for a call: signal and headers, plus an Idempotency-Key on POSTs:
+   * `idempotencyKey`, else one given among the headers (in any case), else a new one.
+   */
   init(options: RequestOptions | undefined, method: "GET" | "POST" | "PATCH" | "DELETE" = "GET") {
     const headers: Record<string, string> = { ...options?.headers };
-    if (method === "POST") headers["idempotency-key"] = options?.idempotencyKey ?? newIdempotencyKey();
+    if (method === "POST") {
+      let givenKey: string | undefined;
+      for (const name of Object.keys(headers)) {
+        if (name.toLowerCase() !== "idempotency-key") continue;
+        givenKey ??= headers[name];
+        delete headers[name];
+      }
+      headers["idempotency-key"] = options?.idempotencyKey ?? givenKey ?? newIdempotencyKey();
+    }
     return { headers, ...(options?.signal ? { signal: options.signal } : {}) };
   }
 
@@ -198,32 +225,129 @@ export class Mailroom {
  * such as `http//localhost:3000` fails here, named, rather than as a TypeError at the first call.
  */
 function checkedBaseUrl(baseUrl: string): string {
-  let protocol: string | undefined;
+  let url: URL | undefined;
   try {
-    protocol = new URL(baseUrl).protocol;
+    url = new URL(baseUrl);
   } catch {
-    protocol = undefined;
+    url = undefined;
   }
-  if (protocol !== "http:" && protocol !== "https:") {
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new MailroomConfigurationError(`Invalid base URL "${baseUrl}": give an absolute http or https URL, such as ${DEFAULT_BASE_URL}.`);
+  }
+  // fetch refuses such a URL at every call (quoting it, password and all); the API key is the credential.
+  if (url.username !== "" || url.password !== "") {
+    throw new MailroomConfigurationError(`Invalid base URL for ${url.host}: it has a user name or password, which is never sent; the API key is the credential.`);
   }
   return baseUrl.replace(/\/+$/, "");
 }
 
+/** Milliseconds setTimeout can wait: NaN, 0 or more than MAX_TIMEOUT_MS would time out at once, Infinity never. */
+function checkedTimeout(timeout: number): number {
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMEOUT_MS) {
+    throw new MailroomConfigurationError(`Invalid timeout ${String(timeout)}: give the milliseconds each attempt may take, more than 0 and at most ${MAX_TIMEOUT_MS}.`);
+  }
+  return timeout;
+}
+
+/** A whole number, 0 or more: NaN would retry for ever (no count is ever reached). */
+function checkedMaxRetries(maxRetries: number): number {
+  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    throw new MailroomConfigurationError(`Invalid maxRetries ${String(maxRetries)}: give a whole number, 0 or more (0 turns retries off).`);
+  }
+  return maxRetries;
+}
+
+/** Each default header must be one fetch can send; named here rather than at every call, its value unquoted. */
+function checkDefaultHeaders(headers: Record<string, string> | undefined): void {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      throw new MailroomConfigurationError(
+        `The default header ${JSON.stringify(name)} cannot be sent: its name or value has a character a header cannot carry (a line break, say).`,
+      );
+    }
+  }
+}
+
 /**
- * openapi-fetch parses a success's body with JSON.parse and lets its SyntaxError through; this
- * turns a body that is not JSON into an APIError first, so that everything the SDK throws is a
- * MailroomError.
+ * openapi-fetch's path serializer, refusing the values it would let through as dot segments:
+ * encodeURIComponent keeps "." and "..", the URL parser then resolves them (and %2e%2e too), and
+ * `getSecret("..")` would GET /v1/secret. An empty value would do the same with the slashes.
+ */
+function safePathSerializer(pathname: string, pathParams: Record<string, unknown>): string {
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (value === "" || value === "." || value === ".." || value === undefined || value === null) {
+      throw new MailroomConfigurationError(`Invalid ${name} ${JSON.stringify(value) ?? "undefined"}: give the id (or slug) of the object.`);
+    }
+  }
+  return defaultPathSerializer(pathname, pathParams);
+}
+
+const defaultQuerySerializer = createQuerySerializer();
+
+/** openapi-fetch's query serializer, with a Date as ISO 8601 (RFC 3339) rather than dropped as an empty object. */
+function querySerializer(query: Record<string, unknown>): string {
+  const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+  const values = Object.fromEntries(Object.entries(query).map(([name, value]) => [name, Array.isArray(value) ? value.map(iso) : iso(value)]));
+  return defaultQuerySerializer(values);
+}
+
+/**
+ * The call's result, with anything but a MailroomError thrown while building the request (a
+ * header value with a line break, a body JSON cannot hold) as a MailroomConfigurationError, so
+ * that everything the SDK throws is a MailroomError. The message does not quote the original,
+ * which may hold a header's value; it is the cause.
+ */
+async function settled<Data>(call: Promise<FetchResult<Data>>): Promise<FetchResult<Data>> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof MailroomError) throw error;
+    throw new MailroomConfigurationError(
+      `The request could not be built (${error instanceof Error ? error.name : typeof error}): check the headers, path and query values and body given; the cause has the details.`,
+      { cause: error },
+    );
+  }
+}
+
+/** The Idempotency-Key each answer's request was sent with, for the error made of it. */
+const sentIdempotencyKeys = new WeakMap<Response, string>();
+
+/**
+ * Puts the Idempotency-Key on what a POST ends with, so that the caller can try again under it:
+ * remembered for the answer (see unwrap), set on an APIConnectionError (a timeout included).
+ */
+const idempotencyKeyOnErrors: Middleware = {
+  onResponse({ request, response }) {
+    const key = request.headers.get("idempotency-key");
+    if (key !== null) sentIdempotencyKeys.set(response, key);
+    return undefined;
+  },
+  onError({ request, error }) {
+    const key = request.headers.get("idempotency-key");
+    if (key !== null && error instanceof APIConnectionError) error.idempotency_key = key;
+    return undefined;
+  },
+};
+
+/**
+ * openapi-fetch parses a success's body with JSON.parse and lets its SyntaxError through, and
+ * answers an empty one as undefined; this turns a body that is not JSON, or none, into an
+ * APIError first, so that everything the SDK throws is a MailroomError and a method resolves to
+ * what its type says. (Every JSON operation of the contract has a body; a 204 has none by
+ * definition and is left to resolve to undefined.)
  */
 const jsonSuccesses: Middleware = {
-  async onResponse({ response, options }) {
-    if (!response.ok || options.parseAs !== "json") return undefined;
+  async onResponse({ request, response, options }) {
+    if (!response.ok || options.parseAs !== "json" || response.status === 204) return undefined;
     const body = await response.clone().text();
-    if (body === "") return undefined;
+    const key = request.headers.get("idempotency-key") ?? undefined;
+    if (body === "") throw APIError.notJson(response, body, key);
     try {
       JSON.parse(body);
     } catch {
-      throw APIError.notJson(response, body);
+      throw APIError.notJson(response, body, key);
     }
     return undefined;
   },

@@ -27,37 +27,52 @@ export class APIError extends MailroomError {
   /** The request's id: quote it when asking for help. */
   readonly request_id: string | undefined;
   readonly headers: Headers;
+  /**
+   * The problem document, extensions included. It may lack fields the contract's `Problem` has
+   * when it comes from something in front of the API (a gateway's `{ title, status, detail }`).
+   */
   readonly problem: Problem | undefined;
+  /**
+   * The `Idempotency-Key` the call sent (a POST's; undefined for other methods). After
+   * `409 idempotency_key_in_use`, or an error whose outcome is unknown, call again with
+   * `{ idempotencyKey: error.idempotency_key }` to get the first request's answer rather than
+   * run it a second time.
+   */
+  idempotency_key: string | undefined;
 
-  constructor(status: number, problem: Problem | undefined, headers: Headers, fallbackDetail?: string) {
-    const code = problem?.code ?? `http_${status}`;
-    const detail = problem?.detail ?? fallbackDetail;
+  constructor(status: number, problem: Problem | undefined, headers: Headers, fallbackDetail?: string, idempotencyKey?: string) {
+    // Only fields of the problem's types are taken: a document from a gateway may have others.
+    const code = stringField(problem, "code") ?? `http_${status}`;
+    const detail = stringField(problem, "detail") ?? fallbackDetail;
     super(`${status} ${code}${detail ? `: ${detail}` : ""}`);
     this.status = status;
     this.code = code;
-    this.title = problem?.title ?? `HTTP ${status}`;
+    this.title = stringField(problem, "title") ?? `HTTP ${status}`;
     this.detail = detail;
-    this.errors = problem?.errors ?? [];
-    this.request_id = problem?.request_id ?? headers.get("request-id") ?? undefined;
+    this.errors = Array.isArray(problem?.errors) ? problem.errors : [];
+    this.request_id = stringField(problem, "request_id") ?? headers.get("request-id") ?? undefined;
     this.headers = headers;
     this.problem = problem;
+    this.idempotency_key = idempotencyKey;
   }
 
   /** The subclass for a status, so callers can catch `NotFoundError` rather than compare numbers. */
-  static from(status: number, body: unknown, headers: Headers): APIError {
+  static from(status: number, body: unknown, headers: Headers, idempotencyKey?: string): APIError {
     const problem = isProblem(body) ? body : undefined;
     const fallback = typeof body === "string" && body.length > 0 ? body.slice(0, 500) : undefined;
     const ErrorClass = errorClassFor(status);
-    return new ErrorClass(status, problem, headers, fallback);
+    return new ErrorClass(status, problem, headers, fallback, idempotencyKey);
   }
 
   /**
    * A success whose body is not the JSON the contract promises: a proxy's or a captive portal's
-   * page, or an answer cut off on the way. Names what arrived, so that the cause can be found.
+   * page, an answer cut off on the way, or none at all. Names what arrived, so that the cause can
+   * be found.
    */
-  static notJson(response: Response, body: string): APIError {
+  static notJson(response: Response, body: string, idempotencyKey?: string): APIError {
     const type = response.headers.get("content-type") ?? "no content-type";
-    return new APIError(response.status, undefined, response.headers, `the body is not JSON (${type}): ${body.slice(0, 200)}`);
+    const what = body === "" ? `the body is empty (${type})` : `the body is not JSON (${type}): ${body.slice(0, 200)}`;
+    return new APIError(response.status, undefined, response.headers, what, idempotencyKey);
   }
 }
 
@@ -98,6 +113,11 @@ export class InternalServerError extends APIError {
 /** No HTTP answer arrived: DNS, refused or reset connection, TLS, or an aborted request. */
 export class APIConnectionError extends MailroomError {
   override name = "APIConnectionError";
+  /**
+   * The `Idempotency-Key` the call sent (a POST's; undefined for other methods). The request may
+   * have run: call again with `{ idempotencyKey: error.idempotency_key }` so that it runs at most once.
+   */
+  idempotency_key: string | undefined = undefined;
   constructor(message = "Could not reach the Mailroom API.", options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -141,8 +161,18 @@ function errorClassFor(status: number): typeof APIError {
   }
 }
 
+/**
+ * Any JSON object with a numeric `status` is taken for a problem document (RFC 9457 makes every
+ * member optional): the API's always have a `code`, but a gateway's `{ title, status, detail }`
+ * should keep its title and detail too, with the code `http_<status>`.
+ */
 function isProblem(body: unknown): body is Problem {
-  return typeof body === "object" && body !== null && typeof (body as Problem).status === "number" && typeof (body as Problem).code === "string";
+  return typeof body === "object" && body !== null && !Array.isArray(body) && typeof (body as { status?: unknown }).status === "number";
+}
+
+function stringField(problem: Problem | undefined, name: "code" | "title" | "detail" | "request_id"): string | undefined {
+  const value: unknown = problem?.[name];
+  return typeof value === "string" ? value : undefined;
 }
 
 /**

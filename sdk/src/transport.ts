@@ -14,6 +14,8 @@ export interface RetryPolicy {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where jitter comes from; tests pin it. */
   random?: () => number;
+  /** The clock of the wait for a key in use (IN_USE_GRACE_MS); tests move it with their sleep. */
+  now?: () => number;
   /**
    * Whether a DELETE is sent again once an attempt's outcome is unknown (see followsUnknownOutcome).
    * Only where a repeat is harmless and its answer can be read: the server answers a repeated
@@ -27,6 +29,15 @@ const INITIAL_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
 /** A `Retry-After` longer than this is not waited for in-process: the error reaches the caller. */
 const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * How long past the call's timeout a `409 idempotency_key_in_use` is waited out: the server's
+ * default `IDEMPOTENCY_LOCK_SECONDS` (60). The first attempt is still running (a batch fetching
+ * slow attachment URLs can outlive the timeout) and its answer is what the call wants; after one
+ * lock with no renewal a crashed attempt's claim frees and the next poll runs the request itself.
+ * Counted from the call's first such 409, so it allows the first attempt a whole timeout more.
+ */
+const IN_USE_GRACE_MS = 60_000;
 
 /** Connection failures before the request was sent: nothing can have been done. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
@@ -51,6 +62,7 @@ export function followsUnknownOutcome(response: Response): boolean {
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   const sleep = policy.sleep ?? abortableSleep;
   const random = policy.random ?? Math.random;
+  const now = policy.now ?? Date.now;
   // The caller's signal aborts the waits between attempts too: without this, an abort during a
   // Retry-After wait (up to 60 s) would only be noticed when the wait was over.
   const pause = async (ms: number, signal: AbortSignal) => {
@@ -61,6 +73,9 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   return async (request) => {
     const repeatable = request.method !== "DELETE" || policy.repeatDeletes === true;
     let outcomeUnknown = false;
+    // Until when a 409 idempotency_key_in_use is polled; set by the call's first one.
+    let inUseUntil: number | undefined;
+    // `attempt` counts the retries spent: polls of a key in use are not among them.
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = policy.maxRetries - attempt;
       let response: Response;
@@ -73,6 +88,18 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
         continue;
       }
       if (outcomeUnknown) answersAfterUnknownOutcome.add(response);
+      // The first request with this key is still running: wait for its answer at the pace the
+      // server asks (Retry-After: 1), whatever retries are left, unless retries are off; past
+      // the deadline the 409 is the answer, and its error carries the key to try again with.
+      if (policy.maxRetries > 0 && (await isKeyInUse(response))) {
+        inUseUntil ??= now() + policy.timeoutMs + IN_USE_GRACE_MS;
+        const delay = retryAfterMs(response.headers, now()) ?? backoffMs(0, random);
+        if (now() >= inUseUntil || delay > MAX_RETRY_AFTER_MS) return response;
+        await response.body?.cancel().catch(() => undefined);
+        await pause(delay, request.signal);
+        attempt--;
+        continue;
+      }
       if (retriesLeft <= 0 || !(await isRetryable(response))) return response;
       outcomeUnknown ||= response.status >= 500;
       if (outcomeUnknown && !repeatable) return response;
@@ -145,7 +172,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => v
 async function isRetryable(response: Response): Promise<boolean> {
   const { status } = response;
   if (status === 408 || status === 429 || status >= 500) return true;
-  if (status !== 409) return false;
+  return isKeyInUse(response);
+}
+
+/** A `409 idempotency_key_in_use`: the first request with this Idempotency-Key is still running. */
+async function isKeyInUse(response: Response): Promise<boolean> {
+  if (response.status !== 409) return false;
   const problem: unknown = await response.clone().json().catch(() => undefined);
   return typeof problem === "object" && problem !== null && (problem as { code?: unknown }).code === "idempotency_key_in_use";
 }

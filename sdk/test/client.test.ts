@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, Mailroom, MailroomConfigurationError, MailroomError } from "../src/index.js";
 import { fakeClient, fakeFetch, json } from "./helpers.js";
@@ -144,5 +145,111 @@ describe("redirects", () => {
     const mr = new Mailroom({ apiKey: "svc_test_secret", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
     await expect(mr.workspace.get()).rejects.toBeInstanceOf(APIConnectionError);
     expect(seen.map((request) => request.url)).toEqual(["/v1/workspace"]);
+  });
+});
+
+describe("path parameters", () => {
+  // encodeURIComponent leaves dots alone and the URL parser resolves dot segments (%2e%2e too),
+  // so these would reach another endpoint: listEvents("..") would GET /v1/events.
+  it.each([
+    ["messages.listEvents", (mr: Mailroom, id: string) => mr.messages.listEvents(id)],
+    ["messages.cancel", (mr: Mailroom, id: string) => mr.messages.cancel(id)],
+    ["templates.listVersions", (mr: Mailroom, id: string) => mr.templates.listVersions(id)],
+    ["domains.delete", (mr: Mailroom, id: string) => mr.domains.delete(id)],
+  ])("%s refuses an id that is empty, . or .., without sending anything", async (_method, call) => {
+    const fake = fakeFetch([]);
+    const mr = fakeClient(fake, { maxRetries: 0 });
+    for (const id of ["..", ".", ""]) {
+      const error = await Promise.resolve(call(mr, id)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MailroomConfigurationError);
+    }
+    expect(fake.requests).toEqual([]);
+  });
+
+  it("still sends ids that only contain dots among other characters, escaped", async () => {
+    const fake = fakeFetch([json(200, { data: [], has_more: false, next_cursor: null }), json(200, { data: [], has_more: false, next_cursor: null })]);
+    const mr = fakeClient(fake);
+    await mr.templates.listVersions("welcome.v2");
+    await mr.templates.listVersions("...");
+    expect(fake.requests.map((request) => request.url.pathname)).toEqual(["/v1/templates/welcome.v2/versions", "/v1/templates/.../versions"]);
+  });
+});
+
+describe("query parameters", () => {
+  it("sends a Date as ISO 8601 rather than dropping it", async () => {
+    const fake = fakeFetch([json(200, { data: [], has_more: false, next_cursor: null })]);
+    const since = new Date("2026-11-20T10:00:00.000Z");
+    await fakeClient(fake).messages.list({ created_after: since as unknown as string, limit: 5 });
+    expect(fake.requests[0]?.url.searchParams.get("created_after")).toBe("2026-11-20T10:00:00.000Z");
+    expect(fake.requests[0]?.url.searchParams.get("limit")).toBe("5");
+  });
+});
+
+describe("the API key", () => {
+  const SECRET = "svc_test_do_not_print_me";
+
+  it("does not show when the client is inspected, logged or serialised", () => {
+    const mr = new Mailroom({ apiKey: SECRET, baseUrl: "http://mailroom.test" });
+    expect(inspect(mr, { depth: Infinity, showHidden: true })).not.toContain(SECRET);
+    const seen = new WeakSet<object>();
+    // What a logger's safe stringify (pino's) does with a client: cycles dropped, the rest kept.
+    const serialised = JSON.stringify(mr, (_key, value: unknown) => {
+      if (typeof value === "object" && value !== null) {
+        if (seen.has(value)) return undefined;
+        seen.add(value);
+      }
+      return value;
+    });
+    expect(serialised).not.toContain(SECRET);
+    expect(inspect(mr.withOptions({ maxRetries: 0 }), { depth: Infinity })).not.toContain(SECRET);
+  });
+
+  it.each([
+    ["a line break", `${SECRET}\r\nx-evil: 1`],
+    ["a NUL", `${SECRET}\u0000`],
+    ["a space", "svc_test_two words"],
+    ["a non-ASCII character", "svc_test_clé"],
+  ])("is refused with %s, by a MailroomConfigurationError that does not repeat it", (_what, apiKey) => {
+    const error = (() => {
+      try {
+        new Mailroom({ apiKey, baseUrl: "http://mailroom.test" });
+      } catch (e: unknown) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(MailroomConfigurationError);
+    expect((error as Error).message).not.toContain(apiKey);
+    expect((error as Error).message).not.toContain("do_not_print_me");
+  });
+
+  it("refuses a base URL with a user name or password, without repeating the password", () => {
+    const construct = () => new Mailroom({ apiKey: "svc_test_fine", baseUrl: "https://ada:hunter2@mailroom.test" });
+    expect(construct).toThrow(MailroomConfigurationError);
+    expect(construct).not.toThrow(/hunter2/);
+  });
+
+  it("turns a request that cannot be built (a header value with a line break) into a MailroomError", async () => {
+    const fake = fakeFetch([]);
+    const error = await fakeClient(fake, { maxRetries: 0 })
+      .workspace.get({ headers: { "x-trace": "a\r\nb" } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MailroomError);
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+describe("maxRetries and timeout", () => {
+  it.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])("refuses maxRetries %s", (maxRetries) => {
+    expect(() => new Mailroom({ apiKey: "svc_test_fine", baseUrl: "http://mailroom.test", maxRetries })).toThrow(MailroomConfigurationError);
+  });
+
+  it.each([Number.NaN, 0, -5, Number.POSITIVE_INFINITY, 2 ** 31])("refuses timeout %s", (timeout) => {
+    expect(() => new Mailroom({ apiKey: "svc_test_fine", baseUrl: "http://mailroom.test", timeout })).toThrow(MailroomConfigurationError);
+  });
+
+  it("checks them in withOptions too", () => {
+    const mr = new Mailroom({ apiKey: "svc_test_fine", baseUrl: "http://mailroom.test" });
+    expect(() => mr.withOptions({ maxRetries: Number.NaN })).toThrow(MailroomConfigurationError);
   });
 });

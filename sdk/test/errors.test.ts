@@ -95,6 +95,21 @@ describe("a non-JSON error body", () => {
     expect(error.detail).toHaveLength(500);
   });
 
+  it("keeps the title and detail of a problem document without a code (a gateway's), with code http_<status>", async () => {
+    const gateway = { title: "Service Unavailable", status: 503, detail: "The upstream is restarting." };
+    const error = await errorFor(new Response(JSON.stringify(gateway), { status: 503, headers: { "content-type": "application/problem+json" } }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 503, code: "http_503", title: "Service Unavailable", detail: "The upstream is restarting.", errors: [] });
+    expect(error.problem).toEqual(gateway);
+    expect(error.message).toBe("503 http_503: The upstream is restarting.");
+  });
+
+  it("ignores fields of a problem document that are not of the problem's types", async () => {
+    const odd = { status: 400, code: 7, title: ["x"], detail: { text: "y" }, errors: "none" };
+    const error = await errorFor(new Response(JSON.stringify(odd), { status: 400, headers: { "content-type": "application/json" } }));
+    expect(error).toMatchObject({ status: 400, code: "http_400", title: "HTTP 400", detail: undefined, errors: [] });
+  });
+
   it("is not mistaken for a problem when it is JSON of another shape", async () => {
     const error = await errorFor(new Response(JSON.stringify({ message: "Not Found" }), { status: 404, headers: { "content-type": "application/json" } }));
     expect(error).toBeInstanceOf(NotFoundError);
@@ -119,6 +134,26 @@ describe("a success whose body is not JSON", () => {
     expect(error).toBeInstanceOf(APIError);
     expect(error).toMatchObject({ status: 200, code: "http_200", problem: undefined });
     expect((error as APIError).message).toMatch(/^200 http_200: .*not JSON.*text\/html; charset=utf-8.*Sign in to the Wi-Fi/);
+  });
+
+  it.each([
+    ["without Content-Length", {}],
+    ["with Content-Length: 0", { "content-length": "0" }],
+  ])("throws an APIError for an empty body where the operation promises JSON (%s)", async (_what, headers) => {
+    const empty = () => new Response("", { status: 200, headers: { "content-type": "application/json", ...headers } });
+    const read = await thrownBy(empty(), (mr) => mr.messages.get("msg_1"));
+    expect(read).toBeInstanceOf(APIError);
+    expect(read).toMatchObject({ status: 200, code: "http_200" });
+    expect((read as APIError).message).toMatch(/empty/);
+    const accepted = await thrownBy(new Response(null, { status: 202, headers }), (mr) => mr.messages.create({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>" }));
+    expect(accepted).toBeInstanceOf(APIError);
+    expect(accepted).toMatchObject({ status: 202, code: "http_202" });
+  });
+
+  it("still answers an empty attachment, whose body is bytes, as empty", async () => {
+    const empty = new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/octet-stream", "content-length": "0" } });
+    const bytes = await fakeClient(fakeFetch([empty])).inbound.getAttachment("inb_1", 0);
+    expect(bytes).toEqual(new Uint8Array(0));
   });
 
   it("throws an APIError for a JSON answer cut off on the way, for a list too", async () => {

@@ -36,6 +36,22 @@ describe("which answers are retried", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it("keeps waiting out 409 idempotency_key_in_use after a timeout, without spending the retries, until the first attempt's answer arrives", async () => {
+    // The first attempt (a batch fetching slow attachments, say) outlives the timeout; the server
+    // is still running it, so every retry is told 409 until it finishes.
+    const inUse = Array.from({ length: 6 }, () => problem(409, "idempotency_key_in_use", { headers: NOW }));
+    const fake = fakeFetch(["hang", ...inUse, acceptedMessage("msg_slow_batch")]);
+    await expect(fakeClient(fake, { timeout: 50, maxRetries: 1 }).messages.create(aMessage())).resolves.toMatchObject({ id: "msg_slow_batch" });
+    expect(new Set(fake.requests.map((request) => request.headers.get("idempotency-key"))).size).toBe(1);
+    expect(fake.requests).toHaveLength(8);
+  });
+
+  it("does not wait out 409 idempotency_key_in_use with maxRetries: 0", async () => {
+    const fake = fakeFetch([problem(409, "idempotency_key_in_use", { headers: NOW })]);
+    await expect(fakeClient(fake, { maxRetries: 0 }).messages.create(aMessage())).rejects.toBeInstanceOf(ConflictError);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("does not retry a 409 with any other code: the resource's state will not change by waiting", async () => {
     const fake = fakeFetch([problem(409, "message_not_cancelable", { headers: NOW })]);
     const error = await fakeClient(fake).messages.cancel("msg_1").catch((e: unknown) => e);
@@ -109,6 +125,18 @@ describe("Idempotency-Key", () => {
     const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), acceptedMessage()]);
     await fakeClient(fake).messages.create(aMessage(), { idempotencyKey: "order-1234-receipt" });
     expect(fake.requests.map((request) => request.headers.get("idempotency-key"))).toEqual(["order-1234-receipt", "order-1234-receipt"]);
+  });
+
+  it.each(["Idempotency-Key", "idempotency-key", "IDEMPOTENCY-KEY"])("takes the key from a %s header given in options.headers, on every attempt", async (name) => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), acceptedMessage()]);
+    await fakeClient(fake).messages.create(aMessage(), { headers: { [name]: "order-77" } });
+    expect(fake.requests.map((request) => request.headers.get("idempotency-key"))).toEqual(["order-77", "order-77"]);
+  });
+
+  it("prefers idempotencyKey to an Idempotency-Key header", async () => {
+    const fake = fakeFetch([acceptedMessage()]);
+    await fakeClient(fake).messages.create(aMessage(), { idempotencyKey: "from-option", headers: { "Idempotency-Key": "from-header" } });
+    expect(fake.requests[0]?.headers.get("idempotency-key")).toBe("from-option");
   });
 
   it("is sent with every POST: cancel, reschedule, key creation and rotation too", async () => {
@@ -335,6 +363,75 @@ describe("retryingFetch", () => {
     const response = await retryingFetch(fake.fetch, policy)(request());
     expect(response.status).toBe(500);
     expect(sleeps).toEqual([500]);
+  });
+});
+
+describe("retryingFetch and 409 idempotency_key_in_use", () => {
+  /** A policy whose waits move a fake clock forward instead of taking time. */
+  function clockPolicy(maxRetries = 2, timeoutMs = 1_000) {
+    let now = 1_000_000;
+    const sleeps: number[] = [];
+    const policy = {
+      maxRetries,
+      timeoutMs,
+      random: () => 0,
+      now: () => now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+    };
+    return { sleeps, policy };
+  }
+
+  it("polls at the Retry-After pace, without spending the retries, for up to the timeout plus the server's 60 s lock, then returns the 409", async () => {
+    const { sleeps, policy } = clockPolicy(2, 1_000);
+    const fake = fakeFetch(() => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "1" } }));
+    const response = await retryingFetch(fake.fetch, policy)(request());
+    expect(response.status).toBe(409);
+    expect(new Set(sleeps)).toEqual(new Set([1_000]));
+    // 1 s timeout + 60 s lock: 61 waits of 1 s, then the 409 of the last poll is the answer.
+    expect(sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(61_000);
+    expect(fake.requests).toHaveLength(62);
+  });
+
+  it("still has its retries for other failures after polling", async () => {
+    const { policy } = clockPolicy(1);
+    const inUse = () => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "1" } });
+    const fake = fakeFetch([inUse(), inUse(), inUse(), problem(503, "service_unavailable"), json(202, {})]);
+    const response = await retryingFetch(fake.fetch, policy)(request());
+    expect(response.status).toBe(202);
+    expect(fake.requests).toHaveLength(5);
+  });
+});
+
+describe("the Idempotency-Key on errors", () => {
+  it("is on the ConflictError of a call whose first attempt is still running, so that it can be retried under it", async () => {
+    const fake = fakeFetch([problem(409, "idempotency_key_in_use")]);
+    const error = await fakeClient(fake, { maxRetries: 0 }).messages.createBatch({ messages: [aMessage()] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).idempotency_key).toMatch(UUID);
+    expect((error as ConflictError).idempotency_key).toBe(fake.requests[0]?.headers.get("idempotency-key"));
+  });
+
+  it("is on the APITimeoutError and APIConnectionError of a POST", async () => {
+    const timedOut = fakeFetch(["hang"]);
+    const timeout = await fakeClient(timedOut, { timeout: 50, maxRetries: 0 }).messages.create(aMessage(), { idempotencyKey: "order-9" }).catch((e: unknown) => e);
+    expect(timeout).toBeInstanceOf(APITimeoutError);
+    expect((timeout as APITimeoutError).idempotency_key).toBe("order-9");
+
+    const reset = fakeFetch([connectionReset()]);
+    const lost = await fakeClient(reset, { maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(APIConnectionError);
+    expect((lost as APIConnectionError).idempotency_key).toBe(reset.requests[0]?.headers.get("idempotency-key"));
+  });
+
+  it("is on any other APIError of a POST, and undefined for a GET", async () => {
+    const refused = await fakeClient(fakeFetch([problem(422, "validation_failed")])).messages.create(aMessage(), { idempotencyKey: "order-10" }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 422, idempotency_key: "order-10" });
+    const missing = await fakeClient(fakeFetch([problem(404, "not_found")])).messages.get("msg_1").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as NotFoundError).idempotency_key).toBeUndefined();
   });
 });
 

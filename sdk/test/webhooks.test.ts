@@ -303,6 +303,19 @@ describe("the webhook endpoint methods", () => {
     it("throws NotFoundError for an endpoint of another environment", async () => {
       await expect(fakeClient(fakeFetch([problem(404, "not_found")])).webhooks.get(WEBHOOK_ID)).rejects.toBeInstanceOf(NotFoundError);
     });
+
+    // "..", "." and "" survive encodeURIComponent, and the URL parser resolves them as dot
+    // segments: getSecret("..") would GET /v1/secret, another endpoint.
+    it.each(["..", ".", ""])("refuses the id %j, which would reach another path, before any request", async (webhookId) => {
+      const fake = fakeFetch([]);
+      const mr = fakeClient(fake, { maxRetries: 0 });
+      for (const call of [mr.webhooks.get(webhookId), mr.webhooks.getSecret(webhookId), mr.webhooks.test(webhookId, { type: "message.delivered" })]) {
+        const error = await call.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MailroomConfigurationError);
+        expect((error as Error).message).toMatch(/webhook_id/);
+      }
+      expect(fake.requests).toEqual([]);
+    });
   });
 
   describe("webhooks.update", () => {
@@ -375,11 +388,17 @@ describe("the webhook endpoint methods", () => {
       expect(theRequest(fake)).toEqual({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/replay`, body: { since: "2026-11-21T00:00:00Z" }, idempotencyKey: ANY_KEY });
     });
 
-    it("throws ConflictError idempotency_key_in_use only after its retries", async () => {
+    it("waits out 409 idempotency_key_in_use under the same key, and throws it as a ConflictError carrying the key once it stops waiting", async () => {
       const busy = () => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "0" } });
-      const fake = fakeFetch([busy(), busy(), busy()]);
-      await expect(fakeClient(fake).webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" })).rejects.toBeInstanceOf(ConflictError);
+      const fake = fakeFetch([busy(), busy(), busy(), busy(), json(202, replay)]);
+      await expect(fakeClient(fake).webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" })).resolves.toEqual(replay);
       expect(new Set(fake.requests.map((request) => request.headers.get("idempotency-key"))).size).toBe(1);
+
+      // With retries off it does not wait at all (see retries.test.ts for the deadline).
+      const once = fakeFetch([busy()]);
+      const error = await fakeClient(once, { maxRetries: 0 }).webhooks.replayEvents(WEBHOOK_ID, { since: "2026-11-21T00:00:00Z" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect((error as ConflictError).idempotency_key).toBe(once.requests[0]?.headers.get("idempotency-key"));
     });
   });
 
