@@ -19,6 +19,22 @@ export function connectionOf(args: Args, io: Io): { apiKey: string | undefined; 
   };
 }
 
+/**
+ * What is wrong with a key that cannot be sent, or undefined. A key is printable ASCII without
+ * spaces; anything else (a line break a copy and paste added, say) is refused here, before the
+ * HTTP library refuses the header with an error that quotes it. Says where the key came from,
+ * never the key.
+ */
+export function keyProblem(apiKey: string, source: string): string | undefined {
+  if (isWellFormedKey(apiKey)) return undefined;
+  return `The API key in ${source} holds a character no key has (a line break, a space, or one outside printable ASCII): copy the key again, whole and alone.`;
+}
+
+export const isWellFormedKey = (apiKey: string) => /^[\x21-\x7e]+$/.test(apiKey);
+
+/** Where the key in use comes from: a flag wins over the environment. */
+export const keySource = (args: Args) => (args["api-key"] === undefined ? "MAILROOM_API_KEY" : "--api-key");
+
 /** The SDK client every command calls the API through (with the test's fetch when `io` has one). */
 export function newClient(apiKey: string, baseUrl: string, io: Io): Mailroom {
   return new Mailroom({ apiKey, baseUrl, ...(io.fetch ? { fetch: io.fetch } : {}) });

@@ -31,16 +31,22 @@ export class EventTail {
   }
 
   /**
-   * Marks the events already there as seen, without answering them, so that only new ones are.
-   * Starting just after the newest event instead would miss one committed later in the same
-   * millisecond, or a late commit from a little earlier (see LOOKBACK_MS): the start needs the same
-   * look-back as every poll.
+   * Marks the events already there as seen, without answering them, so that only new ones are:
+   * exactly those one listing shows, newest first, back to LOOKBACK_MS before the newest (a page,
+   * unless the look-back holds more than 100). Starting just after the newest event instead would
+   * miss one committed later in the same millisecond, or a late commit from a little earlier (see
+   * LOOKBACK_MS); and a second listing to find that window would take for existing the events
+   * created between the two requests, which would then never be answered.
    */
   async skipExisting(): Promise<void> {
-    const [newest] = (await this.mailroom.events.list(definedOnly({ limit: 1, type: this.apiType() }))).data;
-    if (!newest) return;
-    this.newest = Date.parse(newest.created_at);
-    await this.poll();
+    let horizon: number | undefined;
+    for await (const event of this.mailroom.events.list(definedOnly({ limit: 100, type: this.apiType() }))) {
+      const at = Date.parse(event.created_at);
+      horizon ??= at - LOOKBACK_MS;
+      if (at < horizon) break;
+      this.seen.set(event.id, at);
+      this.newest = Math.max(this.newest ?? at, at);
+    }
   }
 
   /** The events that appeared since the last poll, oldest first. */

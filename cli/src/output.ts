@@ -15,35 +15,60 @@ export class Output {
     this.json = jsonFlag ?? !io.stdout.isTTY;
   }
 
+  // Every human text passes through printable() (JSON escapes control characters itself): most of
+  // it quotes what others wrote (a reply, a mail server's answer, an API error's detail).
+
   /** One result: JSON as-is, or the human rendering. */
   result(data: unknown, human: () => string): void {
-    this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+    this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human(), { lines: true })}\n`);
   }
 
   /** One item of a stream (`events tail`): a JSON line, or a human line. */
   line(data: unknown, human: () => string): void {
-    this.io.stdout.write(this.json ? `${JSON.stringify(data)}\n` : `${human()}\n`);
+    this.io.stdout.write(this.json ? `${JSON.stringify(data)}\n` : `${printable(human(), { lines: true })}\n`);
   }
 
   /** Progress and hints: stderr, and only for a person at a terminal. */
   progress(text: string): void {
-    if (this.io.stderr.isTTY) this.io.stderr.write(`${text}\n`);
+    if (this.io.stderr.isTTY) this.io.stderr.write(`${printable(text, { lines: true })}\n`);
   }
 
   /** A warning that does not stop the command: stderr, always, so that scripts can log it. */
   warn(text: string): void {
-    this.io.stderr.write(`warning: ${text}\n`);
+    this.io.stderr.write(`warning: ${printable(text, { lines: true })}\n`);
   }
 
   /** An error: a problem document as JSON in JSON mode, else words. Always on stderr. */
   error(data: unknown, human: string): void {
-    this.io.stderr.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+    this.io.stderr.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human, { lines: true })}\n`);
   }
+}
+
+// Control characters are what these match, on purpose.
+// eslint-disable-next-line no-control-regex
+const CONTROLS_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROLS_BUT_TAB_AND_LF = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text made safe for a terminal: each C0 or C1 control character (ESC, BEL, CR, CSI…) shown as a
+ * visible symbol (␛, ␇, ␍; a C1 one as \u009b), so that text someone else wrote (a reply's
+ * subject, a mail server's answer) cannot move the cursor, erase lines or set the clipboard
+ * (OSC 52). Tabs stay; line breaks stay only with `lines` (a body), not in a field or a cell.
+ */
+export function printable(text: string, { lines = false } = {}): string {
+  return text.replace(lines ? CONTROLS_BUT_TAB_AND_LF : CONTROLS_BUT_TAB, (char) => {
+    const code = char.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return "\u2421";
+    return `\\u${code.toString(16).padStart(4, "0")}`;
+  });
 }
 
 /** A plain text table: padded columns, a header row, no borders. */
 export function table(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return "(none)";
+  rows = rows.map((row) => row.map((cell) => printable(cell)));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)));
   const format = (cells: string[]) =>
     cells
@@ -57,11 +82,11 @@ export function table(headers: string[], rows: string[][]): string {
 export function fields(pairs: Array<[string, string | number | boolean | null | undefined]>): string {
   const shown = pairs.filter(([, value]) => value !== undefined && value !== null && value !== "");
   const width = Math.max(...shown.map(([label]) => label.length));
-  return shown.map(([label, value]) => `${label.padEnd(width)}  ${String(value)}`).join("\n");
+  return shown.map(([label, value]) => `${label.padEnd(width)}  ${printable(String(value))}`).join("\n");
 }
 
 /** A list field for a table cell: `a@x.com, b@y.com`, shortened past `max` characters. */
 export function cell(value: string | string[] | null | undefined, max = 40): string {
-  const text = Array.isArray(value) ? value.join(", ") : (value ?? "");
+  const text = printable(Array.isArray(value) ? value.join(", ") : (value ?? ""));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -3,7 +3,7 @@ import { APIConnectionError, APIError, MailroomConfigurationError, type Mailroom
 import type { Args, Command, Context } from "./command.js";
 import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
-import { NO_API_KEY_FIX, connectionOf, newClient, unreachableFix } from "./connection.js";
+import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, unreachableFix } from "./connection.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
 import { VERSION } from "./version.js";
@@ -23,7 +23,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (failures.length > 0) return;
     exitCode = await execute(command, args, io);
   };
-  const parser = build(yargs(), handle, io);
+  // Every word a command takes that has no type of its own stays a string: yargs would otherwise
+  // read a template slug 0x10 as 16 and an id 1e3 as 1000, and address another object.
+  const parser = build(yargs().parserConfiguration({ "parse-numbers": false }), handle, io);
   let helpText = "";
   let jsonFlag: boolean | undefined;
   await parser
@@ -49,7 +51,7 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
     .scriptName("mailroom")
     .usage("$0 <command> [options]\n\nEvery Mailroom API operation as a command. The API key comes from MAILROOM_API_KEY, the server from MAILROOM_BASE_URL (default http://localhost:3000).")
     .option("json", { type: "boolean", global: true, describe: "Print JSON (the default when stdout is not a terminal)" })
-    .option("api-key", { type: "string", global: true, describe: "API key, or user access token (mru_…) for accounts commands (default: $MAILROOM_API_KEY)" })
+    .option("api-key", { type: "string", global: true, describe: "API key, or user access token (mru_…) for accounts commands (default: $MAILROOM_API_KEY, which, unlike a flag, other users cannot see in the process list)" })
     .option("base-url", { type: "string", global: true, describe: "Server URL (default: $MAILROOM_BASE_URL or http://localhost:3000)" });
   const longForms = commandsByOperation();
   for (const [name, command] of Object.entries(shortcuts)) {
@@ -96,7 +98,21 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
 }
 
 function withExamples(yargs: Argv, command: Command): Argv {
-  return command.examples.reduce((chain, [example, description]) => chain.example(example, description), yargs);
+  return command.examples.reduce((chain, [example, description]) => chain.example(example, description), yargs).check((args) => onceEach(args, yargs));
+}
+
+/**
+ * A flag that takes one value given twice is a mistake: yargs would hand over both, and
+ * `--subject A --subject B` would send "A,B". Only the flags declared repeatable take several.
+ */
+function onceEach(args: Args, yargs: Argv): true {
+  // getOptions() is yargs' own (not in its typings): the options declared, the repeatable ones apart.
+  const { key, array } = (yargs as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions();
+  for (const [name, value] of Object.entries(args)) {
+    if (!(name in key) || array.includes(name) || !Array.isArray(value)) continue;
+    throw new Error(`--${name} takes one value; it was given ${value.length} times.`);
+  }
+  return true;
 }
 
 async function execute(command: Command, args: Args, io: Io): Promise<number> {
@@ -110,18 +126,21 @@ async function execute(command: Command, args: Args, io: Io): Promise<number> {
   try {
     return (await command.run(context, args)) ?? EXIT.ok;
   } catch (error) {
-    return report(error, output, context);
+    // The server a connection error names: the client's, else (a probe's client) the one configured.
+    return report(error, output, () => client?.baseUrl ?? connectionOf(args, io).baseUrl);
   }
 }
 
 function createClient(args: Args, io: Io): Mailroom {
   const { apiKey, baseUrl } = connectionOf(args, io);
   if (!apiKey) throw new UsageError(`No API key. ${NO_API_KEY_FIX}`);
+  const problem = keyProblem(apiKey, keySource(args));
+  if (problem) throw new UsageError(problem);
   return newClient(apiKey, baseUrl, io);
 }
 
 /** Prints what went wrong, naming the fix where we know it, and answers the exit code. */
-function report(error: unknown, output: Output, context: Context): number {
+function report(error: unknown, output: Output, serverUrl: () => string): number {
   if (error instanceof UsageError || error instanceof MailroomConfigurationError) {
     output.error({ error: "usage", message: error.message }, error.message);
     return EXIT.usage;
@@ -141,10 +160,15 @@ function report(error: unknown, output: Output, context: Context): number {
     return EXIT.apiError;
   }
   if (error instanceof APIConnectionError) {
-    const baseUrl = context.client().baseUrl;
+    const baseUrl = serverUrl();
     const message = `${error.message}\n${unreachableFix(baseUrl)}`;
     output.error({ error: "connection", message: error.message, base_url: baseUrl }, message);
     return EXIT.apiError;
   }
-  throw error;
+  // A bug, or something the CLI does not handle. Only the error's name is shown: its text or stack
+  // can quote what it was handed, such as a header holding the API key.
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = `Internal error (${name}): the mailroom CLI failed unexpectedly. Nothing more is shown, since the error's text could hold secrets such as the API key; please report what you ran.`;
+  output.error({ error: "internal", message }, message);
+  return EXIT.apiError;
 }

@@ -129,6 +129,21 @@ describe("mailroom doctor, with a key or server missing", () => {
     for (const authorization of sent) expect(authorization).not.toContain("sk_test_");
   });
 
+  it("fails api_key for a key with a character outside printable ASCII, and sends it nowhere", async () => {
+    const sent: Array<string | null> = [];
+    const recording = (request: Request) => (sent.push(request.headers.get("authorization")), fetch(request));
+
+    const result = await runCli(["doctor"], { env: cliEnv(server, "svc_test_abcdefghijklmnopqrstuvwxyzé"), fetch: recording });
+
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.json<{ checks: CheckReport[] }>().checks.slice(0, 3)).toMatchObject([
+      { name: "api_key", status: "fail" },
+      { name: "server", status: "pass" },
+      { name: "authentication", status: "skip" },
+    ]);
+    for (const authorization of sent) expect(authorization).not.toContain("svc_test_");
+  });
+
   it("says so on a terminal, with the fix under the failed check, and exits 1", async () => {
     const result = await runCli(["doctor"], { env: { MAILROOM_BASE_URL: server.baseUrl }, tty: true });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InboundMessage } from "mailroom";
+import type { InboundMessage, Message } from "mailroom";
 import { contractExample, page, problemBody, problemOf, runCli, stubApi } from "./helpers.js";
 
 /*
@@ -152,5 +152,66 @@ describe("mailroom inbound get-attachment", () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--output: cannot write /nonexistent-dir/x.png (ENOENT)");
+  });
+});
+
+describe("control characters in what others wrote, on a terminal", () => {
+  // A reply is written by whoever sent it: an ESC or OSC sequence in it (OSC 52 sets the
+  // clipboard, CSI moves the cursor and erases lines) must show as text, never reach the terminal.
+  const OSC52 = "\u001b]52;c;cm0gLXJmIH4=\u0007";
+  const hostile: InboundMessage = {
+    ...reply,
+    from: "Ada \u001b[2K<ada@example.com>",
+    subject: `${OSC52}Re: Welcome\u009b31m`,
+    text: "Thanks!\u001b[1A\u001b[2KAll fine\r\nsecond line\tindented",
+    quoted_text: "> Hello\u001b[0m Ada",
+    attachments: [{ ...(reply.attachments[0] as InboundMessage["attachments"][number]), filename: "shot\u001b[8m.png\ninjected" }],
+  };
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  it("shows each control character of a reply as a visible symbol, keeping its line breaks and tabs", async () => {
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, tty: true, fetch: stubApi(200, hostile).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(controls);
+    expect(result.stdout).toMatch(/^from\s+Ada ␛\[2K<ada@example.com>$/m);
+    expect(result.stdout).toMatch(/^subject\s+␛\]52;c;cm0gLXJmIH4=␇Re: Welcome\\u009b31m$/m);
+    expect(result.stdout).toMatch(/^Thanks!␛\[1A␛\[2KAll fine␍\nsecond line\tindented$/m);
+    expect(result.stdout).toContain("  > Hello␛[0m Ada");
+    expect(result.stdout).toMatch(/^0\s+shot␛\[8m\.png␊injected\s+image\/png/m);
+  });
+
+  it("does the same in a list of replies", async () => {
+    const result = await runCli(["messages", "replies", MESSAGE_ID], { env, tty: true, fetch: stubApi(200, page([hostile])).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(controls);
+    expect(result.stdout).toContain("␛]52;c;");
+  });
+
+  it("does the same in the detail a recipient's mail server answered", async () => {
+    const message = contractExample<Message>("ScheduledMessage");
+    const bounced = { ...message, recipients: message.recipients.map((recipient) => ({ ...recipient, status: "bounced", detail: `550 no such user${OSC52}\u001b[2J` })) };
+
+    const result = await runCli(["messages", "get", message.id], { env, tty: true, fetch: stubApi(200, bounced).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(controls);
+    expect(result.stdout).toContain("550 no such user␛]52;c;cm0gLXJmIH4=␇␛[2J");
+  });
+
+  it("does the same in an API error's detail, printed in words", async () => {
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, tty: true, fetch: stubApi(404, problemBody(404, "not_found", { detail: `gone${OSC52}` })).fetch });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(controls);
+    expect(result.stderr).toContain("gone␛]52;c;cm0gLXJmIH4=␇");
+  });
+
+  it("leaves JSON as the API sent it", async () => {
+    const result = await runCli(["inbound", "get", INBOUND_ID], { env, fetch: stubApi(200, hostile).fetch });
+
+    expect(result.json()).toEqual(hostile);
   });
 });

@@ -171,6 +171,39 @@ describe("mailroom listen", () => {
     expect(receiver.deliveries.map((delivery) => delivery.verified)).toEqual([after]);
   });
 
+  it("forwards an event created while it looked at the existing ones", async () => {
+    const api = eventsApi([anEvent("message.queued", 2)]);
+    const between = anEvent("message.delivered", 1);
+    let requests = 0;
+    // The event appears right after the first look at the list, before any other request.
+    const fetch = async (request: Request) => {
+      const response = await api.fetch(request);
+      if (++requests === 1) api.add(between);
+      return response;
+    };
+    const receiver = await startReceiver(SECRET);
+    const { stop } = await startListen(["--forward-to", receiver.url, "--secret", SECRET], { env: stubEnv, fetch });
+
+    await eventually(() => expect(receiver.deliveries).toHaveLength(1));
+    await stop();
+
+    expect(receiver.deliveries.map((delivery) => (delivery.verified as Event).id)).toEqual([between.id]);
+  });
+
+  it("signs with MAILROOM_WEBHOOK_SECRET when there is no --secret, so that the secret stays out of the process list", async () => {
+    const api = eventsApi();
+    const receiver = await startReceiver(SECRET);
+    const { listen, stop } = await startListen(["--forward-to", receiver.url], { env: { ...stubEnv, MAILROOM_WEBHOOK_SECRET: SECRET }, fetch: api.fetch });
+    const event = anEvent("message.delivered");
+    api.add(event);
+    await eventually(() => expect(receiver.deliveries).toHaveLength(1));
+    await stop();
+
+    expect(receiver.deliveries[0]?.verified).toEqual(event);
+    expect(listen.stderr()).toContain("Signing with the secret in MAILROOM_WEBHOOK_SECRET.\n");
+    expect(listen.stderr()).not.toContain(SECRET);
+  });
+
   it("forwards an event committed late, with a created_at before the newest one already seen", async () => {
     const api = eventsApi([anEvent("message.queued", 1)]);
     const receiver = await startReceiver(SECRET);

@@ -189,6 +189,20 @@ describe("mailroom messages cancel", () => {
     expect(await mailroom.get(`/v1/messages/${id}`)).toMatchObject({ status: "canceled" });
   });
 
+  it("POSTs with an Idempotency-Key, the caller's own with --idempotency-key", async () => {
+    const stub = stubApi(200, contractExample("CanceledMessage"));
+    const stubEnv = { MAILROOM_API_KEY: "svc_test_unused" };
+
+    await runCli(["messages", "cancel", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d"], { env: stubEnv, fetch: stub.fetch });
+    const given = await runCli(["messages", "cancel", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "--idempotency-key", "cancel-trial"], { env: stubEnv, fetch: stub.fetch });
+
+    expect(given.code, given.stderr).toBe(0);
+    expect(stub.seen).toMatchObject([
+      { method: "POST", target: "/v1/messages/msg_01jc3v6q9k2m8r4t7w0y5z1b3d/cancel", idempotencyKey: expect.any(String) },
+      { method: "POST", target: "/v1/messages/msg_01jc3v6q9k2m8r4t7w0y5z1b3d/cancel", idempotencyKey: "cancel-trial" },
+    ]);
+  });
+
   it("says Canceled. on a terminal", async () => {
     const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
 

@@ -128,7 +128,7 @@ describe("mailroom metrics get (flags and output)", () => {
     expect(result.code).toBe(2);
     expect(problemOf(result)).toEqual({
       error: "usage",
-      message: `${flag} takes an RFC 3339 time with its offset (2026-12-01T09:00:00Z) or a duration from now (10m, 2h, 1d); got "${value}".`,
+      message: `${flag} takes an RFC 3339 time with its offset (2026-11-01T00:00:00Z) or a duration ago (10m, 2h, 1d); got "${value}".`,
     });
     expect(api.seen).toEqual([]);
   });

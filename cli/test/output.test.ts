@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { cell, fields, table } from "../src/output.js";
-import { api, cliEnv, runCli } from "./helpers.js";
+import { cell, fields, printable, table } from "../src/output.js";
+import { api, cliEnv, problemOf, runCli, stubApi } from "./helpers.js";
 
 describe("output mode", () => {
   let server: TestServer;
@@ -89,5 +89,64 @@ describe("cell()", () => {
   it("shortens past the maximum with an ellipsis", () => {
     expect(cell("abcdefghij", 5)).toBe("abcd…");
     expect(cell("abcde", 5)).toBe("abcde");
+  });
+});
+
+describe("printable()", () => {
+  it("shows C0 and C1 control characters and DEL as visible symbols, keeping tabs, and line breaks only in lines mode", () => {
+    expect(printable("a\u001b[2Kb\u0007\u007f\u009b\tc\nd\r")).toBe("a␛[2Kb␇␡\\u009b\tc␊d␍");
+    expect(printable("a\u001bb\nc\r\n", { lines: true })).toBe("a␛b\nc␍\n");
+  });
+
+  it("leaves other text alone, accents and emoji included", () => {
+    expect(printable("Grüße — 👋 “ok”")).toBe("Grüße — 👋 “ok”");
+  });
+});
+
+describe("a malformed API key", () => {
+  const key = "svc_test_secret\nvalue";
+  const stubEnv = { MAILROOM_BASE_URL: "http://mailroom.test" };
+
+  it.each([
+    ["in MAILROOM_API_KEY", [] as string[], { ...stubEnv, MAILROOM_API_KEY: key }, "MAILROOM_API_KEY"],
+    ["given with --api-key", ["--api-key", key], stubEnv, "--api-key"],
+  ])("is a usage error %s that names where it came from without repeating it, and nothing is sent", async (_case, flags, env, source) => {
+    const stub = stubApi(200, {});
+
+    const result = await runCli(["workspace", "get", ...flags], { env, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining(source) });
+    expect(result.stderr).not.toContain("secret");
+    expect(stub.seen).toEqual([]);
+  });
+
+  it.each(["svc_test_two words", "svc_test_clé", "svc_test_nul\u0000"])("refuses %j too: only printable ASCII, no spaces", async (bad) => {
+    const result = await runCli(["workspace", "get"], { env: { ...stubEnv, MAILROOM_API_KEY: bad }, fetch: stubApi(200, {}).fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).error).toBe("usage");
+  });
+});
+
+describe("an error the CLI does not expect", () => {
+  const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
+
+  it("is reported in words as an internal error, exit 1, without a stack trace or the error's text", async () => {
+    // An answer that is not the object the contract promises: rendering it fails.
+    const result = await runCli(["messages", "get", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d"], { env, tty: true, fetch: stubApi(200, {}).fetch });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^Internal error \(TypeError\): /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toContain("Cannot read");
+  });
+
+  it("is a JSON document on stderr in JSON mode", async () => {
+    const result = await runCli(["messages", "create-batch", "--file", "-"], { env, stdin: JSON.stringify([{ to: ["ada@example.com"] }]), fetch: stubApi(200, {}).fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toEqual({ error: "internal", message: expect.stringContaining("TypeError") });
   });
 });

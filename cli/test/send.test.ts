@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "mailroom";
 import { Mailroom } from "../../sdk/src/index.js";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { type FileServer, FROM, problemOf, runCli, useTestServer } from "./helpers.js";
+import { type FileServer, FROM, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -146,6 +146,44 @@ describe("mailroom send", () => {
     expect(await storedMessageCount()).toBe(before + 1);
   });
 
+  // A relative time is read anew on each run: the rerun would ask for another time under the same
+  // key, and the server would refuse it (422 idempotency_key_reused) although the first run worked.
+  it.each([
+    ["send --schedule 10m", ["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--schedule", "10m"], "--schedule 10m"],
+    ["send --expires-at in 1h", ["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--expires-at", "in 1h"], "--expires-at in 1h"],
+    ["messages reschedule --at 2h", ["messages", "reschedule", "msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "--at", "2h"], "--at 2h"],
+    ["api-keys create --expires-at 30d", ["api-keys", "create", "--name", "CI", "--expires-at", "30d"], "--expires-at 30d"],
+    ["webhooks replay --since 1d", ["webhooks", "replay", "whk_01jd3k8m2q5v7w9x1y3z5a7b9c", "--since", "1d"], "--since 1d"],
+  ])("refuses %s with --idempotency-key, naming an absolute time instead, and sends nothing", async (_case, argv, given) => {
+    const stub = stubApi(500, {});
+
+    const result = await runCli([...argv, "--idempotency-key", "run-1"], { env: { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" }, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining(given) });
+    expect(problemOf(result).message).toContain("RFC 3339");
+    expect(stub.seen).toEqual([]);
+  });
+
+  it("answers the first message again for the same --idempotency-key with an absolute --schedule", async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const flags = ["--to", "ada@example.com", "--subject", "Later", "--text", "Later", "--schedule", at, "--idempotency-key", "order-78-later"];
+
+    const [first, second] = [await send(...flags), await send(...flags)];
+
+    expect([first.code, second.code], second.stderr).toEqual([0, 0]);
+    expect(second.json<Message>().id).toBe(first.json<Message>().id);
+  });
+
+  it("reads --html-file - and --text-file - from stdin", async () => {
+    const html = await runCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Piped", "--html-file", "-"], { env, stdin: "<p>From stdin</p>" });
+    const text = await runCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Piped", "--text-file", "-", "--html", "<p>Hi</p>"], { env, stdin: "From stdin" });
+
+    expect([html.code, text.code], html.stderr + text.stderr).toEqual([0, 0]);
+    expect(await getMessage(html.json<Message>().id)).toMatchObject({ html: "<p>From stdin</p>" });
+    expect(await getMessage(text.json<Message>().id)).toMatchObject({ html: "<p>Hi</p>", text: "From stdin" });
+  });
+
   it("says on a terminal that the message was accepted and how to follow it", async () => {
     const result = await runCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi"], { env, tty: true });
 
@@ -188,6 +226,9 @@ describe("mailroom send", () => {
       ["a --header without a colon", ["--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--header", "X-Campaign spring"], /--header takes "Name: value"; got "X-Campaign spring"/],
       ["a --metadata without =", ["--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--metadata", "order_id"], /--metadata takes key=value; got "order_id"/],
       ["an unreadable --schedule", ["--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--schedule", "tomorrow"], /--schedule takes an RFC 3339 time/],
+      ["--subject given twice", ["--to", "ada@example.com", "--subject", "A", "--subject", "B", "--text", "Hi"], /^--subject takes one value; it was given 2 times\.$/],
+      ["--schedule given twice", ["--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--schedule", "1h", "--schedule", "2h"], /^--schedule takes one value; it was given 2 times\.$/],
+      ["--html-file - and --text-file - at once", ["--to", "ada@example.com", "--subject", "Hi", "--html-file", "-", "--text-file", "-"], /stdin/],
       // yargs runs the handler after a failed check unless told otherwise: this one would send.
       ["an unknown flag on an otherwise complete send", ["--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--priority", "high"], /Unknown argument: priority/],
     ])("refuses %s", async (_case, flags, message) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { problemOf, runCli, useTestServer } from "./helpers.js";
+import { problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -58,5 +58,23 @@ describe("mailroom system get-readiness", () => {
     } finally {
       server.testApp.lifecycle.ready = true;
     }
+  });
+});
+
+describe("the probes need no API key", () => {
+  it.each([["health", { status: "ok" }], ["ready", { status: "ready" }]])("system %s answers without MAILROOM_API_KEY", async (verb, answer) => {
+    const result = await runCli(["system", verb], { env: { MAILROOM_BASE_URL: server.baseUrl } });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toEqual(answer);
+  });
+
+  it("does not send the key when there is one: a probe has no use for it", async () => {
+    const stub = stubApi(200, { status: "ok" });
+
+    const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: "svc_test_keep_me_home", MAILROOM_BASE_URL: "http://mailroom.test" }, fetch: stub.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(stub.seen[0]?.authorization ?? "").not.toContain("svc_test_keep_me_home");
   });
 });

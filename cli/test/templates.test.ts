@@ -223,6 +223,35 @@ describe("mailroom templates update", () => {
     expect(api.seen[0]?.body).toEqual({ layout });
   });
 
+  it("sends --base-revision as base_revision, alone too (a check that changes nothing)", async () => {
+    const api = stubApi(200, withDraft);
+
+    await runCli(["templates", "update", "welcome", "--html", "<p>New</p>", "--base-revision", "7"], { env, fetch: api.fetch });
+    const result = await runCli(["templates", "update", "welcome", "--base-revision", "7"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen.map((request) => request.body)).toEqual([{ html: "<p>New</p>", base_revision: 7 }, { base_revision: 7 }]);
+  });
+
+  it.each(["0", "-1", "1.5", "seven"])("exits 2 for --base-revision %s, sending nothing", async (value) => {
+    const api = stubApi(200, withDraft);
+
+    const result = await runCli(["templates", "update", "welcome", "--subject", "Hi", "--base-revision", value], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain("--base-revision");
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with template_changed when the template changed since the revision given", async () => {
+    const api = stubApi(409, problemBody(409, "template_changed"));
+
+    const result = await runCli(["templates", "update", "welcome", "--subject", "Hi", "--base-revision", "7"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 409, code: "template_changed" });
+  });
+
   it("exits 2 when there is nothing to update", async () => {
     const api = stubApi(200, withDraft);
 
@@ -499,5 +528,44 @@ describe("mailroom templates against the real server", () => {
     expect(inDraft.json<RenderedTemplate>()).toMatchObject({ layout: { slug: "frame", version: 2 }, html: "<main><p>Hi Ada</p><footer>Acme</footer></main>" });
 
     expect((await cli("templates", "update", "hello", "--no-layout")).json<Template>()).toMatchObject({ layout: null, has_draft: true });
+  });
+});
+
+describe("template slugs that look like numbers", () => {
+  // yargs reads an untyped word that looks like a number as one: 0x10 was sent as 16, 1e3 as 1000.
+  it.each([
+    [["templates", "get", "0x10"], "GET", "/v1/templates/0x10", published],
+    [["templates", "get", "1e3"], "GET", "/v1/templates/1e3", published],
+    [["templates", "delete", "0x10"], "DELETE", "/v1/templates/0x10", deleted],
+    [["templates", "delete", "007"], "DELETE", "/v1/templates/007", deleted],
+    [["templates", "update", "1e3", "--name", "N"], "PATCH", "/v1/templates/1e3", published],
+    [["templates", "publish", "0x10"], "POST", "/v1/templates/0x10/publish", published],
+    [["templates", "versions", "0x10"], "GET", "/v1/templates/0x10/versions?limit=20", page([version])],
+    [["templates", "get-version", "0x10", "3"], "GET", "/v1/templates/0x10/versions/3", version],
+    [["templates", "render", "1e3"], "POST", "/v1/templates/1e3/render", rendered],
+  ])("%j addresses the template by that slug as written", async (argv, method, target, answer) => {
+    const api = stubApi(200, answer);
+
+    const result = await runCli(argv, { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen).toMatchObject([{ method, target }]);
+  });
+
+  it.each([
+    [["webhooks", "get", "0x10"], "/v1/webhooks/0x10"],
+    [["messages", "get", "1e3"], "/v1/messages/1e3"],
+    [["domains", "get", "0x10"], "/v1/domains/0x10"],
+    [["api-keys", "get", "1e3"], "/v1/api-keys/1e3"],
+    [["suppressions", "get", "0x10"], "/v1/suppressions/0x10"],
+    [["inbound", "get", "1e3"], "/v1/inbound/1e3"],
+    [["request-logs", "get", "0x10"], "/v1/request-logs/0x10"],
+  ])("%j sends the id as written too", async (argv, target) => {
+    // The answer does not matter here (an error, even): only what was asked.
+    const api = stubApi(404, problemBody(404, "not_found"));
+
+    await runCli(argv, { env, fetch: api.fetch });
+
+    expect(api.seen[0]?.target).toBe(target);
   });
 });

@@ -3,7 +3,7 @@ import type { CreateApiKeyParams } from "mailroom";
 import type { Args, Noun } from "../command.js";
 import { UsageError, definedOnly, listOrNone, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
-import { parseInstant } from "../time.js";
+import { parseInstant, refuseRelativeWithKey } from "../time.js";
 import { apiKeyColumns, renderApiKey } from "./render.js";
 
 /** The key's `restrictions`, one comma-separated flag each (ApiKeyRestrictionsInput). */
@@ -49,6 +49,7 @@ export const apiKeys: Noun = {
             .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
         ),
       async run({ client, output }, args) {
+        refuseRelativeWithKey(args, ["expires-at"]);
         const expiresAt = optionalString(args, "expires-at");
         const body = {
           name: requiredString(args, "name"),

@@ -22,14 +22,14 @@ export const listen: Command = {
   operationId: undefined,
   examples: [
     ["$0 listen --forward-to http://localhost:4242/webhooks", "Forward every new event; prints the signing secret to verify with"],
-    ["$0 listen --forward-to http://localhost:4242/webhooks --events message.delivered,message.bounced --secret $MAILROOM_WEBHOOK_SECRET", "Two types, signed with your own secret"],
+    ["MAILROOM_WEBHOOK_SECRET=whsec_… $0 listen --forward-to http://localhost:4242/webhooks --events message.delivered,message.bounced", "Two types, signed with your receiver's own secret"],
     ["$0 listen --forward-to http://localhost:4242/webhooks --since 1h", "Replay the last hour's events first, then follow new ones"],
   ],
   builder: (yargs) =>
     yargs
       .option("forward-to", { type: "string", describe: "The receiver's URL (http or https)", demandOption: "Give the receiver's URL with --forward-to." })
       .option("events", { type: "string", array: true, describe: "Only these event types (repeatable, or comma-separated); default all" })
-      .option("secret", { type: "string", describe: "Sign with this whsec_ secret (default: a new random one, printed at start)" })
+      .option("secret", { type: "string", describe: "Sign with this whsec_ secret (default: $MAILROOM_WEBHOOK_SECRET, else a new random one, printed at start); visible to other users in the process list, unlike the variable" })
       .option("since", { type: "string", describe: "First forward the events since then (10m, 1h, RFC 3339); default: only new ones" })
       .option("interval", intervalFlag(1, "Seconds between polls of the event list"))
       .option("retries", { type: "number", describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling)", default: 3 }),
@@ -43,12 +43,14 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   const startAt = since === undefined ? undefined : parsePastInstant(since, "since");
   const retries = Number(args.retries ?? 3);
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new UsageError(`--retries takes a whole number from 0 to 10; got ${String(args.retries)}.`);
-  const given = optionalString(args, "secret");
+  // From the environment too: a flag's value shows in the process list (ps) to every user of the machine.
+  const fromFlag = args.secret !== undefined;
+  const given = fromFlag ? optionalString(args, "secret") : io.env.MAILROOM_WEBHOOK_SECRET || undefined;
   const secret = given ?? newWebhookSecret();
   const signer = new Webhooks();
   // The SDK's own check of the secret, before any event is taken: a typo fails here, not per event.
   await signer.sign("", secret, { id: "check" }).catch(() => {
-    throw new UsageError("--secret takes a Standard Webhooks secret: whsec_ followed by base64 (as `mailroom webhooks secret` prints).");
+    throw new UsageError(`${fromFlag ? "--secret takes" : "MAILROOM_WEBHOOK_SECRET must hold"} a Standard Webhooks secret: whsec_ followed by base64 (as \`mailroom webhooks secret\` prints).`);
   });
 
   const intervalMs = (args.interval as number) * 1000;
@@ -63,7 +65,7 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   // stdout stays one JSON object per line for scripts.
   const filter = types ? types.join(", ") : "every event";
   io.stderr.write(`Forwarding ${filter} to ${url} (polling every ${intervalMs / 1000} s; Ctrl-C to stop).\n`);
-  io.stderr.write(given === undefined ? `Signing secret: ${secret}\n` : "Signing with the secret given (--secret).\n");
+  io.stderr.write(given === undefined ? `Signing secret: ${secret}\n` : fromFlag ? "Signing with the secret given (--secret).\n" : "Signing with the secret in MAILROOM_WEBHOOK_SECRET.\n");
 
   const abort = new AbortController();
   void io.interrupted.then(() => abort.abort(new Error("interrupted")));

@@ -3,7 +3,7 @@ import type { Argv } from "yargs";
 import type { CreateMessageParams } from "mailroom";
 import type { Args } from "../command.js";
 import { UsageError, optionalString, pairs, stringList } from "../command.js";
-import { readUserFile, type Io } from "../io.js";
+import { readFileOrStdin, readUserFile, type Io } from "../io.js";
 import { parseInstant } from "../time.js";
 import { TRACKING_FLAGS, trackingFlags, trackingValues } from "./tracking-flags.js";
 import { hasVariableFlags, variableFlags, variableValues } from "./variable-flags.js";
@@ -15,9 +15,10 @@ export function messageFlags(yargs: Argv): Argv {
     .option("template", { type: "string", describe: "Send this template (slug, or slug@version) instead of --subject and a body" })
     .option("subject", { type: "string", describe: "Subject line" })
     .option("html", { type: "string", describe: "HTML body" })
-    .option("html-file", { type: "string", describe: "Read the HTML body from a file", conflicts: "html" })
+    // requiresArg: takes the next word whatever it is, so that `-` (stdin) is not read as a positional.
+    .option("html-file", { type: "string", requiresArg: true, describe: "Read the HTML body from a file; - reads stdin", conflicts: "html" })
     .option("text", { type: "string", describe: "Plain-text body (derived from the HTML when absent)" })
-    .option("text-file", { type: "string", describe: "Read the plain-text body from a file", conflicts: "text" })
+    .option("text-file", { type: "string", requiresArg: true, describe: "Read the plain-text body from a file; - reads stdin", conflicts: "text" })
     .option("from", { type: "string", describe: "Sender (default: the workspace's default sender)" })
     .option("cc", { type: "string", array: true, describe: "Cc recipient (repeatable)" })
     .option("bcc", { type: "string", array: true, describe: "Bcc recipient (repeatable)" })
@@ -113,10 +114,17 @@ export function splitAddressList(list: string): string[] {
   return parts;
 }
 
-/** `--html` or the contents of `--html-file` (likewise text); yargs keeps the two from being combined. */
+/**
+ * `--html` or the contents of `--html-file`, all of stdin for `-` (likewise text); yargs keeps the
+ * two from being combined. Stdin holds one body, so only one of the files can be `-`.
+ */
 export async function textOrFile(args: Args, key: "html" | "text", io: Io): Promise<string | undefined> {
   const path = optionalString(args, `${key}-file`);
-  return path === undefined ? optionalString(args, key) : (await readUserFile(io, path, `${key}-file`)).toString("utf8");
+  if (path === undefined) return optionalString(args, key);
+  if (optionalString(args, "html-file") === "-" && optionalString(args, "text-file") === "-") {
+    throw new UsageError("--html-file - and --text-file - would both read stdin, which holds one body: give a path for the other.");
+  }
+  return (await readFileOrStdin(io, path, `${key}-file`)).content.toString("utf8");
 }
 
 function defined<Key extends string, Value>(key: Key, value: Value | undefined): { [K in Key]?: Value } {

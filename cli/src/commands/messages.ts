@@ -3,7 +3,7 @@ import type { Args, Command, Noun } from "../command.js";
 import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { readFileOrStdin, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
-import { parseInstant } from "../time.js";
+import { parseInstant, refuseRelativeWithKey } from "../time.js";
 import { messageBody, messageFlags } from "./message-flags.js";
 import { eventColumns, messageColumns, renderBatch, renderMessage, renderPreview, replyColumns } from "./render.js";
 
@@ -25,6 +25,7 @@ export const createMessage: Command = {
   async run(context, args) {
     if (args["dry-run"] === true) return previewMessage.run(context, args);
     const { client, output, io } = context;
+    refuseRelativeWithKey(args, ["schedule", "expires-at"]);
     const body = await messageBody(args, io);
     const message = await client().messages.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
     output.result(message, () => `${renderMessage(message)}\n\nAccepted. Follow it with: mailroom messages get ${message.id}`);
@@ -170,8 +171,9 @@ export const messages: Noun = {
       describe: "Cancel a scheduled message before it is sent",
       operationId: "cancelMessage",
       examples: [["$0 messages cancel msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "Cancel a scheduled message"]],
+      builder: (yargs) => yargs.option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
       async run({ client, output }, args) {
-        const message = await client().messages.cancel(requiredString(args, "message_id"));
+        const message = await client().messages.cancel(requiredString(args, "message_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(message, () => `${renderMessage(message)}\n\nCanceled.`);
       },
     },
@@ -190,6 +192,7 @@ export const messages: Noun = {
           .option("now", { type: "boolean", describe: "Send it now" })
           .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
       async run({ client, output }, args) {
+        refuseRelativeWithKey(args, ["at"]);
         const scheduledAt = rescheduleTime(args);
         const message = await client().messages.reschedule(
           requiredString(args, "message_id"),

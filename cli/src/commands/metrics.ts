@@ -88,10 +88,12 @@ export const metrics: Noun = {
       async run({ client, output }, args) {
         const from = optionalString(args, "from");
         const to = optionalString(args, "to");
+        // One now for both ends: `--from 30d --to 1h` is a range 30 days less an hour long, exactly.
+        const now = Date.now();
         const answer = await client().metrics.get(
           definedOnly({
-            from: from && parsePastInstant(from, "from"),
-            to: to && parsePastInstant(to, "to"),
+            from: from && parsePastInstant(from, "from", now),
+            to: to && parsePastInstant(to, "to", now),
             granularity: optionalString(args, "granularity") as Granularity | undefined,
             tag: optionalString(args, "tag"),
             template: optionalString(args, "template"),

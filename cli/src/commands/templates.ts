@@ -29,9 +29,10 @@ function contentFlags(yargs: Argv): Argv {
   return yargs
     .option("subject", { type: "string", describe: "The subject line (Liquid)" })
     .option("html", { type: "string", describe: "The HTML body (Liquid; output is HTML-escaped unless piped through raw)" })
-    .option("html-file", { type: "string", describe: "Read the HTML body from a file", conflicts: "html" })
+    // requiresArg: takes the next word whatever it is, so that `-` (stdin) is not read as a positional.
+    .option("html-file", { type: "string", requiresArg: true, describe: "Read the HTML body from a file; - reads stdin", conflicts: "html" })
     .option("text", { type: "string", describe: "The text body (Liquid; derived from the rendered HTML when absent)" })
-    .option("text-file", { type: "string", describe: "Read the text body from a file", conflicts: "text" })
+    .option("text-file", { type: "string", requiresArg: true, describe: "Read the text body from a file; - reads stdin", conflicts: "text" })
     .option("layout", { type: "string", describe: "Send it in this layout: the slug of a template of kind layout (its published version is used)" })
     .option("variables-file", { type: "string", describe: 'The declared variables: a JSON file holding [{ "name", "type", "required", "default", "description" }, …]' });
 }
@@ -60,6 +61,14 @@ const layoutOf = (args: Args): string | null | undefined => (args.layout === fal
  * own version, which `mailroom --version` still prints.
  */
 const withVersionOption = (yargs: Argv): Argv => yargs.version(false);
+
+/** --base-revision: a whole number (a template's first revision is 1). */
+function baseRevisionOf(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^[1-9]\d{0,15}$/.test(text)) throw new UsageError(`--base-revision takes a revision number (1, 2, …) as templates get shows it; got "${text}".`);
+  return Number(text);
+}
 
 /** A version for --version or <version>: a whole number, or `draft` where the command allows it. */
 function versionOf(value: unknown, { draft, name = "--version" }: { draft: boolean; name?: string }): number | "draft" | undefined {
@@ -96,6 +105,7 @@ function renderTemplate(template: Template): string {
     ["layout", template.kind === "layout" ? undefined : (template.layout ?? "none")],
     ["published_version", template.published_version ?? "none yet"],
     ["latest_version", `${template.latest_version}${template.has_draft ? " (draft)" : ""}`],
+    ["revision", template.revision],
     ["created_at", template.created_at],
     ["updated_at", template.updated_at],
   ]);
@@ -209,11 +219,14 @@ export const templates: Noun = {
         ["$0 templates update welcome --html-file welcome.html --no-text", "New HTML; derive the text from it again"],
         ["$0 templates update welcome --layout base", "Send the draft in the layout base"],
         ["$0 templates update welcome --no-layout", "Send the draft in no layout"],
+        ["$0 templates update welcome --html-file welcome.html --base-revision 7", "Only if nobody changed it since you read revision 7"],
       ],
       builder: (yargs) =>
-        contentFlags(yargs.option("name", { type: "string", describe: "A name for people (not versioned: changes at once)" })).epilogue(
-          "--no-text drops the draft's own text, so that it is derived from the rendered HTML again. --no-layout sends the draft in no layout.",
-        ),
+        contentFlags(
+          yargs
+            .option("name", { type: "string", describe: "A name for people (not versioned: changes at once)" })
+            .option("base-revision", { type: "string", describe: "Refuse the edit (409 template_changed) unless the template is still at this revision (templates get shows it)" }),
+        ).epilogue("--no-text drops the draft's own text, so that it is derived from the rendered HTML again. --no-layout sends the draft in no layout."),
       async run({ client, output, io }, args) {
         const body: UpdateTemplateParams = definedOnly({
           name: optionalString(args, "name"),
@@ -222,6 +235,7 @@ export const templates: Noun = {
           text: args.text === false ? null : await textOrFile(args, "text", io),
           layout: layoutOf(args),
           variables: await declaredVariables(args, io),
+          base_revision: baseRevisionOf(args["base-revision"]),
         });
         if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --subject, --html, --html-file, --text, --text-file, --no-text, --layout, --no-layout or --variables-file.");
         const template = await client().templates.update(requiredString(args, "template"), body);

@@ -5,7 +5,7 @@ import { UsageError, definedOnly, optionalString, requiredString } from "../comm
 import { WEBHOOK_EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
-import { parsePastInstant } from "../time.js";
+import { parsePastInstant, refuseRelativeWithKey } from "../time.js";
 
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
 const ATTEMPT_STATUSES = ["succeeded", "failed"] as const satisfies readonly WebhookAttemptStatus[];
@@ -222,6 +222,7 @@ export const webhooks: Noun = {
           .option("since", { type: "string", describe: "Events created at or after then (RFC 3339, or a duration ago: 2h, 1d)", demandOption: "Give --since (e.g. 1d or 2026-11-21T00:00:00Z)." })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
+        refuseRelativeWithKey(args, ["since"]);
         const since = parsePastInstant(requiredString(args, "since"), "since");
         const replay = await client().webhooks.replayEvents(requiredString(args, "webhook_id"), { since }, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(replay, () => `Queued ${replay.count} failed deliver${replay.count === 1 ? "y" : "ies"} since ${replay.since} again.`);
