@@ -114,7 +114,8 @@ export interface paths {
          *     for anything else fetches nothing.
          *
          *     The whole batch is idempotent under one `Idempotency-Key`: a retry replays the same
-         *     answer and never sends a message twice. Each message stores the key with `#<index>`, so
+         *     answer (or, for an answer too large to keep, answers the same messages as they are then)
+         *     and never sends a message twice. Each message stores the key with `#<index>`, so
          *     a batch's key is at most 252 characters. Keys with `sending_access` may call this
          *     operation.
          */
@@ -2197,7 +2198,7 @@ export interface components {
             subject?: string;
             /** @description The HTML body. */
             html?: string;
-            /** @description The plain-text body; derived from `html` when absent. */
+            /** @description The plain-text body; derived from `html` when absent (at most as long as the html, or 65,536 characters for shorter html: past that cut at a line break and ended with a line `[...]`). */
             text?: string;
             /**
              * @description Extra header fields. Fields Mailroom sets itself (From, To, Subject, Message-ID, …) are
@@ -2378,7 +2379,13 @@ export interface components {
             idempotency_key: string | null;
             /** @description The RFC 5322 Message-ID, stable across retries. */
             message_id_header: string;
-            /** @description The rendered RFC 5322 source, once rendered (Bcc omitted). */
+            /**
+             * @description The rendered RFC 5322 source (Bcc omitted), once rendered. Null before that, when
+             *     nothing was rendered (every recipient suppressed or expired first), once the
+             *     retention removed it (`content_removed_at`), and when the source was too large to
+             *     keep: over 14 MiB as stored, quotes, backslashes and line breaks counting twice.
+             *     The mail is delivered all the same.
+             */
             mime: string | null;
             /**
              * Format: date-time

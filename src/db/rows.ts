@@ -16,16 +16,61 @@ export function queueStats(depth: unknown, due: unknown, oldestDueAt: unknown, n
 }
 
 /**
- * Rows split into chunks that stay under SQLite's bound-variable limit and MySQL's
- * max_allowed_packet (large html bodies and attachments count by size, not only by rows).
+ * What a string adds to a statement sent to MySQL: mysql2 (as Knex drives it) writes values into
+ * the SQL text on the client, as UTF-8, with a backslash before NUL, backspace, tab, LF, CR,
+ * Ctrl-Z, quotes and backslash, so each of those takes two bytes. The one count of it: what
+ * chunks multi-row statements below and what bounds a stored message (storedMessageBytes) both
+ * use it. Counted on SQLite too (which binds values instead), so both databases chunk alike.
  */
-function* chunked<R>(rows: Iterable<R>, sizeOf: (row: R) => number, maxRows: number): Generator<R[]> {
-  const maxBytes = 4 * 1024 * 1024;
+export function statementBytes(value: string): number {
+  let escaped = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x00 || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x1a || c === 0x22 || c === 0x27 || c === 0x5c) escaped++;
+  }
+  return Buffer.byteLength(value, "utf8") + escaped;
+}
+
+/** A value as mysql2 writes it into a statement: a string quoted and escaped, a Buffer as X'hex', NULL, true, 12.5. */
+export function valueBytes(value: unknown): number {
+  if (value === null) return 4; // NULL
+  if (value === undefined) return 7; // DEFAULT
+  if (typeof value === "string") return statementBytes(value) + 2;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value).length;
+  if (Buffer.isBuffer(value)) return value.length * 2 + 3;
+  if (value instanceof Date) return 25; // '2024-01-02 03:04:05.678'
+  // Anything else (a JSON value not yet encoded): counted as its JSON text, which is at least what any encoding takes.
+  return statementBytes(JSON.stringify(value) ?? "") + 2;
+}
+
+/** A row as a multi-row INSERT carries it: its values, the ", " between them, its parentheses and the ", " before the next row. */
+export function rowBytes(row: object): number {
+  let bytes = 2;
+  for (const value of Object.values(row)) bytes += valueBytes(value) + 2;
+  return bytes;
+}
+
+/**
+ * The bytes of a multi-row statement's rows, at most. MariaDB refuses a statement longer than its
+ * max_allowed_packet (16 MiB by default) by closing the connection, which inside a transaction
+ * surfaces as a lost connection rather than as that error, so statements are kept well under
+ * it before they are sent. A single row larger than this goes alone: a message row is at most
+ * about 12.5 MiB (LIMITS.storedMessageMaxBytes plus its bounded JSON columns), and the budget's
+ * distance from 16 MiB covers the statement's own text (its column list, DEFAULTs).
+ */
+export const STATEMENT_ROW_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Rows split into statements that stay under SQLite's bound-variable limit (maxRows) and MySQL's
+ * max_allowed_packet (STATEMENT_ROW_BYTES, each row counted by sizeOf: by default as the
+ * statement carries it). Rows of every submitter of a group commit are chunked together.
+ */
+export function* statementChunks<R>(rows: Iterable<R>, maxRows: number, sizeOf: (row: R) => number): Generator<R[]> {
   let chunk: R[] = [];
   let bytes = 0;
   for (const row of rows) {
     const size = sizeOf(row);
-    if (chunk.length > 0 && (chunk.length >= maxRows || bytes + size > maxBytes)) {
+    if (chunk.length > 0 && (chunk.length >= maxRows || bytes + size > STATEMENT_ROW_BYTES)) {
       yield chunk;
       chunk = [];
       bytes = 0;
@@ -36,14 +81,9 @@ function* chunked<R>(rows: Iterable<R>, sizeOf: (row: R) => number, maxRows: num
   if (chunk.length > 0) yield chunk;
 }
 
-/** Multi-row inserts, a statement per chunk. */
-export async function insertChunked<R extends Record<string, unknown>>(
-  trx: Knex.Transaction,
-  table: string,
-  rows: readonly R[],
-  sizeOf: (row: R) => number = () => 256,
-): Promise<void> {
-  for (const chunk of chunked(rows, sizeOf, 200)) await trx(table).insert(chunk);
+/** Multi-row inserts, a statement per chunk (statementChunks: 200 rows, or fewer as their bytes require). */
+export async function insertChunked<R extends object>(db: Knex, table: string, rows: readonly R[], maxRows = 200): Promise<void> {
+  for (const chunk of statementChunks(rows, maxRows, rowBytes)) await db(table).insert(chunk);
 }
 
 /** One row of an updateEach: its id, columns that must also match, and its new values. */
@@ -64,7 +104,7 @@ export interface RowUpdate {
  * match, so every row of a statement sets the same ones. A row given twice takes its values in
  * order (the later wins), as consecutive updates would.
  */
-export async function updateEach(trx: Knex.Transaction, table: string, rows: readonly RowUpdate[], sizeOf: (row: RowUpdate) => number = () => 256): Promise<void> {
+export async function updateEach(trx: Knex.Transaction, table: string, rows: readonly RowUpdate[]): Promise<void> {
   const merged = new Map<string | number, RowUpdate>();
   for (const row of rows) {
     const earlier = merged.get(row.id);
@@ -78,8 +118,19 @@ export async function updateEach(trx: Knex.Transaction, table: string, rows: rea
     else groups.set(shape, [row]);
   }
   for (const group of groups.values()) {
-    for (const chunk of chunked(group, sizeOf, 100)) await updateChunk(trx, table, chunk);
+    for (const chunk of statementChunks(group, 100, updateBytes)) await updateChunk(trx, table, chunk);
   }
+}
+
+/**
+ * A row as updateChunk's statement carries it: " WHEN id THEN value" in each column's CASE (those
+ * it sets and those it matches), and its id in the IN list.
+ */
+export function updateBytes(row: RowUpdate): number {
+  const id = valueBytes(row.id);
+  let bytes = id + 2;
+  for (const value of [...Object.values(row.set), ...Object.values(row.match ?? {})]) bytes += 12 + id + valueBytes(value);
+  return bytes;
 }
 
 // The key column, quoted as both SQLite and MySQL accept.

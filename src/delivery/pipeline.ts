@@ -77,6 +77,18 @@ export interface PipelineContext {
   expiresAt: number;
 }
 
+/**
+ * One attempt's result: the change to commit (the outcomes), and the message's first rendering to
+ * keep once that is committed (MessagesRepository.keepRendering), null when there is none new.
+ * Apart, because the rendering's size is not bounded as the stored message is, and must never
+ * keep the outcomes from being recorded (docs/delivery.md).
+ */
+export interface Attempt {
+  change: MessageChange;
+  /** The source as sent, and the text part when it was derived from the html (not given). */
+  rendering: { mime: string; text: string | null } | null;
+}
+
 /** A hand-off refused at its start: the deadline passed while it waited for its turn. */
 export class DeadlinePassed extends Error {}
 
@@ -92,17 +104,19 @@ interface Settled {
 
 /**
  * One delivery attempt of one message (DESIGN.md §9): expire -> skip suppressed -> render and
- * DKIM-sign (once: the MIME, its Message-ID and signatures are kept across retries; per
- * recipient when each carries its own tracking tokens, docs/tracking.md) -> hand off
+ * DKIM-sign (once: the MIME, its Message-ID and signatures are kept across retries, unless
+ * the source was too large to keep, when each attempt renders it again with the same Message-ID;
+ * per recipient when each carries its own tracking tokens, docs/tracking.md) -> hand off
  * each recipient with its VERP return path -> record every outcome through the checked state
  * machine. Each step settles some recipients and passes the rest on; mail outcomes are values,
- * and an exception here is a bug.
+ * and an exception here is a bug. The first rendering is returned beside the outcomes, for the
+ * worker to keep once they are recorded (Attempt).
  */
-export async function attemptDelivery(message: MessageRecord, ctx: PipelineContext): Promise<MessageChange> {
+export async function attemptDelivery(message: MessageRecord, ctx: PipelineContext): Promise<Attempt> {
   const pending = message.recipients.filter((r) => IN_FLIGHT.includes(r.status));
   if (pending.length === 0) {
     // Canceled or settled while the job waited: nothing to send.
-    return { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events: [], job: { action: "delete" }, claimedBy: ctx.claimedBy, now: ctx.now };
+    return { change: { scope: message.scope, messageId: message.id, status: message.status, recipients: [], events: [], job: { action: "delete" }, claimedBy: ctx.claimedBy, now: ctx.now }, rendering: null };
   }
   const settled: Settled[] = [];
   let remaining = pending;
@@ -125,7 +139,8 @@ export async function attemptDelivery(message: MessageRecord, ctx: PipelineConte
     const shared = Buffer.from(rendered?.mime ?? message.mime!, "utf8");
     settled.push(...(await Promise.all(remaining.map((recipient) => handOff(recipient, message, shared, ctx)))));
   }
-  return record(message, settled, rendered, ctx);
+  const rendering = rendered && { mime: rendered.mime, text: message.text === null ? rendered.text : null };
+  return { change: record(message, settled, ctx), rendering };
 }
 
 /**
@@ -298,7 +313,7 @@ function settle(recipient: RecipientRecord, status: MessageStatus, detail: strin
 }
 
 /** The change to commit: statuses through the state machine, one event per outcome, the job's fate. */
-function record(message: MessageRecord, settled: Settled[], rendered: { mime: string; text: string | null } | null, ctx: PipelineContext): MessageChange {
+function record(message: MessageRecord, settled: Settled[], ctx: PipelineContext): MessageChange {
   // Stamped when the outcomes are known, as next_attempt_at is counted from: a hand-off can take long.
   const now = ctx.clock.now();
   const events: NewEvent[] = [];
@@ -338,7 +353,6 @@ function record(message: MessageRecord, settled: Settled[], rendered: { mime: st
     events,
     suppressions,
     ...engagement,
-    ...(rendered ? { mime: rendered.mime, ...(message.text === null && rendered.text !== null ? { text: rendered.text } : {}) } : {}),
     job: earliestRetry === Infinity ? { action: "delete" } : { action: "reschedule", runAt: earliestRetry },
     claimedBy: ctx.claimedBy,
     now,

@@ -1,6 +1,7 @@
 import { addressOf, domainOf } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
 import type { Environment, Scope } from "../domain/environments.js";
+import { LIMITS } from "../domain/limits.js";
 import type { Verp } from "../domain/verp.js";
 import type { TrackingLinks } from "../tracking/links.js";
 import type { GroupCommit } from "../db/group-commit.js";
@@ -12,7 +13,7 @@ import { batchLoader } from "../db/batch-loader.js";
 import { ByteBudget } from "./byte-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import type { Compose } from "./compose.js";
-import { attemptDelivery, type Delivery, type PipelineContext, type SendingIdentity } from "./pipeline.js";
+import { attemptDelivery, type Attempt, type Delivery, type PipelineContext, type SendingIdentity } from "./pipeline.js";
 import { deliveryDeadline } from "./retry-policy.js";
 import type { Envelope } from "./transports/transport.js";
 import { workerId } from "./worker-id.js";
@@ -27,6 +28,8 @@ export interface WorkerSettings {
   maxInFlight: number;
   /** Content bytes of the messages it holds at once (DELIVERY_MAX_BYTES_IN_HAND). */
   maxBytesInHand: number;
+  /** The largest rendered source it keeps (MessagesRepository.keepRendering); LIMITS.keptSourceMaxBytes unless set. */
+  keptSourceMaxBytes?: number;
 }
 
 type Suppressions = Awaited<ReturnType<SuppressionsRepository["findByEmails"]>>;
@@ -258,6 +261,20 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * Keeps the message's first rendering, after its outcomes are recorded and apart from them:
+   * the mail is out and its outcomes are safe whatever happens here, so a source too large to
+   * keep is left out, and one that fails to store is logged and never tried again (a retry of
+   * the attempt would send the mail again).
+   */
+  private async keep(record: MessageRecord, rendering: NonNullable<Attempt["rendering"]>): Promise<void> {
+    try {
+      await this.deps.messages.keepRendering(record.scope, record.id, rendering, this.settings.keptSourceMaxBytes ?? LIMITS.keptSourceMaxBytes);
+    } catch (error) {
+      this.deps.log.error({ err: error, message_id: record.id }, "could not keep a delivered message's rendered source");
+    }
+  }
+
   private async process(hold: Hold, record: MessageRecord, route: Route, suppressions: Suppressions): Promise<void> {
     const { metrics, log } = this.deps;
     try {
@@ -270,7 +287,7 @@ export class DeliveryWorker {
       // read: keys that cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS) would
       // otherwise throw here at every lease, and keep the job from ever ending.
       const identity = now >= expiresAt ? null : await this.deps.identity(record.scope.workspaceId, domainOf(addressOf(record.from)));
-      const change = await attemptDelivery(record, {
+      const { change, rendering } = await attemptDelivery(record, {
         now,
         clock: this.deps.clock,
         claimedBy: this.id,
@@ -286,6 +303,7 @@ export class DeliveryWorker {
         expiresAt,
       });
       await this.record(change);
+      if (rendering) await this.keep(record, rendering);
       metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
       const waitedSeconds = Math.max(0, this.deps.clock.now() - due) / 1000;
       for (const r of change.recipients) {

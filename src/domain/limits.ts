@@ -35,6 +35,15 @@ export const LIMITS = {
    */
   storedMessageMaxBytes: 12 * 1024 * 1024,
   /**
+   * A message's rendered source (`mime`) and the text part derived for it, as the statement that
+   * keeps them after delivery carries them (quoted, escaped: valueBytes). The source is the
+   * bodies encoded again (quoted-printable can triple them) with the derived text besides, so
+   * it can be several times the stored message: past this it is not kept (`mime` stays null;
+   * the derived text alone is kept when it fits), and the mail is delivered all the same. 14 MiB
+   * leaves the statement's own text far under MariaDB's 16 MiB max_allowed_packet.
+   */
+  keptSourceMaxBytes: 14 * 1024 * 1024,
+  /**
    * Sending domains per workspace (409 domain_limit_reached past it). Far above what a sender
    * needs, but a bound: each domain costs an RSA key generation (~0.3 s of CPU), a row that every
    * automatic check round may read, and its records in every listDomains page.

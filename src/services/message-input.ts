@@ -4,6 +4,7 @@ import { parseInstant } from "../domain/clock.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
+import { statementBytes } from "../db/rows.js";
 import type { components } from "../../generated/v1.js";
 import { pointerSegment } from "../domain/json-pointer.js";
 import type { InlineAttachment } from "./attachment-urls.js";
@@ -165,24 +166,14 @@ const unfoldable = (value: string): boolean => value.length > LONGEST_UNFOLDABLE
 type StoredContent = Pick<MessageContent, "subject" | "html" | "text" | "headers" | "attachments">;
 
 /**
- * A message's content as the statement that stores it carries it: UTF-8 bytes, where each
- * character MySQL's client escapes with a backslash (NUL, backspace, tab, LF, CR, Ctrl-Z, quotes,
- * backslash: mysql2's client-side formatting) takes two. Counted on SQLite too, so that what one
+ * A message's content as the statement that stores it carries it (statementBytes: UTF-8, each
+ * character MySQL's client escapes taking two bytes). Counted on SQLite too, so that what one
  * database accepts the other does.
  */
 export function storedMessageBytes(content: StoredContent): number {
   const attachmentContent = content.attachments.reduce((sum, a) => sum + a.content.length, 0); // base64: ASCII, nothing escaped
   const attachmentRest = JSON.stringify(content.attachments.map((a) => ({ ...a, content: "" })));
   return [content.subject, content.html ?? "", content.text ?? "", JSON.stringify(content.headers), attachmentRest].reduce((sum, part) => sum + statementBytes(part), attachmentContent);
-}
-
-function statementBytes(value: string): number {
-  let escaped = 0;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c === 0x00 || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x1a || c === 0x22 || c === 0x27 || c === 0x5c) escaped++;
-  }
-  return Buffer.byteLength(value, "utf8") + escaped;
 }
 
 /**

@@ -1,6 +1,7 @@
+import { format } from "mysql2";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/db/connection.js";
-import { updateEach } from "../../src/db/rows.js";
+import { insertChunked, updateEach } from "../../src/db/rows.js";
 import { databases, type TestDatabase } from "../helpers/databases.js";
 
 describe.each(databases)("updateEach ($name)", (database: TestDatabase) => {
@@ -59,5 +60,40 @@ describe.each(databases)("updateEach ($name)", (database: TestDatabase) => {
     const byId = new Map((await rows()).map((row) => [row.id, row]));
     expect(byId.get("t0")).toMatchObject({ status: "second", attempts: 1 });
     expect(byId.get("t2")).toMatchObject({ status: "queued", body: "only the body" });
+  });
+});
+
+describe.each(databases)("insertChunked ($name)", (database: TestDatabase) => {
+  let created: Awaited<ReturnType<TestDatabase["create"]>>;
+  let db: Database;
+
+  beforeEach(async () => {
+    created = await database.create();
+    db = openDatabase(created.url);
+    await db.knex.schema.createTable("things", (t) => {
+      t.string("id").primary();
+      t.text("body", "mediumtext").notNullable();
+    });
+  });
+
+  afterEach(async () => {
+    await db.close();
+    await created.drop();
+  });
+
+  it("keeps every statement under MySQL's packet by the bytes its rows carry as sent, escapes included", async () => {
+    // 60 rows of 300 KiB of quotes: 36 MiB as mysql2 writes them into SQL (each quote escaped), in
+    // far fewer rows than a statement may hold. MariaDB closes the connection on a statement past
+    // its max_allowed_packet (16 MiB by default); SQLite binds them, so the statements are measured.
+    const rows = Array.from({ length: 60 }, (_, i) => ({ id: `t${String(i).padStart(2, "0")}`, body: `${i}${'"'.repeat(300 * 1024)}` }));
+    const sent: number[] = [];
+    db.knex.on("query", (query: { sql: string; bindings?: unknown[] }) => {
+      if (/^insert/i.test(query.sql)) sent.push(Buffer.byteLength(format(query.sql, (query.bindings ?? []) as Parameters<typeof format>[1])));
+    });
+    await db.knex.transaction((trx) => insertChunked(trx, "things", rows));
+    expect(sent.length).toBeGreaterThan(1);
+    for (const bytes of sent) expect(bytes).toBeLessThan(16 * 1024 * 1024);
+    const stored = await db.knex("things").orderBy("id").select("id", "body");
+    expect(stored).toEqual(rows);
   });
 });

@@ -18,7 +18,7 @@ import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 function testWorker(
   t: TestApp,
   route: Route,
-  { compose = composeMessage, maxBytesInHand = 64 * 1024 * 1024, ...deps }: { compose?: Compose; maxBytesInHand?: number } & Partial<Pick<WorkerDependencies, "groupCommit" | "log">> = {},
+  { compose = composeMessage, maxBytesInHand = 64 * 1024 * 1024, keptSourceMaxBytes, ...deps }: { compose?: Compose; maxBytesInHand?: number; keptSourceMaxBytes?: number } & Partial<Pick<WorkerDependencies, "groupCommit" | "log" | "messages">> = {},
 ): DeliveryWorker {
   const verp = new Verp(secretKeys("ab".repeat(32)));
   return new DeliveryWorker(
@@ -37,7 +37,7 @@ function testWorker(
       log: { error: (obj, msg) => expect.fail(`${msg}: ${JSON.stringify(obj)}`) },
       ...deps,
     },
-    { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand },
+    { batchSize: 50, pollMs: 10, leaseSeconds: 300, lifetimeMs: 86_400_000, maxInFlight: 100, maxBytesInHand, ...(keptSourceMaxBytes === undefined ? {} : { keptSourceMaxBytes }) },
   );
 }
 
@@ -100,7 +100,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       const now = t.clock.now();
       await t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + leaseMs(), workerId: "slow-worker", environments: ["sandbox"] });
       const [record] = await t.runtime.repositories.messages.findMany({ workspaceId: t.workspace.id, environment: "sandbox" }, [id]);
-      const late = await attemptDelivery(record!, {
+      const { change: late } = await attemptDelivery(record!, {
         now,
         clock: t.clock,
         claimedBy: "slow-worker",
@@ -172,6 +172,99 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       expect(handedOff).toBe(1);
       expect((await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().status).toBe("delivered");
       expect(await t.runtime.db.knex("jobs").where({ message_id: id }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+    });
+
+    /** A worker whose hand-offs are counted, and whose logged failures are collected instead of failing the test. */
+    const countingWorker = (deps: Partial<Pick<WorkerDependencies, "messages">> & { keptSourceMaxBytes?: number } = {}) => {
+      const seen = { handedOff: 0, logged: [] as string[] };
+      const worker = testWorker(
+        t,
+        {
+          deliver: async (recipient, _envelope, _mime, message, begin) => {
+            begin();
+            seen.handedOff++;
+            return simulateDelivery(recipient, message);
+          },
+          retryDelayMs: () => 30_000,
+        },
+        { log: { error: (_obj, msg) => seen.logged.push(msg) }, ...deps },
+      );
+      return { worker, seen };
+    };
+
+    it("records the outcome of a message whose MIME is too large to keep and does not send it again", async () => {
+      // 6 MiB of prose html and no text: well within the accept limit, but its source (the html
+      // quoted-printable, the text derived from it, encoded too) with that text besides is about
+      // 19 MiB as a statement carries it: past MariaDB's max_allowed_packet, which failed the
+      // outcome's commit, and the message was sent again at every lease.
+      const paragraph = `<p>${"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ".repeat(3)}</p>\n`;
+      const html = paragraph.repeat(Math.ceil((6 * 1024 * 1024) / paragraph.length));
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: ["ada@example.com", "grace@example.com"], html }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().id as string;
+
+      const { worker, seen } = countingWorker();
+      await worker.tick();
+      t.clock.advance(leaseMs() + 1);
+      await worker.tick();
+
+      expect(seen.logged).toEqual([]);
+      expect(seen.handedOff).toBe(2);
+      const sent = await message(id);
+      expect(sent.status).toBe("delivered");
+      expect((await events(id)).map((e) => e.type)).toEqual(["message.queued", "message.delivered", "message.delivered"]);
+      expect(await jobCount()).toBe(0);
+      // The source is not kept; the text derived from the html is.
+      expect(sent.mime).toBeNull();
+      expect(sent.content_removed_at).toBeNull();
+      expect(sent.text).toMatch(/^Lorem ipsum dolor sit amet/);
+    });
+
+    it("keeps the source only within its budget, and only the derived text when the source does not fit", async () => {
+      const kept = await sendOk();
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html: "<p>Hello</p>", attachments: [{ filename: "a.bin", content: Buffer.alloc(30_000, 1).toString("base64") }] }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const textOnly = res.json().id as string;
+      const { worker, seen } = countingWorker({ keptSourceMaxBytes: 20_000 });
+      await worker.tick();
+      t.clock.advance(leaseMs() + 1);
+      await worker.tick();
+      expect(seen.logged).toEqual([]);
+      expect(seen.handedOff).toBe(2);
+      expect((await message(kept)).mime).toMatch(/^Subject: Welcome\r$/m);
+      expect(await message(textOnly)).toMatchObject({ status: "delivered", mime: null, text: "Hello" });
+    });
+
+    it("logs a source it could not keep and neither records the outcome again nor sends the message again", async () => {
+      const id = await sendOk();
+      const real = t.runtime.repositories.messages;
+      const failing = Object.assign(Object.create(real) as typeof real, {
+        keepRendering: () => Promise.reject(new Error("Connection lost: The server closed the connection.")),
+      });
+      const { worker, seen } = countingWorker({ messages: failing });
+      await worker.tick();
+      t.clock.advance(leaseMs() + 1);
+      await worker.tick();
+      expect(seen.logged).toEqual(["could not keep a delivered message's rendered source"]);
+      expect(seen.handedOff).toBe(1);
+      expect(await message(id)).toMatchObject({ status: "delivered", mime: null });
+      expect(await jobCount()).toBe(0);
+    });
+
+    it("derives a bounded text part from html whose text would be far longer than its markup", async () => {
+      // html-to-text writes each <hr> (4 characters) as 78 dashes and a line break: 400 KB of
+      // them made 8 MB of text, sent to every recipient and stored with the message.
+      const html = "<hr>".repeat(100_000);
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().id as string;
+      await t.drain();
+      const sent = await message(id);
+      expect(sent.status).toBe("delivered");
+      expect(sent.text.length).toBeLessThanOrEqual(html.length);
+      expect(sent.text).toMatch(/^-{78}\n/);
+      expect(sent.text.endsWith("\n\n[...]\n")).toBe(true);
+      expect(sent.mime.length).toBeLessThan(3 * html.length);
     });
   });
 

@@ -77,9 +77,9 @@ describe("attemptDelivery with a copy per recipient", () => {
     expect(mostAtOnce()).toBe(1);
     expect(log).toEqual(["render <p>0</p>", "hand off 0", "render <p>1</p>", "hand off 1", "render <p>2</p>", "hand off 2"]);
     for (const end of handOffs.values()) end();
-    const change = await attempt;
+    const { change, rendering } = await attempt;
     expect(change.recipients.map((r) => r.status)).toEqual(["delivered", "delivered", "delivered"]);
-    expect(change.mime).toBe(COPY);
+    expect(rendering?.mime).toBe(COPY);
     expect(budget.inHand).toBe(0);
   });
 
@@ -101,7 +101,7 @@ describe("attemptDelivery with a copy per recipient", () => {
     expect(log.slice(6)).toEqual(["render <p>3</p>", "hand off 3"]);
     handOffs.get(2)!();
     handOffs.get(3)!();
-    const change = await attempt;
+    const { change } = await attempt;
     // Outcomes are recorded in the recipients' order, whatever order the hand-offs ended in.
     expect(change.events.map((e) => e.recipient)).toEqual(["r0@example.com", "r1@example.com", "r2@example.com", "r3@example.com"]);
     expect(budget.inHand).toBe(1500);
@@ -114,7 +114,7 @@ describe("attemptDelivery with a copy per recipient", () => {
     const attempt = attemptDelivery(aMessage(3), ctx);
     await turns();
     handOffs.get(0)!();
-    const change = await attempt;
+    const { change } = await attempt;
     // Recipient 0 was handed off: a retry of the whole attempt would send it twice.
     expect(log).toEqual(["render <p>0</p>", "hand off 0", "render <p>1</p>", "error could not render a recipient's copy; deferring the rest"]);
     expect(change.recipients.map((r) => r.status)).toEqual(["delivered", "deferred", "deferred"]);

@@ -68,7 +68,7 @@ export function EmailPreview({ html, text, mime }: EmailPreviewProps) {
           }
           const body = tab === "text" ? text : (mime ?? null);
           if (body === null)
-            return <p className="muted">{tab === "text" ? "This message has no text part." : "The message has not been rendered yet."}</p>;
+            return <p className="muted">{tab === "text" ? "This message has no text part." : "No source is kept: the message has not been rendered yet, or its source was too large to keep (it was sent all the same)."}</p>;
           return <pre className="email-preview__source">{body}</pre>;
         }}
       </Tabs>

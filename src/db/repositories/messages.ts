@@ -11,7 +11,7 @@ import type { NewSuppression, SuppressionsRepository } from "./suppressions.js";
 import type { UsageRepository } from "./usage.js";
 import type { WebhookDeliveriesRepository } from "./webhook-deliveries.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { insertChunked, parseJson, toNumber, toNumberOrNull, updateEach, type RowUpdate } from "../rows.js";
+import { insertChunked, parseJson, toNumber, toNumberOrNull, updateEach, valueBytes, type RowUpdate } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type Message = components["schemas"]["Message"];
@@ -149,8 +149,6 @@ export interface MessageChange {
   status: MessageStatus;
   recipients: Array<{ id: number; status: MessageStatus; detail: string | null; attempts: number }>;
   events: NewEvent[];
-  mime?: string;
-  text?: string;
   /** A new send time (rescheduleMessage); the job moves with `job: { action: "reschedule" }`. */
   scheduledAt?: number;
   /** Addresses to add to the environment's suppression list (hard bounces, complaints, unsubscribes), in the same transaction. */
@@ -254,7 +252,7 @@ export class MessagesRepository {
       const refused = quotas.size === 0 ? NO_REFUSALS : await this.quotaRefusals(trx, quotas, stored);
       const fresh = refused.size === 0 ? stored : stored.filter((m) => !refused.has(m.id));
       const rows = fresh.map(toMessageRow);
-      await insertChunked(trx, "messages", rows, (row) => contentSize(row) + 1024);
+      await insertChunked(trx, "messages", rows);
       await insertChunked(trx, "message_recipients", fresh.flatMap(toRecipientRows));
       await insertChunked(trx, "message_tags", fresh.flatMap((m) => m.tags.map((tag) => ({ message_id: m.id, workspace_id: m.scope.workspaceId, environment: m.scope.environment, tag }))));
       const firstEvents = fresh.map(toFirstEventRow);
@@ -371,8 +369,6 @@ export class MessagesRepository {
         for (const r of change.recipients) statuses?.set(Number(r.id), r.status);
         const status = change.claimedBy !== undefined && statuses ? aggregateStatus([...statuses.values()]) : change.status;
         const update: RowUpdate["set"] = { status, event_seq: next, updated_at: change.now };
-        if (change.mime !== undefined) update.mime = change.mime;
-        if (change.text !== undefined) update.text = change.text;
         if (change.scheduledAt !== undefined) update.scheduled_at = change.scheduledAt;
         messageUpdates.push({ id: change.messageId, match: { workspace_id: change.scope.workspaceId }, set: update });
         const counters = Object.entries(change.counters ?? {}).filter(([, by]) => by);
@@ -390,7 +386,7 @@ export class MessagesRepository {
           await trx("jobs").where({ kind: "deliver", message_id: change.messageId }).update({ run_at: change.job.runAt, locked_by: null, locked_until: null });
         }
       }
-      await updateEach(trx, "messages", messageUpdates, (row) => String(row.set.mime ?? "").length + String(row.set.text ?? "").length + 256);
+      await updateEach(trx, "messages", messageUpdates);
       await updateEach(trx, "message_recipients", recipientUpdates);
       // Finished messages' jobs go in one statement for the batch (as many ids as the locking read above).
       if (finishedJobs.length > 0) await trx("jobs").where({ kind: "deliver" }).whereIn("message_id", finishedJobs).delete();
@@ -400,6 +396,36 @@ export class MessagesRepository {
       return changes.map(() => undefined);
     },
   };
+
+  /**
+   * Keeps a message's first rendering once the attempt's outcomes are committed (docs/delivery.md):
+   * its source as `mime`, and `text` when the pipeline derived it from the html. In a statement
+   * of its own, never with the outcomes: the source is not bounded by the accept limit (it is the
+   * bodies encoded again, with the derived text besides), and a statement past MySQL's
+   * max_allowed_packet loses its connection, which would fail the outcomes' commit, and every
+   * other change of its group commit, and have the message sent again after its lease. So it is
+   * measured first: past `maxBytes` the source is not kept, the derived text alone when it fits.
+   * Nothing is written to a message whose source is already kept (a retry's rendering does not
+   * replace the first) or whose content the retention removed meanwhile.
+   */
+  async keepRendering(scope: Scope, id: string, rendering: { mime: string; text: string | null }, maxBytes: number): Promise<"kept" | "text_only" | "too_large"> {
+    const mime = valueBytes(rendering.mime);
+    const text = rendering.text === null ? 0 : valueBytes(rendering.text);
+    let set: { mime?: string; text?: string };
+    let kept: "kept" | "text_only" | "too_large";
+    if (mime + text <= maxBytes) [set, kept] = [{ mime: rendering.mime, ...(rendering.text === null ? {} : { text: rendering.text }) }, "kept"];
+    else if (rendering.text !== null && text <= maxBytes) [set, kept] = [{ text: rendering.text }, "text_only"];
+    else return "too_large";
+    const unset = Object.keys(set);
+    await this.knex("messages")
+      .where({ id, workspace_id: scope.workspaceId, environment: scope.environment })
+      .whereNull("content_removed_at")
+      .where((q) => {
+        for (const column of unset) q.whereNull(column);
+      })
+      .update(set);
+    return kept;
+  }
 
   async find(scope: Scope, id: string): Promise<MessageRecord | undefined> {
     const [record] = await this.findMany(scope, [id]);

@@ -3,7 +3,7 @@ import { toIso } from "../../domain/clock.js";
 import type { Environment, Scope } from "../../domain/environments.js";
 import { idTimeBound } from "../../domain/ids.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { parseJson, toNumber } from "../rows.js";
+import { insertChunked, parseJson, toNumber } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type RequestLog = components["schemas"]["RequestLog"];
@@ -40,14 +40,14 @@ export interface RequestLogFilters {
   createdBefore?: number | undefined;
 }
 
-/** Rows per multi-row insert: 16 columns each, well under SQLite's 32,766 bound variables. */
+/** Rows per multi-row insert at most (fewer when their bytes require): 16 columns each, well under SQLite's 32,766 bound variables. */
 const INSERT_CHUNK = 500;
 
 export class RequestLogsRepository {
   constructor(private readonly knex: Knex) {}
 
   async insert(rows: readonly RequestLogRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.knex("request_logs").insert(rows.slice(i, i + INSERT_CHUNK));
+    await insertChunked(this.knex, "request_logs", rows, INSERT_CHUNK);
   }
 
   async list(scope: Scope, filters: RequestLogFilters, page: PageRequest): Promise<Page<RequestLog>> {

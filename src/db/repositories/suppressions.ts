@@ -6,7 +6,7 @@ import { newId } from "../../domain/ids.js";
 import { isUniqueViolation } from "../driver-errors.js";
 import { inLockOrder } from "../lock-order.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { toNumber } from "../rows.js";
+import { rowBytes, statementChunks, toNumber } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type Suppression = components["schemas"]["Suppression"];
@@ -35,7 +35,7 @@ export interface SuppressionFilters {
 
 export const UQ_SUPPRESSION_EMAIL = "uq_suppressions__email";
 
-// Under SQLite's bound-variable limit and a reasonable MySQL packet, whatever a batch holds.
+// Rows per statement at most, under SQLite's bound-variable limit (statementChunks keeps their bytes under MySQL's packet).
 const CHUNK = 200;
 
 /** Suppressions belong to one (workspace, environment): every query takes that scope. */
@@ -71,9 +71,9 @@ export class SuppressionsRepository {
     // In one order whatever the caller's: two batches of the same addresses listed in opposite
     // orders would otherwise take their rows' locks in opposite orders and deadlock on MySQL.
     const all = inLockOrder(unique).map(([, row]) => row);
-    for (let i = 0; i < all.length; i += CHUNK) {
+    for (const chunk of statementChunks(all, CHUNK, rowBytes)) {
       await trx("suppressions")
-        .insert(all.slice(i, i + CHUNK))
+        .insert(chunk)
         .onConflict(["workspace_id", "environment", "email"])
         .merge({ email: trx.ref("suppressions.email") });
     }

@@ -157,7 +157,6 @@ export class WebhookDeliveriesRepository {
           duration_ms: o.durationMs,
           created_at: o.at,
         })),
-        (row) => (row.response_body?.length ?? 0) + 256,
       );
       for (let i = 0; i < outcomes.length; i += CHUNK) {
         const chunk = outcomes.slice(i, i + CHUNK);
