@@ -76,7 +76,8 @@ export function storeIdempotentResponse(service: IdempotencyService) {
       if (value !== undefined) headers[name] = String(value);
     }
     try {
-      await service.complete(claim.scope, claim.key, claim.claimToken, { status: reply.statusCode, headers, body: payload });
+      const kept = await service.complete(claim.scope, claim.key, claim.claimToken, { status: reply.statusCode, headers, body: payload });
+      if (!kept) req.log.warn({ bytes: Buffer.byteLength(payload) }, "idempotent response too large to keep: a retry answers the stored messages as they are then");
     } catch (err) {
       // The work itself is durable; a retry after the lock expires finds the same message
       // through its unique Idempotency-Key, so failing to store the answer loses nothing.

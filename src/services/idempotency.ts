@@ -10,6 +10,16 @@ import type { SealedBox } from "./sealed-box.js";
 /** Expired keys removed per statement when pruning; a round repeats until none are left. */
 const PRUNE_BATCH = 1000;
 
+/**
+ * The largest sealed answer kept, in bytes (base64: what the statement storing it carries, nothing
+ * escaped). MySQL refuses a statement past max_allowed_packet (16 MiB by default on MariaDB), and
+ * not visibly: the server drops the connection, so every write of that group commit fails, other
+ * workspaces' too. Deflated, a batch of 100 templated messages of 120 KB html each is well under
+ * 1 MiB; only a large body of text that does not compress comes near this. 8 MiB also keeps the
+ * statements that move a value (`reseal`) far from the limit.
+ */
+export const STORED_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
@@ -65,15 +75,27 @@ export class IdempotencyService {
     throw new ConflictError("idempotency_key_in_use", "Idempotency-Key in use", "A request with this Idempotency-Key is still being processed; retry shortly.", 1);
   }
 
-  async complete(scope: Scope, key: string, claimToken: string, response: StoredResponse): Promise<void> {
+  /**
+   * Stores the answer, deflated and sealed, to be replayed byte for byte. An answer that is larger
+   * than STORED_ANSWER_MAX_BYTES even so is not kept: the key is marked so, and a retry of the
+   * same request takes it over at once as a resumed request, which answers the messages it
+   * created as they are then (docs/idempotency.md#very-large-answers). Answers whether it was kept.
+   */
+  async complete(scope: Scope, key: string, claimToken: string, response: StoredResponse): Promise<boolean> {
+    // Deflated: a stored answer is mostly text (html, then escaped again as a JSON string), and
+    // seldom a tenth of its size once deflated. It can hold a secret (a new API key's) only beside
+    // what the same caller sent, so its compressed length tells no one else anything.
+    const sealed = await this.box.sealDeflated(JSON.stringify(response));
+    const kept = sealed.length <= STORED_ANSWER_MAX_BYTES;
     await this.groupCommit.submit(this.records.completeWriter, {
       scope,
       key,
       claimToken,
       status: response.status,
-      response: this.box.seal(JSON.stringify(response)),
+      response: kept ? sealed : null,
       boundedByContentRetention: this.outlivesShortestRetention(),
     });
+    return kept;
   }
 
   /**

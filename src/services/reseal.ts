@@ -36,14 +36,16 @@ export class ResealService {
     for (const kind of this.kinds) {
       const count: ResealCount = { name: kind.name, rows: 0, resealed: 0, changed: 0, unreadable: 0 };
       for (let after: string | null = null; ; ) {
+        // A page may hold fewer than PAGE rows before the end (a store of large values pages by
+        // bytes too): only an empty one ends the walk.
         const rows = await kind.store.sealedPage(after, PAGE);
         for (const row of rows) {
           count.rows++;
           const outcome = await this.resealRow(kind, row);
           if (outcome !== "current") count[outcome]++;
         }
-        onProgress({ ...count });
-        if (rows.length < PAGE) break;
+        if (rows.length > 0 || after === null) onProgress({ ...count });
+        if (rows.length === 0) break;
         after = rows[rows.length - 1]!.key;
       }
       counts.push(count);

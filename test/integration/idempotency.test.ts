@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IdempotencyService } from "../../src/services/idempotency.js";
 import { databases } from "../helpers/databases.js";
@@ -17,6 +18,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
 
   const messagesWithKey = async (key: string) => Number(((await t.runtime.db.knex("messages").where({ idempotency_key: key }).count({ n: "*" }).first()) as { n: number | string }).n);
   const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
+  const storedAnswer = async (key: string) => (await t.runtime.db.knex("idempotency_keys").where({ idempotency_key: key }).first("state", "response")) as { state: string; response: string | null };
 
   describe("createMessage", () => {
     it("replays the first response byte for byte when the same Idempotency-Key is sent again", async () => {
@@ -309,6 +311,60 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(items[0]!.message!.id).toBe(first!.message!.id);
       expect(await count("messages")).toBe(2);
     });
+  });
+
+  describe("large answers", () => {
+    it("replays byte for byte an answer whose html is 4 MiB of quotes, stored deflated", async () => {
+      // Escaped once in the answer and again inside the stored JSON: 16 MiB before deflating.
+      const body = aMessage({ html: `<p>${'"'.repeat(4 * 1024 * 1024)}</p>` });
+      const first = await send(body, "quotes");
+      expect(first.statusCode, first.body.slice(0, 500)).toBe(202);
+      const again = await send(body, "quotes");
+      expect(again.statusCode).toBe(202);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.payload === first.payload).toBe(true);
+      expect((await storedAnswer("quotes")).response!.length).toBeLessThan(1024 * 1024);
+    }, 60_000);
+
+    it("keeps no answer too large to store, and lets a retry take its key over at once, answering the message stored", async () => {
+      // Random text hardly deflates: this answer stays past STORED_ANSWER_MAX_BYTES (8 MiB).
+      const body = aMessage({ html: randomBytes(6.9 * 1024 * 1024).toString("base64") });
+      const first = await send(body, "incompressible");
+      expect(first.statusCode, first.body.slice(0, 500)).toBe(202);
+      expect(await storedAnswer("incompressible")).toEqual({ state: "unkept", response: null });
+
+      const retry = await send(body, "incompressible");
+      expect(retry.statusCode, retry.body.slice(0, 500)).toBe(202);
+      expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+      expect(retry.json().id).toBe(first.json().id);
+      expect(retry.headers.location).toBe(first.headers.location);
+      expect(await messagesWithKey("incompressible")).toBe(1);
+      expect(await count("jobs")).toBe(1);
+
+      const other = await send(aMessage(), "incompressible");
+      expect(other.statusCode).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused" });
+    }, 60_000);
+
+    it("replays a batch of 100 templated messages of 120 KB html each byte for byte", async () => {
+      const row = `<tr>\n  <td class="content" style="padding: 12px 24px; font-family: Arial, sans-serif; color: #333333;" align="left" valign="top">\n    <a href="https://shop.example.com/p/12345?utm_source=mail&amp;utm_medium=email" style="color: #1a73e8;">Picked for {{ first_name }}</a> &mdash; only $19.99\n  </td>\n</tr>\n`;
+      const html = `<table role="presentation" width="100%">\n${row.repeat(Math.ceil(120_000 / row.length))}</table>`;
+      const template = { slug: "weekly", name: "Weekly", subject: "Picks for {{ first_name }}", html, variables: [{ name: "first_name", type: "string", required: true }], publish: true };
+      expect((await t.call({ method: "POST", url: "/v1/templates", payload: template })).statusCode).toBe(201);
+      const messages = Array.from({ length: 100 }, (_, i) => ({ ...aMessage({ subject: undefined, html: undefined }), template: { slug: "weekly", variables: { first_name: `Customer "${i}"` } } }));
+      const batch = () => t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages }, headers: { "idempotency-key": "weekly-picks" } });
+
+      const first = await batch();
+      expect(first.statusCode, first.body.slice(0, 500)).toBe(200);
+      expect((first.json().data as Array<{ status: number }>).every((item) => item.status === 202)).toBe(true);
+      expect(first.payload.length).toBeGreaterThan(12_000_000);
+      const again = await batch();
+      expect(again.statusCode).toBe(200);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.payload === first.payload).toBe(true);
+      expect((await storedAnswer("weekly-picks")).response!.length).toBeLessThan(2 * 1024 * 1024);
+      expect(await count("messages")).toBe(100);
+    }, 60_000);
   });
 
   describe("validation failures", () => {

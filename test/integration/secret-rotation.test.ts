@@ -1,9 +1,12 @@
 import { execFile } from "node:child_process";
-import { createPrivateKey } from "node:crypto";
+import { createPrivateKey, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { secretKeys } from "../../src/domain/secret-keys.js";
 import { createRuntime } from "../../src/runtime.js";
+import { IdempotencyService } from "../../src/services/idempotency.js";
+import { SealedBox } from "../../src/services/sealed-box.js";
 import { databases } from "../helpers/databases.js";
 import { LAUNCHER, ROOT } from "../helpers/server-process.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -153,4 +156,43 @@ describe.each(databases)("mailroom-server reseal ($name)", (database) => {
       await db.drop();
     }
   });
+
+  it("reseals large answers stored before answers were deflated, a few at a time, each statement carrying its answer once", async () => {
+    const db = await database.create();
+    try {
+      const env = { ...process.env, DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: "silent" };
+      let runtime = await createRuntime(loadConfig({ ...env, SECRET_KEY: OLD } as Record<string, string>));
+      const { workspace_id } = await runtime.services.workspace.bootstrap("Acme");
+      const scope = { workspaceId: workspace_id, environment: "live" as const };
+      const fingerprint = IdempotencyService.fingerprint("createMessage", "/v1/messages", {});
+      // Three answers of 12 MiB sealed, as earlier versions sealed them (not deflated): an update
+      // carrying one twice (to compare, then to write) is past max_allowed_packet (16 MiB).
+      const legacy = new SealedBox(secretKeys(OLD), "idempotent-responses");
+      const answers = ["big-1", "big-2", "big-3"].map((key) => ({ key, body: JSON.stringify({ html: randomBytes(6.75 * 1024 * 1024).toString("base64") }) }));
+      for (const { key, body } of answers) {
+        expect((await runtime.services.idempotency.claim(scope, key, fingerprint)).kind).toBe("proceed");
+        const response = legacy.seal(JSON.stringify({ status: 202, headers: { "content-type": "application/json; charset=utf-8" }, body }));
+        expect(response.length).toBeGreaterThan(12 * 1024 * 1024);
+        await runtime.db.knex("idempotency_keys").where({ workspace_id, environment: "live", idempotency_key: key }).update({ state: "done", response_status: 202, response });
+      }
+      // No more than 32 MiB of answers in hand at once.
+      expect(await runtime.repositories.idempotency.sealedPage(null, 200)).toHaveLength(2);
+      await runtime.close();
+
+      const resealed = await promisify(execFile)(LAUNCHER, ["reseal", "--json"], { cwd: ROOT, env: { ...env, SECRET_KEY: NEW, SECRET_KEY_PREVIOUS: OLD }, timeout: 120_000, maxBuffer: 1024 * 1024 });
+      expect(JSON.parse(resealed.stdout).counts[2]).toEqual({ name: "idempotent_responses", rows: 3, resealed: 3, changed: 0, unreadable: 0 });
+
+      runtime = await createRuntime(loadConfig({ ...env, SECRET_KEY: NEW } as Record<string, string>));
+      try {
+        for (const { key, body } of answers) {
+          const replay = await runtime.services.idempotency.claim(scope, key, fingerprint);
+          expect(replay.kind === "replay" && replay.response.body === body).toBe(true);
+        }
+      } finally {
+        await runtime.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  }, 120_000);
 });

@@ -29,3 +29,29 @@ describe("SealedBox", () => {
     expect(() => rotated.reseal(new SealedBox(secretKeys("2c".repeat(32)), "dkim-keys").seal("lost"))).toThrow();
   });
 });
+
+describe("SealedBox.sealDeflated", () => {
+  const html = `<tr><td style="padding: 12px">"Product" &mdash; $19.99</td></tr>\n`.repeat(20_000);
+
+  it("seals a fraction of a repetitive value's size, opens it, and still opens values sealed without deflating", async () => {
+    const box = new SealedBox(secretKeys(NEW), "idempotent-responses");
+    const sealed = await box.sealDeflated(html);
+    expect(sealed.length).toBeLessThan(html.length / 20);
+    expect(box.open(sealed)).toBe(html);
+    expect(box.open(box.seal(html))).toBe(html);
+  });
+
+  it("reseals a deflated value under the current key in its own format", async () => {
+    const rotated = new SealedBox(secretKeys(NEW, [OLD]), "idempotent-responses");
+    const resealed = rotated.reseal(await new SealedBox(secretKeys(OLD), "idempotent-responses").sealDeflated(html))!;
+    expect(resealed.length).toBeLessThan(html.length / 20);
+    expect(new SealedBox(secretKeys(NEW), "idempotent-responses").open(resealed)).toBe(html);
+    expect(rotated.reseal(resealed)).toBeNull();
+  });
+
+  it("does not open a deflated value stripped of its format marker", async () => {
+    const box = new SealedBox(secretKeys(NEW), "idempotent-responses");
+    const sealed = await box.sealDeflated(html);
+    expect(() => box.open(sealed.slice(sealed.indexOf(".") + 1))).toThrow();
+  });
+});

@@ -8,7 +8,8 @@ import type { SealedRow, SealedStore } from "./sealed-store.js";
 export interface IdempotencyRecord {
   fingerprint: string;
   claim_token: string;
-  state: "running" | "done";
+  /** `unkept`: answered, but the answer was too large to keep (IdempotencyService.complete); response is null. */
+  state: "running" | "done" | "unkept";
   response_status: number | null;
   response: string | null;
   locked_until: number;
@@ -35,7 +36,8 @@ export interface CompleteItem {
   key: string;
   claimToken: string;
   status: number;
-  response: string;
+  /** The sealed answer; null when it is too large to keep. */
+  response: string | null;
   /**
    * Keep the answer no longer than the workspace's content retention (docs/retention.md): set
    * only when answers may outlive a day, the shortest retention, since only then can they.
@@ -43,12 +45,20 @@ export interface CompleteItem {
   boundedByContentRetention: boolean;
 }
 
+/** The most bytes of answers one sealedPage holds (more only when a single answer is larger). */
+const SEALED_PAGE_BYTES = 32 * 1024 * 1024;
+
+/** A sealed value's leading characters: its format marker, then (base64) its 12-byte IV and 16-byte tag. */
+const SEALED_PREFIX_CHARS = 64;
+
 export class IdempotencyRepository implements SealedStore {
   /**
    * Claims keys atomically: insert-if-absent, then read what is there. The caller owns the key
    * when the stored claim_token is its own. A crashed request's stale claim (past locked_until,
    * still running) is taken over by a retry of the same request (`resumed`), never by a different
-   * one, which is told the key was reused; an expired record is replaced.
+   * one, which is told the key was reused; an expired record is replaced. So is, at once, a
+   * finished one whose answer was too large to keep (`unkept`), by a retry of the same request
+   * (`resumed`: it answers what the first attempt stored).
    */
   readonly claimWriter: BatchWriter<ClaimItem, ClaimedRecord> = {
     name: "idempotency-claim",
@@ -67,7 +77,7 @@ export class IdempotencyRepository implements SealedStore {
         // Expired claims are replaced, and abandoned ones taken over by the same request (what the
         // first attempt stored is then found: MessagesService.create); a completed, unexpired one never is.
         const expired = record.expires_at <= item.now;
-        const abandoned = record.state === "running" && record.locked_until <= item.now && record.fingerprint === item.fingerprint;
+        const abandoned = ((record.state === "running" && record.locked_until <= item.now) || record.state === "unkept") && record.fingerprint === item.fingerprint;
         if (record.claim_token !== item.claimToken && (expired || abandoned)) {
           const taken = await trx("idempotency_keys").where({ ...where, claim_token: record.claim_token }).update(claim);
           if (taken === 1) {
@@ -90,7 +100,7 @@ export class IdempotencyRepository implements SealedStore {
         const days = retentionDays.get(item.scope.workspaceId);
         await trx("idempotency_keys")
           .where({ workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key, claim_token: item.claimToken })
-          .update({ state: "done", response_status: item.status, response: item.response, ...(days === undefined ? {} : { expires_at: cappedExpiry(trx, days * DAY_MS) }) });
+          .update({ state: item.response === null ? "unkept" : "done", response_status: item.status, response: item.response, ...(days === undefined ? {} : { expires_at: cappedExpiry(trx, days * DAY_MS) }) });
       }
       return items.map(() => undefined);
     },
@@ -112,23 +122,55 @@ export class IdempotencyRepository implements SealedStore {
 
   /**
    * Every environment's stored responses, in primary-key order (SealedStore). The key is the
-   * JSON of (workspace_id, environment, idempotency_key).
+   * JSON of (workspace_id, environment, idempotency_key). Up to `limit` rows, and no more than
+   * SEALED_PAGE_BYTES of answers (but always one): an answer can be megabytes, and 200 of
+   * them at once would be gigabytes in hand. Their lengths are read first, then the answers.
    */
   async sealedPage(after: string | null, limit: number): Promise<SealedRow[]> {
     const query = this.knex("idempotency_keys")
       .whereNotNull("response")
       .orderBy(["workspace_id", "environment", "idempotency_key"])
       .limit(limit)
-      .select("workspace_id", "environment", "idempotency_key", "response");
+      .select("workspace_id", "environment", "idempotency_key", this.knex.raw("LENGTH(response) AS bytes"));
     if (after !== null) query.whereRaw("(workspace_id, environment, idempotency_key) > (?, ?, ?)", JSON.parse(after) as [string, string, string]);
-    const rows = (await query) as Array<{ workspace_id: string; environment: string; idempotency_key: string; response: string }>;
-    return rows.map((row) => ({ key: JSON.stringify([row.workspace_id, row.environment, row.idempotency_key]), sealed: [row.response] }));
+    const sizes = (await query) as Array<{ workspace_id: string; environment: string; idempotency_key: string; bytes: number | string }>;
+    const chosen: typeof sizes = [];
+    let bytes = 0;
+    for (const row of sizes) {
+      bytes += toNumber(row.bytes);
+      if (chosen.length > 0 && bytes > SEALED_PAGE_BYTES) break;
+      chosen.push(row);
+    }
+    if (chosen.length === 0) return [];
+    const keyOf = (row: { workspace_id: string; environment: string; idempotency_key: string }) => JSON.stringify([row.workspace_id, row.environment, row.idempotency_key]);
+    const values = (await this.knex("idempotency_keys")
+      .whereIn(["workspace_id", "environment", "idempotency_key"], chosen.map((row) => [row.workspace_id, row.environment, row.idempotency_key]))
+      .whereNotNull("response")
+      .select("workspace_id", "environment", "idempotency_key", "response")) as Array<{ workspace_id: string; environment: string; idempotency_key: string; response: string }>;
+    const byKey = new Map(values.map((row) => [keyOf(row), row.response]));
+    const rows = chosen.flatMap((row) => {
+      const response = byKey.get(keyOf(row));
+      return response === undefined ? [] : [{ key: keyOf(row), sealed: [response] }];
+    });
+    // Every row chosen went (pruned) between the two reads: an empty page would end the walk early.
+    return rows.length > 0 ? rows : this.sealedPage(keyOf(chosen[chosen.length - 1]!), limit);
   }
 
-  /** Replaces the stored response if it is still the one `row` read (SealedStore). */
+  /**
+   * Replaces the stored response if it is still the one `row` read (SealedStore). Compared by its
+   * first characters and its length rather than whole, so that the statement carries the answer
+   * once, not twice (an 8 MiB answer would make it 16 MiB, past max_allowed_packet): they hold
+   * the value's random IV and GCM tag, which no other sealing repeats.
+   */
   async replaceSealed(row: SealedRow, next: Array<string | null>): Promise<boolean> {
     const [workspace_id, environment, idempotency_key] = JSON.parse(row.key) as [string, string, string];
-    return (await this.knex("idempotency_keys").where({ workspace_id, environment, idempotency_key, response: row.sealed[0] }).update({ response: next[0] ?? row.sealed[0] })) === 1;
+    const read = row.sealed[0]!;
+    return (
+      (await this.knex("idempotency_keys")
+        .where({ workspace_id, environment, idempotency_key })
+        .andWhereRaw("SUBSTR(response, 1, ?) = ? AND LENGTH(response) = ?", [SEALED_PREFIX_CHARS, read.slice(0, SEALED_PREFIX_CHARS), read.length])
+        .update({ response: next[0] ?? read })) === 1
+    );
   }
 
   /**

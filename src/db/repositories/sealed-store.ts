@@ -11,7 +11,10 @@ export interface SealedRow {
 }
 
 export interface SealedStore {
-  /** Up to `limit` rows after `after` (null: from the start), in key order. */
+  /**
+   * Up to `limit` rows after `after` (null: from the start), in key order; an empty page is the
+   * end (a shorter one need not be: a store of large values may also page by bytes).
+   */
   sealedPage(after: string | null, limit: number): Promise<SealedRow[]>;
   /**
    * Writes `next` in place of `row.sealed`; false when the row changed or went since it was read
