@@ -5,10 +5,11 @@ import { formatMailbox } from "../domain/addresses.js";
 import { cut } from "../domain/cut.js";
 import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
-import type { InboundRoute, InboundService, ReceivedReply, ReportTarget } from "../services/inbound.js";
+import { REPLY_STATEMENT_MAX_BYTES, ReplyTooLarge, type InboundRoute, type InboundService, type ReceivedReply, type ReportTarget } from "../services/inbound.js";
 import { sameOrganization } from "../domain/organizational-domain.js";
 import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
 import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
+import { bodyText } from "./body-text.js";
 import { splitReply } from "./reply-text.js";
 
 /** The routes of a transaction's accepted recipients (InboundService.route). */
@@ -42,6 +43,8 @@ type Handled = { handled: true; what: string } | { handled: false };
 interface Received {
   raw: Buffer;
   mail: ParsedMail;
+  /** Its plain text (bodyText): its text parts, else its HTML's text, bounded. */
+  text: string | null;
   report: ReturnType<typeof parseReport>;
   connection: Connection;
   vouch: Vouch;
@@ -82,8 +85,9 @@ export class InboundReceiver {
   ) {}
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
-    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true });
-    const received: Received = { raw, mail, report: parseReport(mail), connection, vouch: this.vouchFor(raw, connection), replies: new Map() };
+    // The text of HTML is derived here, bounded (bodyText): mailparser's has no bound.
+    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true });
+    const received: Received = { raw, mail, text: bodyText(mail.text, mail.html), report: parseReport(mail), connection, vouch: this.vouchFor(raw, connection), replies: new Map() };
     const outcomes: Handled[] = [];
     try {
       for (const route of dedupe(routes)) outcomes.push(await this.handle(route, received));
@@ -91,6 +95,9 @@ export class InboundReceiver {
       // RFC 3463 X.4.3: a directory server (here DNS) failed. What was recorded before is recorded
       // once: the retry's second recording of it changes nothing.
       if (error instanceof DnsTemporarilyFailing) return { accepted: false, code: 451, message: "4.4.3 Temporary DNS failure while authenticating the report, try again later" };
+      // RFC 3463 X.3.4: too big for this system, though within the size advertised. For good: the
+      // retry would be as large, and the person who wrote it learns why from their own server.
+      if (error instanceof ReplyTooLarge) return { accepted: false, code: 552, message: tooLargeText(error) };
       throw error;
     }
     // A reply that two routes found is one outcome (the same object), said once.
@@ -100,7 +107,7 @@ export class InboundReceiver {
   }
 
   private async handle(route: AcceptedRoute, received: Received): Promise<Handled> {
-    const { mail, report, connection, vouch } = received;
+    const { mail, text, report, connection, vouch } = received;
     switch (route.kind) {
       case "bounce": {
         const target: ReportTarget = { messageId: route.target.messageId, recipient: { position: route.target.position } };
@@ -111,12 +118,12 @@ export class InboundReceiver {
           this.log.info({ messageId: target.messageId }, "inbound: mail to a return path that is no report; ignored");
           return { handled: true, what: "ignored" };
         }
-        if (isAutoResponse(mail)) {
+        if (isAutoResponse(mail, text)) {
           // RFC 3834: an out-of-office or vacation notice answers the return path from the null sender too.
           this.log.info({ messageId: target.messageId, autoSubmitted: autoSubmitted(mail) }, "inbound: automatic response to a return path; ignored");
           return { handled: true, what: "auto-reply ignored" };
         }
-        return this.unstructuredBounce(mail, target);
+        return this.unstructuredBounce(mail, text, target);
       }
       case "reply":
         return this.reply(route.messageId, "reply_address", received);
@@ -214,8 +221,8 @@ export class InboundReceiver {
    * kept as quoted: a 4.x.x (the remote gave up retrying) is a soft bounce, as in a DSN. Without
    * one it is soft too, so an unreadable notice never suppresses an address by itself.
    */
-  private async unstructuredBounce(mail: ParsedMail, target: ReportTarget): Promise<Handled> {
-    const { found, basicCode } = statusInText(mail.text ?? "");
+  private async unstructuredBounce(mail: ParsedMail, text: string | null, target: ReportTarget): Promise<Handled> {
+    const { found, basicCode } = statusInText(text ?? "");
     // A success (2.x.x) quoted in a failure notice says nothing about the failure.
     const failure = found !== null && /^[45]/.test(found) ? found : null;
     const enhancedStatus = failure ?? "5.0.0";
@@ -262,7 +269,7 @@ export class InboundReceiver {
     return handled;
   }
 
-  private async recordReply(messageId: string, threadedBy: "reply_address" | "in_reply_to", { mail, raw, connection }: Received): Promise<Handled> {
+  private async recordReply(messageId: string, threadedBy: "reply_address" | "in_reply_to", { mail, text, raw, connection }: Received): Promise<Handled> {
     if (isAutomatic(mail)) {
       // RFC 3834: vacation responders answer the From or Reply-To too, not only the return path. No
       // person wrote it, so it is no reply, as at the return path it is no bounce. Here no failure
@@ -271,7 +278,7 @@ export class InboundReceiver {
       return { handled: true, what: "auto-reply ignored" };
     }
     const authentication = await authenticateSender(raw, connection, this.resolver, this.hostname);
-    const split = splitReply(mail.text);
+    const split = splitReply(text);
     const from = mail.from?.value[0];
     const reply: ReceivedReply = {
       // Written the way Mailroom writes addresses (quotes only where RFC 5322 needs them).
@@ -326,6 +333,12 @@ function recipientStatus(status: string | null, diagnostic: string): string {
   return `${status.slice(0, 1)}${quoted.slice(quoted.indexOf("."))}`;
 }
 
+/** The 552's text: which part is too large, by how much, and what the writer can do instead. Nothing the sender wrote (a file name) is quoted. */
+function tooLargeText({ part }: ReplyTooLarge): string {
+  if (part.kind === "attachment") return `5.3.4 Message too big for system: attachment ${part.index} (${part.size} bytes) is more than a reply can store (at most ${part.maxSize} bytes for one file); send it as a link or in smaller files`;
+  return `5.3.4 Message too big for system: its text and HTML take ${part.bytes} bytes as stored, more than a reply can (at most ${REPLY_STATEMENT_MAX_BYTES}); send a shorter reply`;
+}
+
 /** The status a plain-text notice quotes: a server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"). */
 function statusInText(text: string): { found: string | null; basicCode: number | null } {
   const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
@@ -352,11 +365,11 @@ function isAutomatic(mail: ParsedMail): boolean {
  * they are besides: Exim's X-Failed-Recipients, a MAILER-DAEMON or postmaster sender, a quoted
  * failure status. Such a notice is still a bounce; so is one with no Auto-Submitted at all (qmail).
  */
-function isAutoResponse(mail: ParsedMail): boolean {
+function isAutoResponse(mail: ParsedMail, text: string | null): boolean {
   if (!isAutomatic(mail)) return false;
   if (mail.headers.has("x-failed-recipients")) return false;
   if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
-  return statusInText(mail.text ?? "").found === null;
+  return statusInText(text ?? "").found === null;
 }
 
 /** Two recipients of one transaction naming the same target get one recording. */

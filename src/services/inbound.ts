@@ -5,7 +5,7 @@ import type { Principal, Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import type { Verp, VerpTarget } from "../domain/verp.js";
 import type { Transaction } from "../db/repositories/index.js";
-import { replyEventData, UQ_INBOUND_REPLY, type InboundRepository, type NewInboundAttachment, type NewInboundMessage, type StoredInboundAttachment } from "../db/repositories/inbound.js";
+import { replyEventData, replyStatementBytes, UQ_INBOUND_REPLY, type InboundRepository, type NewInboundAttachment, type NewInboundMessage, type StoredInboundAttachment } from "../db/repositories/inbound.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EngagementInput, EngagementOutcome, EngagementTarget } from "./engagement.js";
 import type { components } from "../../generated/v1.js";
@@ -58,6 +58,29 @@ export interface ReceivedReply {
 export interface ReportTarget {
   messageId: string;
   recipient: { position: number } | { email: string };
+}
+
+/**
+ * The most one statement that stores a reply may carry (replyStatementBytes: strings escaped, an
+ * attachment's bytes as hex). MySQL refuses a longer statement than its max_allowed_packet (16 MiB
+ * by default in MariaDB) by dropping the connection, which the transaction reports as anything
+ * but that: the reply was answered 451, and its sender retried for days and lost it. 15 MiB keeps
+ * clear of the default and still stores every file that a message within INBOUND_MAX_MESSAGE_BYTES
+ * (10 MiB) carries as base64, as mail clients send files (at most ~7.3 MiB: ~14.6 MiB as hex).
+ * Counted on SQLite too, so that what one database stores the other does.
+ */
+export const REPLY_STATEMENT_MAX_BYTES = 15 * 1024 * 1024;
+
+/**
+ * A reply that would take a statement over REPLY_STATEMENT_MAX_BYTES to store: a file sent
+ * unencoded (7bit or 8bit, as Thunderbird sends a CSV) past ~7.5 MiB, or bodies dense with
+ * characters that are escaped. Its retry would be as large, so the SMTP side refuses it for good
+ * (552 5.3.4) and the person who wrote it learns why, rather than the reply being lost.
+ */
+export class ReplyTooLarge extends Error {
+  constructor(readonly part: { kind: "body"; bytes: number } | { kind: "attachment"; index: number; size: number; maxSize: number }) {
+    super(part.kind === "body" ? `a reply's row would take ${part.bytes} bytes to store` : `a reply's attachment ${part.index} (${part.size} bytes) is over ${part.maxSize} bytes`);
+  }
 }
 
 /** `repeated`: the message already had this reply (a retry), so `inboundId` is the first's and nothing was recorded again. */
@@ -161,6 +184,9 @@ export class InboundService {
    * another recipient of its transaction failed) records nothing and answers the first reply. The
    * unique key decides, not a read first, since two smtp nodes may take the retry at once; the
    * duplicate's transaction rolls back whole, so no event is written and nothing counted.
+   *
+   * Throws ReplyTooLarge, having written nothing, when a statement that would store it is over
+   * REPLY_STATEMENT_MAX_BYTES.
    */
   async recordReply(messageId: string, reply: ReceivedReply, threadedBy: "reply_address" | "in_reply_to"): Promise<ReplyOutcome> {
     const inboundId = newId("inbound", reply.receivedAt);
@@ -193,6 +219,8 @@ export class InboundService {
   storeWithin(inboundId: string, reply: ReceivedReply, threadedBy: InboundMessage["threaded_by"], simulated: boolean, digest: string | null): (trx: Transaction, target: EngagementTarget) => Promise<Record<string, unknown>> {
     return async (trx, target) => {
       const row = toRow(inboundId, target, reply, threadedBy, simulated, digest);
+      // Before any statement is sent: the transaction rolls back, having written nothing.
+      assertStorable(row);
       await this.deps.inbound.insert(trx, row);
       return replyEventData(row);
     };
@@ -231,6 +259,18 @@ export class InboundService {
 function replyDigest(reply: ReceivedReply): string | null {
   const identity = reply.messageIdHeader ? `message-id:${reply.messageIdHeader}` : reply.rawDigest ? `raw:${reply.rawDigest}` : null;
   return identity === null ? null : createHash("sha256").update(identity).digest("hex");
+}
+
+/** Throws ReplyTooLarge when a statement that stores `row` would be over REPLY_STATEMENT_MAX_BYTES. */
+function assertStorable(row: NewInboundMessage): void {
+  const bytes = replyStatementBytes(row);
+  if (bytes.message > REPLY_STATEMENT_MAX_BYTES) throw new ReplyTooLarge({ kind: "body", bytes: bytes.message });
+  for (const [index, statement] of bytes.attachments.entries()) {
+    if (statement <= REPLY_STATEMENT_MAX_BYTES) continue;
+    const size = row.attachments[index]!.content.length;
+    // Its hex takes two bytes a byte; the rest of its statement (file name, type) stays as it is.
+    throw new ReplyTooLarge({ kind: "attachment", index, size, maxSize: Math.floor((REPLY_STATEMENT_MAX_BYTES - (statement - 2 * size)) / 2) });
+  }
 }
 
 /** The message a Message-ID would be if it is one of Mailroom's own; null for anyone else's. */

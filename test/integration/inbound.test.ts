@@ -402,6 +402,61 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect((await h.events(sent.id)).find((e) => e.type === "message.replied")?.data).toMatchObject({ inbound_id: stored.id, subject: stored.subject, from: stored.from });
     });
 
+    it("stores an HTML-only reply with the text derived from its HTML, at most 1 MiB of it however much text the markup makes, and its HTML whole", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      // 1 MiB of <hr>: html-to-text makes ~20 MiB of dashes of it (a statement too large for MySQL, and the sender retried for days).
+      const rules = Array.from({ length: 16_384 }, () => "<hr>".repeat(16)).join("\r\n");
+      const html = `<p>Thanks, see below.</p>\r\n<p>On Sat, 21 Nov 2026 at 10:00, Acme &lt;hello@acme.example&gt; wrote:</p>\r\n<blockquote>${rules}</blockquote>`;
+      expect(html.length).toBeGreaterThan(1024 * 1024);
+      const message = [`From: Ada <${ada}>`, `To: ${sent.replyTo}`, "Subject: Re: Your receipt", "Message-ID: <html-only-1@mail.example.net>", "MIME-Version: 1.0", "Content-Type: text/html; charset=utf-8", "", html, ""].join("\r\n");
+      const result = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: message });
+      expect(result.last, result.last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(stored).toMatchObject({ text: "Thanks, see below.", quoted_text: expect.stringMatching(/^On Sat, 21 Nov 2026 at 10:00, Acme <hello@acme\.example> wrote:\n\n> -{10}/) });
+      expect(stored.text.length + stored.quoted_text.length).toBeLessThanOrEqual(1024 * 1024);
+      expect(stored.html.trimEnd()).toBe(html.replaceAll("\r\n", "\n"));
+    });
+
+    it("refuses with 552 5.3.4 a reply too large to store in one statement (a 9 MiB file sent unencoded, or a body of quotes), stores nothing, and says why", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      // Thunderbird sends a CSV as 8bit: 9 MiB in 9 MiB out, and 18 MiB as the hex of the statement that stores it.
+      const csv = "12345,Ada Lovelace,1815.12\r\n".repeat(Math.ceil((9 * 1024 * 1024) / 28));
+      const withFile = [
+        `From: Ada <${ada}>`,
+        `To: ${sent.replyTo}`,
+        "Subject: Re: Your receipt",
+        "Message-ID: <csv-1@mail.example.net>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="mixed"',
+        "",
+        "--mixed",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "Here is the export.",
+        "--mixed",
+        'Content-Type: text/csv; charset=utf-8; name="export.csv"',
+        'Content-Disposition: attachment; filename="export.csv"',
+        "Content-Transfer-Encoding: 8bit",
+        "",
+        csv,
+        "--mixed--",
+        "",
+      ].join("\r\n");
+      const file = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withFile });
+      expect(file.last).toMatch(/^552 5\.3\.4 Message too big for system: attachment 0 \(9437\d{3} bytes\) is more than a reply can store \(at most 78\d{5} bytes for one file\); send it as a link or in smaller files$/);
+
+      // Quotes (and backslashes, tabs, line breaks) take two bytes each in the statement.
+      const quotes = reply({ from: `Ada <${ada}>`, to: sent.replyTo, body: `${'"'.repeat(98)}\r\n`.repeat(85_000) });
+      const body = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: quotes });
+      expect(body.last).toMatch(/^552 5\.3\.4 Message too big for system: its text and HTML take \d+ bytes as stored, more than a reply can \(at most 15728640\); send a shorter reply$/);
+
+      expect(await repliesOf(sent.id)).toEqual({ stored: 0, events: 0, counted: 0 });
+      expect(await counted(h.t.runtime.metrics.inboundMessages)).toEqual({ refused: 2 });
+    });
+
     it("shows another tenant's replies, inbound messages and attachments as 404, and the sandbox's as its own", async () => {
       h = await startInbound(database);
       const sent = await h.sendTracked();

@@ -5,7 +5,7 @@ import type { Environment, Scope } from "../../domain/environments.js";
 import { UniqueViolation } from "../../domain/errors.js";
 import { isUniqueViolation } from "../driver-errors.js";
 import { paginate, type Page, type PageRequest } from "../pagination.js";
-import { parseJson, toNumber } from "../rows.js";
+import { parseJson, rowBytes, toNumber } from "../rows.js";
 import type { components } from "../../../generated/v1.js";
 
 type InboundMessage = components["schemas"]["InboundMessage"];
@@ -194,6 +194,49 @@ function leadingThatFit<T>(items: readonly T[], maxBytes: number): T[] {
   return items.slice(0, count);
 }
 
+function messageRow(inbound: NewInboundMessage): Record<string, unknown> {
+  return {
+    id: inbound.id,
+    workspace_id: inbound.scope.workspaceId,
+    environment: inbound.scope.environment,
+    message_id: inbound.message_id,
+    recipient: inbound.recipient,
+    from_mailbox: storedFrom(inbound.from),
+    to_list: JSON.stringify(leadingThatFit(inbound.to, TEXT_COLUMN_BYTES)),
+    subject: storedSubject(inbound.subject),
+    text: inbound.text,
+    quoted_text: inbound.quoted_text,
+    html: inbound.html,
+    message_id_header: inbound.message_id_header === null ? null : cut(inbound.message_id_header, HEADER_FIELD_MAX),
+    in_reply_to: inbound.in_reply_to === null ? null : cut(inbound.in_reply_to, HEADER_FIELD_MAX),
+    authentication: JSON.stringify(inbound.authentication),
+    threaded_by: inbound.threaded_by,
+    simulated: inbound.simulated,
+    received_at: inbound.received_at,
+    reply_digest: inbound.reply_digest ?? null,
+  };
+}
+
+function attachmentRow(inboundId: string, position: number, a: NewInboundAttachment): Record<string, unknown> {
+  return { inbound_id: inboundId, position, ...storedAttachmentFields(a), size: a.content.length, content: a.content };
+}
+
+// What a single-row INSERT says besides its row's values: the table, the column list.
+const INSERT_TEXT_BYTES = 1024;
+
+/**
+ * The size of each statement that stores a reply (InboundRepository.insert), as mysql2 writes it
+ * (rowBytes: strings escaped, an attachment's bytes as hex, twice their size): its row, and each
+ * attachment's. What the caller holds against MySQL's max_allowed_packet before it sends any:
+ * past it the server drops the connection mid-transaction, which surfaces as anything but that.
+ */
+export function replyStatementBytes(inbound: NewInboundMessage): { message: number; attachments: number[] } {
+  return {
+    message: INSERT_TEXT_BYTES + rowBytes(messageRow(inbound)),
+    attachments: inbound.attachments.map((a, position) => INSERT_TEXT_BYTES + rowBytes(attachmentRow(inbound.id, position, a))),
+  };
+}
+
 /**
  * Inbound replies and their attachments, scoped by (workspace, environment) like messages; and
  * the lookups the SMTP server needs before it knows a tenant (which workspaces a return-path
@@ -240,9 +283,7 @@ export class InboundRepository {
       throw error;
     }
     // One row at a time: an attachment may be megabytes, and MySQL's max_allowed_packet bounds a statement.
-    for (const [position, a] of inbound.attachments.entries()) {
-      await trx("inbound_attachments").insert({ inbound_id: inbound.id, position, ...storedAttachmentFields(a), size: a.content.length, content: a.content });
-    }
+    for (const [position, a] of inbound.attachments.entries()) await trx("inbound_attachments").insert(attachmentRow(inbound.id, position, a));
   }
 
   /** The reply of `messageId` stored with this digest: the first of a reply that came again. */
@@ -252,26 +293,7 @@ export class InboundRepository {
   }
 
   private async insertRow(trx: Knex.Transaction, inbound: NewInboundMessage): Promise<void> {
-    await trx("inbound_messages").insert({
-      id: inbound.id,
-      workspace_id: inbound.scope.workspaceId,
-      environment: inbound.scope.environment,
-      message_id: inbound.message_id,
-      recipient: inbound.recipient,
-      from_mailbox: storedFrom(inbound.from),
-      to_list: JSON.stringify(leadingThatFit(inbound.to, TEXT_COLUMN_BYTES)),
-      subject: storedSubject(inbound.subject),
-      text: inbound.text,
-      quoted_text: inbound.quoted_text,
-      html: inbound.html,
-      message_id_header: inbound.message_id_header === null ? null : cut(inbound.message_id_header, HEADER_FIELD_MAX),
-      in_reply_to: inbound.in_reply_to === null ? null : cut(inbound.in_reply_to, HEADER_FIELD_MAX),
-      authentication: JSON.stringify(inbound.authentication),
-      threaded_by: inbound.threaded_by,
-      simulated: inbound.simulated,
-      received_at: inbound.received_at,
-      reply_digest: inbound.reply_digest ?? null,
-    });
+    await trx("inbound_messages").insert(messageRow(inbound));
   }
 
   async find(scope: Scope, id: string): Promise<InboundMessage | undefined> {
