@@ -5,8 +5,9 @@ import { swaks } from "../helpers/swaks.js";
 
 /**
  * A reply with no text part, sent with swaks to the inbound SMTP server and read on the message
- * page in real Chromium: an HTML body beside an attachment gets no text made from it when the reply
- * is parsed, so the Replies card shows the HTML, in the same sandboxed preview as a sent message's.
+ * page in real Chromium: its text is derived from its HTML (an HTML body beside an attachment too),
+ * and the Replies card shows that text with the HTML as written under it, in the same sandboxed
+ * preview as a sent message's.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const DOMAIN = "acme.example";
@@ -25,7 +26,7 @@ describe("an HTML-only reply on the message page", () => {
     await harness?.close();
   });
 
-  it("shows the reply's HTML in the sandboxed preview, where it has no text", async () => {
+  it("shows the text derived from an HTML-only reply, and its HTML in the sandboxed preview", async () => {
     const sandbox = await harness.sdk("sandbox");
     const smtp = await harness.server.testApp.runtime.startSmtp();
     // The inbound server takes replies at the return-path domain of a domain of the workspace.
@@ -63,11 +64,13 @@ describe("an HTML-only reply on the message page", () => {
     const result = await swaks({ server: `127.0.0.1:${smtp.port}`, from: "ada@example.com", to: replyTo as string, data });
     expect(result.last, result.transcript).toMatch(/^250 /);
     const [stored] = (await sandbox.messages.listReplies(sent.id)).data;
-    expect(stored).toMatchObject({ text: null, html: expect.stringContaining("thank you") });
+    expect(stored).toMatchObject({ text: "Paid, thank you!", html: expect.stringContaining("thank you") });
 
     await page.goto(`/messages/${sent.id}`);
     const reply = page.getByTestId("reply");
     await reply.waitFor();
+    expect(await reply.getByTestId("reply-text").textContent()).toBe("Paid, thank you!");
+    await reply.getByTestId("reply-html").getByText("HTML version").click();
     await reply.frameLocator('iframe[title="Email HTML preview"]').getByText("Paid, thank you!").waitFor();
     expect(await reply.locator("iframe").getAttribute("sandbox")).toBe("");
     expect(await reply.getByTestId("reply-attachment").textContent()).toContain("receipt.pdf");

@@ -82,8 +82,8 @@ function Reply({ reply }: { reply: InboundMessage }) {
           {reply.text}
         </p>
       ) : reply.html ? (
-        // No text of its own (an HTML body beside attachments is not turned into text when the
-        // reply is parsed): its HTML, shown as a sent message's is, sandboxed, remote images blocked.
+        // No text at all (a reply received before text was derived from HTML): its HTML, shown as
+        // a sent message's is, sandboxed, remote images blocked.
         <EmailPreview html={reply.html} text={null} />
       ) : (
         <p className="muted">This reply has no text.</p>
@@ -93,6 +93,15 @@ function Reply({ reply }: { reply: InboundMessage }) {
         <details className="reply__quoted" data-testid="reply-quoted">
           <summary>Quoted history</summary>
           <p className="reply__text">{reply.quoted_text}</p>
+        </details>
+      )}
+      {reply.content_removed_at === null && reply.text !== null && reply.html && (
+        // The text above is the reply's new part; its HTML (often the only body, the text then
+        // derived from it) is there as written, collapsed like the history, sandboxed like a sent
+        // message's, remote images blocked.
+        <details className="reply__quoted" data-testid="reply-html">
+          <summary>HTML version</summary>
+          <EmailPreview html={reply.html} text={null} />
         </details>
       )}
       {reply.attachments.length > 0 && (
