@@ -79,7 +79,7 @@ export interface PipelineContext {
 
 /**
  * One attempt's result: the change to commit (the outcomes), and the message's first rendering to
- * keep once that is committed (MessagesRepository.keepRendering), null when there is none new.
+ * keep once that is committed (MessagesRepository.renderingWriter), null when there is none new.
  * Apart, because the rendering's size is not bounded as the stored message is, and must never
  * keep the outcomes from being recorded (docs/delivery.md).
  */

@@ -28,7 +28,7 @@ export interface WorkerSettings {
   maxInFlight: number;
   /** Content bytes of the messages it holds at once (DELIVERY_MAX_BYTES_IN_HAND). */
   maxBytesInHand: number;
-  /** The largest rendered source it keeps (MessagesRepository.keepRendering); LIMITS.keptSourceMaxBytes unless set. */
+  /** The largest rendered source it keeps (MessagesRepository.renderingWriter); LIMITS.keptSourceMaxBytes unless set. */
   keptSourceMaxBytes?: number;
 }
 
@@ -269,7 +269,8 @@ export class DeliveryWorker {
    */
   private async keep(record: MessageRecord, rendering: NonNullable<Attempt["rendering"]>): Promise<void> {
     try {
-      await this.deps.messages.keepRendering(record.scope, record.id, rendering, this.settings.keptSourceMaxBytes ?? LIMITS.keptSourceMaxBytes);
+      const maxBytes = this.settings.keptSourceMaxBytes ?? LIMITS.keptSourceMaxBytes;
+      await this.deps.groupCommit.submit(this.deps.messages.renderingWriter, { scope: record.scope, id: record.id, rendering, maxBytes });
     } catch (error) {
       this.deps.log.error({ err: error, message_id: record.id }, "could not keep a delivered message's rendered source");
     }

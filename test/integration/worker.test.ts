@@ -239,7 +239,7 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       const id = await sendOk();
       const real = t.runtime.repositories.messages;
       const failing = Object.assign(Object.create(real) as typeof real, {
-        keepRendering: () => Promise.reject(new Error("Connection lost: The server closed the connection.")),
+        renderingWriter: { name: real.renderingWriter.name, write: () => Promise.reject(new Error("Connection lost: The server closed the connection.")) },
       });
       const { worker, seen } = countingWorker({ messages: failing });
       await worker.tick();
