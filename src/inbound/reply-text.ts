@@ -39,7 +39,11 @@ export function splitReply(body: string | null | undefined): SplitReply {
   return { text: tidy(lines.slice(0, start)), quoted: tidy(lines.slice(start)) };
 }
 
-function historyStart(lines: readonly string[]): number {
+/**
+ * The index of the line where the quoted history starts, or -1. Exported so a test can count the
+ * lines it reads (its cost is a bounded number of reads per line, whatever the lines are).
+ */
+export function historyStart(lines: readonly string[]): number {
   // Where the trailing run of quoted (and blank) lines starts: found once, from the end, so that
   // a reply of thousands of ">" lines costs a pass rather than a pass per line.
   let quotedTail = lines.length;
