@@ -65,7 +65,7 @@ export interface Services {
   requestLogs: RequestLogService;
   workspace: WorkspaceService;
   messages: MessagesService;
-  /** Runs each request that may fetch attachment URLs (createMessage, its batch, its preview): see forRequest. */
+  /** The fetched attachment bytes the process holds (bytesInHand); the services that fetch run their calls in its forRequest. */
   attachmentUrls: AttachmentUrls;
   messagePreviews: MessagePreviewService;
   members: MembersService;
@@ -248,7 +248,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     attachmentUrls,
     // Previews render on the compose threads too: a message near the body cap costs tens of
     // milliseconds of CPU, which must not stall the API's event loop.
-    messagePreviews: new MessagePreviewService(messages, repositories.suppressions, (message, now) => compose({ message, now, signers: [] })),
+    messagePreviews: new MessagePreviewService(messages, repositories.suppressions, (message, now) => compose({ message, now, signers: [] }), attachmentUrls),
     members,
     sessions: new SessionsService(repositories, members, new SignInThrottle(repositories.rateLimits, clock), config.signup, clock),
     domains,

@@ -42,21 +42,21 @@ export function createHandlers(
     },
 
     createMessage: async (req, reply) => {
-      const message = await services.attachmentUrls.forRequest(() => services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null, { resumed: req.idempotency?.resumed }));
+      const message = await services.messages.create(principalOf(req), req.body, req.idempotency?.key ?? null, { resumed: req.idempotency?.resumed });
       reply.code(202).header("location", `/v1/messages/${message.id}`);
       return message;
     },
 
     createMessageBatch: async (req) => {
       const inputs = req.body.messages.map((item) => validateBatchItems.messages(item) ?? item);
-      const outcomes = await services.attachmentUrls.forRequest(() => services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null, { strict: req.body.validation === "strict", resumed: req.idempotency?.resumed }));
+      const outcomes = await services.messages.createBatch(principalOf(req), inputs, req.idempotency?.key ?? null, { strict: req.body.validation === "strict", resumed: req.idempotency?.resumed });
       return {
         object: "batch" as const,
         data: outcomes.map(({ index, message, error }) => ({ index, message, ...itemAnswer<202 | 403 | 422 | 429 | 500 | 503>(req, error, 202) })),
       };
     },
 
-    previewMessage: async (req) => services.attachmentUrls.forRequest(() => services.messagePreviews.preview(principalOf(req), req.body)),
+    previewMessage: async (req) => services.messagePreviews.preview(principalOf(req), req.body),
 
     getMessage: async (req) => services.messages.get(principalOf(req), req.params.message_id),
 

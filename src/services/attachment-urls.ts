@@ -118,6 +118,12 @@ export interface AttachmentSource {
   fetch(url: string, budget: FetchBudget): Promise<FetchOutcome>;
 }
 
+/** One `forRequest` call: open until it settles, and the budgets made within it, ended then. */
+interface RequestScope {
+  open: boolean;
+  budgets: FetchBudget[];
+}
+
 /** Seconds a client is asked to wait when the process holds all the fetched bytes it may. */
 const FULL_RETRY_AFTER_SECONDS = 5;
 
@@ -129,8 +135,8 @@ const FULL_RETRY_AFTER_SECONDS = 5;
  */
 export class AttachmentUrls {
   private readonly fetched: FetchedBytes;
-  /** The budgets made by the request running: `forRequest` ends them when it ends. */
-  private readonly request = new AsyncLocalStorage<FetchBudget[]>();
+  /** The request running and the budgets it made: `forRequest` ends them when it ends. */
+  private readonly request = new AsyncLocalStorage<RequestScope>();
 
   constructor(
     private readonly source: AttachmentSource,
@@ -146,16 +152,23 @@ export class AttachmentUrls {
   }
 
   /**
-   * Runs one request (a send, a batch, a preview). The files its messages fetch count against
+   * Runs one request (a send, a batch, a preview), whichever door it came through: the services
+   * that fetch (MessagesService.create and createBatch, MessagePreviewService.preview) run
+   * themselves in it. The files its messages fetch count against
    * ATTACHMENT_FETCH_MAX_BYTES_IN_HAND until it settles, however it ends, because they are held
    * that long (a batch holds its accepted messages' files until all are stored); then they are
    * given back and any fetch still running is stopped. When the process holds too much to
    * fetch, the request is answered 503 as a whole, a batch too (nothing of it was stored yet).
+   *
+   * Called within a request still running, `work` is part of it: its files are held, and its
+   * fetches stopped, until that request ends, not before (a caller may hold them longer than
+   * `work` runs), and that request answers the 503.
    */
   async forRequest<T>(work: () => Promise<T>): Promise<T> {
-    const budgets: FetchBudget[] = [];
+    if (this.request.getStore()?.open) return work();
+    const scope: RequestScope = { open: true, budgets: [] };
     try {
-      return await this.request.run(budgets, work);
+      return await this.request.run(scope, work);
     } catch (error) {
       if (!(error instanceof FetchCapacityError)) throw error;
       throw new UnavailableError(
@@ -163,7 +176,8 @@ export class AttachmentUrls {
         FULL_RETRY_AFTER_SECONDS,
       );
     } finally {
-      for (const budget of budgets) budget.end();
+      scope.open = false;
+      for (const budget of scope.budgets) budget.end();
     }
   }
 
@@ -182,13 +196,14 @@ export class AttachmentUrls {
 
   /**
    * A fresh budget for one request (ATTACHMENT_FETCH_MAX_BYTES). Within `forRequest` it takes from
-   * the process's bytes too; outside one (no HTTP request: the SMTP door, whose messages carry no
-   * URLs) nothing would give those back, so it does not.
+   * the process's bytes too; outside one (or after it ended: async work it started may outlive
+   * it) nothing would give those back, so it does not.
    */
   budget(): FetchBudget {
-    const budgets = this.request.getStore();
-    const budget = new FetchBudget(this.maxBytes, budgets === undefined ? null : this.fetched);
-    budgets?.push(budget);
+    const scope = this.request.getStore();
+    const open = scope?.open === true;
+    const budget = new FetchBudget(this.maxBytes, open ? this.fetched : null);
+    if (open) scope.budgets.push(budget);
     return budget;
   }
 

@@ -4,6 +4,7 @@ import { simulatedOutcome } from "../domain/simulator.js";
 import { MessagesRepository, type MessageRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import { scopeOf } from "./api-keys.js";
+import type { AttachmentUrls } from "./attachment-urls.js";
 import type { MessagesService } from "./messages.js";
 import type { components } from "../../generated/v1.js";
 
@@ -24,9 +25,15 @@ export class MessagePreviewService {
     private readonly messages: MessagesService,
     private readonly suppressions: SuppressionsRepository,
     private readonly render: RenderMessage,
+    private readonly attachmentUrls: AttachmentUrls,
   ) {}
 
+  /** One request of AttachmentUrls.forRequest, whichever door calls it: the fetched files are held while they are rendered. */
   async preview(principal: Principal, input: CreateMessageRequest): Promise<MessagePreview> {
+    return this.attachmentUrls.forRequest(() => this.previewed(principal, input));
+  }
+
+  private async previewed(principal: Principal, input: CreateMessageRequest): Promise<MessagePreview> {
     const record = await this.messages.check(principal, input);
     const [suppressions, rendered] = await Promise.all([
       this.suppressions.findByEmails(scopeOf(principal), record.recipients.map((r) => r.email)),

@@ -119,13 +119,16 @@ export class MessagesService {
    * one transaction (group-committed). Resolves only once that is durable: the 202 promise.
    * `resumed`: the request took its Idempotency-Key over from an earlier attempt that never
    * answered (it crashed, or outran the key's lock); what that attempt stored is answered first.
+   * One request of AttachmentUrls.forRequest, whichever door calls it.
    */
   async create(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null, { resumed = false } = {}): Promise<Message> {
-    if (resumed && idempotencyKey !== null) {
-      const earlier = await this.acceptedUnder(principal, idempotencyKey);
-      if (earlier !== null) return this.get(principal, earlier);
-    }
-    return this.accept(principal, await this.checked(principal, input, idempotencyKey));
+    return this.attachmentUrls.forRequest(async () => {
+      if (resumed && idempotencyKey !== null) {
+        const earlier = await this.acceptedUnder(principal, idempotencyKey);
+        if (earlier !== null) return this.get(principal, earlier);
+      }
+      return this.accept(principal, await this.checked(principal, input, idempotencyKey));
+    });
   }
 
   /**
@@ -145,7 +148,8 @@ export class MessagesService {
 
   /**
    * Runs every check `create` runs and answers the message as `create` would store it, storing
-   * nothing and counting nothing: the dry run behind previewMessage.
+   * nothing and counting nothing: the dry run behind previewMessage. Its files are held by the
+   * caller's request: MessagePreviewService.preview runs it within AttachmentUrls.forRequest.
    */
   async check(principal: Principal, input: CreateMessageRequest): Promise<MessageRecord> {
     return acceptedRecord(await this.checked(principal, input, null));
@@ -162,9 +166,15 @@ export class MessagesService {
    * Up to 100 messages, each validated and accepted on its own (one refused message does not
    * stop the others; with `strict`, it stops them all), all durable before the answer. Under an Idempotency-Key each message
    * carries `<key>#<index>`, so a retried batch whose first attempt crashed after storing some
-   * of its messages finds them instead of sending them again.
+   * of its messages finds them instead of sending them again. One request of
+   * AttachmentUrls.forRequest, whichever door calls it: its accepted messages' files are held
+   * until all are stored.
    */
-  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false, resumed = false } = {}): Promise<BatchOutcome[]> {
+  async createBatch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, options: { strict?: boolean; resumed?: boolean } = {}): Promise<BatchOutcome[]> {
+    return this.attachmentUrls.forRequest(() => this.batch(principal, inputs, idempotencyKey, options));
+  }
+
+  private async batch(principal: Principal, inputs: readonly BatchInput[], idempotencyKey: string | null, { strict = false, resumed = false }: { strict?: boolean; resumed?: boolean }): Promise<BatchOutcome[]> {
     const now = this.clock.now();
     const slotOf = (index: number) => `${idempotencyKey}#${index}`;
     // A resumed request (see create) answers what its earlier attempt stored as it was stored,

@@ -356,4 +356,26 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(await stored()).toEqual([]);
     });
   });
+
+  describe("the services, called by another door than HTTP", () => {
+    it("hold a send, a batch and a preview to ATTACHMENT_FETCH_MAX_BYTES_IN_HAND as the API does, and take each call's bytes back when it ends", async () => {
+      await t.restart({ ATTACHMENT_FETCH_MAX_BYTES: String(1024 * 1024), ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(1024 * 1024) });
+      const { auth, messages, messagePreviews, attachmentUrls } = t.runtime.services;
+      const principal = await auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      const url = `${files.base}/files/600k`;
+      const first = messages.create(principal, aMessage({ attachments: [{ url: `${files.base}/files/600k-stalled` }] }), null);
+      await vi.waitFor(() => expect(attachmentUrls.bytesInHand).toBe(600 * 1024), { timeout: 5_000, interval: 20 });
+      const full = { code: "service_unavailable", extra: { retryAfterSeconds: 5 } };
+      await expect(messages.create(principal, aMessage({ attachments: [{ url }] }), null)).rejects.toMatchObject(full);
+      await expect(messages.createBatch(principal, [aMessage(), aMessage({ attachments: [{ url }] })], null)).rejects.toMatchObject(full);
+      await expect(messagePreviews.preview(principal, aMessage({ attachments: [{ url }] }))).rejects.toMatchObject(full);
+      expect(attachmentUrls.bytesInHand).toBe(600 * 1024);
+      files.finishStalled();
+      await first;
+      expect(attachmentUrls.bytesInHand).toBe(0);
+      await messages.createBatch(principal, [aMessage({ attachments: [{ url }] })], null);
+      expect(attachmentUrls.bytesInHand).toBe(0);
+      expect(await stored()).toHaveLength(2);
+    });
+  });
 });
