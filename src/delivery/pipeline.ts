@@ -79,9 +79,10 @@ export interface PipelineContext {
 
 /**
  * One attempt's result: the change to commit (the outcomes), and the message's first rendering to
- * keep once that is committed (MessagesRepository.renderingWriter), null when there is none new.
- * Apart, because the rendering's size is not bounded as the stored message is, and must never
- * keep the outcomes from being recorded (docs/delivery.md).
+ * keep, null when there is none new. Apart, because the rendering's size is not bounded as the
+ * stored message is, and must never keep the outcomes from being recorded: the worker puts a small
+ * one in the change (MessageChange.rendering) and keeps a larger one once the change is committed
+ * (MessagesRepository.renderingWriter; docs/delivery.md).
  */
 export interface Attempt {
   change: MessageChange;

@@ -6,7 +6,7 @@ import type { Verp } from "../domain/verp.js";
 import type { TrackingLinks } from "../tracking/links.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { JobRow, JobsRepository } from "../db/repositories/jobs.js";
-import type { MessageChange, MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
+import { renderingBytes, type MessageChange, type MessageRecord, type MessagesRepository, type RecipientRecord } from "../db/repositories/messages.js";
 import type { SuppressionsRepository } from "../db/repositories/suppressions.js";
 import type { Metrics } from "../metrics.js";
 import { batchLoader } from "../db/batch-loader.js";
@@ -28,7 +28,7 @@ export interface WorkerSettings {
   maxInFlight: number;
   /** Content bytes of the messages it holds at once (DELIVERY_MAX_BYTES_IN_HAND). */
   maxBytesInHand: number;
-  /** The largest rendered source it keeps (MessagesRepository.renderingWriter); LIMITS.keptSourceMaxBytes unless set. */
+  /** The largest rendered source it keeps (MessagesRepository.renderingWriter; it bounds what is kept with the outcome too); LIMITS.keptSourceMaxBytes unless set. */
   keptSourceMaxBytes?: number;
 }
 
@@ -262,15 +262,31 @@ export class DeliveryWorker {
   }
 
   /**
-   * Keeps the message's first rendering, after its outcomes are recorded and apart from them:
-   * the mail is out and its outcomes are safe whatever happens here, so a source too large to
-   * keep is left out, and one that fails to store is logged and never tried again (a retry of
-   * the attempt would send the mail again).
+   * Whether a rendering is small enough to be kept in the outcome's own UPDATE
+   * (LIMITS.inlineSourceMaxBytes, and never past the kept-source budget), measured as
+   * renderingWriter measures it. Larger ones are kept apart, after the outcome (keep()).
+   */
+  private fitsWithOutcome(rendering: NonNullable<Attempt["rendering"]>): boolean {
+    const maxBytes = Math.min(LIMITS.inlineSourceMaxBytes, this.keptSourceMaxBytes());
+    // A string's length never exceeds its UTF-8 bytes: a large source is not walked to learn that.
+    if (rendering.mime.length > maxBytes) return false;
+    const { mime, text } = renderingBytes(rendering);
+    return mime + text <= maxBytes;
+  }
+
+  private keptSourceMaxBytes(): number {
+    return this.settings.keptSourceMaxBytes ?? LIMITS.keptSourceMaxBytes;
+  }
+
+  /**
+   * Keeps the message's first rendering when too large to go with the outcome, after its outcomes
+   * are recorded and apart from them: the mail is out and its outcomes are safe whatever happens
+   * here, so a source too large to keep is left out, and one that fails to store is logged and
+   * never tried again (a retry of the attempt would send the mail again).
    */
   private async keep(record: MessageRecord, rendering: NonNullable<Attempt["rendering"]>): Promise<void> {
     try {
-      const maxBytes = this.settings.keptSourceMaxBytes ?? LIMITS.keptSourceMaxBytes;
-      await this.deps.groupCommit.submit(this.deps.messages.renderingWriter, { scope: record.scope, id: record.id, rendering, maxBytes });
+      await this.deps.groupCommit.submit(this.deps.messages.renderingWriter, { scope: record.scope, id: record.id, rendering, maxBytes: this.keptSourceMaxBytes() });
     } catch (error) {
       this.deps.log.error({ err: error, message_id: record.id }, "could not keep a delivered message's rendered source");
     }
@@ -303,8 +319,11 @@ export class DeliveryWorker {
         retryDelayMs: route.retryDelayMs,
         expiresAt,
       });
-      await this.record(change);
-      if (rendering) await this.keep(record, rendering);
+      // A small rendering rides in the outcome's own UPDATE (one write of the message row, not
+      // two); a larger one is kept apart, once the outcome is safe.
+      const inline = rendering !== null && this.fitsWithOutcome(rendering);
+      await this.record(inline ? { ...change, rendering } : change);
+      if (rendering && !inline) await this.keep(record, rendering);
       metrics.jobs.inc({ outcome: change.job.action === "reschedule" ? "retry" : "done" });
       const waitedSeconds = Math.max(0, this.deps.clock.now() - due) / 1000;
       for (const r of change.recipients) {

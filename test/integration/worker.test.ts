@@ -94,16 +94,15 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       expect((await Promise.all(ids.map(events))).flat()).toHaveLength(1 + 2 + 1 + 1 + 1 + 1 + 2);
     });
 
-    it("does not record an outcome twice when a worker finishes after its lease was taken over", async () => {
-      const id = await sendOk(["ada@example.com", "grace@example.com"]);
-      // A slow worker claims the job and gets as far as the hand-off...
+    /** A worker that claims the message's job as `workerId` and gets as far as the hand-off: its attempt, not yet recorded. */
+    const slowAttempt = async (id: string, workerId: string) => {
       const now = t.clock.now();
-      await t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + leaseMs(), workerId: "slow-worker", environments: ["sandbox"] });
+      await t.runtime.repositories.jobs.claim({ now, limit: 10, leaseUntil: now + leaseMs(), workerId, environments: ["sandbox"] });
       const [record] = await t.runtime.repositories.messages.findMany({ workspaceId: t.workspace.id, environment: "sandbox" }, [id]);
-      const { change: late } = await attemptDelivery(record!, {
+      return attemptDelivery(record!, {
         now,
         clock: t.clock,
-        claimedBy: "slow-worker",
+        claimedBy: workerId,
         identity: null,
         suppressions: new Map(),
         verp: new Verp(secretKeys("ab".repeat(32))),
@@ -115,6 +114,12 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         retryDelayMs: () => 30_000,
         expiresAt: now + 86_400_000,
       });
+    };
+
+    it("does not record an outcome twice when a worker finishes after its lease was taken over", async () => {
+      const id = await sendOk(["ada@example.com", "grace@example.com"]);
+      // A slow worker claims the job and gets as far as the hand-off...
+      const { change: late } = await slowAttempt(id, "slow-worker");
 
       // ...its lease runs out, another worker delivers the message...
       t.clock.advance(leaseMs() + 1);
@@ -130,6 +135,19 @@ describe.each(databases)("delivery worker ($name)", (database) => {
         ["message.delivered", "ada@example.com"],
         ["message.delivered", "grace@example.com"],
       ]);
+    });
+
+    it("does not keep the source of an attempt whose lease was taken over", async () => {
+      const id = await sendOk();
+      const { change, rendering } = await slowAttempt(id, "slow-worker");
+      expect(rendering).not.toBeNull();
+      // Its lease runs out and another worker claims the job (and is still sending it)...
+      t.clock.advance(leaseMs() + 1);
+      expect(await claimAndDie()).toHaveLength(1);
+      // ...when the slow one records its outcome with its small source.
+      await t.runtime.repositories.groupCommit.submit(t.runtime.repositories.messages.changeWriter, { ...change, rendering: rendering! });
+      expect(await message(id)).toMatchObject({ status: "queued", mime: null });
+      expect((await events(id)).map((e) => e.type)).toEqual(["message.queued"]);
     });
 
     it("delivers each message once however often the worker runs", async () => {
@@ -235,19 +253,77 @@ describe.each(databases)("delivery worker ($name)", (database) => {
       expect(await message(textOnly)).toMatchObject({ status: "delivered", mime: null, text: "Hello" });
     });
 
-    it("logs a source it could not keep and neither records the outcome again nor sends the message again", async () => {
-      const id = await sendOk();
+    /** The messages repository, whose writes of sources kept apart from the outcomes (renderingWriter) all fail. */
+    const failingRenderings = () => {
       const real = t.runtime.repositories.messages;
-      const failing = Object.assign(Object.create(real) as typeof real, {
+      return Object.assign(Object.create(real) as typeof real, {
         renderingWriter: { name: real.renderingWriter.name, write: () => Promise.reject(new Error("Connection lost: The server closed the connection.")) },
       });
-      const { worker, seen } = countingWorker({ messages: failing });
+    };
+
+    it("logs a source it could not keep and neither records the outcome again nor sends the message again", async () => {
+      // 1.5 MiB of prose html: its source is past LIMITS.inlineSourceMaxBytes, so it is kept apart.
+      const paragraph = `<p>${"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ".repeat(3)}</p>\n`;
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ html: paragraph.repeat(Math.ceil((1.5 * 1024 * 1024) / paragraph.length)) }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().id as string;
+      const { worker, seen } = countingWorker({ messages: failingRenderings() });
       await worker.tick();
       t.clock.advance(leaseMs() + 1);
       await worker.tick();
       expect(seen.logged).toEqual(["could not keep a delivered message's rendered source"]);
       expect(seen.handedOff).toBe(1);
       expect(await message(id)).toMatchObject({ status: "delivered", mime: null });
+      expect(await jobCount()).toBe(0);
+    });
+
+    it("keeps a small message's source with its outcomes, in the same write, not apart from them", async () => {
+      const id = await sendOk();
+      // Keeping sources apart fails: a small one does not go that way, so nothing is logged.
+      const { worker, seen } = countingWorker({ messages: failingRenderings() });
+      await worker.tick();
+      t.clock.advance(leaseMs() + 1);
+      await worker.tick();
+      expect(seen.logged).toEqual([]);
+      expect(seen.handedOff).toBe(1);
+      const sent = await message(id);
+      expect(sent).toMatchObject({ status: "delivered", text: "Hello Ada", content_removed_at: null });
+      expect(sent.mime).toMatch(/^Subject: Welcome\r$/m);
+      expect(await jobCount()).toBe(0);
+    });
+
+    it("does not put back the source of a message whose content the retention removed while it was being sent", async () => {
+      const id = await sendOk();
+      const worker = testWorker(t, {
+        deliver: async (recipient, _envelope, _mime, record, begin) => {
+          begin();
+          // What removeContent writes (it picks settled messages only: this stands for any write
+          // of it that lands between the attempt's load and its outcome).
+          await t.runtime.db.knex("messages").where({ id }).update({ html: null, text: null, mime: null, content_removed_at: t.clock.now() });
+          return simulateDelivery(recipient, record);
+        },
+        retryDelayMs: () => 30_000,
+      });
+      await worker.tick();
+      expect(await message(id)).toMatchObject({ status: "delivered", html: null, text: null, mime: null, content_removed_at: new Date(t.clock.now()).toISOString() });
+      expect(await jobCount()).toBe(0);
+    });
+
+    it("does not replace a source kept while the attempt was being sent with the attempt's own rendering", async () => {
+      const id = await sendOk();
+      const first = "Subject: Welcome\r\nMessage-ID: <first@acme.example>\r\n\r\nHello Ada\r\n";
+      const { messages, groupCommit } = t.runtime.repositories;
+      const worker = testWorker(t, {
+        deliver: async (recipient, _envelope, _mime, record, begin) => {
+          begin();
+          // An earlier attempt's rendering, kept meanwhile (its worker's lease ran out mid-send).
+          expect(await groupCommit.submit(messages.renderingWriter, { scope: record.scope, id, rendering: { mime: first, text: null }, maxBytes: 1024 })).toBe("kept");
+          return simulateDelivery(recipient, record);
+        },
+        retryDelayMs: () => 30_000,
+      });
+      await worker.tick();
+      expect(await message(id)).toMatchObject({ status: "delivered", mime: first });
       expect(await jobCount()).toBe(0);
     });
 
