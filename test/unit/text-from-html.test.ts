@@ -1,5 +1,21 @@
-import { describe, expect, it } from "vitest";
+import * as htmlToText from "html-to-text";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { DERIVED_TEXT_CUT, DERIVED_TEXT_MIN_CHARS, textFromHtml } from "../../src/domain/text-from-html.js";
+
+// What html-to-text hands back before textFromHtml cuts it: the text it built in memory.
+const built = vi.hoisted(() => ({ longest: 0 }));
+vi.mock("html-to-text", async (importOriginal) => {
+  const actual = await importOriginal<typeof htmlToText>();
+  const compile: typeof actual.compile = (options) => {
+    const convert = actual.compile(options) as (html: string, metadata?: unknown) => string;
+    return ((html: string, metadata?: unknown) => {
+      const text = convert(html, metadata);
+      built.longest = Math.max(built.longest, text.length);
+      return text;
+    }) as ReturnType<typeof actual.compile>;
+  };
+  return { ...actual, compile };
+});
 
 describe("textFromHtml", () => {
   it("derives the text of ordinary html whole", () => {
@@ -41,5 +57,61 @@ describe("textFromHtml", () => {
     expect(text.endsWith(DERIVED_TEXT_CUT)).toBe(true);
     expect(text.length).toBeLessThanOrEqual(html.length);
     expect(() => encodeURIComponent(text)).not.toThrow();
+  });
+
+  it("numbers a roman list in decimal past 3999, where html-to-text wrote 'undefined' or threw", () => {
+    expect(textFromHtml('<ol type="I" start="3998"><li>a</li><li>b</li></ol>')).toBe(" MMMCMXCVIII. a\n MMMCMXCIX.   b");
+    expect(textFromHtml('<ol type="i" start="3999"><li>a</li><li>b</li></ol>')).toBe(" 3999. a\n 4000. b");
+    expect(textFromHtml('<ol type="I" start="10000"><li>a</li></ol>')).toBe(" 10000. a");
+    expect(textFromHtml('<ol type="i" start="1.23456"><li>a</li></ol>')).toBe(" 1.23456. a");
+  });
+});
+
+describe("textFromHtml's work and memory", () => {
+  beforeEach(() => {
+    built.longest = 0;
+  });
+
+  it("builds little more text than the cap from a run of <hr>, however many follow", () => {
+    const html = "<hr>".repeat(50_000); // 200 KB of html; each <hr> a line of 78 dashes: 4 MB uncut
+    const text = textFromHtml(html);
+    expect(text.endsWith(`${"-".repeat(78)}${DERIVED_TEXT_CUT}`)).toBe(true);
+    // The dashes count towards the cap, the line breaks between them do not.
+    expect(built.longest).toBeLessThanOrEqual(html.length * 1.05);
+  });
+
+  it("builds no more text than the cap from deeply nested quotes and lists, whose prefixes repeat on every line", () => {
+    for (const open of ["<blockquote>", "<ul><li>", '<ol start="100000000000000000000"><li>']) {
+      built.longest = 0;
+      const html = `${open.repeat(60)}${"a<br>".repeat(20_000)}`; // ~2.5 MB of text uncut
+      const text = textFromHtml(html);
+      expect(text.endsWith(DERIVED_TEXT_CUT)).toBe(true);
+      expect(built.longest, open).toBeLessThanOrEqual(html.length + 80);
+    }
+  });
+
+  it("derives the text of markup nested deeper than the call stack goes instead of throwing", () => {
+    for (const [open, close] of [["<div>", "</div>"], ["<blockquote>", "</blockquote>"], ["<ol><li>", "</li></ol>"]] as const) {
+      const html = `<p>Hello</p>${open.repeat(5_000)}deep${close.repeat(5_000)}<p>Bye</p>`;
+      const text = textFromHtml(html);
+      expect(text.startsWith("Hello"), open).toBe(true);
+      expect(text.endsWith("Bye"), open).toBe(true);
+    }
+  });
+
+  it("derives the same text as html-to-text unbounded for ordinary messages", () => {
+    const samples = [
+      "<p>Hi Ana,</p><p>Your order <b>#1042</b> has shipped.</p><hr><p>Questions? <a href=\"https://shop.example/help\">Help</a></p>",
+      "<h1>Receipt</h1><table><tr><td>Lamp</td><td>$20</td></tr><tr><td>Bulb</td><td>$2</td></tr></table><hr/><p>Thanks</p>",
+      "<p>Thanks!</p><div class=\"gmail_quote\">On Mon wrote:<br><blockquote>Earlier<br><blockquote>Even earlier<hr>sig</blockquote></blockquote></div>",
+      "<blockquote></blockquote>text<blockquote><p></p></blockquote>",
+      "<ul><li>one</li><li>two<ul><li>two a</li><li><p>two b</p><p>more</p></li></ul></li><li></li></ul>after",
+      "<ol start=\"9\"><li>nine</li><li>ten<ol type=\"a\"><li>x</li><li>y<br>z</li></ol></li></ol>",
+      "before<ul><!-- nothing --></ul>between<ol>\n  </ol>after<ul><p>not an item</p></ul>end",
+      "<div><li>stray item</li></div><p>a<hr>b</p><pre>  pre\n  formatted<hr>  </pre>",
+      `<blockquote>${"<ul><li>".repeat(12)}deep item with enough words to wrap the line at its reduced width${"</li></ul>".repeat(12)}</blockquote>`,
+      `<p>${"word ".repeat(400)}</p><blockquote>${"quoted words ".repeat(200)}</blockquote>`,
+    ];
+    for (const html of samples) expect(textFromHtml(html), html).toBe(htmlToText.convert(html, { wordwrap: 78 }));
   });
 });
