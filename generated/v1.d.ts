@@ -2108,6 +2108,14 @@ export interface components {
             request_id: string;
             /** @description For `validation_failed`, every failing field of the stage that failed: the shape (the schemas), then the meaning (addresses, header names, limits). */
             errors?: components["schemas"]["FieldError"][];
+            /**
+             * @description For `idempotency_key_in_use`: how long the server keeps a key locked after its request
+             *     last renewed the lock (`IDEMPOTENCY_LOCK_SECONDS`). A request still running renews it
+             *     every third of that; one that crashed stops, so its key frees at most this long after,
+             *     and a retry of the same request then takes it over. A client waiting for the first
+             *     request's answer can give up after its own timeout plus this.
+             */
+            lock_seconds?: number;
         } & {
             [key: string]: unknown;
         };
@@ -3904,7 +3912,9 @@ export interface components {
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`,
          *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`), or a request with the same Idempotency-Key is still running
-         *     (`idempotency_key_in_use`, with `Retry-After`). `domain_changed` carries `Retry-After` too: it
+         *     (`idempotency_key_in_use`, with `Retry-After: 1`, the pace to poll at, and `lock_seconds`, the
+         *     server's lock: a request that crashed frees its key at most that long after it last renewed
+         *     it, and a retry of the same request then takes it over). `domain_changed` carries `Retry-After` too: it
          *     is a race lost to concurrent changes, and a retry with the same Idempotency-Key runs again
          *     (an answer with `Retry-After` is never stored for replay).
          */
@@ -3922,7 +3932,8 @@ export interface components {
                  *       "status": 409,
                  *       "detail": "A request with this Idempotency-Key is still being processed; retry shortly.",
                  *       "code": "idempotency_key_in_use",
-                 *       "request_id": "req_01jd3k8m2q5v7w9x1y3z5a7b9c"
+                 *       "request_id": "req_01jd3k8m2q5v7w9x1y3z5a7b9c",
+                 *       "lock_seconds": 60
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];

@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, Mailroom } from "mailroom";
+import { DEFAULT_BASE_URL, isSendableApiKey, Mailroom } from "mailroom";
 import type { Args } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -21,16 +21,15 @@ export function connectionOf(args: Args, io: Io): { apiKey: string | undefined; 
 
 /**
  * What is wrong with a key that cannot be sent, or undefined. A key is printable ASCII without
- * spaces; anything else (a line break a copy and paste added, say) is refused here, before the
- * HTTP library refuses the header with an error that quotes it. Says where the key came from,
- * never the key.
+ * spaces (the SDK's isSendableApiKey, which its constructor applies: one predicate, so that the
+ * CLI and the SDK refuse the same keys); anything else (a line break a copy and paste added, say)
+ * is refused here, as a usage error, rather than as the SDK's configuration error. Says where the
+ * key came from, never the key.
  */
 export function keyProblem(apiKey: string, source: string): string | undefined {
-  if (isWellFormedKey(apiKey)) return undefined;
+  if (isSendableApiKey(apiKey)) return undefined;
   return `The API key in ${source} holds a character no key has (a line break, a space, or one outside printable ASCII): copy the key again, whole and alone.`;
 }
-
-export const isWellFormedKey = (apiKey: string) => /^[\x21-\x7e]+$/.test(apiKey);
 
 /** Where the key in use comes from: a flag wins over the environment. */
 export const keySource = (args: Args) => (args["api-key"] === undefined ? "MAILROOM_API_KEY" : "--api-key");

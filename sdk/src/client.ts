@@ -24,8 +24,8 @@ export interface ClientOptions {
   /**
    * An API key (`svc_live_…`, `svc_test_…`) or a user access token (`mru_live_…`, `mru_test_…`;
    * the Accounts operations need one), sent as the bearer credential. Only checked for characters
-   * a header cannot carry: the server is the one judge of a credential. Default: the
-   * `MAILROOM_API_KEY` environment variable.
+   * a header cannot carry (isSendableApiKey): the server is the one judge of a credential.
+   * Default: the `MAILROOM_API_KEY` environment variable.
    */
   apiKey?: string;
   /** Where the API is served. Default: `MAILROOM_BASE_URL`, else `http://localhost:3000`. */
@@ -35,8 +35,8 @@ export interface ClientOptions {
   /**
    * Retries after a connection error, 408, 429 or 5xx: a whole number, 0 or more. Default 2. A
    * 409 `idempotency_key_in_use` is waited out without spending them (unless 0), for up to
-   * `timeout` plus 60 s. A DELETE whose outcome is unknown is retried only where a repeat is safe
-   * (see the README).
+   * `timeout` plus the server's lock (the 409's `lock_seconds`; 60 s when it does not say). A
+   * DELETE whose outcome is unknown is retried only where a repeat is safe (see the README).
    */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
@@ -119,7 +119,7 @@ export class Mailroom {
       );
     }
     // A key a header cannot carry would make every call fail with a TypeError that quotes it.
-    if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    if (!isSendableApiKey(apiKey)) {
       throw new MailroomConfigurationError(
         "The Mailroom API key has a character an HTTP header cannot carry (a space, a line break, a control or non-ASCII character): check how it was copied.",
       );
@@ -218,6 +218,16 @@ export class Mailroom {
   initRepeatedDelete(options: RequestOptions | undefined) {
     return { ...this.init(options, "DELETE"), fetch: this.repeatingFetch };
   }
+}
+
+/**
+ * Whether a bearer header can carry `apiKey`: one or more printable ASCII characters, no space.
+ * Not whether it is a Mailroom key: the server alone judges that (prefix, body and checksum),
+ * and the client also carries user access tokens and, in tests, whatever a mock accepts. The
+ * constructor refuses what this refuses, and the CLI refuses keys with it too, so the two agree.
+ */
+export function isSendableApiKey(apiKey: string): boolean {
+  return /^[\x21-\x7e]+$/.test(apiKey);
 }
 
 /**

@@ -14,7 +14,7 @@ export interface RetryPolicy {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where jitter comes from; tests pin it. */
   random?: () => number;
-  /** The clock of the wait for a key in use (IN_USE_GRACE_MS); tests move it with their sleep. */
+  /** The clock of the wait for a key in use (lockMsOf); tests move it with their sleep. */
   now?: () => number;
   /**
    * Whether a DELETE is sent again once an attempt's outcome is unknown (see followsUnknownOutcome).
@@ -31,13 +31,12 @@ const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * How long past the call's timeout a `409 idempotency_key_in_use` is waited out: the server's
- * default `IDEMPOTENCY_LOCK_SECONDS` (60). The first attempt is still running (a batch fetching
- * slow attachment URLs can outlive the timeout) and its answer is what the call wants; after one
- * lock with no renewal a crashed attempt's claim frees and the next poll runs the request itself.
- * Counted from the call's first such 409, so it allows the first attempt a whole timeout more.
+ * The server's lock when its `409 idempotency_key_in_use` does not say (`lock_seconds`, which
+ * servers before it did not send, nor does a mock): the default `IDEMPOTENCY_LOCK_SECONDS`.
  */
-const IN_USE_GRACE_MS = 60_000;
+const DEFAULT_LOCK_MS = 60_000;
+/** The longest lock a server may keep (IDEMPOTENCY_LOCK_SECONDS is at most 3600): a larger value is not believed. */
+const MAX_LOCK_MS = 3_600_000;
 
 /** Connection failures before the request was sent: nothing can have been done. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
@@ -89,10 +88,15 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
       }
       if (outcomeUnknown) answersAfterUnknownOutcome.add(response);
       // The first request with this key is still running: wait for its answer at the pace the
-      // server asks (Retry-After: 1), whatever retries are left, unless retries are off; past
-      // the deadline the 409 is the answer, and its error carries the key to try again with.
-      if (policy.maxRetries > 0 && (await isKeyInUse(response))) {
-        inUseUntil ??= now() + policy.timeoutMs + IN_USE_GRACE_MS;
+      // server asks (Retry-After: 1), whatever retries are left, unless retries are off. The
+      // first attempt may outlive the timeout (a batch fetching slow attachment URLs), so wait a
+      // whole timeout more, plus one of the server's locks (the 409's lock_seconds): a crashed
+      // attempt's claim frees one lock after its last renewal, and the next poll then runs the
+      // request itself. Past that deadline, counted from the call's first such 409, the 409 is
+      // the answer, and its error carries the key to try again with.
+      const inUse = policy.maxRetries > 0 ? await keyInUse(response) : undefined;
+      if (inUse) {
+        inUseUntil ??= now() + policy.timeoutMs + inUse.lockMs;
         const delay = retryAfterMs(response.headers, now()) ?? backoffMs(0, random);
         if (now() >= inUseUntil || delay > MAX_RETRY_AFTER_MS) return response;
         await response.body?.cancel().catch(() => undefined);
@@ -172,14 +176,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => v
 async function isRetryable(response: Response): Promise<boolean> {
   const { status } = response;
   if (status === 408 || status === 429 || status >= 500) return true;
-  return isKeyInUse(response);
+  return (await keyInUse(response)) !== undefined;
 }
 
-/** A `409 idempotency_key_in_use`: the first request with this Idempotency-Key is still running. */
-async function isKeyInUse(response: Response): Promise<boolean> {
-  if (response.status !== 409) return false;
+/**
+ * For a `409 idempotency_key_in_use` (the first request with this Idempotency-Key is still
+ * running), how long the server keeps the key locked after its request last renewed it; else
+ * undefined.
+ */
+async function keyInUse(response: Response): Promise<{ lockMs: number } | undefined> {
+  if (response.status !== 409) return undefined;
   const problem: unknown = await response.clone().json().catch(() => undefined);
-  return typeof problem === "object" && problem !== null && (problem as { code?: unknown }).code === "idempotency_key_in_use";
+  if (typeof problem !== "object" || problem === null) return undefined;
+  const { code, lock_seconds: lockSeconds } = problem as { code?: unknown; lock_seconds?: unknown };
+  if (code !== "idempotency_key_in_use") return undefined;
+  const lockMs = typeof lockSeconds === "number" && lockSeconds > 0 ? Math.min(lockSeconds * 1000, MAX_LOCK_MS) : DEFAULT_LOCK_MS;
+  return { lockMs };
 }
 
 export function backoffMs(attempt: number, random: () => number): number {

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, Mailroom, MailroomConfigurationError, MailroomError } from "../src/index.js";
+import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError } from "../src/index.js";
 import { fakeClient, fakeFetch, json } from "./helpers.js";
 
 const workspace = () => json(200, { id: "ws_1", object: "workspace" });
@@ -221,6 +221,24 @@ describe("the API key", () => {
     expect(error).toBeInstanceOf(MailroomConfigurationError);
     expect((error as Error).message).not.toContain(apiKey);
     expect((error as Error).message).not.toContain("do_not_print_me");
+  });
+
+  // The CLI refuses keys with this same predicate (cli/src/connection.ts), so the two cannot drift.
+  it.each([
+    ["an API key", "svc_test_fine", true],
+    ["a user access token", "mru_live_fine", true],
+    ["any other printable ASCII (the server judges the form)", "none!~", true],
+    ["nothing", "", false],
+    ["a line break", `${SECRET}\n`, false],
+    ["a tab", "svc_test_a\tb", false],
+    ["a space", "svc_test_two words", false],
+    ["DEL", "svc_test_\u007f", false],
+    ["a non-ASCII character", "svc_test_clé", false],
+  ])("isSendableApiKey judges a key with %s as the constructor does", (_what, apiKey, sendable) => {
+    expect(isSendableApiKey(apiKey)).toBe(sendable);
+    const construct = () => new Mailroom({ apiKey, baseUrl: "http://mailroom.test" });
+    if (sendable) expect(construct).not.toThrow();
+    else expect(construct).toThrow(MailroomConfigurationError);
   });
 
   it("refuses a base URL with a user name or password, without repeating the password", () => {

@@ -395,6 +395,39 @@ describe("retryingFetch and 409 idempotency_key_in_use", () => {
     expect(fake.requests).toHaveLength(62);
   });
 
+  it("waits for the timeout plus the lock the 409 says the server keeps (lock_seconds), not the default 60 s", async () => {
+    const { sleeps, policy } = clockPolicy(2, 1_000);
+    const fake = fakeFetch(() => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "1" }, extra: { lock_seconds: 5 } }));
+    const response = await retryingFetch(fake.fetch, policy)(request());
+    expect(response.status).toBe(409);
+    // 1 s timeout + a 5 s lock: 6 waits of 1 s, then the 409 of the last poll is the answer.
+    expect(sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(6_000);
+    expect(fake.requests).toHaveLength(7);
+  });
+
+  it("waits a longer lock out too, up to the longest the server allows (3600 s)", async () => {
+    const longer = clockPolicy(2, 1_000);
+    // Polled every 10 s: the first poll at or past 1 s + 300 s is at 310 s.
+    const fake = fakeFetch(() => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "10" }, extra: { lock_seconds: 300 } }));
+    await retryingFetch(fake.fetch, longer.policy)(request());
+    expect(longer.sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(310_000);
+
+    // Polled each minute: the first poll at or past 1 s + 3600 s is the 61st minute.
+    const absurd = clockPolicy(2, 1_000);
+    const forEver = fakeFetch(() => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "60" }, extra: { lock_seconds: 1e9 } }));
+    await retryingFetch(forEver.fetch, absurd.policy)(request());
+    expect(absurd.sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(61 * 60_000);
+    expect(forEver.requests).toHaveLength(62);
+  });
+
+  it.each([["none", undefined], ["not a number", "60"], ["zero", 0], ["negative", -5]])("falls back to the default 60 s lock when lock_seconds is %s", async (_what, lockSeconds) => {
+    const { sleeps, policy } = clockPolicy(2, 1_000);
+    const extra = lockSeconds === undefined ? {} : { lock_seconds: lockSeconds };
+    const fake = fakeFetch(() => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "1" }, extra }));
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps.reduce((sum, ms) => sum + ms, 0)).toBe(61_000);
+  });
+
   it("still has its retries for other failures after polling", async () => {
     const { policy } = clockPolicy(1);
     const inUse = () => problem(409, "idempotency_key_in_use", { headers: { "retry-after": "1" } });

@@ -29,7 +29,7 @@ export class DomainError extends Error {
     readonly code: string,
     readonly title: string,
     message: string,
-    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
+    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number; extensions?: Record<string, unknown> } = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -123,8 +123,9 @@ export class WebhookTargetNotAllowedError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  constructor(code: string, title: string, message: string, retryAfterSeconds?: number) {
-    super("conflict", code, title, message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  /** `extensions`: members the problem document carries besides the standard ones (the contract's `Problem`). */
+  constructor(code: string, title: string, message: string, retryAfterSeconds?: number, extensions?: Record<string, unknown>) {
+    super("conflict", code, title, message, { ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(extensions === undefined ? {} : { extensions }) });
   }
 }
 

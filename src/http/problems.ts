@@ -49,7 +49,7 @@ export function toProblem(error: unknown, req: FastifyRequest): { problem: Probl
   }
   const domain = unwrapSecurityError(error);
   if (domain instanceof DomainError) {
-    const extra = domain.extra.errors ? { errors: domain.extra.errors } : {};
+    const extra = { ...domain.extra.extensions, ...(domain.extra.errors ? { errors: domain.extra.errors } : {}) };
     const result: { problem: Problem; retryAfter?: number } = { problem: problem(STATUS_BY_KIND[domain.kind], domain.code, domain.title, domain.message, req.id, extra) };
     if (domain.extra.retryAfterSeconds !== undefined) result.retryAfter = domain.extra.retryAfterSeconds;
     return result;

@@ -72,7 +72,12 @@ export class IdempotencyService {
     if (record.state === "done" && record.response !== null) {
       return { kind: "replay", response: JSON.parse(this.box.open(record.response)) as StoredResponse };
     }
-    throw new ConflictError("idempotency_key_in_use", "Idempotency-Key in use", "A request with this Idempotency-Key is still being processed; retry shortly.", 1);
+    // Retry-After: 1 is the pace to poll at (the first request may answer at any moment);
+    // lock_seconds tells the client how long a crashed request can still hold the key, so that
+    // it need not assume this server's lock is the default one (IDEMPOTENCY_LOCK_SECONDS).
+    throw new ConflictError("idempotency_key_in_use", "Idempotency-Key in use", "A request with this Idempotency-Key is still being processed; retry shortly.", 1, {
+      lock_seconds: this.settings.lockSeconds,
+    });
   }
 
   /**

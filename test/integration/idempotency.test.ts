@@ -216,6 +216,21 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(replay.payload).toBe(retry.payload);
     });
 
+    it("tells a retry of a key in use how long the server's lock lasts, so that a client knows how long a crashed claim can hold it", async () => {
+      await t.restart({ IDEMPOTENCY_LOCK_SECONDS: "7" });
+      const body = aMessage();
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "locked-7", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+
+      const during = await send(body, "locked-7");
+      expect(during.statusCode).toBe(409);
+      expect(during.headers["retry-after"]).toBe("1");
+      expect(during.json()).toMatchObject({ code: "idempotency_key_in_use", lock_seconds: 7 });
+
+      t.clock.advance(7000);
+      expect((await send(body, "locked-7")).statusCode).toBe(202);
+    });
+
     it("stores one message when two attempts of one request are accepted at the same moment", async () => {
       // A request still running when its claim's lock ran out, and its retry that took the key over.
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");

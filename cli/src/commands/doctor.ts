@@ -1,8 +1,8 @@
 import { domainToASCII } from "node:url";
-import { APIConnectionError, APIError, AuthenticationError, MailroomError, PermissionDeniedError, type Domain, type Mailroom, type PagePromise, type Workspace } from "mailroom";
+import { APIConnectionError, APIError, AuthenticationError, isSendableApiKey, MailroomError, PermissionDeniedError, type Domain, type Mailroom, type PagePromise, type Workspace } from "mailroom";
 import type { Command } from "../command.js";
 import { EXIT } from "../command.js";
-import { NO_API_KEY_FIX, connectionOf, isWellFormedKey, newClient, unreachableFix } from "../connection.js";
+import { NO_API_KEY_FIX, connectionOf, newClient, unreachableFix } from "../connection.js";
 import { probe } from "./system.js";
 
 type Status = "pass" | "warn" | "fail" | "skip";
@@ -71,7 +71,7 @@ async function checkApiKey(findings: Findings): Promise<CheckResult> {
   const kind = KEY_KINDS.find(({ prefix }) => apiKey.startsWith(prefix));
   // Whitespace is what a copy and paste most often adds; the server would refuse the key for it,
   // and a line break or a character outside printable ASCII cannot even be sent in a header.
-  if (!kind || !isWellFormedKey(apiKey)) {
+  if (!kind || !isSendableApiKey(apiKey)) {
     return fail(`${redact(apiKey)} is not a Mailroom key: one starts with svc_test_ (sandbox) or svc_live_ (live)`, `Copy the whole key, as it was shown when created. ${CREATE_KEY_FIX}`);
   }
   findings.client = findings.connect(apiKey);
