@@ -1074,6 +1074,10 @@ export interface paths {
          *     answers the template unchanged. A version sent in a layout is published only while that
          *     layout exists and has a published version (`409 layout_unavailable` otherwise: publish the
          *     layout first, or give the template another layout), so what is published can be sent.
+         *     With `base_revision`, the publish or rollback is made only if the template's `revision`
+         *     is still that one: otherwise `409 template_changed` and nothing changes (read the
+         *     template again and decide on what it is now), so a page opened before a colleague's edit
+         *     cannot publish a draft it never saw, nor roll back over a version published since.
          */
         post: operations["publishTemplate"];
         delete?: never;
@@ -1886,9 +1890,9 @@ export interface components {
             /**
              * @description Counts the changes to the template's versions: 1 when created, one more with each
              *     `updateTemplate` that changes the draft (or makes one) and each publish or rollback;
-             *     a change of `name` alone does not count. Give it back as `updateTemplate`'s
-             *     `base_revision` so that an edit made on what you read is refused, rather than stored
-             *     over a change saved since.
+             *     a change of `name` alone does not count. Give it back as the `base_revision` of
+             *     `updateTemplate` or `publishTemplate` so that an edit, publish or rollback made on
+             *     what you read is refused, rather than applied over a change saved since.
              */
             revision: number;
             /** @description The latest version's subject (Liquid); empty for a layout. */
@@ -2012,6 +2016,14 @@ export interface components {
         PublishTemplateRequest: {
             /** @description Publish this earlier version (a rollback) instead of the draft. */
             version?: number;
+            /**
+             * @description The template's `revision` this publish or rollback is based on (from `getTemplate` or
+             *     the last answer). When the template's revision is another (someone saved or made a
+             *     draft, published or rolled back since), it is refused with `409 template_changed` and
+             *     nothing changes, so a draft or a published version you never saw is not published or
+             *     replaced. Left out, the publish applies to the template as it is.
+             */
+            base_revision?: number;
         };
         RenderTemplateRequest: {
             /** @description The version to render: a number, or `draft`. Default: the published version, else the draft. */
@@ -6355,11 +6367,6 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "version": 2
-                 *     }
-                 */
                 "application/json": components["schemas"]["PublishTemplateRequest"];
             };
         };

@@ -298,6 +298,35 @@ describe("mailroom templates publish", () => {
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ code: "nothing_to_publish" });
   });
+
+  it("sends --base-revision as base_revision, for a publish and a rollback", async () => {
+    const api = stubApi(200, published);
+
+    await runCli(["templates", "publish", "welcome", "--base-revision", "7"], { env, fetch: api.fetch });
+    const result = await runCli(["templates", "publish", "welcome", "--version", "1", "--base-revision", "8"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen.map((request) => request.body)).toEqual([{ base_revision: 7 }, { version: 1, base_revision: 8 }]);
+  });
+
+  it.each(["0", "-1", "1.5", "seven"])("exits 2 for --base-revision %s, publishing nothing", async (value) => {
+    const api = stubApi(200, published);
+
+    const result = await runCli(["templates", "publish", "welcome", "--version", "1", "--base-revision", value], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain("--base-revision");
+    expect(api.seen).toEqual([]);
+  });
+
+  it("exits 1 with template_changed when the template changed since the revision given", async () => {
+    const api = stubApi(409, problemBody(409, "template_changed"));
+
+    const result = await runCli(["templates", "publish", "welcome", "--version", "1", "--base-revision", "7"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 409, code: "template_changed" });
+  });
 });
 
 describe("mailroom templates list-versions", () => {

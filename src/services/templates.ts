@@ -176,12 +176,17 @@ export class TemplatesService {
 
   /**
    * Makes the draft (or, with `version`, an earlier version: a rollback) the one that sends. The
-   * version published before is archived and stays addressable as `slug@N`.
+   * version published before is archived and stays addressable as `slug@N`. With `base_revision`,
+   * only while the template is as the caller read it, as for update.
    */
   async publish(principal: Principal, ref: string, input: PublishTemplateRequest): Promise<Template> {
     const { id, slug } = await this.find(principal, ref);
     const published = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
+      // Under the row lock, before anything else: a page that read an older revision would publish
+      // a draft saved since unseen, or roll back over a version published since. Also when the
+      // target is already published: the unchanged answer would vouch for a state it never saw.
+      if (input.base_revision !== undefined && input.base_revision !== template.revision) throw templateChanged(template, input.base_revision);
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
       let target: VersionRow;
       if (input.version !== undefined) {
@@ -475,7 +480,7 @@ const templateChanged = (template: TemplateRow, base: number) =>
   new ConflictError(
     "template_changed",
     "Template changed",
-    `Template ${template.slug} is at revision ${template.revision}, not ${base}: it was changed (a draft saved, a version published) since you read it. Nothing was stored: get it again (getTemplate), then redo your edit on it.`,
+    `Template ${template.slug} is at revision ${template.revision}, not ${base}: it was changed (a draft saved, a version published or rolled back) since you read it. Nothing was stored or published: get it again (getTemplate), then redo your edit, publish or rollback on it.`,
   );
 
 const layoutSentAlone = (slug: string) => ValidationError.field("/template/slug", `${slug} is a layout, which is not sent by itself: send a template that uses it (layout: ${slug})`);

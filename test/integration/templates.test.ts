@@ -438,6 +438,91 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/version" }] });
       expect(await versions("welcome")).toEqual(["1:published"]);
     });
+
+    it("refuses a publish based on an older revision with 409 template_changed, and publishes nothing", async () => {
+      await create({ publish: true });
+      const read = await update("welcome", { subject: "Two, {{ first_name }}" });
+      expect(read.revision).toBe(2);
+      // Someone else saves over the draft after the publisher read revision 2: publishing would send what it never saw.
+      const theirs = await update("welcome", { subject: "Theirs, {{ first_name }}" });
+      t.clock.advance(1000);
+      const res = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { base_revision: read.revision } });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 409, code: "template_changed", detail: expect.stringContaining("revision 3, not 2") });
+      expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json()).toEqual(theirs);
+      expect(await versions("welcome")).toEqual(["2:draft", "1:published"]);
+      expect((await render("welcome", { variables: { first_name: "Ada" } })).json()).toMatchObject({ version: 1, subject: "Welcome, Ada" });
+      // Based on what is there now, it publishes.
+      const published = await publish("welcome", { base_revision: theirs.revision });
+      expect(published).toMatchObject({ published_version: 2, has_draft: false, revision: 4, subject: "Theirs, {{ first_name }}" });
+      expect(await versions("welcome")).toEqual(["2:published", "1:archived"]);
+    });
+
+    it("refuses a rollback based on an older revision with 409 template_changed, and leaves the published version alone", async () => {
+      await create({ publish: true });
+      await update("welcome", { subject: "Two" });
+      const read = await publish("welcome");
+      expect(read.revision).toBe(3);
+      // Someone else publishes a fix (v3) after the page showing v2 as published was read: rolling back to v1 would undo it unseen.
+      await update("welcome", { subject: "Three" });
+      const theirs = await publish("welcome");
+      t.clock.advance(1000);
+      const res = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1, base_revision: read.revision } });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toMatchObject({ code: "template_changed", detail: expect.stringContaining("revision 5, not 3") });
+      expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json()).toEqual(theirs);
+      expect(await versions("welcome")).toEqual(["3:published", "2:archived", "1:archived"]);
+      // Even re-publishing the version already published is checked: the answer would claim a state the caller never saw.
+      const same = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 3, base_revision: read.revision } });
+      expect(same.json().code).toBe("template_changed");
+      expect(await publish("welcome", { version: 3, base_revision: theirs.revision })).toEqual(theirs);
+      // Based on the current revision, it rolls back.
+      const rolledBack = await publish("welcome", { version: 1, base_revision: theirs.revision });
+      expect(rolledBack).toMatchObject({ published_version: 1, latest_version: 3, revision: 6 });
+      expect(await versions("welcome")).toEqual(["3:archived", "2:archived", "1:published"]);
+    });
+
+    it("publishes and rolls back without base_revision whatever changed since, as before", async () => {
+      await create({ publish: true });
+      await update("welcome", { subject: "Two" });
+      await update("welcome", { subject: "Two, again" });
+      expect(await publish("welcome", {})).toMatchObject({ published_version: 2, revision: 4, subject: "Two, again" });
+      expect(await publish("welcome", { version: 1 })).toMatchObject({ published_version: 1, revision: 5 });
+    });
+
+    it("applies one of two publishes based on the same revision and refuses the other", async () => {
+      await create({ publish: true });
+      const read = await update("welcome", { subject: "Two" });
+      const answers = await Promise.all([
+        t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { base_revision: read.revision } }),
+        t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1, base_revision: read.revision } }),
+      ]);
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 409]);
+      expect(answers.find((res) => res.statusCode === 409)!.json().code).toBe("template_changed");
+      expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json().revision).toBe(3);
+    });
+
+    it("refuses a base_revision that is not a revision number", async () => {
+      await create({ publish: true });
+      for (const base_revision of [0, "2", 1.5]) {
+        const res = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload: { version: 1, base_revision } });
+        expect(res.statusCode, JSON.stringify(base_revision)).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/base_revision" }] });
+      }
+    });
+
+    it("answers 404 for another workspace's template, with or without base_revision, and leaves it alone", async () => {
+      await create({ publish: true });
+      const made = await update("welcome", { subject: "Two" });
+      for (const payload of [{}, { base_revision: made.revision }, { base_revision: 1 }, { version: 1, base_revision: made.revision }]) {
+        const res = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload, key: t.other.sandboxKey });
+        expect(res.statusCode, JSON.stringify(payload)).toBe(404);
+        expect(res.json().code).toBe("not_found");
+      }
+      expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).json()).toEqual(made);
+      expect(await versions("welcome")).toEqual(["2:draft", "1:published"]);
+    });
   });
 
   describe("listTemplateVersions", () => {

@@ -249,12 +249,18 @@ export const templates: Noun = {
       examples: [
         ["$0 templates publish welcome", "Publish the draft"],
         ["$0 templates publish welcome --version 2", "Roll back: version 2 sends again"],
+        ["$0 templates publish welcome --base-revision 7", "Only if nobody changed it since you read revision 7 (the draft you checked is the one published)"],
       ],
       builder: (yargs) =>
-        withVersionOption(yargs).option("version", { type: "string", describe: "Publish this earlier version instead of the draft (a rollback)" }).option("idempotency-key", idempotencyFlag),
+        withVersionOption(yargs)
+          .option("version", { type: "string", describe: "Publish this earlier version instead of the draft (a rollback)" })
+          .option("base-revision", { type: "string", describe: "Refuse the publish or rollback (409 template_changed) unless the template is still at this revision (templates get shows it)" })
+          .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
+        // Both checked before anything is sent.
         const version = versionOf(args.version, { draft: false }) as number | undefined;
-        const template = await client().templates.publish(requiredString(args, "template"), definedOnly({ version }), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
+        const body = definedOnly({ version, base_revision: baseRevisionOf(args["base-revision"]) });
+        const template = await client().templates.publish(requiredString(args, "template"), body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(template, () => `${renderTemplate(template)}\n\nPublished: v${template.published_version} now sends as ${template.slug}.`);
       },
     },

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { APIError, type Mailroom, type RenderedTemplate, type Template } from "mailroom";
 import { useLocation } from "wouter";
 import { useApi, useWorkspace } from "../../api/api-context";
@@ -46,9 +46,17 @@ function editedContent(fields: Omit<TemplateContent, "variables">, rows: Variabl
   }
 }
 
-/** Someone else saved or published the template since the editor read it (updateTemplate's base_revision). */
+/** Someone else saved or published the template since the editor read it (the base_revision of updateTemplate or publishTemplate). */
 function isTemplateChanged(error: unknown): error is APIError {
   return error instanceof APIError && error.code === "template_changed";
+}
+
+/** What a 409 template_changed refused: a save, the draft's publish, or a rollback to `version`. */
+type Refused = { action: "save" } | { action: "publish" } | { action: "rollback"; version: number };
+
+/** For a confirm dialog: a template_changed is told by the page's notice (and closes the dialog), any other error by the dialog. */
+function unlessTemplateChanged(error: unknown): void {
+  if (!isTemplateChanged(error)) throw error;
 }
 
 /** The preview's variables: the sample values as typed, or the derived ones. */
@@ -93,35 +101,51 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [testing, setTesting] = useState(false);
   // The template as the server last answered this editor: each save is based on its revision.
   const latest = useRef(template);
-  // Saves run one after the other, each based on the answer to the one before.
+  // Saves, publishes and rollbacks run one after the other, each based on the answer to the one before.
   const saving = useRef<Promise<unknown>>(Promise.resolve());
-  // A save refused because someone else saved or published meanwhile (409 template_changed):
-  // saving stops, the editors keep what was typed, and a notice offers the newer version.
-  const [conflict, setConflict] = useState<APIError | null>(null);
+  // A save, publish or rollback refused because someone else saved or published meanwhile (409
+  // template_changed): saving stops, the editors keep what was typed, and a notice offers the
+  // newer version.
+  const [conflict, setConflict] = useState<{ error: APIError; refused: Refused } | null>(null);
   const [reloading, setReloading] = useState<Template | null>(null);
+  const notice = useRef<HTMLDivElement>(null);
+  // A rollback is started from the history, far below the notice: show it where it is.
+  useEffect(() => {
+    if (conflict?.refused.action === "rollback") notice.current?.scrollIntoView({ block: "center" });
+  }, [conflict]);
 
   /**
-   * Saves the content (and the name, when given) on the template as last answered, and answers
-   * it as saved. Never aborted once sent: the server may have stored it, and the next save, based
-   * on the revision before, would be refused as someone else's change.
+   * Runs `work` after the saves and publishes sent before it, and shows the notice when the
+   * server refuses it as based on an older revision. Never aborted once sent: the server may have
+   * stored it, and the next request, based on the revision before, would be refused as someone
+   * else's change.
    */
-  const saveDraft = (content: TemplateContent, options: { name?: string; check?: boolean } = {}): Promise<Template> => {
+  const inTurn = <T,>(refused: Refused, work: () => Promise<T>): Promise<T> => {
     const run = saving.current.then(async () => {
-      const body = draftUpdate(latest.current, content, options);
-      if (body === null) return latest.current;
       try {
-        const saved = await api.call((mr: Mailroom) => mr.templates.update(latest.current.slug, body));
-        latest.current = saved;
-        onSaved(saved);
-        return saved;
+        return await work();
       } catch (error) {
-        if (isTemplateChanged(error)) setConflict(error);
+        if (isTemplateChanged(error)) setConflict({ error, refused });
         throw error;
       }
     });
     saving.current = run.catch(() => undefined);
     return run;
   };
+
+  /** Saves on the template as last answered (see inTurn); answers it as saved. */
+  const saveOnLatest = async (content: TemplateContent, options: { name?: string; check?: boolean }): Promise<Template> => {
+    const body = draftUpdate(latest.current, content, options);
+    if (body === null) return latest.current;
+    const saved = await api.call((mr: Mailroom) => mr.templates.update(latest.current.slug, body));
+    latest.current = saved;
+    onSaved(saved);
+    return saved;
+  };
+
+  /** Saves the content (and the name, when given), in turn, and answers the template as saved. */
+  const saveDraft = (content: TemplateContent, options: { name?: string; check?: boolean } = {}): Promise<Template> =>
+    inTurn({ action: "save" }, () => saveOnLatest(content, options));
 
   const isLayout = template.kind === "layout";
   const edited = editedContent({ subject, html, text, layout }, rows);
@@ -132,6 +156,22 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   // A layout's slot completes like a variable, though it is none.
   const variableNames = useMemo(() => [...(isLayout ? ["content"] : []), ...rows.map((row) => row.name.trim()).filter(Boolean)], [isLayout, rows]);
 
+  /**
+   * Publishes, in turn, what the editors hold (saved first when it differs), or with `version`
+   * that earlier version (a rollback; the draft is kept). Based on the revision this page last got
+   * (base_revision), checked by the server as it publishes: a draft or a version someone else
+   * saved or published since is never published, or rolled back over, unseen.
+   */
+  const publishOnLatest = (version: number | null): Promise<void> =>
+    inTurn(version === null ? { action: "publish" } : { action: "rollback", version }, async () => {
+      if (version === null) {
+        if ("error" in edited) throw edited.error;
+        await saveOnLatest(edited.content, { name: name.trim() });
+      }
+      const body = { ...(version === null ? {} : { version }), base_revision: latest.current.revision };
+      onReplaced(await api.call((mr) => mr.templates.publish(latest.current.slug, body)));
+    });
+
   // The preview saves the draft first (so what it shows is what the draft renders, checked by the
   // server's Liquid), then renders it with the sample values. Viewers preview without saving.
   const previewKey = JSON.stringify([content ?? rows, samplesText, previewWith?.slug ?? null, conflict !== null]);
@@ -139,7 +179,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
     async (signal): Promise<RenderedTemplate> => {
       if ("error" in edited) throw edited.error;
       // What the server has is not what the editors show, and is not saved over without asking.
-      if (conflict !== null) throw conflict;
+      if (conflict !== null) throw conflict.error;
       let current = template;
       const variables = previewVariables(samplesText, samples);
       if (canEdit) current = await saveDraft(edited.content);
@@ -235,11 +275,11 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         </div>
       </dl>
       {conflict !== null && (
-        <div className="notice notice--warning" role="alert" data-testid="template-changed">
+        <div className="notice notice--warning" role="alert" data-testid="template-changed" ref={notice}>
           <p>
             <strong>Someone else changed this template since you opened it</strong> (a draft saved or a version published, in the dashboard or through
-            the API). Your changes here are not saved, and saving has stopped so that theirs are not overwritten. What you typed stays in the editors:
-            copy what you want to keep, then load the newer version, or save yours over it.
+            the API). <RefusedNote refused={conflict.refused} /> Saving has stopped so that their changes are not overwritten. What you typed stays in
+            the editors: copy what you want to keep, then load the newer version, or save yours over it.
           </p>
           <div className="form__actions">
             <button type="button" className="button" onClick={() => setReloading(template)}>
@@ -324,7 +364,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         key={`${template.latest_version}:${template.published_version}:${template.has_draft}`}
         template={template}
         canEdit={canEdit}
-        onRolledBack={onReplaced}
+        onRollBack={(version) => publishOnLatest(version).catch(unlessTemplateChanged)}
       />
 
       {/* Sends need a developer, like editing (createMessage's x-mailroom-role). */}
@@ -334,12 +374,7 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
         title="Publish this draft?"
         confirmLabel="Publish"
         onClose={() => setPublishing(null)}
-        onConfirm={async (target) => {
-          if ("error" in edited) throw edited.error;
-          // Checked even with nothing to save: a draft someone else saved since would otherwise be published unseen.
-          await saveDraft(edited.content, { name: name.trim(), check: true });
-          onReplaced(await api.call((mr) => mr.templates.publish(target.slug)));
-        }}
+        onConfirm={() => publishOnLatest(null).catch(unlessTemplateChanged)}
       >
         {(target) => (
           <p>
@@ -386,6 +421,13 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
       </ConfirmDialog>
     </>
   );
+}
+
+/** What the notice says was not done. */
+function RefusedNote({ refused }: { refused: Refused }) {
+  if (refused.action === "publish") return <>Nothing was published: the draft saved now is not the one you see here.</>;
+  if (refused.action === "rollback") return <>Version {refused.version} was not published again: what sends now is not what this page showed.</>;
+  return <>Your changes here are not saved.</>;
 }
 
 /** `/templates/:slug`: the editor, its live preview, the variables, the version history. */

@@ -76,12 +76,15 @@ function VersionView({ slug, kind, version }: { slug: string; kind: Template["ki
 interface VersionHistoryProps {
   template: Template;
   canEdit: boolean;
-  /** An earlier version was published again. */
-  onRolledBack: (template: Template) => void;
+  /**
+   * Publishes an earlier version again (a rollback) on the revision the page shows, so it is
+   * refused when someone else changed the template since; the page tells the outcome.
+   */
+  onRollBack: (version: number) => Promise<void>;
 }
 
 /** listTemplateVersions, newest first: view any version, publish an earlier one again (a rollback). */
-export function VersionHistory({ template, canEdit, onRolledBack }: VersionHistoryProps) {
+export function VersionHistory({ template, canEdit, onRollBack }: VersionHistoryProps) {
   const api = useApi();
   const { slug, latest_version: latest, published_version: published, has_draft: hasDraft } = template;
   const versions = usePaged((after, signal) => api.call((mr) => mr.templates.listVersions(slug, { limit: 20, ...(after ? { after } : {}) }, { signal })), [api, slug]);
@@ -135,7 +138,7 @@ export function VersionHistory({ template, canEdit, onRolledBack }: VersionHisto
         title="Publish this version again?"
         confirmLabel={`Publish version ${restoring?.version ?? ""}`}
         onClose={() => setRestoring(null)}
-        onConfirm={async (version) => onRolledBack(await api.call((mr) => mr.templates.publish(slug, { version: version.version })))}
+        onConfirm={(version) => onRollBack(version.version)}
       >
         {(version) => (
           <>
