@@ -143,7 +143,8 @@ describe("the audit log in the dashboard", () => {
     await page.reload();
     const invited = row("createInvitation");
     await invited.waitFor();
-    expect(await invited.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
+    // The actor shows as its id until the members list has loaded, then by its email.
+    await expect.poll(() => invited.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
     expect(await invited.getByTestId("audit-event-fields").textContent()).toBe("email, role");
   });
 });
