@@ -787,11 +787,9 @@ describe.each(databases)("Templates ($name)", (database) => {
       }
       expect((await rendering).statusCode).toBe(422);
       expect(lastAnswer).toBeLessThan(renderDone);
-      // Each answer took a part of the render's time (a stalled one would wait it out), measured
-      // against it rather than in milliseconds, which a loaded machine stretches alike. Half, not
-      // less: on a CI machine running two suites at once one GET took 180 ms of a 636 ms render,
-      // and a stall shows as a whole render's wait, or as answers after it (above).
-      expect(Math.max(...latencies)).toBeLessThan((renderDone - renderStarted) / 2);
+      // Each answer took a small part of the render's time (a stalled one would wait it out),
+      // measured against it rather than in milliseconds, which a loaded machine stretches alike.
+      expect(Math.max(...latencies)).toBeLessThan((renderDone - renderStarted) / 4);
     });
   });
 
