@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { ManualClock } from "../../src/domain/clock.js";
 import type { EngagementInput } from "../../src/services/engagement.js";
@@ -57,9 +57,19 @@ describe("TrackingService", () => {
     });
     const token = tokens.issue({ kind: "click", messageId, position: 3, url: "https://shop.example/slow", host, sandbox: false });
     clock.advance(60_000);
-    const started = performance.now();
-    expect(await service.click(token, host, visitor)).toEqual({ url: "https://shop.example/slow", sandbox: false });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The wait is a timer: faked, it is counted rather than timed, so a loaded machine cannot stretch it.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let answer: unknown = "pending";
+      void service.click(token, host, visitor).then((redirect) => (answer = redirect));
+      await vi.advanceTimersByTimeAsync(49);
+      expect(answer).toBe("pending");
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answer).toEqual({ url: "https://shop.example/slow", sandbox: false });
+      expect(recorded).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
     finish();
     await new Promise((resolve) => setImmediate(resolve));
     expect(recorded).toMatchObject([{ messageId, recipient: { position: 3 }, type: "message.clicked", human: true, data: { url: "https://shop.example/slow", machine_click: false, ip: "203.0.113.7" } }]);
