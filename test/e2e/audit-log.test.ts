@@ -61,7 +61,8 @@ describe("the audit log in the dashboard", () => {
     const [recorded] = await logFromApi({ operation: "createApiKey" });
     keyId = recorded!.target.id!;
     expect(recorded!.actor.type).toBe("user");
-    expect(await created.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
+    // The user's email once the members list has loaded (their id until then).
+    await expect.poll(() => created.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
     expect(await created.textContent()).toContain("Created API key");
     // The names of the fields the dashboard sent, never their values.
     expect(await created.getByTestId("audit-event-fields").textContent()).toContain("name");

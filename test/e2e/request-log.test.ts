@@ -66,7 +66,8 @@ describe("the request log in the dashboard", () => {
     expect(await failed.getAttribute("data-status")).toBe("422");
     expect(await failed.getByTestId("request-log-status").textContent()).toBe("422");
     expect(await failed.getByTestId("request-log-error-code").textContent()).toBe("validation_failed");
-    expect(await failed.getByTestId("request-log-credential").textContent()).toBe(KEY_NAME);
+    // Named once the keys have loaded (listApiKeys), by its id until then.
+    await expect.poll(() => failed.getByTestId("request-log-credential").textContent()).toBe(KEY_NAME);
     expect(await failed.textContent()).toContain("POST");
     expect(await failed.textContent()).toContain("/v1/messages");
 
@@ -115,7 +116,7 @@ describe("the request log in the dashboard", () => {
     await screenshot(page, "request-log-entry");
 
     const key = page.getByTestId("request-log-credential");
-    expect(await key.textContent()).toBe(`API key ${KEY_NAME} ${keyId}`);
+    await expect.poll(() => key.textContent()).toBe(`API key ${KEY_NAME} ${keyId}`);
     expect(await key.getByRole("link", { name: KEY_NAME }).getAttribute("href")).toBe("/developers/api-keys");
   });
 
