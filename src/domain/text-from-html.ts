@@ -145,6 +145,27 @@ const convert = compile({
  */
 export const DERIVED_TEXT_MIN_CHARS = 64 * 1024;
 
+/**
+ * The most tags (counted as the markup's `<`) a text is derived from; markup with more is derived
+ * up to that many, and its text is cut there. html-to-text parses the whole markup into a
+ * document tree before it writes a word, at ~330 bytes of heap per element: 10 MB of `<br>`
+ * (2.6 million elements, within what a message may carry) took 850 MB and 11 s of CPU, in a
+ * compose thread whose byte budget counted 10 MB, on every attempt. This many tags take about
+ * 20 MB (50 MB with a table's attributes and text) and a fraction of a second. Real mail has a
+ * few thousand: a newsletter at the 102 KB past which Gmail clips a message has 2,000-5,000.
+ */
+export const DERIVED_TEXT_MAX_TAGS = 50_000;
+
+/** The markup before its (maxTags + 1)th tag: all of it when it has no more tags than that. */
+function withinTags(html: string, maxTags: number): string {
+  let at = -1;
+  for (let tags = 0; tags <= maxTags; tags++) {
+    at = html.indexOf("<", at + 1);
+    if (at === -1) return html;
+  }
+  return html.slice(0, at);
+}
+
 /** What ends a derived text that was cut: the reader can tell that the rest is in the HTML part. */
 export const DERIVED_TEXT_CUT = "\n\n[...]\n";
 
@@ -161,12 +182,14 @@ export const DERIVED_TEXT_CUT = "\n\n[...]\n";
  * the html, and never cut. Cutting the result was not enough: html-to-text builds the whole text
  * before returning it (10 MB of `<hr>`: 200 MB of dashes, per message, in a worker of 1 GiB), so
  * the elements that write more than their markup keep to the cap as they are written (`bounded`),
- * and what html-to-text builds stays within a small multiple of the cap, whatever the markup.
+ * and what html-to-text builds stays within a small multiple of the cap, whatever the markup. Its
+ * document tree is bounded by the number of tags it is given (DERIVED_TEXT_MAX_TAGS).
  */
 export function textFromHtml(html: string): string {
   const max = Math.max(html.length, DERIVED_TEXT_MIN_CHARS);
-  const budget: Budget = { max, open: [0], written: 0, cut: false };
-  const text = convert(html, budget);
+  const source = withinTags(html, DERIVED_TEXT_MAX_TAGS);
+  const budget: Budget = { max, open: [0], written: 0, cut: source.length < html.length };
+  const text = convert(source, budget);
   if (text.length <= max && !budget.cut) return text;
   const room = max - DERIVED_TEXT_CUT.length;
   const lineBreak = text.length <= room ? text.length : text.lastIndexOf("\n", room);

@@ -1,14 +1,16 @@
 import * as htmlToText from "html-to-text";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { DERIVED_TEXT_CUT, DERIVED_TEXT_MIN_CHARS, textFromHtml } from "../../src/domain/text-from-html.js";
+import { DERIVED_TEXT_CUT, DERIVED_TEXT_MAX_TAGS, DERIVED_TEXT_MIN_CHARS, textFromHtml } from "../../src/domain/text-from-html.js";
 
-// What html-to-text hands back before textFromHtml cuts it: the text it built in memory.
-const built = vi.hoisted(() => ({ longest: 0 }));
+// What html-to-text hands back before textFromHtml cuts it: the text it built in memory; and the
+// most tags it was given to parse, each an element of its document tree.
+const built = vi.hoisted(() => ({ longest: 0, parsedTags: 0 }));
 vi.mock("html-to-text", async (importOriginal) => {
   const actual = await importOriginal<typeof htmlToText>();
   const compile: typeof actual.compile = (options) => {
     const convert = actual.compile(options) as (html: string, metadata?: unknown) => string;
     return ((html: string, metadata?: unknown) => {
+      built.parsedTags = Math.max(built.parsedTags, html.split("<").length - 1);
       const text = convert(html, metadata);
       built.longest = Math.max(built.longest, text.length);
       return text;
@@ -70,6 +72,23 @@ describe("textFromHtml", () => {
 describe("textFromHtml's work and memory", () => {
   beforeEach(() => {
     built.longest = 0;
+    built.parsedTags = 0;
+  });
+
+  it("derives the text of markup with more tags than it parses from its first ones, and says where it was cut", () => {
+    const html = `<p>First</p>${"<br>".repeat(DERIVED_TEXT_MAX_TAGS)}<p>Last</p>`;
+    const text = textFromHtml(html);
+    expect(text).toBe(`First${DERIVED_TEXT_CUT}`);
+    expect(built.parsedTags).toBe(DERIVED_TEXT_MAX_TAGS);
+    // With as many tags as it parses, the text is whole.
+    const whole = `<p>First</p>${"<br>".repeat(DERIVED_TEXT_MAX_TAGS - 4)}<p>Last</p>`;
+    expect(textFromHtml(whole)).toMatch(/^First\n+Last$/);
+  });
+
+  it("parses at most its share of tags from markup that is nothing but elements (10 MB of <br>: 850 MB of document tree whole)", () => {
+    const html = "<br>".repeat(2_621_440);
+    expect(textFromHtml(html)).toBe(DERIVED_TEXT_CUT);
+    expect(built.parsedTags).toBe(DERIVED_TEXT_MAX_TAGS);
   });
 
   it("builds little more text than the cap from a run of <hr>, however many follow", () => {
