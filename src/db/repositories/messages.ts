@@ -694,11 +694,16 @@ export function renderingBytes(rendering: KeptRendering["rendering"]): { mime: n
  * locking read found, updated here so that a later change to the message in the batch sees it.
  */
 function keptWithOutcome(rendering: KeptRendering["rendering"], kept: { removed: boolean; mime: boolean; text: boolean } | undefined): { mime?: string; text?: string } {
-  if (kept === undefined || kept.removed || kept.mime || (rendering.text !== null && kept.text)) return {};
-  kept.mime = true;
-  if (rendering.text === null) return { mime: rendering.mime };
-  kept.text = true;
-  return { mime: rendering.mime, text: rendering.text };
+  const set = renderingColumns(rendering);
+  const columns = Object.keys(set) as Array<keyof typeof set>;
+  if (kept === undefined || kept.removed || columns.some((column) => kept[column])) return {};
+  for (const column of columns) kept[column] = true;
+  return set;
+}
+
+/** The columns a rendering is kept in: its source, and its text when the pipeline derived it. */
+function renderingColumns(rendering: KeptRendering["rendering"]): { mime: string; text?: string } {
+  return rendering.text === null ? { mime: rendering.mime } : { mime: rendering.mime, text: rendering.text };
 }
 
 /** Writes what fits of one rendering (MessagesRepository.renderingWriter). */
@@ -706,7 +711,7 @@ async function keepRendering(trx: Knex.Transaction, { scope, id, rendering, maxB
   const { mime, text } = renderingBytes(rendering);
   let set: { mime?: string; text?: string };
   let kept: KeptRenderingResult;
-  if (mime + text <= maxBytes) [set, kept] = [{ mime: rendering.mime, ...(rendering.text === null ? {} : { text: rendering.text }) }, "kept"];
+  if (mime + text <= maxBytes) [set, kept] = [renderingColumns(rendering), "kept"];
   else if (rendering.text !== null && text <= maxBytes) [set, kept] = [{ text: rendering.text }, "text_only"];
   else return "too_large";
   const unset = Object.keys(set);
