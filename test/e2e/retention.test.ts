@@ -1,5 +1,5 @@
 import type { Message } from "mailroom";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMaintenance, type MaintenanceLog } from "../../src/maintenance.js";
 import { screenshot } from "../helpers/browser.js";
@@ -40,6 +40,14 @@ describe("content retention in the dashboard", () => {
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
   }
 
+  /** Presses Save where the form asks first; the question's text, and the dialog to answer it. */
+  async function saveAsked(): Promise<{ question: string; dialog: Locator }> {
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const dialog = page.getByRole("dialog", { name: "Remove older content?" });
+    await dialog.waitFor();
+    return { question: (await dialog.textContent()) ?? "", dialog };
+  }
+
   beforeAll(async () => {
     harness = await startDashboardHarness({ owner: OWNER });
     page = harness.page;
@@ -61,10 +69,9 @@ describe("content retention in the dashboard", () => {
 
     await retentionField().fill("1");
     // Turning retention on removes content within minutes, for good: the form asks first.
-    await page.getByRole("button", { name: "Save changes" }).click();
-    const dialog = page.getByRole("dialog", { name: "Remove older content?" });
-    await dialog.waitFor();
-    expect(await dialog.textContent()).toContain("sent more than 1 day ago");
+    const { question, dialog } = await saveAsked();
+    expect(question).toContain("Content is kept for good now.");
+    expect(question).toContain("sent more than 1 day ago");
     await screenshot(page, "settings-retention-confirm");
     expect((await (await sandbox()).workspace.get()).content_retention_days).toBeNull(); // nothing saved yet
     await dialog.getByRole("button", { name: "Save and remove older content" }).click();
@@ -144,6 +151,29 @@ describe("content retention in the dashboard", () => {
     // Once the workspace has answered, with no retention to name.
     await page.locator('[data-testid="content-removed"][aria-busy="false"]').waitFor();
     expect(await removedLine()).toBe(`Content removed on ${removedAt} by the workspace's content retention.`);
+  });
+
+  it("asks before a save that shortens the retention the workspace has now, though the page loaded a shorter one", async () => {
+    await (await sandbox()).workspace.update({ content_retention_days: 30 });
+    await nav("Settings").click();
+    await expect.poll(() => retentionField().inputValue()).toBe("30");
+    // A script lengthens it meanwhile; the admin then types what is longer than the page shows.
+    await (await sandbox()).workspace.update({ content_retention_days: 365 });
+    await retentionField().fill("60");
+    const { question, dialog } = await saveAsked();
+    expect(question).toContain("Content is kept 365 days now.");
+    expect(question).toContain("sent more than 60 days ago");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect((await (await sandbox()).workspace.get()).content_retention_days).toBe(365);
+
+    // Lengthening what it keeps now is saved without asking; turning it off too.
+    await retentionField().fill("400");
+    await saveSettings();
+    expect((await (await sandbox()).workspace.get()).content_retention_days).toBe(400);
+    await retentionField().fill("");
+    await saveSettings();
+    expect((await (await sandbox()).workspace.get()).content_retention_days).toBeNull();
   });
 
   it("shows a viewer the notice too, and the retention field read-only", async () => {

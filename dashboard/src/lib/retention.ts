@@ -19,8 +19,9 @@ export function shortensRetention(current: number | null, next: number | null): 
 
 /**
  * Whether saving `changes` (the fields a form changed: see changedFields) shortens the retention
- * loaded as `current`. A form that leaves the field as loaded does not send it, so it cannot
- * shorten a retention someone lengthened meanwhile, and is not asked about.
+ * the workspace has now, `current` (read again when the form is saved, not as it was loaded). A
+ * form that leaves the field as loaded does not send it, so it cannot shorten a retention someone
+ * lengthened meanwhile, and is not asked about.
  */
 export function changeShortensRetention(current: number | null, changes: RequestBody<"updateWorkspace">): boolean {
   return changes.content_retention_days !== undefined && shortensRetention(current, changes.content_retention_days);

@@ -37,9 +37,20 @@ export function WorkspaceSection() {
   // "unchanged": Save pressed with every field as loaded, so nothing was sent.
   const [status, setStatus] = useState<"saved" | "unchanged" | null>(null);
   // Changes that would remove content sooner wait here for the admin to confirm them.
-  const [confirming, setConfirming] = useState<WorkspaceChanges | null>(null);
-  const save = useAction(async (changes: WorkspaceChanges) => {
+  // keptNow: the retention the workspace had when Save was pressed, which the change shortens.
+  const [confirming, setConfirming] = useState<{ changes: WorkspaceChanges; keptNow: number | null } | null>(null);
+  const save = useAction(async (changes: WorkspaceChanges, confirmed = false) => {
     setStatus(null);
+    // Whether a changed retention removes content sooner is asked of the workspace as it is now,
+    // not as the form loaded it: a retention a script lengthened meanwhile would be shortened by
+    // this save too, and removed content cannot be brought back.
+    if (!confirmed && changes.content_retention_days !== undefined) {
+      const now = await api.call((mr) => mr.workspace.get());
+      if (changeShortensRetention(now.content_retention_days, changes)) {
+        setConfirming({ changes, keptNow: now.content_retention_days });
+        return;
+      }
+    }
     const updated = await api.call((mr) => mr.workspace.update(changes));
     workspace.update(() => updated);
     setStatus("saved");
@@ -70,7 +81,6 @@ export function WorkspaceSection() {
                 },
               );
               if (Object.keys(changes).length === 0) setStatus("unchanged");
-              else if (changeShortensRetention(data.content_retention_days, changes)) setConfirming(changes);
               else void save.run(changes);
             }}
           >
@@ -160,16 +170,16 @@ export function WorkspaceSection() {
         target={confirming}
         title="Remove older content?"
         confirmLabel="Save and remove older content"
-        onConfirm={async (changes) => {
-          await save.run(changes);
+        onConfirm={async ({ changes }) => {
+          await save.run(changes, true);
         }}
         onClose={() => setConfirming(null)}
       >
-        {(changes) => (
+        {({ changes, keptNow }) => (
           <p>
-            Within minutes, finished messages sent more than {formatDays(changes.content_retention_days!)} ago, and replies received
-            more than that ago, lose their HTML, text, raw source and attachments, in both environments. This cannot be undone; {KEPT_AFTER_REMOVAL}{" "}
-            are kept.
+            Content is kept {keptNow === null ? "for good" : formatDays(keptNow)} now. Within minutes, finished messages sent more than{" "}
+            {formatDays(changes.content_retention_days!)} ago, and replies received more than that ago, lose their HTML, text, raw source and
+            attachments, in both environments. This cannot be undone; {KEPT_AFTER_REMOVAL} are kept.
           </p>
         )}
       </ConfirmDialog>
