@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
+import { actorOf } from "../../src/domain/environments.js";
 import { IdempotencyService } from "../../src/services/idempotency.js";
 import { ConflictError, Mailroom } from "../src/index.js";
 import { aMessage } from "./helpers.js";
@@ -21,7 +22,7 @@ describe("a key in use, against a server with a 1 s lock", () => {
     // The first request holds the key and is still running: the test's clock stands still, so its lock never runs out.
     const principal = await server.testApp.runtime.services.auth.authenticate(server.sandboxKey, "127.0.0.1");
     const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
-    await server.testApp.runtime.services.idempotency.claim(scope, "still-running", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+    await server.testApp.runtime.services.idempotency.claim(scope, "still-running", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
     const mr = new Mailroom({ apiKey: server.sandboxKey, baseUrl: server.baseUrl, timeout: 500, maxRetries: 1 });
 
     const started = Date.now();

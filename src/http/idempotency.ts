@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Scope } from "../domain/environments.js";
+import { actorOf, type Scope } from "../domain/environments.js";
 import { IdempotencyService } from "../services/idempotency.js";
 
 declare module "fastify" {
@@ -34,7 +34,7 @@ export function withIdempotency<R extends FastifyRequest>(operationId: string, s
     if (key === null || !req.principal) return handler(req, reply);
     const scope = { workspaceId: req.principal.workspaceId, environment: req.principal.environment };
     const path = req.url.split("?", 1)[0]!;
-    const claim = await service.claim(scope, key, IdempotencyService.fingerprint(operationId, path, req.body));
+    const claim = await service.claim(scope, key, IdempotencyService.fingerprint(operationId, path, req.body), actorOf(req.principal.credential));
     if (claim.kind === "replay") {
       const { status, headers, body } = claim.response;
       for (const [name, value] of Object.entries(headers)) reply.header(name, value);

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { DAY_MS, type Clock } from "../domain/clock.js";
 import { ConflictError, DomainError } from "../domain/errors.js";
-import type { Scope } from "../domain/environments.js";
+import type { Actor, Scope } from "../domain/environments.js";
 import type { GroupCommit } from "../db/group-commit.js";
-import type { IdempotencyRepository } from "../db/repositories/idempotency.js";
+import { isSameRequest, type IdempotencyRepository } from "../db/repositories/idempotency.js";
 import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
 
@@ -53,20 +53,28 @@ export class IdempotencyService {
     return createHash("sha256").update(`${operation}\n${path}\n${canonicalJson(body ?? null)}`).digest("hex");
   }
 
-  async claim(scope: Scope, key: string, fingerprint: string): Promise<ClaimOutcome> {
+  /**
+   * Claims `key` for a request of `caller`. The key belongs to the caller that first claimed it:
+   * another API key or member of the same workspace and environment is refused as for a different
+   * request, since a replay skips the handler and its permission checks (an admin's new key and
+   * its secret must not be replayed to a developer who learnt the Idempotency-Key).
+   */
+  async claim(scope: Scope, key: string, fingerprint: string, caller: Actor): Promise<ClaimOutcome> {
     const now = this.clock.now();
     const claimToken = randomBytes(16).toString("hex");
+    const request = { fingerprint, claimedBy: caller.id };
     const record = await this.groupCommit.submit(this.records.claimWriter, {
       scope,
       key,
-      fingerprint,
+      ...request,
       claimToken,
       now,
       lockedUntil: now + this.settings.lockSeconds * 1000,
       expiresAt: now + this.settings.retentionHours * 3600 * 1000,
     });
-    if (record.fingerprint !== fingerprint) {
-      throw new DomainError("unprocessable", "idempotency_key_reused", "Idempotency-Key already used", "This Idempotency-Key was used for a different request; use a new key for a new request.");
+    if (!isSameRequest(record, request)) {
+      const by = record.fingerprint === fingerprint ? " by another API key or member" : " for a different request";
+      throw new DomainError("unprocessable", "idempotency_key_reused", "Idempotency-Key already used", `This Idempotency-Key was used${by}; use a new key for a new request.`);
     }
     if (record.claim_token === claimToken) return { kind: "proceed", claimToken, resumed: record.resumed };
     if (record.state === "done" && record.response !== null) {

@@ -105,6 +105,25 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(await keyIds(memberToken)).toEqual(before);
     });
 
+    it("refuses a developer the replay of an admin's full_access key under the admin's Idempotency-Key, and shows no secret", async () => {
+      const { ownerToken, memberToken } = await team("developer");
+      const payload = { name: "CI", permission: "full_access" };
+      const headers = { "idempotency-key": "ci-key-1" };
+      const made = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers, key: ownerToken });
+      expect(made.statusCode, made.body).toBe(201);
+
+      // The request log shows Idempotency-Keys to developers; the body is all in getApiKey.
+      const replay = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers, key: memberToken });
+      expect(replay.statusCode, replay.body).toBe(422);
+      expect(replay.headers["idempotent-replayed"]).toBeUndefined();
+      expect(replay.json()).toMatchObject({ code: "idempotency_key_reused", detail: expect.stringContaining("used by another API key or member") });
+      expect(replay.body).not.toContain(made.json().secret);
+      // The admin's own retry is still replayed.
+      const retry = await t.call({ method: "POST", url: "/v1/api-keys", payload, headers, key: ownerToken });
+      expect(retry.headers["idempotent-replayed"]).toBe("true");
+      expect(retry.payload).toBe(made.payload);
+    });
+
     it("lets a developer create a sending_access key", async () => {
       const { memberToken } = await team("developer");
       const key = await createKey({ name: "CI", permission: "sending_access" }, memberToken);
@@ -494,6 +513,17 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(refused.body).not.toMatch(/svc_test_/);
       expect(await statusWith(fullKey.secret)).toBe(200);
       expect((await t.call({ method: "POST", url: `/v1/api-keys/${sendingKey.id}/rotate`, payload: {}, key: memberToken })).statusCode).toBe(200);
+    });
+
+    it("refuses a developer the replay of an admin's rotation under the admin's Idempotency-Key, and shows no secret", async () => {
+      const { ownerToken, memberToken, fullKey } = await team("developer");
+      const rotate = (key: string) => t.call({ method: "POST", url: `/v1/api-keys/${fullKey.id}/rotate`, payload: { overlap_seconds: 0 }, headers: { "idempotency-key": "rot-1" }, key });
+      const rotated = await rotate(ownerToken);
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      const replay = await rotate(memberToken);
+      expect(replay.statusCode, replay.body).toBe(422);
+      expect(replay.json()).toMatchObject({ code: "idempotency_key_reused" });
+      expect(replay.body).not.toContain(rotated.json().secret);
     });
 
     it("lets an admin rotate a full_access key", async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { actorOf } from "../../src/domain/environments.js";
 import { IdempotencyService } from "../../src/services/idempotency.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -58,6 +59,43 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(changed.json()).toMatchObject({ status: 422, code: "idempotency_key_reused" });
       expect(await count("messages")).toBe(1);
       expect(await count("jobs")).toBe(1);
+    });
+
+    it("refuses the same key and body from another API key of the workspace with 422 idempotency_key_reused, and replays to the key that sent it, whichever of its secrets", async () => {
+      const made = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Second", permission: "sending_access" } });
+      const second = made.json() as { id: string; secret: string };
+      const first = await send(aMessage(), "order-77");
+      expect(first.statusCode).toBe(202);
+
+      const other = await send(aMessage(), "order-77", second.secret);
+      expect(other.statusCode, other.body).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused", detail: expect.stringContaining("another API key or member") });
+      expect(other.body).not.toContain(first.json().id);
+      expect(await messagesWithKey("order-77")).toBe(1);
+
+      // The same key with a rotated secret is the same caller.
+      const sentBySecond = await send(aMessage({ subject: "Second's" }), "second-1", second.secret);
+      const rotated = await t.call({ method: "POST", url: `/v1/api-keys/${second.id}/rotate`, payload: { overlap_seconds: 0 } });
+      const again = await send(aMessage({ subject: "Second's" }), "second-1", rotated.json().secret);
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.payload).toBe(sentBySecond.payload);
+    });
+
+    it("lets no other caller take over a crashed request's key, and its own retry still does", async () => {
+      const body = aMessage();
+      const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
+      const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
+      await t.runtime.services.idempotency.claim(scope, "crash-6", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
+      const stored = await t.runtime.services.messages.create(principal, body, "crash-6");
+      t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);
+      const second = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Second", permission: "sending_access" } })).json() as { secret: string };
+
+      const other = await send(body, "crash-6", second.secret);
+      expect(other.statusCode, other.body).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused" });
+      const retry = await send(body, "crash-6");
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json().id).toBe(stored.id);
     });
 
     it("refuses the same key on a different operation with 422 idempotency_key_reused", async () => {
@@ -190,7 +228,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
       // The crashed request claimed the key and stored its message, then died before answering.
-      const claim = await t.runtime.services.idempotency.claim(scope, "crash-1", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      const claim = await t.runtime.services.idempotency.claim(scope, "crash-1", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
       expect(claim.kind).toBe("proceed");
       const stored = await t.runtime.services.messages.create(principal, body, "crash-1");
 
@@ -220,7 +258,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       await t.restart({ IDEMPOTENCY_LOCK_SECONDS: "7" });
       const body = aMessage();
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
-      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "locked-7", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "locked-7", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
 
       const during = await send(body, "locked-7");
       expect(during.statusCode).toBe(409);
@@ -249,6 +287,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
         scope: { workspaceId: t.workspace.id, environment: "sandbox" as const },
         key: "two-nodes",
         fingerprint: "f".repeat(64),
+        claimedBy: "key_node",
         claimToken,
         now,
         lockedUntil: now + 60_000,
@@ -271,7 +310,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
     it("answers 409 while a crashed request's claim holds the key, then runs the request when it had stored nothing", async () => {
       const body = aMessage();
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
-      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "crash-2", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      await t.runtime.services.idempotency.claim({ workspaceId: principal.workspaceId, environment: principal.environment }, "crash-2", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
       expect((await send(body, "crash-2")).statusCode).toBe(409);
       t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);
       const retry = await send(body, "crash-2");
@@ -283,7 +322,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       const body = aMessage({ expires_at: new Date(t.clock.now() + 90_000).toISOString() });
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
-      await t.runtime.services.idempotency.claim(scope, "crash-3", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      await t.runtime.services.idempotency.claim(scope, "crash-3", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
       const stored = await t.runtime.services.messages.create(principal, body, "crash-3");
       // By the time the lock lets a retry in, the message's expires_at has passed: checked again,
       // it would be refused, though it was accepted and is being sent.
@@ -298,7 +337,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       const body = aMessage({ subject: "Invoice 7" });
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
-      await t.runtime.services.idempotency.claim(scope, "crash-4", IdempotencyService.fingerprint("createMessage", "/v1/messages", body));
+      await t.runtime.services.idempotency.claim(scope, "crash-4", IdempotencyService.fingerprint("createMessage", "/v1/messages", body), actorOf(principal.credential));
       const stored = await t.runtime.services.messages.create(principal, body, "crash-4");
       t.clock.advance(t.runtime.config.idempotency.lockSeconds * 1000);
       const other = await send(aMessage({ subject: "Invoice 8" }), "crash-4");
@@ -315,7 +354,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       const messages = [aMessage({ expires_at: due }), aMessage({ to: "grace@example.com" })];
       const principal = await t.runtime.services.auth.authenticate(t.workspace.sandboxKey, "127.0.0.1");
       const scope = { workspaceId: principal.workspaceId, environment: principal.environment };
-      await t.runtime.services.idempotency.claim(scope, "crash-5", IdempotencyService.fingerprint("createMessageBatch", "/v1/messages/batch", { messages, validation: "permissive" }));
+      await t.runtime.services.idempotency.claim(scope, "crash-5", IdempotencyService.fingerprint("createMessageBatch", "/v1/messages/batch", { messages, validation: "permissive" }), actorOf(principal.credential));
       // The crashed attempt had stored the first message only.
       const [first] = await t.runtime.services.messages.createBatch(principal, messages.slice(0, 1), "crash-5");
       t.clock.advance(91_000);

@@ -165,12 +165,13 @@ describe.each(databases)("mailroom-server reseal ($name)", (database) => {
       const { workspace_id } = await runtime.services.workspace.bootstrap("Acme");
       const scope = { workspaceId: workspace_id, environment: "live" as const };
       const fingerprint = IdempotencyService.fingerprint("createMessage", "/v1/messages", {});
+      const caller = { type: "api_key" as const, id: "key_script" };
       // Three answers of 12 MiB sealed, as earlier versions sealed them (not deflated): an update
       // carrying one twice (to compare, then to write) is past max_allowed_packet (16 MiB).
       const legacy = new SealedBox(secretKeys(OLD), "idempotent-responses");
       const answers = ["big-1", "big-2", "big-3"].map((key) => ({ key, body: JSON.stringify({ html: randomBytes(6.75 * 1024 * 1024).toString("base64") }) }));
       for (const { key, body } of answers) {
-        expect((await runtime.services.idempotency.claim(scope, key, fingerprint)).kind).toBe("proceed");
+        expect((await runtime.services.idempotency.claim(scope, key, fingerprint, caller)).kind).toBe("proceed");
         const response = legacy.seal(JSON.stringify({ status: 202, headers: { "content-type": "application/json; charset=utf-8" }, body }));
         expect(response.length).toBeGreaterThan(12 * 1024 * 1024);
         await runtime.db.knex("idempotency_keys").where({ workspace_id, environment: "live", idempotency_key: key }).update({ state: "done", response_status: 202, response });
@@ -185,7 +186,7 @@ describe.each(databases)("mailroom-server reseal ($name)", (database) => {
       runtime = await createRuntime(loadConfig({ ...env, SECRET_KEY: NEW } as Record<string, string>));
       try {
         for (const { key, body } of answers) {
-          const replay = await runtime.services.idempotency.claim(scope, key, fingerprint);
+          const replay = await runtime.services.idempotency.claim(scope, key, fingerprint, caller);
           expect(replay.kind === "replay" && replay.response.body === body).toBe(true);
         }
       } finally {

@@ -27,6 +27,7 @@ import * as inboundReplyDigests from "./025-inbound-reply-digests.js";
 import * as templateVariablesSize from "./026-template-variables-size.js";
 import * as pendingInvitations from "./028-pending-invitations.js";
 import * as templateRevisions from "./030-template-revisions.js";
+import * as idempotencyClaimants from "./031-idempotency-claimants.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "026-template-variables-size": templateVariablesSize,
   "028-pending-invitations": pendingInvitations,
   "030-template-revisions": templateRevisions,
+  "031-idempotency-claimants": idempotencyClaimants,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -7,6 +7,8 @@ import type { SealedRow, SealedStore } from "./sealed-store.js";
 
 export interface IdempotencyRecord {
   fingerprint: string;
+  /** The id of the API key or member that claimed the key (an Actor's id); null on keys claimed before it was kept, which match any caller. */
+  claimed_by: string | null;
   claim_token: string;
   /** `unkept`: answered, but the answer was too large to keep (IdempotencyService.complete); response is null. */
   state: "running" | "done" | "unkept";
@@ -25,6 +27,8 @@ export interface ClaimItem {
   scope: Scope;
   key: string;
   fingerprint: string;
+  /** The caller's Actor id: only the caller who claimed a key may have its answer, or take it over. */
+  claimedBy: string;
   claimToken: string;
   now: number;
   lockedUntil: number;
@@ -55,8 +59,8 @@ export class IdempotencyRepository implements SealedStore {
   /**
    * Claims keys atomically: insert-if-absent, then read what is there. The caller owns the key
    * when the stored claim_token is its own. A crashed request's stale claim (past locked_until,
-   * still running) is taken over by a retry of the same request (`resumed`), never by a different
-   * one, which is told the key was reused; an expired record is replaced. So is, at once, a
+   * still running) is taken over by a retry of the same request from the same caller (`resumed`),
+   * never by a different one, which is told the key was reused; an expired record is replaced. So is, at once, a
    * finished one whose answer was too large to keep (`unkept`), by a retry of the same request
    * (`resumed`: it answers what the first attempt stored).
    */
@@ -66,7 +70,7 @@ export class IdempotencyRepository implements SealedStore {
       const results: ClaimedRecord[] = [];
       for (const item of items) {
         const where = { workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key };
-        const claim = { fingerprint: item.fingerprint, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt };
+        const claim = { fingerprint: item.fingerprint, claimed_by: item.claimedBy, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt };
         // Insert-if-absent first, then lock only rows that exist: on MySQL an UPDATE or locking
         // read of a missing row takes a gap lock, and two claims of one new key then deadlock.
         await trx("idempotency_keys").insert({ ...where, ...claim }).onConflict(["workspace_id", "environment", "idempotency_key"]).ignore();
@@ -77,7 +81,7 @@ export class IdempotencyRepository implements SealedStore {
         // Expired claims are replaced, and abandoned ones taken over by the same request (what the
         // first attempt stored is then found: MessagesService.create); a completed, unexpired one never is.
         const expired = record.expires_at <= item.now;
-        const abandoned = ((record.state === "running" && record.locked_until <= item.now) || record.state === "unkept") && record.fingerprint === item.fingerprint;
+        const abandoned = ((record.state === "running" && record.locked_until <= item.now) || record.state === "unkept") && isSameRequest(record, item);
         if (record.claim_token !== item.claimToken && (expired || abandoned)) {
           const taken = await trx("idempotency_keys").where({ ...where, claim_token: record.claim_token }).update(claim);
           if (taken === 1) {
@@ -195,6 +199,14 @@ export class IdempotencyRepository implements SealedStore {
       .andWhere("expires_at", "<=", now)
       .delete();
   }
+}
+
+/**
+ * Whether a claim is a retry of the request that claimed the key: the same request (fingerprint)
+ * from the same caller. A record from before callers were kept (claimed_by null) takes anyone's.
+ */
+export function isSameRequest(record: Pick<IdempotencyRecord, "fingerprint" | "claimed_by">, claim: Pick<ClaimItem, "fingerprint" | "claimedBy">): boolean {
+  return record.fingerprint === claim.fingerprint && (record.claimed_by === null || record.claimed_by === claim.claimedBy);
 }
 
 /** The content retention of those of these workspaces that have one, in days. */
