@@ -34,14 +34,33 @@ export function normaliseAddress(raw: string): string | null {
   const at = raw.lastIndexOf("@");
   if (at <= 0 || at === raw.length - 1) return null;
   const local = raw.slice(0, at);
-  const domain = domainToASCII(raw.slice(at + 1).toLowerCase());
   if (local.length > 64 || !LOCAL_ATOM.test(local)) return null;
-  if (!domain || domain.length > 253) return null;
-  const labels = domain.split(".");
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null; // a bare IP is not a mail domain here
+  const domain = normaliseDomain(raw.slice(at + 1));
+  if (domain === null) return null;
   const address = `${local}@${domain}`;
   return address.length <= 254 ? address : null;
+}
+
+/**
+ * A mail domain as stored: lower-case ASCII, IDNs in their A-label form; at least two LDH labels
+ * and a non-numeric top label (a bare IP is not a mail domain here). Null when it is not one.
+ * `trailingDot`: one final dot is dropped (a DNS name may be written fully qualified; an
+ * address's domain may not be), and IDNA's other full stops ("。", "．") count as dots.
+ */
+export function normaliseDomain(input: string, { trailingDot = false } = {}): string | null {
+  const lower = input.toLowerCase();
+  // domainToASCII reads its input as a URL's host: it drops what follows "/", "?", "#" or "\"
+  // and decodes %xx, which would turn junk into another, valid-looking name ("ada@acme.example/x"
+  // into ada@acme.example). Only letters, digits, "-" and "." may be ASCII here; the rest is
+  // IDNA's to map or refuse.
+  for (const char of lower) if (char < "\x80" && !/[a-z0-9.-]/.test(char)) return null;
+  const ascii = domainToASCII(lower);
+  const name = trailingDot ? ascii.replace(/\.$/, "") : ascii;
+  if (!name || name.length > 253) return null;
+  const labels = name.split(".");
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
+  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null;
+  return name;
 }
 
 /** The mailbox as a header would carry it. */

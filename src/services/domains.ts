@@ -1,4 +1,4 @@
-import { domainToASCII } from "node:url";
+import { normaliseDomain } from "../domain/addresses.js";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { dkimSelectorBase, generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
@@ -84,7 +84,6 @@ const DKIM_ALGORITHMS: ReadonlyArray<{ algorithm: DkimAlgorithm; suffix: string 
   { algorithm: "rsa-sha256", suffix: "rsa" },
   { algorithm: "ed25519-sha256", suffix: "ed" },
 ];
-const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
  * Sending domains: their DKIM keys, the DNS records to publish and their verification. Domains
@@ -520,18 +519,7 @@ function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers
 const domainExists = (name: string) =>
   new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; get it with listDomains, or delete it first to start over with new keys.`);
 
-/**
- * A domain name as Domains store it: lower-case, IDNs in their ASCII (A-label) form, one
- * trailing dot dropped; at least two LDH labels and a non-numeric top label. Null when invalid.
- */
+/** A domain name as Domains store it (normaliseDomain; surrounding space and one trailing dot dropped). Null when invalid. */
 export function normaliseDomainName(input: string): string | null {
-  const lower = input.trim().toLowerCase().replace(/\.$/, "");
-  // domainToASCII quietly drops what follows a "/" or "?": refuse URL-ish input before it does.
-  for (const char of lower) if (char < "\x80" && !/[a-z0-9.-]/.test(char)) return null;
-  const name = domainToASCII(lower);
-  if (!name || name.length > 253) return null;
-  const labels = name.split(".");
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return null;
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null;
-  return name;
+  return normaliseDomain(input.trim(), { trailingDot: true });
 }

@@ -228,6 +228,13 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses an address with URL characters in its domain rather than send to part of it", async () => {
+      expectValidationFailure(await send(aMessage({ to: ["ada@example.com", "u@evil.example\\acme.example"] })), ["/to/1"]);
+      expectValidationFailure(await send(aMessage({ to: "ada@example.com?x=1" })), ["/to"]);
+      expectValidationFailure(await send(aMessage({ from: "me@sender.example/whatever" })), ["/from"]);
+      await expectNothingStored();
+    });
+
     it("refuses a subject containing CR or LF (header injection)", async () => {
       expectValidationFailure(await send(aMessage({ subject: "Hello\r\nBcc: victim@example.com" })), ["/subject"]);
       expectValidationFailure(await send(aMessage({ subject: "Hello\nthere" })), ["/subject"]);

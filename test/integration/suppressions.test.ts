@@ -151,7 +151,7 @@ describe.each(databases)("Suppressions ($name)", (database) => {
       expect(live.environment).toBe("live");
     });
 
-    it.each([["ada@"], ["not an address"], ["Ada <ada@example.com>"], ["ada@localhost"], ["ada@example.com\r\nBcc: x@example.com"]])("refuses %j with 422 and stores nothing", async (email) => {
+    it.each([["ada@"], ["not an address"], ["Ada <ada@example.com>"], ["ada@localhost"], ["ada@example.com\r\nBcc: x@example.com"], ["ada@acme.example/x"], ["ada@acme.example?x"], ["ada@exa%6dple.com"]])("refuses %j with 422 and stores nothing", async (email) => {
       const res = await t.call({ method: "POST", url: "/v1/suppressions", payload: { email } });
       expect(res.statusCode).toBe(422);
       expect(res.headers["content-type"]).toContain("application/problem+json");

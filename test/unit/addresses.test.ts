@@ -28,6 +28,15 @@ describe("normaliseAddress", () => {
   it("lower-cases the domain and keeps the local part", () => {
     expect(normaliseAddress("Ada@Example.COM")).toBe("Ada@example.com");
   });
+
+  // Node's domainToASCII reads a URL host: it would drop what follows these, or decode %xx, and
+  // so turn junk into another, valid-looking address (u@evil.example\acme.example to evil.example).
+  it.each(["ada@acme.example/x", "ada@acme.example?x", "ada@acme.example#x", "ada@acme.example\\x", "ada@exa%6dple.com", "u@evil.example\\acme.example", "ada@acme.example:25", "ada@acme.example."])(
+    "refuses %j rather than rewrite it",
+    (input) => {
+      expect(normaliseAddress(input)).toBeNull();
+    },
+  );
 });
 
 describe("formatMailbox", () => {

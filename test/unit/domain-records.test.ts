@@ -23,11 +23,14 @@ describe("normaliseDomainName", () => {
     ["Bücher.example", "xn--bcher-kva.example"],
     ["xn--bcher-kva.example", "xn--bcher-kva.example"],
     ["mail.eu.acme.example", "mail.eu.acme.example"],
+    // IDNA's other full stops are dots too, a trailing one included.
+    ["bücher.example\u3002", "xn--bcher-kva.example"],
+    ["acme.ｅｘａｍｐｌｅ．", "acme.example"],
   ])("%j is %j", (input, expected) => {
     expect(normaliseDomainName(input)).toBe(expected);
   });
 
-  it.each([["acme"], ["acme..example"], ["-acme.example"], ["acme.example/x"], ["acme.example?x"], ["a@acme.example"], ["_dmarc.acme.example"], ["1.2.3.4"], [""], ["."]])("refuses %j", (input) => {
+  it.each([["acme"], ["acme..example"], ["-acme.example"], ["acme.example/x"], ["acme.example?x"], ["acme.example#x"], ["acme.example\\x"], ["exa%6dple.com"], ["acme.example.."], ["a@acme.example"], ["_dmarc.acme.example"], ["1.2.3.4"], [""], ["."]])("refuses %j", (input) => {
     expect(normaliseDomainName(input)).toBeNull();
   });
 });
