@@ -36,7 +36,8 @@ export interface ClientOptions {
    * Retries after a connection error, 408, 429 or 5xx: a whole number, 0 or more. Default 2. A
    * 409 `idempotency_key_in_use` is waited out without spending them (unless 0), for up to
    * `timeout` plus the server's lock (the 409's `lock_seconds`; 60 s when it does not say). A
-   * DELETE whose outcome is unknown is retried only where a repeat is safe (see the README).
+   * DELETE whose outcome is unknown is retried only where a repeat is safe, and a PATCH carrying
+   * `base_revision` never (see the README).
    */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
