@@ -1,4 +1,4 @@
-import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, type APIConnectionError } from "mailroom";
+import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, readEnvVar, type APIConnectionError } from "mailroom";
 import type { Args } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -19,12 +19,14 @@ export function noAnswerFix(error: APIConnectionError, baseUrl: string): string 
 
 /**
  * The key and the server a command works with, a flag winning over the environment. Everything
- * comes from `io`, never from the process behind the SDK's back.
+ * comes from `io`, never from the process behind the SDK's back; the environment is read as the
+ * SDK reads it (readEnvVar: trimmed, empty as unset), a flag taken as given, as the SDK takes an
+ * `apiKey` or `baseUrl` passed to it.
  */
 export function connectionOf(args: Args, io: Io): { apiKey: string | undefined; baseUrl: string } {
   return {
-    apiKey: (args["api-key"] as string | undefined) ?? io.env.MAILROOM_API_KEY,
-    baseUrl: (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL ?? DEFAULT_BASE_URL,
+    apiKey: (args["api-key"] as string | undefined) ?? readEnvVar(io.env, "MAILROOM_API_KEY"),
+    baseUrl: (args["base-url"] as string | undefined) ?? readEnvVar(io.env, "MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL,
   };
 }
 

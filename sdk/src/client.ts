@@ -375,7 +375,16 @@ export function newIdempotencyKey(): string {
 
 /** An environment variable where there is a `process` (Node, Bun, Deno's compat), else undefined. */
 function readEnv(name: string): string | undefined {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return readEnvVar((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env, name);
+}
+
+/**
+ * `env[name]` as the client reads its settings from the environment (MAILROOM_API_KEY,
+ * MAILROOM_BASE_URL): without the spaces and line breaks around it (a key pasted with its line
+ * break), and undefined when that leaves nothing. For a program that reads them from an
+ * environment of its own (the CLI), so that it takes the same values as the client would.
+ */
+export function readEnvVar(env: Record<string, string | undefined> | undefined, name: string): string | undefined {
   const value = env?.[name]?.trim();
   return value ? value : undefined;
 }
