@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import type { Mailroom, OperationId } from "mailroom";
+import { APIConnectionError, APIError, type Mailroom, type OperationId } from "mailroom";
 import type { Io } from "./io.js";
 import type { Output } from "./output.js";
 
@@ -61,6 +61,16 @@ export class RefusedError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * `error` carrying the Idempotency-Key that `--idempotency-key` should be given to run the command
+ * again (which the CLI's error names), in place of the one the SDK sent, or none (undefined) where a
+ * rerun takes no key. For commands whose requests are sent under keys of their own making.
+ */
+export function rerunWith(error: unknown, key: string | undefined): unknown {
+  if (error instanceof APIError || error instanceof APIConnectionError) error.idempotency_key = key;
+  return error;
 }
 
 export function optionalString(args: Args, key: string): string | undefined {

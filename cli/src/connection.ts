@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, isSendableApiKey, Mailroom } from "mailroom";
+import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, readEnvVar, type APIConnectionError } from "mailroom";
 import type { Args } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -9,13 +9,24 @@ export const NO_API_KEY_FIX = "Set MAILROOM_API_KEY (export MAILROOM_API_KEY=svc
 export const unreachableFix = (baseUrl: string) => `Is the server running at ${baseUrl}? Start one with \`make run\`, or set MAILROOM_BASE_URL.`;
 
 /**
+ * What to do when no answer came: a timeout is a server that is slow (or a network that drops the
+ * request), not one to start; anything else, unreachableFix. `doctor` gives the same fix.
+ */
+export function noAnswerFix(error: APIConnectionError, baseUrl: string): string {
+  if (!(error instanceof APITimeoutError)) return unreachableFix(baseUrl);
+  return `No answer came from ${baseUrl} in time: the server may be overloaded or slow to answer this request, or the network between may be dropping it. Try again later, or check the server's logs.`;
+}
+
+/**
  * The key and the server a command works with, a flag winning over the environment. Everything
- * comes from `io`, never from the process behind the SDK's back.
+ * comes from `io`, never from the process behind the SDK's back; the environment is read as the
+ * SDK reads it (readEnvVar: trimmed, empty as unset), a flag taken as given, as the SDK takes an
+ * `apiKey` or `baseUrl` passed to it.
  */
 export function connectionOf(args: Args, io: Io): { apiKey: string | undefined; baseUrl: string } {
   return {
-    apiKey: (args["api-key"] as string | undefined) ?? io.env.MAILROOM_API_KEY,
-    baseUrl: (args["base-url"] as string | undefined) ?? io.env.MAILROOM_BASE_URL ?? DEFAULT_BASE_URL,
+    apiKey: (args["api-key"] as string | undefined) ?? readEnvVar(io.env, "MAILROOM_API_KEY"),
+    baseUrl: (args["base-url"] as string | undefined) ?? readEnvVar(io.env, "MAILROOM_BASE_URL") ?? DEFAULT_BASE_URL,
   };
 }
 

@@ -3,7 +3,7 @@ import { APIConnectionError, APIError, MailroomConfigurationError, type Mailroom
 import type { Args, Command, Context } from "./command.js";
 import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
-import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, unreachableFix } from "./connection.js";
+import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, noAnswerFix } from "./connection.js";
 import type { Io } from "./io.js";
 import { Output } from "./output.js";
 import { VERSION } from "./version.js";
@@ -156,13 +156,17 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
     if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
     if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
     if (error.request_id) lines.push(`Request id: ${error.request_id}`);
-    output.error(error.problem ?? { status: error.status, code: error.code, detail: error.detail }, lines.join("\n"));
+    const key = rerunKey(error);
+    if (key !== undefined) lines.push(rerunHint(error, key));
+    const problem = error.problem ?? { status: error.status, code: error.code, detail: error.detail };
+    output.error(key === undefined ? problem : { ...problem, idempotency_key: key }, lines.join("\n"));
     return EXIT.apiError;
   }
   if (error instanceof APIConnectionError) {
     const baseUrl = serverUrl();
-    const message = `${error.message}\n${unreachableFix(baseUrl)}`;
-    output.error({ error: "connection", message: error.message, base_url: baseUrl }, message);
+    const key = rerunKey(error);
+    const message = [error.message, noAnswerFix(error, baseUrl), ...(key === undefined ? [] : [rerunHint(error, key)])].join("\n");
+    output.error({ error: "connection", message: error.message, base_url: baseUrl, ...(key === undefined ? {} : { idempotency_key: key }) }, message);
     return EXIT.apiError;
   }
   // A bug, or something the CLI does not handle. Only the error's name is shown: its text or stack
@@ -171,4 +175,30 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   const message = `Internal error (${name}): the mailroom CLI failed unexpectedly. Nothing more is shown, since the error's text could hold secrets such as the API key; please report what you ran.`;
   output.error({ error: "internal", message }, message);
   return EXIT.apiError;
+}
+
+/**
+ * The Idempotency-Key to run the command again with, when the request may have run (no answer, a
+ * 5xx) or is still running (409 idempotency_key_in_use): under the same key, the server answers
+ * what the first one did rather than do it twice. Undefined for other errors, and where the error
+ * carries no key: a call sent without one (a GET, a PATCH), or one whose key a rerun does not take
+ * (a preview: see rerunWith).
+ */
+function rerunKey(error: APIError | APIConnectionError): string | undefined {
+  if (error instanceof APIConnectionError || error.status >= 500 || error.code === "idempotency_key_in_use") return error.idempotency_key;
+  return undefined;
+}
+
+function rerunHint(error: APIError | APIConnectionError, key: string): string {
+  // No full stop after the flag: it would be copied with the key.
+  const flag = `--idempotency-key ${shellWord(key)}`;
+  if (error instanceof APIError && error.code === "idempotency_key_in_use") {
+    return `The first run with this Idempotency-Key is still going; for its answer, run the same command again with ${flag}`;
+  }
+  return `It may have been carried out all the same; to try again without doing it twice, run the same command with ${flag}`;
+}
+
+/** `word` as a shell reads it back: bare when it can be, else single-quoted (a key the user chose may hold a space). */
+function shellWord(word: string): string {
+  return /^[\w.:@%+=,/#-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

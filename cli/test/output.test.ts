@@ -121,6 +121,25 @@ describe("a malformed API key", () => {
     expect(stub.seen).toEqual([]);
   });
 
+  it("is read from MAILROOM_API_KEY and MAILROOM_BASE_URL without the spaces and line break around them, as the SDK reads them", async () => {
+    const stub = stubApi(200, { id: "ws_1" });
+
+    const result = await runCli(["workspace", "get"], { env: { MAILROOM_API_KEY: " svc_test_stub\n", MAILROOM_BASE_URL: "http://mailroom.test \n" }, fetch: stub.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(stub.seen).toMatchObject([{ target: "/v1/workspace", authorization: "Bearer svc_test_stub" }]);
+  });
+
+  it("is none when MAILROOM_API_KEY holds only spaces, as for the SDK; and --api-key, given outright, is taken as it is", async () => {
+    const blank = await runCli(["workspace", "get"], { env: { ...stubEnv, MAILROOM_API_KEY: " \n" }, fetch: stubApi(200, {}).fetch });
+    const flag = await runCli(["workspace", "get", "--api-key", "svc_test_stub\n"], { env: stubEnv, fetch: stubApi(200, {}).fetch });
+
+    expect(blank.code).toBe(2);
+    expect(problemOf(blank)).toEqual({ error: "usage", message: expect.stringMatching(/^No API key\. /) });
+    expect(flag.code).toBe(2);
+    expect(problemOf(flag)).toEqual({ error: "usage", message: expect.stringContaining("--api-key") });
+  });
+
   it.each(["svc_test_two words", "svc_test_clé", "svc_test_nul\u0000"])("refuses %j too: only printable ASCII, no spaces", async (bad) => {
     const result = await runCli(["workspace", "get"], { env: { ...stubEnv, MAILROOM_API_KEY: bad }, fetch: stubApi(200, {}).fetch });
 

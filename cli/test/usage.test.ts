@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
 import { nouns } from "../src/commands/index.js";
-import { REPO, cliEnv, closedPort, problemOf, refusedConnection, runCli } from "./helpers.js";
+import { REPO, cliEnv, closedPort, problemBody, problemOf, refusedConnection, runCli, type CliResult, type RunOptions } from "./helpers.js";
 
 let server: TestServer;
 
@@ -96,6 +96,118 @@ describe("configuration", () => {
     } finally {
       await new Promise((resolve) => portal.close(resolve));
     }
+  });
+});
+
+describe("an error after which the request may have run", () => {
+  const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
+  const send = ["send", "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi"];
+
+  /** A stand-in API that answers every request with `reply`, recording the Idempotency-Key of each. */
+  function answering(reply: (request: Request) => Response | Promise<Response>) {
+    const keys: Array<string | null> = [];
+    const fetch = async (request: Request) => {
+      keys.push(request.headers.get("idempotency-key"));
+      return reply(request);
+    };
+    return { fetch, keys, key: () => [...new Set(keys)] };
+  }
+  const badGateway = () => new Response(JSON.stringify(problemBody(502, "bad_gateway")), { status: 502, headers: { "content-type": "application/problem+json", "retry-after": "0" } });
+  const connectionReset = () => Promise.reject(new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) }));
+  const hang = (request: Request) => new Promise<Response>((_resolve, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason), { once: true }));
+
+  /** Runs the CLI on a clock of its own, moved on a second at a time, so that a minute's timeout passes at once. */
+  async function runOnFakeTime(argv: string[], options: RunOptions): Promise<CliResult> {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      let finished = false;
+      const running = runCli(argv, options).finally(() => (finished = true));
+      while (!finished) await vi.advanceTimersByTimeAsync(1000);
+      return await running;
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it("adds the Idempotency-Key to a 5xx's problem in JSON mode, so that a script can run it again under it", async () => {
+    const api = answering(badGateway);
+
+    const result = await runCli(send, { env, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(api.key()).toEqual([expect.any(String)]);
+    expect(problemOf(result)).toEqual({ ...problemBody(502, "bad_gateway"), idempotency_key: api.key()[0] });
+  });
+
+  it("says on a terminal that a 5xx's request may have run, and how to run it again without running it twice", async () => {
+    const api = answering(badGateway);
+
+    const result = await runCli(send, { env, fetch: api.fetch, tty: true });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: 502 bad_gateway: /);
+    expect(result.stderr).toContain(`--idempotency-key ${api.key()[0]}`);
+  });
+
+  it("gives the Idempotency-Key of a send whose connection was lost, in JSON and in words", async () => {
+    const api = answering(connectionReset);
+
+    const json = await runCli(send, { env, fetch: api.fetch });
+    const words = await runCli([...send, "--idempotency-key", "order 1234"], { env, fetch: api.fetch, tty: true });
+
+    expect(problemOf(json)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNRESET", base_url: env.MAILROOM_BASE_URL, idempotency_key: api.keys[0] });
+    expect(words.code).toBe(1);
+    expect(words.stderr).toContain("--idempotency-key 'order 1234'");
+  });
+
+  it("says a timeout is a slow answer, not a server to start, and gives the key to run it again with", async () => {
+    const api = answering(hang);
+
+    const words = await runOnFakeTime(send, { env, fetch: api.fetch, tty: true });
+    const json = await runOnFakeTime([...send, "--idempotency-key", "order-1234"], { env, fetch: api.fetch });
+
+    expect(words.code).toBe(1);
+    expect(words.stderr).toContain("The request timed out after 60000 ms.");
+    expect(words.stderr).not.toContain("make run");
+    expect(words.stderr).toContain(`--idempotency-key ${api.keys[0]}`);
+    expect(problemOf(json)).toEqual({ error: "connection", message: "The request timed out after 60000 ms.", base_url: env.MAILROOM_BASE_URL, idempotency_key: "order-1234" });
+  });
+
+  it("gives the Idempotency-Key of a 409 idempotency_key_in_use that outlasted the wait, so that its answer can be fetched later", async () => {
+    const inUse = () => new Response(JSON.stringify(problemBody(409, "idempotency_key_in_use", { lock_seconds: 60 })), { status: 409, headers: { "content-type": "application/problem+json", "retry-after": "1" } });
+    const api = answering(inUse);
+
+    const words = await runOnFakeTime(send, { env, fetch: api.fetch, tty: true });
+    const json = await runOnFakeTime(send, { env, fetch: api.fetch });
+
+    expect(words.code).toBe(1);
+    expect(words.stderr).toMatch(/^Error: 409 idempotency_key_in_use: /);
+    expect(words.stderr).toContain(`--idempotency-key ${api.keys[0]}`);
+    expect(problemOf(json)).toMatchObject({ code: "idempotency_key_in_use", idempotency_key: api.keys.at(-1) });
+  });
+
+  it("gives the key a suppression import is run again with, not the key of its one request (<key>#<n>)", async () => {
+    const api = answering(badGateway);
+
+    const result = await runCli(["suppressions", "import", "--file", "-", "--idempotency-key", "import-1"], { env, fetch: api.fetch, stdin: "ada@example.com\n" });
+
+    expect(api.key()).toEqual(["import-1#1"]);
+    expect(problemOf(result)).toMatchObject({ code: "bad_gateway", idempotency_key: "import-1" });
+  });
+
+  it("gives no key where running it again cannot take one, or need not: a refusal, a read, a preview", async () => {
+    const refused = answering(() => new Response(JSON.stringify(problemBody(422, "validation_failed")), { status: 422, headers: { "content-type": "application/problem+json" } }));
+    const failed = answering(badGateway);
+
+    const results = [
+      await runCli(send, { env, fetch: refused.fetch }),
+      await runCli(["messages", "get", "msg_1"], { env, fetch: failed.fetch }),
+      await runCli([...send, "--dry-run"], { env, fetch: failed.fetch }),
+    ];
+
+    for (const result of results) expect(problemOf(result)).not.toHaveProperty("idempotency_key");
+    const preview = await runCli([...send, "--dry-run"], { env, fetch: failed.fetch, tty: true });
+    expect(preview.stderr).not.toContain("--idempotency-key");
   });
 });
 

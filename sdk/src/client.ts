@@ -36,7 +36,8 @@ export interface ClientOptions {
    * Retries after a connection error, 408, 429 or 5xx: a whole number, 0 or more. Default 2. A
    * 409 `idempotency_key_in_use` is waited out without spending them (unless 0), for up to
    * `timeout` plus the server's lock (the 409's `lock_seconds`; 60 s when it does not say). A
-   * DELETE whose outcome is unknown is retried only where a repeat is safe (see the README).
+   * DELETE whose outcome is unknown is retried only where a repeat is safe, and a PATCH carrying
+   * `base_revision` never (see the README).
    */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */
@@ -374,7 +375,16 @@ export function newIdempotencyKey(): string {
 
 /** An environment variable where there is a `process` (Node, Bun, Deno's compat), else undefined. */
 function readEnv(name: string): string | undefined {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return readEnvVar((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env, name);
+}
+
+/**
+ * `env[name]` as the client reads its settings from the environment (MAILROOM_API_KEY,
+ * MAILROOM_BASE_URL): without the spaces and line breaks around it (a key pasted with its line
+ * break), and undefined when that leaves nothing. For a program that reads them from an
+ * environment of its own (the CLI), so that it takes the same values as the client would.
+ */
+export function readEnvVar(env: Record<string, string | undefined> | undefined, name: string): string | undefined {
   const value = env?.[name]?.trim();
   return value ? value : undefined;
 }

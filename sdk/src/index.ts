@@ -1,4 +1,4 @@
-export { Mailroom, newIdempotencyKey, isSendableApiKey, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
+export { Mailroom, newIdempotencyKey, isSendableApiKey, readEnvVar, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./client.js";
 export {
   MailroomError,

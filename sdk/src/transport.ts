@@ -41,6 +41,13 @@ const MAX_LOCK_MS = 3_600_000;
 /** Connection failures before the request was sent: nothing can have been done. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
 
+/**
+ * The body fields that make a PATCH conditional: applied only while the object is at the revision
+ * given. Once such a PATCH has been applied, the object is at another revision, and a repeat is
+ * refused (409 `template_changed`) as if someone else had changed it.
+ */
+const PRECONDITION_FIELDS = ["base_revision"];
+
 /** The answers that came after an attempt whose outcome is unknown, by the call they answer. */
 const answersAfterUnknownOutcome = new WeakSet<Response>();
 
@@ -56,7 +63,8 @@ export function followsUnknownOutcome(response: Response): boolean {
  * Wraps `fetch` with the SDK's timeout and retry policy. Every attempt sends a clone of the same
  * Request, so a POST's `Idempotency-Key` header is the same on every retry and the server runs the
  * operation at most once however many attempts reach it. GET and PATCH do the same thing each
- * time; a DELETE is sent again after an unknown outcome only under `repeatDeletes`.
+ * time. After an attempt whose outcome is unknown, a DELETE is sent again only under
+ * `repeatDeletes`, and a conditional PATCH (isConditional) never: that attempt's error is the answer.
  */
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   const sleep = policy.sleep ?? abortableSleep;
@@ -70,7 +78,7 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   };
 
   return async (request) => {
-    const repeatable = request.method !== "DELETE" || policy.repeatDeletes === true;
+    const repeatable = request.method === "DELETE" ? policy.repeatDeletes === true : !(await isConditional(request));
     let outcomeUnknown = false;
     // Until when a 409 idempotency_key_in_use is polled; set by the call's first one.
     let inUseUntil: number | undefined;
@@ -166,6 +174,13 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => v
     signal.addEventListener("abort", abort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
+}
+
+/** Whether `request` is a PATCH whose JSON body carries a precondition (PRECONDITION_FIELDS). */
+async function isConditional(request: Request): Promise<boolean> {
+  if (request.method !== "PATCH") return false;
+  const body: unknown = await request.clone().json().catch(() => undefined);
+  return typeof body === "object" && body !== null && PRECONDITION_FIELDS.some((field) => field in body);
 }
 
 /**

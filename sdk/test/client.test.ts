@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError } from "../src/index.js";
+import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError, readEnvVar } from "../src/index.js";
 import { fakeClient, fakeFetch, json } from "./helpers.js";
 
 const workspace = () => json(200, { id: "ws_1", object: "workspace" });
@@ -52,6 +52,17 @@ describe("new Mailroom()", () => {
     await mr.workspace.get();
     expect(mr.baseUrl).toBe("https://mail.example.com");
     expect(fake.requests[0]?.url.href).toBe("https://mail.example.com/v1/workspace");
+  });
+
+  it("reads both without the spaces and line breaks around them, as readEnvVar reads any environment", async () => {
+    vi.stubEnv("MAILROOM_API_KEY", " svc_test_pasted\n");
+    vi.stubEnv("MAILROOM_BASE_URL", "https://mail.example.com \n");
+    const fake = fakeFetch([workspace()]);
+    await new Mailroom({ fetch: fake.fetch }).workspace.get();
+    expect(fake.requests[0]?.headers.get("authorization")).toBe("Bearer svc_test_pasted");
+    expect(fake.requests[0]?.url.href).toBe("https://mail.example.com/v1/workspace");
+    expect(readEnvVar({ MAILROOM_API_KEY: " svc_test_pasted\n" }, "MAILROOM_API_KEY")).toBe("svc_test_pasted");
+    expect([readEnvVar({ MAILROOM_API_KEY: " \n" }, "MAILROOM_API_KEY"), readEnvVar({}, "MAILROOM_API_KEY"), readEnvVar(undefined, "MAILROOM_API_KEY")]).toEqual([undefined, undefined, undefined]);
   });
 
   it("talks to http://localhost:3000 when no base URL is given anywhere", () => {

@@ -263,6 +263,34 @@ describe("a DELETE after an attempt whose outcome is unknown", () => {
   });
 });
 
+describe("a PATCH carrying a precondition (base_revision) after an attempt whose outcome is unknown", () => {
+  // If the first attempt was stored, it moved the revision on: a repeat would be refused 409
+  // template_changed, as if someone else had changed the template, though the edit is stored.
+  const edit = (mr: Mailroom) => mr.templates.update("welcome", { subject: "Hello", base_revision: 3 });
+
+  it.each([
+    ["timed out", "hang" as const, APITimeoutError],
+    ["lost its connection", connectionReset(), APIConnectionError],
+    ["got a 5xx", problem(502, "bad_gateway", { headers: NOW }), InternalServerError],
+  ])("is not sent again after an attempt that %s: that attempt's error is thrown", async (_what, first, ErrorClass) => {
+    const fake = fakeFetch([first, problem(409, "template_changed")]);
+    await expect(edit(fakeClient(fake, { timeout: 50 }))).rejects.toBeInstanceOf(ErrorClass);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("is still sent again after an answer that says nothing was done (429), or a refused connection", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, { slug: "welcome", revision: 4 })]);
+    await expect(edit(fakeClient(fake))).resolves.toEqual({ slug: "welcome", revision: 4 });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("leaves a PATCH without one retried as before: it does the same thing each time", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), json(200, { slug: "welcome", revision: 4 })]);
+    await expect(fakeClient(fake).templates.update("welcome", { subject: "Hello" })).resolves.toEqual({ slug: "welcome", revision: 4 });
+    expect(fake.requests).toHaveLength(2);
+  });
+});
+
 describe("aborting", () => {
   it("stops at once, without retrying, when the caller aborts during an attempt", async () => {
     const fake = fakeFetch(["hang", "hang", "hang"]);

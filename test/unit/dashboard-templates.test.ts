@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { VariableInputError, contentOf, defaultEdit, draftUpdate, previewRenderRequest, previewSamples, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
+import { APIConnectionError, APIError, APITimeoutError } from "mailroom";
+import { describe, expect, it, vi } from "vitest";
+import { VariableInputError, contentOf, defaultEdit, draftUpdate, savedDespite, previewRenderRequest, previewSamples, sameContent, sampleValues, slugify, toRow, toVariables } from "../../dashboard/src/lib/templates.js";
 
 /** The template editor's form <-> contract conversions (dashboard/src/lib/templates.ts). */
 describe("the template editor's variables", () => {
@@ -146,5 +147,42 @@ describe("the editor's save (draftUpdate)", () => {
     expect(draftUpdate(base, content, { name: "Welcome mail" })).toEqual({ name: "Welcome mail", base_revision: 4 });
     // A layout has no subject and no layout of its own.
     expect(draftUpdate({ ...base, kind: "layout" }, { ...content, html: "{{ content }}" })).toEqual({ html: "{{ content }}", text: null, variables: [], base_revision: 4 });
+  });
+});
+
+describe("a save whose outcome is unknown (savedDespite)", () => {
+  // The SDK does not send an update with base_revision again after no answer or a 5xx: the edit
+  // may be stored, and a repeat of it would be refused as someone else's change.
+  const base = { kind: "standard" as const, name: "Welcome", revision: 4, subject: "Hi", html: "<p>Hi</p>", text: null, layout: null, variables: [] };
+  const content = { subject: "Hi", html: "<p>Hello</p>", text: "", layout: null, variables: [] };
+  const stored = { ...base, revision: 5, html: "<p>Hello</p>" };
+  const problem = (status: number, code: string) => APIError.from(status, { type: `https://mailroom.dev/problems/${code}`, title: code, status, code }, new Headers());
+
+  it.each([
+    ["timed out", new APITimeoutError(60_000)],
+    ["lost its connection", new APIConnectionError("Could not reach the Mailroom API: ECONNRESET")],
+    ["got a 5xx", problem(502, "bad_gateway")],
+  ])("takes the template read again as saved when a save that %s was stored all the same", async (_what, error) => {
+    await expect(savedDespite(error, async () => stored, content, {})).resolves.toBe(stored);
+  });
+
+  it("throws the save's error when the template read again does not hold the edit: it was not stored, or another change is there", async () => {
+    const error = new APITimeoutError(60_000);
+    await expect(savedDespite(error, async () => base, content, {})).rejects.toBe(error);
+    await expect(savedDespite(error, async () => ({ ...stored, revision: 6, html: "<p>Theirs</p>" }), content, {})).rejects.toBe(error);
+    await expect(savedDespite(error, async () => stored, content, { name: "Welcome mail" })).rejects.toBe(error);
+  });
+
+  it("throws the save's error when reading the template again fails too", async () => {
+    const error = problem(503, "service_unavailable");
+    await expect(savedDespite(error, () => Promise.reject(new APITimeoutError(60_000)), content, {})).rejects.toBe(error);
+  });
+
+  it("throws any other error as it is, without reading again: that answer says what became of the save", async () => {
+    const reread = vi.fn(async () => stored);
+    for (const error of [problem(409, "template_changed"), problem(422, "validation_failed"), new TypeError("a bug")]) {
+      await expect(savedDespite(error, reread, content, {})).rejects.toBe(error);
+    }
+    expect(reread).not.toHaveBeenCalled();
   });
 });

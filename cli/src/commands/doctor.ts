@@ -2,7 +2,7 @@ import { domainToASCII } from "node:url";
 import { APIConnectionError, APIError, AuthenticationError, isSendableApiKey, MailroomError, PermissionDeniedError, type Domain, type Mailroom, type PagePromise, type Workspace } from "mailroom";
 import type { Command } from "../command.js";
 import { EXIT } from "../command.js";
-import { NO_API_KEY_FIX, connectionOf, newClient, unreachableFix } from "../connection.js";
+import { NO_API_KEY_FIX, connectionOf, newClient, noAnswerFix } from "../connection.js";
 import { probe } from "./system.js";
 
 type Status = "pass" | "warn" | "fail" | "skip";
@@ -88,7 +88,7 @@ async function checkServer(findings: Findings): Promise<CheckResult> {
     await probing.system.getHealth();
     await probing.system.getReadiness();
   } catch (error) {
-    if (error instanceof APIConnectionError) return fail(`no answer from ${baseUrl}: ${error.message}`, unreachableFix(baseUrl));
+    if (error instanceof APIConnectionError) return fail(`no answer from ${baseUrl}: ${error.message}`, noAnswerFix(error, baseUrl));
     if (error instanceof APIError && error.status === 503) {
       return fail(`${baseUrl} is up but not ready (${error.detail ?? error.title})`, "Wait for it to finish starting; if it stays so, check its database and its log.");
     }

@@ -1,6 +1,6 @@
 import { MESSAGE_BATCH_LIMIT, type CreateMessageBatchParams, type MessageStatus } from "mailroom";
 import type { Args, Command, Noun } from "../command.js";
-import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
+import { RefusedError, UsageError, definedOnly, optionalString, requiredString, rerunWith } from "../command.js";
 import { readFileOrStdin, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant, refuseRelativeWithKey } from "../time.js";
@@ -48,7 +48,12 @@ export const previewMessage: Command = {
     // Never the user's --idempotency-key (the SDK sends a key of its own): the server keys a
     // POST's answer to its path, so a preview stored under the key would make the send it
     // suggests, with the same flags, 422 idempotency_key_reused, and a second preview a replay.
-    const preview = await client().messages.preview(body);
+    // A preview changes nothing, so a failed one needs no key to be run again with.
+    const preview = await client()
+      .messages.preview(body)
+      .catch((error: unknown) => {
+        throw rerunWith(error, undefined);
+      });
     if (args.mime === true) {
       io.stdout.write(preview.mime);
       return;

@@ -1,6 +1,6 @@
 import { newIdempotencyKey, SUPPRESSION_BATCH_LIMIT, type Mailroom, type Problem, type Suppression, type SuppressionBatchItem } from "mailroom";
 import type { Command } from "../command.js";
-import { RefusedError, UsageError, optionalString, requiredString } from "../command.js";
+import { RefusedError, UsageError, optionalString, requiredString, rerunWith } from "../command.js";
 import { readFileOrStdin } from "../io.js";
 import { table, type Output } from "../output.js";
 import { describeProblem } from "./render.js";
@@ -51,7 +51,8 @@ async function sendInRequests(mr: Mailroom, rows: SuppressionRow[], key: { value
       batch = await mr.suppressions.createBatch({ suppressions: part.map((row) => row.body) }, { idempotencyKey: `${key.value}#${request}` });
     } catch (error) {
       if (start > 0) output.progress(`Stopped at ${count(start)} / ${addresses(rows.length)}: ${resume}; the requests already answered are not sent again.`);
-      throw error;
+      // Run again, the command is given the key itself, not this request's <key>#<n>.
+      throw rerunWith(error, key.value);
     }
     for (const item of batch.data) {
       const row = part[item.index];

@@ -1,4 +1,4 @@
-import type { RequestBody, Template, TemplateVariable, TemplateVersionState } from "mailroom";
+import { APIConnectionError, APIError, type RequestBody, type Template, type TemplateVariable, type TemplateVersionState } from "mailroom";
 
 /** Said on every template page: the environment switch does not apply to templates (DESIGN §6). */
 export const TEMPLATES_SCOPE_NOTE = "Templates belong to the workspace: live and sandbox both send them, so what you tried in sandbox is what goes live.";
@@ -225,6 +225,29 @@ export function draftUpdate(
   };
   if (Object.keys(changes).length === 0 && !check) return null;
   return { ...changes, base_revision: base.revision };
+}
+
+/**
+ * What became of a save (draftUpdate's body) that failed with `error`. After no answer or a 5xx
+ * its outcome is unknown, and the SDK does not send it again (a repeat of a stored edit would be
+ * refused as someone else's change): the template is read again (`reread`), and when it holds
+ * the content and name sent, the save was stored and that is its answer. Otherwise, or after any
+ * other error, the error is thrown: nothing is taken for saved, and a change someone else made is
+ * found by the next save's base_revision, as ever.
+ */
+export async function savedDespite<T extends Parameters<typeof draftUpdate>[0]>(
+  error: unknown,
+  reread: () => Promise<T>,
+  content: TemplateContent,
+  { name }: { name?: string },
+): Promise<T> {
+  const outcomeUnknown = error instanceof APIConnectionError || (error instanceof APIError && error.status >= 500);
+  if (!outcomeUnknown) throw error;
+  const template = await reread().catch(() => {
+    throw error;
+  });
+  if (draftUpdate(template, content, { name }) !== null) throw error;
+  return template;
 }
 
 /** A slug from a name, as createTemplate accepts it: "Order receipt!" -> "order-receipt". */

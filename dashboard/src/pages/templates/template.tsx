@@ -21,6 +21,7 @@ import {
   previewRenderRequest,
   previewSamples,
   sameContent,
+  savedDespite,
   toRow,
   toVariables,
   type TemplateContent,
@@ -137,7 +138,10 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const saveOnLatest = async (content: TemplateContent, options: { name?: string; check?: boolean }): Promise<Template> => {
     const body = draftUpdate(latest.current, content, options);
     if (body === null) return latest.current;
-    const saved = await api.call((mr: Mailroom) => mr.templates.update(latest.current.slug, body));
+    const { slug } = latest.current;
+    const saved = await api
+      .call((mr: Mailroom) => mr.templates.update(slug, body))
+      .catch((error: unknown) => savedDespite(error, () => api.call((mr) => mr.templates.get(slug)), content, options));
     latest.current = saved;
     onSaved(saved);
     return saved;
