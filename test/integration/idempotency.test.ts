@@ -139,6 +139,18 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(await count("messages")).toBe(1);
     });
 
+    it("reads escapes in a quoted key as RFC 8941 does, and refuses a quoted key with a bare quote or backslash inside", async () => {
+      const escaped = await send(aMessage(), String.raw`"say \"hi\" \\ bye"`);
+      expect(escaped.statusCode, escaped.body).toBe(202);
+      expect(escaped.json().idempotency_key).toBe(String.raw`say "hi" \ bye`);
+      for (const key of ['"a"b"', String.raw`"a\b"`, String.raw`"a\"`]) {
+        const res = await send(aMessage(), key);
+        expect(res.statusCode, key).toBe(422);
+        expect(res.json()).toMatchObject({ code: "validation_failed" });
+      }
+      expect(await count("messages")).toBe(1);
+    });
+
     it("refuses an over-long or non-printable key with 422 validation_failed, storing nothing", async () => {
       for (const key of ["k".repeat(256), "k".repeat(300), `"${"k".repeat(256)}"`, '""', "tab\tkey", "caf\u00e9"]) {
         const res = await send(aMessage(), key);
