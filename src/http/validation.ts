@@ -95,6 +95,9 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
   for (const error of list) {
     if (unionPointers.has(error.instancePath) && error.keyword !== "oneOf" && error.keyword !== "anyOf") continue;
     const { pointer, message } = describe(error);
+    // A name refused by propertyNames comes twice: as the rule it broke (Ajv reports it first,
+    // with the name as `propertyName`), then as propertyNames; the first says more.
+    if (error.keyword === "propertyNames" && out.some((e) => e.pointer === pointer)) continue;
     const key = `${pointer}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -105,6 +108,7 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
 
 function describe(error: ErrorObject): { pointer: string; message: string } {
   const params = error.params as Record<string, unknown>;
+  if (error.propertyName !== undefined) return { pointer: `${error.instancePath}/${pointerSegment(error.propertyName)}`, message: `the name ${error.message ?? "is invalid"}` };
   switch (error.keyword) {
     case "required":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.missingProperty))}`, message: "is required" };

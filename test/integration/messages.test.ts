@@ -235,6 +235,15 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses a metadata key or header name that is not allowed with one error, pointing at that name", async () => {
+      const long = "k".repeat(41);
+      const metadata = await send(aMessage({ metadata: { [long]: "v" } }));
+      expectValidationFailure(metadata, [`/metadata/${long}`]);
+      expect(metadata.json().errors[0].message).toBe("the name must NOT have more than 40 characters");
+      expectValidationFailure(await send(aMessage({ headers: { "X Bad": "v" } })), ["/headers/X Bad"]);
+      await expectNothingStored();
+    });
+
     it("refuses a subject containing CR or LF (header injection)", async () => {
       expectValidationFailure(await send(aMessage({ subject: "Hello\r\nBcc: victim@example.com" })), ["/subject"]);
       expectValidationFailure(await send(aMessage({ subject: "Hello\nthere" })), ["/subject"]);
