@@ -725,6 +725,25 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await t.runtime.db.knex("webhook_deliveries").select("state")).map((d: { state: string }) => d.state)).toEqual(["failed"]);
     });
 
+    it("sends nothing more after a 410: a delivery claimed with it and waiting behind it stays pending, parked with the endpoint", async () => {
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1" });
+      const webhook = await create({ event_types: ["message.queued"] });
+      receiver.otherwise = { status: 410 };
+      await send();
+      await send();
+      // One claim takes both; the second waits for the endpoint's only slot while the first gets its 410.
+      expect(await tick()).toBe(2);
+      expect(receiver.received).toHaveLength(1);
+      await t.drainWebhooks();
+      const rows = (await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhook.id }).orderBy("event_id").select("state", "attempts")) as Array<{ state: string; attempts: number | string }>;
+      expect(rows.map((r) => [r.state, Number(r.attempts)])).toEqual([
+        ["failed", 1],
+        ["pending", 0],
+      ]);
+      expect(await parkedOf(webhook.id)).toEqual([true, true]);
+      expect(receiver.received).toHaveLength(1);
+    });
+
     it("counts attempts by outcome on /metrics, and shows the pending deliveries' queue without a disabled endpoint's", async () => {
       await open();
       const webhook = await create({ event_types: ["message.queued"] });
