@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { ENDPOINT_REREAD_MS } from "../../src/webhooks/dispatcher.js";
+import { ENDPOINT_REREAD_MS, outcomeOf } from "../../src/webhooks/dispatcher.js";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/retry-schedule.js";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
@@ -805,7 +805,8 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await attempts(webhook.id))[0]).toMatchObject({ status: "failed", response_status: 302, error: "redirect_not_followed" });
     });
 
-    it("disables an endpoint that has failed for 5 days, with the webhook_endpoint.disabled notice on it", async () => {
+    /** An endpoint whose receiver answers 500 and whose first attempt failed at `start`: failing since. */
+    const failingEndpoint = async () => {
       await open();
       const webhook = await create();
       receiver.otherwise = { status: 500 };
@@ -813,6 +814,11 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       await send();
       await t.drainWebhooks();
       expect((await get(webhook.id)).failing_since).toBe(new Date(start).toISOString());
+      return { webhook, start };
+    };
+
+    it("disables an endpoint that has failed for 5 days, with the webhook_endpoint.disabled notice on it", async () => {
+      const { webhook, start } = await failingEndpoint();
       t.clock.set(start + 5 * 24 * 3600 * 1000 - 1);
       await send();
       await t.drainWebhooks();
@@ -840,6 +846,53 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await get(webhook.id)).failing_since).not.toBeNull();
       t.clock.advance(RETRY_DELAYS_MS[0]!);
       await t.drainWebhooks();
+      expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
+    /**
+     * Outcomes are committed in batches (group commit). Records, in one batch, attempts of the
+     * endpoint's newest deliveries (oldest of them first) that got these answers, 1 ms apart from
+     * now. The deliveries are left as they are (the lease given is not theirs); the attempts and
+     * the endpoint's health are written as the dispatcher's would be.
+     */
+    const recordTogether = async (webhookId: string, answers: number[]) => {
+      const eventIds = ((await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId }).orderBy("event_id", "desc").limit(answers.length).pluck("event_id")) as string[]).reverse();
+      const rows = await Promise.all(eventIds.map(async (eventId) => (await t.runtime.repositories.webhookDeliveries.find({ endpointId: webhookId, eventId }))!));
+      const at = t.clock.now();
+      const outcomes = answers.map((status, i) => outcomeOf(rows[i]!, { status, body: null, retryAfter: null, error: null, durationMs: 1 }, at + i, "not-the-delivery's-lease"));
+      const { groupCommit, webhookDeliveries } = t.runtime.repositories;
+      await Promise.all(groupCommit.submitTogether(webhookDeliveries.outcomeWriter, outcomes));
+      return at;
+    };
+
+    it("starts failing_since afresh at a failure that follows a success recorded with it, so an endpoint failing for 5 days that just succeeded stays enabled", async () => {
+      const { webhook, start } = await failingEndpoint();
+      t.clock.set(start + 5 * 24 * 3600 * 1000);
+      await send();
+      await send();
+      const at = await recordTogether(webhook.id, [204, 503]);
+      expect(await get(webhook.id)).toMatchObject({ status: "enabled", failing_since: new Date(at + 1).toISOString() });
+    });
+
+    it("starts failing_since at the first of the failures recorded together, not the last", async () => {
+      await open();
+      const webhook = await create();
+      await send();
+      await send();
+      const failedAt = await recordTogether(webhook.id, [500, 503]);
+      expect((await get(webhook.id)).failing_since).toBe(new Date(failedAt).toISOString());
+    });
+
+    it("clears failing_since when the last of the attempts recorded together is a success, after failures", async () => {
+      await open();
+      const webhook = await create();
+      await send();
+      await send();
+      await recordTogether(webhook.id, [500, 503]);
+      t.clock.advance(1000);
+      await send();
+      await send();
+      await recordTogether(webhook.id, [500, 204]);
       expect((await get(webhook.id)).failing_since).toBeNull();
     });
 
