@@ -9,6 +9,7 @@ import { Semaphore } from "../delivery/semaphore.js";
 import { workerId } from "../delivery/worker-id.js";
 import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
+import { openSigningSecrets, type SigningSecrets } from "../services/webhook-secrets.js";
 import type { PostResult } from "./http-client.js";
 import { DeliveryParking } from "./parking.js";
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from "./retry-schedule.js";
@@ -298,26 +299,19 @@ export class WebhookDispatcher {
     };
   }
 
-  /**
-   * The current secret, and the previous one while its overlap lasts. A previous secret no key
-   * opens is left out (the receiver verifies with the current one, as after the overlap) rather
-   * than stopping deliveries the current secret can sign.
-   */
+  /** The current secret, and the previous one while its overlap lasts and a key opens it (openSigningSecrets). */
   private openSecrets(endpoint: WebhookEndpointRow): string[] | null {
-    let current: string;
+    let opened: SigningSecrets;
     try {
-      current = this.deps.secrets.open(endpoint.secret);
+      opened = openSigningSecrets(this.deps.secrets, endpoint, this.deps.clock.now());
     } catch (error) {
       this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's signing secret cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS?): its deliveries are not sent");
       return null;
     }
-    if (endpoint.previous_secret === null || (endpoint.previous_secret_expires_at ?? 0) <= this.deps.clock.now()) return [current];
-    try {
-      return [current, this.deps.secrets.open(endpoint.previous_secret)];
-    } catch (error) {
-      this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's previous signing secret cannot be opened: deliveries are signed with the current one only");
-      return [current];
+    if (opened.previousUnreadable !== undefined) {
+      this.deps.log.error({ err: opened.previousUnreadable, webhook_id: endpoint.id }, "webhook endpoint's previous signing secret cannot be opened: deliveries are signed with the current one only");
     }
+    return opened.previous === null ? [opened.current] : [opened.current, opened.previous];
   }
 
   private slotFor(endpointId: string): Semaphore {
