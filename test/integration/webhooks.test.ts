@@ -814,6 +814,20 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await attempts(webhook.id)).map((a) => a.status)).toEqual(["succeeded", "failed"]);
     });
 
+    it.each([
+      ["cannot be reached (nothing listens on its port)", (dns: DnsServer) => dns.close()],
+      ["refuses to answer", async (dns: DnsServer) => dns.fail("hooks.test", "REFUSED")],
+    ])("records a failed attempt as a dns error, not a refused connection, when the resolver (DNS_SERVERS) %s", async (_label, breakResolver) => {
+      const dns = await startDnsServer();
+      opened.push({ close: () => dns.close().catch(() => undefined) }); // closed already when it is to be unreachable
+      await open({ DNS_SERVERS: dns.address });
+      const webhook = await create({ url: "http://hooks.test/hooks" });
+      await breakResolver(dns);
+      await send();
+      await t.drainWebhooks();
+      expect((await attempts(webhook.id))[0]).toMatchObject({ status: "failed", error: "dns", response_status: null });
+    });
+
     it("does not follow a 302: the attempt fails and the redirect target receives nothing", async () => {
       await open();
       const elsewhere = await startWebhookReceiver();
