@@ -3689,11 +3689,11 @@ export interface components {
             object: "webhook_secret";
             /** @description The current signing secret, `whsec_…`. */
             secret: string;
-            /** @description The secret before the last rotation, while its overlap lasts. */
+            /** @description The secret before the last rotation, while its overlap lasts and deliveries carry its signature: null after the overlap, and during it when the secret can no longer be opened (the `SECRET_KEY` it was sealed under is gone), deliveries then being signed with the current one alone. */
             previous_secret: string | null;
             /**
              * Format: date-time
-             * @description When deliveries stop carrying the previous secret's signature.
+             * @description When deliveries stop carrying the previous secret's signature; null when `previous_secret` is.
              */
             previous_secret_expires_at: string | null;
         };

@@ -12,6 +12,7 @@ import { WEBHOOK_URL_MAX_LENGTH, WebhookEndpointsRepository, type WebhookEndpoin
 import { scopeOf } from "./api-keys.js";
 import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
+import { openSigningSecrets } from "./webhook-secrets.js";
 import type { components } from "../../generated/v1.js";
 
 type Webhook = components["schemas"]["Webhook"];
@@ -116,15 +117,11 @@ export class WebhooksService {
     return { id, object: "webhook", deleted: true };
   }
 
+  /** The secrets deliveries are signed with now (openSigningSecrets): a previous secret no key opens any more is shown as none, not a 500. */
   async getSecret(principal: Principal, id: string): Promise<WebhookSecret> {
     const row = await this.endpoint(scopeOf(principal), id);
-    const overlapping = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > this.clock.now();
-    return {
-      object: "webhook_secret",
-      secret: this.secrets.open(row.secret),
-      previous_secret: overlapping ? this.secrets.open(row.previous_secret!) : null,
-      previous_secret_expires_at: overlapping ? toIsoOrNull(row.previous_secret_expires_at) : null,
-    };
+    const opened = openSigningSecrets(this.secrets, row, this.clock.now());
+    return { object: "webhook_secret", secret: opened.current, previous_secret: opened.previous, previous_secret_expires_at: toIsoOrNull(opened.previousExpiresAt) };
   }
 
   /** A new secret; the current one keeps signing alongside it for `overlap_seconds`. */

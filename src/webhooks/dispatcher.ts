@@ -9,6 +9,7 @@ import { Semaphore } from "../delivery/semaphore.js";
 import { workerId } from "../delivery/worker-id.js";
 import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
+import { openSigningSecrets, type SigningSecrets } from "../services/webhook-secrets.js";
 import type { PostResult } from "./http-client.js";
 import { DeliveryParking } from "./parking.js";
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from "./retry-schedule.js";
@@ -94,7 +95,10 @@ export class WebhookDispatcher {
   /** Moves disabled endpoints' deliveries out of the claim index, and back when enabled. */
   private readonly parking: DeliveryParking;
   private readonly loadEndpoint = batchLoader((ids: string[]) => this.deps.endpoints.findMany(ids));
-  /** The latest read of each endpoint the dispatcher holds deliveries for, and when it was made (see currentEndpoint). */
+  /**
+   * The latest read of each endpoint the dispatcher holds deliveries for, and when it was made (see
+   * currentEndpoint); `at: Infinity` for a view served until it is dropped (markGone).
+   */
   private readonly endpointReads = new Map<string, { at: number; endpoint: Promise<WebhookEndpointRow | undefined> }>();
 
   constructor(
@@ -295,26 +299,19 @@ export class WebhookDispatcher {
     };
   }
 
-  /**
-   * The current secret, and the previous one while its overlap lasts. A previous secret no key
-   * opens is left out (the receiver verifies with the current one, as after the overlap) rather
-   * than stopping deliveries the current secret can sign.
-   */
+  /** The current secret, and the previous one while its overlap lasts and a key opens it (openSigningSecrets). */
   private openSecrets(endpoint: WebhookEndpointRow): string[] | null {
-    let current: string;
+    let opened: SigningSecrets;
     try {
-      current = this.deps.secrets.open(endpoint.secret);
+      opened = openSigningSecrets(this.deps.secrets, endpoint, this.deps.clock.now());
     } catch (error) {
       this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's signing secret cannot be opened (SECRET_KEY changed without SECRET_KEY_PREVIOUS?): its deliveries are not sent");
       return null;
     }
-    if (endpoint.previous_secret === null || (endpoint.previous_secret_expires_at ?? 0) <= this.deps.clock.now()) return [current];
-    try {
-      return [current, this.deps.secrets.open(endpoint.previous_secret)];
-    } catch (error) {
-      this.deps.log.error({ err: error, webhook_id: endpoint.id }, "webhook endpoint's previous signing secret cannot be opened: deliveries are signed with the current one only");
-      return [current];
+    if (opened.previousUnreadable !== undefined) {
+      this.deps.log.error({ err: opened.previousUnreadable, webhook_id: endpoint.id }, "webhook endpoint's previous signing secret cannot be opened: deliveries are signed with the current one only");
     }
+    return opened.previous === null ? [opened.current] : [opened.current, opened.previous];
   }
 
   private slotFor(endpointId: string): Semaphore {
@@ -356,7 +353,9 @@ export class WebhookDispatcher {
         const secrets = endpoint?.enabled ? secretsOf(endpoint) : null;
         if (!endpoint || secrets === null) return null; // given back by send(): it waits for the endpoint, or goes with it
         const timestamp = Math.floor(this.deps.wallClock.now() / 1000);
-        return this.deps.post(endpoint.url, webhookHeaders(secrets, row.event_id, timestamp, body), body);
+        const answer = await this.deps.post(endpoint.url, webhookHeaders(secrets, row.event_id, timestamp, body), body);
+        if (answer.status === 410) this.markGone(endpoint);
+        return answer;
       }),
     );
     if (result === null) return false;
@@ -384,10 +383,24 @@ export class WebhookDispatcher {
     return endpoint;
   }
 
+  /**
+   * Takes the endpoint for disabled in this dispatcher's view at once, on a 410, before the slot
+   * the request held is freed: the database says so only once record() commits the outcome, and
+   * meanwhile the deliveries waiting for that slot would read it enabled (from the database, or
+   * from a read made before the request that is still served) and each get a 410 of its own,
+   * failing rather than waiting as a disabled endpoint's deliveries do. Holding the slot until the
+   * commit would not be enough (that earlier read would still be served), and would let a slow
+   * group commit throttle requests. The view is kept until the commit (record() drops it), or,
+   * should the commit fail, until this dispatcher holds nothing more of the endpoint's.
+   */
+  private markGone(endpoint: WebhookEndpointRow): void {
+    this.endpointReads.set(endpoint.id, { at: Infinity, endpoint: Promise.resolve({ ...endpoint, enabled: false, disabled_reason: "gone" }) });
+  }
+
   /** Commits an attempt's outcome; the writer moves the delivery only while `outcome.lease` still holds it. */
   private async record(outcome: WebhookOutcome): Promise<void> {
     await this.deps.groupCommit.submit(this.deps.deliveries.outcomeWriter, outcome);
-    // Committed: the endpoint is disabled, and the next request must see it.
+    // Committed: the database says the endpoint is disabled, and is read again in place of markGone's view.
     if (outcome.endpoint?.health === "gone") this.endpointReads.delete(outcome.endpointId);
     this.deps.metrics.webhookAttempts.inc({ outcome: outcome.next.state === "pending" ? "retrying" : outcome.next.state });
   }

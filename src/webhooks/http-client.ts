@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
-import type { TargetGuard } from "./target-guard.js";
+import { LookupFailedError, type TargetGuard } from "./target-guard.js";
 
 /** What came of one POST: an answer (`status`) or none (`error`). */
 export interface PostResult {
@@ -103,9 +103,11 @@ export class WebhookHttpClient {
 function classify(error: NodeJS.ErrnoException): NonNullable<PostResult["error"]> {
   const code = error.code ?? "";
   if (code === "ETARGETNOTALLOWED") return "target_not_allowed";
+  // By where it failed, not by its code: a resolver that cannot be reached fails the lookup with
+  // ECONNREFUSED, as a receiver refusing the connection does. Every lookup is the guard's.
+  if (error instanceof LookupFailedError) return "dns";
   if (code === "ECONNREFUSED") return "connection_refused";
   if (code === "ECONNRESET" || code === "EPIPE") return "connection_reset";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code.startsWith("ESERV") || code === "ETIMEOUT" || code === "EREFUSED" || code === "ENODATA") return "dns";
   if (code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL") || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return "tls";
   return "network";
 }

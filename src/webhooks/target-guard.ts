@@ -88,6 +88,24 @@ export class TargetNotAllowedError extends Error {
   }
 }
 
+/**
+ * The lookup that precedes a connection failed: the name does not resolve, or the resolver
+ * (DNS_SERVERS) refused, timed out or could not be reached. The dispatcher records it as `dns`.
+ * Tagged here because its code cannot tell: a resolver that cannot be reached fails the lookup
+ * with ECONNREFUSED, the same code as a receiver refusing the connection.
+ */
+export class LookupFailedError extends Error {
+  override name = "LookupFailedError";
+  constructor(
+    readonly host: string,
+    /** The resolver's code (ENOTFOUND, ESERVFAIL, ETIMEOUT, ECONNREFUSED, …), for the logs. */
+    readonly code: string,
+    cause?: unknown,
+  ) {
+    super(`DNS lookup of ${host} failed (${code})`, { cause });
+  }
+}
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 export class TargetGuard {
@@ -133,11 +151,11 @@ export class TargetGuard {
           const refused = found.find(isForbiddenAddress);
           if (refused !== undefined) return callback(new TargetNotAllowedError(hostname, refused), options.all ? [] : "");
         }
-        if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), options.all ? [] : "");
+        if (wanted.length === 0) return callback(new LookupFailedError(hostname, "ENOTFOUND"), options.all ? [] : "");
         if (options.all) callback(null, wanted.map((address) => ({ address, family: isIP(address) })));
         else callback(null, wanted[0]!, isIP(wanted[0]!));
       },
-      (error: NodeJS.ErrnoException) => callback(error, options.all ? [] : ""),
+      (error: NodeJS.ErrnoException) => callback(new LookupFailedError(hostname, error.code ?? "EUNKNOWN", error), options.all ? [] : ""),
     );
   };
 

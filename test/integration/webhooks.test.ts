@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { ENDPOINT_REREAD_MS } from "../../src/webhooks/dispatcher.js";
+import { ENDPOINT_REREAD_MS, outcomeOf } from "../../src/webhooks/dispatcher.js";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/retry-schedule.js";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
@@ -78,6 +78,21 @@ describe.each(databases)("Webhooks ($name)", (database) => {
     const res = await t.call({ method: "GET", url: `/v1/webhooks/${id}/attempts?limit=100${query}` });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().data;
+  };
+  /**
+   * An endpoint rotated with an hour's overlap whose previous secret no key opens any more: the
+   * rotation kept it as it was sealed, under the old SECRET_KEY, which then goes (an operator
+   * dropped SECRET_KEY_PREVIOUS before resealing). Its new secret opens.
+   */
+  const previousSecretUnreadable = async () => {
+    const [oldKey, newKey] = ["0a".repeat(32), "1b".repeat(32)];
+    await open({ SECRET_KEY: oldKey });
+    const webhook = await create();
+    await t.restart({ SECRET_KEY: newKey, SECRET_KEY_PREVIOUS: oldKey });
+    const rotated = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    await t.restart({ SECRET_KEY: newKey });
+    return { webhook, secret: rotated.json().secret as string };
   };
   const tick = () => t.runtime.dispatcher.tick();
   const count = async (table: string) => Number(((await t.runtime.db.knex(table).count({ n: "*" }).first()) as { n: number | string }).n);
@@ -369,6 +384,13 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(after.signature.split(" ")).toHaveLength(1);
       expect(after.verifiedWith).toEqual([1]);
       expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json().previous_secret).toBeNull();
+    });
+
+    it("shows the current secret alone, as deliveries are signed, when only the previous one, still in its overlap, cannot be opened", async () => {
+      const { webhook, secret } = await previousSecretUnreadable();
+      const res = await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ object: "webhook_secret", secret, previous_secret: null, previous_secret_expires_at: null });
     });
 
     it("ends the old secret at once with overlap_seconds 0", async () => {
@@ -725,6 +747,25 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await t.runtime.db.knex("webhook_deliveries").select("state")).map((d: { state: string }) => d.state)).toEqual(["failed"]);
     });
 
+    it("sends nothing more after a 410: a delivery claimed with it and waiting behind it stays pending, parked with the endpoint", async () => {
+      await open({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1" });
+      const webhook = await create({ event_types: ["message.queued"] });
+      receiver.otherwise = { status: 410 };
+      await send();
+      await send();
+      // One claim takes both; the second waits for the endpoint's only slot while the first gets its 410.
+      expect(await tick()).toBe(2);
+      expect(receiver.received).toHaveLength(1);
+      await t.drainWebhooks();
+      const rows = (await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhook.id }).orderBy("event_id").select("state", "attempts")) as Array<{ state: string; attempts: number | string }>;
+      expect(rows.map((r) => [r.state, Number(r.attempts)])).toEqual([
+        ["failed", 1],
+        ["pending", 0],
+      ]);
+      expect(await parkedOf(webhook.id)).toEqual([true, true]);
+      expect(receiver.received).toHaveLength(1);
+    });
+
     it("counts attempts by outcome on /metrics, and shows the pending deliveries' queue without a disabled endpoint's", async () => {
       await open();
       const webhook = await create({ event_types: ["message.queued"] });
@@ -773,6 +814,20 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await attempts(webhook.id)).map((a) => a.status)).toEqual(["succeeded", "failed"]);
     });
 
+    it.each([
+      ["cannot be reached (nothing listens on its port)", (dns: DnsServer) => dns.close()],
+      ["refuses to answer", async (dns: DnsServer) => dns.fail("hooks.test", "REFUSED")],
+    ])("records a failed attempt as a dns error, not a refused connection, when the resolver (DNS_SERVERS) %s", async (_label, breakResolver) => {
+      const dns = await startDnsServer();
+      opened.push({ close: () => dns.close().catch(() => undefined) }); // closed already when it is to be unreachable
+      await open({ DNS_SERVERS: dns.address });
+      const webhook = await create({ url: "http://hooks.test/hooks" });
+      await breakResolver(dns);
+      await send();
+      await t.drainWebhooks();
+      expect((await attempts(webhook.id))[0]).toMatchObject({ status: "failed", error: "dns", response_status: null });
+    });
+
     it("does not follow a 302: the attempt fails and the redirect target receives nothing", async () => {
       await open();
       const elsewhere = await startWebhookReceiver();
@@ -786,7 +841,8 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await attempts(webhook.id))[0]).toMatchObject({ status: "failed", response_status: 302, error: "redirect_not_followed" });
     });
 
-    it("disables an endpoint that has failed for 5 days, with the webhook_endpoint.disabled notice on it", async () => {
+    /** An endpoint whose receiver answers 500 and whose first attempt failed at `start`: failing since. */
+    const failingEndpoint = async () => {
       await open();
       const webhook = await create();
       receiver.otherwise = { status: 500 };
@@ -794,6 +850,11 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       await send();
       await t.drainWebhooks();
       expect((await get(webhook.id)).failing_since).toBe(new Date(start).toISOString());
+      return { webhook, start };
+    };
+
+    it("disables an endpoint that has failed for 5 days, with the webhook_endpoint.disabled notice on it", async () => {
+      const { webhook, start } = await failingEndpoint();
       t.clock.set(start + 5 * 24 * 3600 * 1000 - 1);
       await send();
       await t.drainWebhooks();
@@ -824,6 +885,53 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await get(webhook.id)).failing_since).toBeNull();
     });
 
+    /**
+     * Outcomes are committed in batches (group commit). Records, in one batch, attempts of the
+     * endpoint's newest deliveries (oldest of them first) that got these answers, 1 ms apart from
+     * now. The deliveries are left as they are (the lease given is not theirs); the attempts and
+     * the endpoint's health are written as the dispatcher's would be.
+     */
+    const recordTogether = async (webhookId: string, answers: number[]) => {
+      const eventIds = ((await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId }).orderBy("event_id", "desc").limit(answers.length).pluck("event_id")) as string[]).reverse();
+      const rows = await Promise.all(eventIds.map(async (eventId) => (await t.runtime.repositories.webhookDeliveries.find({ endpointId: webhookId, eventId }))!));
+      const at = t.clock.now();
+      const outcomes = answers.map((status, i) => outcomeOf(rows[i]!, { status, body: null, retryAfter: null, error: null, durationMs: 1 }, at + i, "not-the-delivery's-lease"));
+      const { groupCommit, webhookDeliveries } = t.runtime.repositories;
+      await Promise.all(groupCommit.submitTogether(webhookDeliveries.outcomeWriter, outcomes));
+      return at;
+    };
+
+    it("starts failing_since afresh at a failure that follows a success recorded with it, so an endpoint failing for 5 days that just succeeded stays enabled", async () => {
+      const { webhook, start } = await failingEndpoint();
+      t.clock.set(start + 5 * 24 * 3600 * 1000);
+      await send();
+      await send();
+      const at = await recordTogether(webhook.id, [204, 503]);
+      expect(await get(webhook.id)).toMatchObject({ status: "enabled", failing_since: new Date(at + 1).toISOString() });
+    });
+
+    it("starts failing_since at the first of the failures recorded together, not the last", async () => {
+      await open();
+      const webhook = await create();
+      await send();
+      await send();
+      const failedAt = await recordTogether(webhook.id, [500, 503]);
+      expect((await get(webhook.id)).failing_since).toBe(new Date(failedAt).toISOString());
+    });
+
+    it("clears failing_since when the last of the attempts recorded together is a success, after failures", async () => {
+      await open();
+      const webhook = await create();
+      await send();
+      await send();
+      await recordTogether(webhook.id, [500, 503]);
+      t.clock.advance(1000);
+      await send();
+      await send();
+      await recordTogether(webhook.id, [500, 204]);
+      expect((await get(webhook.id)).failing_since).toBeNull();
+    });
+
     it("records secret_unavailable without sending while the endpoint's secret cannot be opened, and delivers on the schedule once the old key is SECRET_KEY_PREVIOUS", async () => {
       const [oldKey, newKey] = ["0a".repeat(32), "1b".repeat(32)];
       await open({ SECRET_KEY: oldKey });
@@ -851,15 +959,8 @@ describe.each(databases)("Webhooks ($name)", (database) => {
     });
 
     it("signs with the current secret alone when only the previous one, still in its overlap, cannot be opened", async () => {
-      const [oldKey, newKey] = ["0a".repeat(32), "1b".repeat(32)];
-      await open({ SECRET_KEY: oldKey });
-      const webhook = await create();
-      await t.restart({ SECRET_KEY: newKey, SECRET_KEY_PREVIOUS: oldKey });
-      const rotated = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
-      expect(rotated.statusCode, rotated.body).toBe(200);
-      receiver.secrets.splice(0, receiver.secrets.length, rotated.json().secret);
-      // The rotation kept the old secret as it was sealed, under the old key, which then goes.
-      await t.restart({ SECRET_KEY: newKey });
+      const { webhook, secret } = await previousSecretUnreadable();
+      receiver.secrets.splice(0, receiver.secrets.length, secret);
       await send();
       await t.drainWebhooks();
       expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.queued"]);

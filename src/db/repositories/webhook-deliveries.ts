@@ -190,33 +190,43 @@ export class WebhookDeliveriesRepository {
   };
 
   /**
-   * An endpoint's health follows its latest attempt in the batch that says something about it: a
-   * success clears `failing_since`, a failure starts it (and disables the endpoint once it is old
-   * enough), and a 410 disables it at once. One that says nothing is passed over, so it hides no
-   * other attempt's verdict.
+   * Keeps each endpoint's health as its attempts in the batch, taken in order, leave it: a success
+   * clears `failing_since`, a failure starts it (and disables the endpoint once it is old enough),
+   * and a 410 disables it at once. So what counts is the current run of failures, those after the
+   * batch's last success: none (the last verdict is a success) clears `failing_since`; after a
+   * success it begins at that run's first failure, whatever it was before; with no success in the
+   * batch it goes on from what is stored, or begins at the batch's first failure. Only that run
+   * can disable the endpoint for failing: one that has just succeeded is not disabled for the
+   * failures before. An attempt that says nothing of the endpoint is passed over.
    */
   private async writeEndpointHealth(trx: Knex.Transaction, outcomes: readonly WebhookOutcome[]): Promise<void> {
-    const latest = new Map<string, WebhookOutcome>();
+    const runs = new Map<string, { succeeded: boolean; failures: Array<{ at: number; disableIfFailingSince: number }> }>();
     const gone = new Map<string, number>();
     for (const o of [...outcomes].sort((a, b) => a.at - b.at)) {
       if (o.endpoint === null) continue;
-      latest.set(o.endpointId, o);
-      if (o.endpoint.health === "gone") gone.set(o.endpointId, o.at);
+      const run = runs.get(o.endpointId) ?? { succeeded: false, failures: [] };
+      runs.set(o.endpointId, run);
+      if (o.endpoint.health === "healthy") Object.assign(run, { succeeded: true, failures: [] });
+      else if (o.endpoint.health === "failing") run.failures.push({ at: o.at, disableIfFailingSince: o.endpoint.disableIfFailingSince });
+      else gone.set(o.endpointId, o.at);
     }
-    const healthy = [...latest.values()].filter((o) => o.endpoint?.health === "healthy").map((o) => o.endpointId);
-    if (healthy.length > 0) await trx("webhook_endpoints").whereIn("id", healthy).whereNotNull("failing_since").update({ failing_since: null });
-    for (const o of latest.values()) {
-      if (o.endpoint?.health !== "failing") continue;
-      await trx("webhook_endpoints").where({ id: o.endpointId }).whereNull("failing_since").update({ failing_since: o.at });
-      await trx("webhook_endpoints")
-        .where({ id: o.endpointId, enabled: true })
-        .andWhere("failing_since", "<=", o.endpoint.disableIfFailingSince)
-        .update({ enabled: false, disabled_reason: "failing", disabled_at: o.at, updated_at: o.at, parking_epoch: trx.raw("parking_epoch + 1") });
-    }
+    // First, so that a 410 names the reason even when the run of failures before it is 5 days old.
     for (const [endpointId, at] of gone) {
       await trx("webhook_endpoints")
         .where({ id: endpointId, enabled: true })
         .update({ enabled: false, disabled_reason: "gone", disabled_at: at, updated_at: at, parking_epoch: trx.raw("parking_epoch + 1") });
+    }
+    const healthy = [...runs].filter(([, run]) => run.succeeded && run.failures.length === 0).map(([id]) => id);
+    if (healthy.length > 0) await trx("webhook_endpoints").whereIn("id", healthy).whereNotNull("failing_since").update({ failing_since: null });
+    for (const [endpointId, { succeeded, failures }] of runs) {
+      const [first, last] = [failures[0], failures.at(-1)];
+      if (first === undefined || last === undefined) continue;
+      const endpoint = trx("webhook_endpoints").where({ id: endpointId });
+      await (succeeded ? endpoint : endpoint.whereNull("failing_since")).update({ failing_since: first.at });
+      await trx("webhook_endpoints")
+        .where({ id: endpointId, enabled: true })
+        .andWhere("failing_since", "<=", last.disableIfFailingSince)
+        .update({ enabled: false, disabled_reason: "failing", disabled_at: last.at, updated_at: last.at, parking_epoch: trx.raw("parking_epoch + 1") });
     }
   }
 
