@@ -2,7 +2,7 @@ import { parse as parseContentDisposition } from "content-disposition";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { FetchCapacityError, type AttachmentSource, type FetchBudget, type FetchOutcome } from "../services/attachment-urls.js";
-import type { TargetGuard } from "../webhooks/target-guard.js";
+import { LookupFailedError, type TargetGuard } from "../webhooks/target-guard.js";
 
 /** Why a URL gave no file, said so that the 422 can name the fix. */
 class AttachmentFetchError extends Error {
@@ -167,7 +167,9 @@ function tooLarge(budget: FetchBudget): AttachmentFetchError {
 function describeNetworkError(error: NodeJS.ErrnoException, target: URL): AttachmentFetchError {
   if (error instanceof AttachmentFetchError) return error;
   if (error.code === "ETARGETNOTALLOWED") return new AttachmentFetchError(`${error.message}, which is not fetched`);
-  if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") return new AttachmentFetchError(`${target.hostname} could not be resolved`);
+  // Before the codes: a resolver (DNS_SERVERS) that cannot be reached fails the lookup with
+  // ECONNREFUSED, which is not the file's host refusing (LookupFailedError says why it is tagged).
+  if (error instanceof LookupFailedError) return new AttachmentFetchError(`${target.hostname} could not be resolved (${error.code})`);
   if (error.code === "ECONNREFUSED") return new AttachmentFetchError(`${target.host} refused the connection`);
   if (error.code?.startsWith("ERR_TLS") || error.code?.includes("CERT")) return new AttachmentFetchError(`TLS with ${target.host} failed (${error.code})`);
   return new AttachmentFetchError(`could not be fetched (${error.code ?? error.message})`);

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
+import { startDnsServer } from "../helpers/dns-server.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const INVOICE = Buffer.from("%PDF-1.7\n% an invoice, byte for byte\n%%EOF\n");
@@ -180,6 +181,15 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: "could not be fetched: did not answer within 300 ms" });
       expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it("says a file's host could not be resolved when the resolver (DNS_SERVERS) cannot be reached, not that the host refused the connection", async () => {
+      const dns = await startDnsServer();
+      await dns.close();
+      await t.restart({ DNS_SERVERS: dns.address });
+      const res = await send([{ url: "http://files.test/files/invoice.pdf" }]);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: expect.stringMatching(/^could not be fetched: files\.test could not be resolved/) });
     });
 
     it("keeps a request's Idempotency-Key locked while its attachments are still being fetched, past IDEMPOTENCY_LOCK_SECONDS", async () => {
