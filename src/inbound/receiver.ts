@@ -10,6 +10,7 @@ import { sameOrganization } from "../domain/organizational-domain.js";
 import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
 import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
 import { bodyText } from "./body-text.js";
+import { mediaTypeOf } from "../smtp/mime-part.js";
 import { splitReply } from "./reply-text.js";
 
 /** The routes of a transaction's accepted recipients (InboundService.route). */
@@ -292,7 +293,7 @@ export class InboundReceiver {
       messageIdHeader: mail.messageId ?? null,
       inReplyTo: mail.inReplyTo ?? null,
       authentication,
-      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, content_id: a.cid ?? null, content: a.content })),
+      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: mediaTypeOf(a), content_id: a.cid ?? null, content: a.content })),
       receivedAt: this.clock.now(),
       rawDigest: createHash("sha256").update(raw).digest("hex"),
     };

@@ -5,7 +5,7 @@ import { InboundReceiver, type Verdict } from "../../src/inbound/receiver.js";
 import type { InboundRepository } from "../../src/db/repositories/inbound.js";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { Verp } from "../../src/domain/verp.js";
-import { InboundService } from "../../src/services/inbound.js";
+import { InboundService, type ReceivedReply } from "../../src/services/inbound.js";
 import { dkimTestKeys, mailauthSignatures } from "../helpers/dkim-signers.js";
 import { deliveryStatusReport } from "../helpers/dsn.js";
 
@@ -225,5 +225,41 @@ describe("InboundReceiver threading a reply at a plain mailbox by In-Reply-To an
     expect(verdict).toMatchObject({ accepted: false, code: 550 });
     expect(lookups).toHaveLength(1);
     expect(lookups[0]).toHaveLength(10);
+  });
+});
+
+describe("InboundReceiver storing a reply at its reply address", () => {
+  it("records a file whose Content-Type is empty as text/plain, as MIME has it", async () => {
+    const replies: ReceivedReply[] = [];
+    const inbound = {
+      recordReply: async (_messageId: string, reply: ReceivedReply) => {
+        replies.push(reply);
+        return { stored: true, inboundId: "inb_1", messageId: MESSAGE_ID, recipient: null, eventId: "evt_1", repeated: false };
+      },
+    } as unknown as InboundService;
+    const noDns = { resolve: () => Promise.reject(Object.assign(new Error("no record"), { code: "ENOTFOUND" })) } as unknown as Resolver;
+    const receiver = new InboundReceiver(inbound, noDns, "mta.example", new ManualClock(), { info() {}, error() {} });
+    const raw = [
+      "From: Grace <grace@dest.example>",
+      "To: reply@bounces.acme.example",
+      "Subject: Re: Your receipt",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/mixed; boundary="b"',
+      "",
+      "--b",
+      "Content-Type: text/plain",
+      "",
+      "Notes attached.",
+      "--b",
+      "Content-Type: ",
+      "Content-Disposition: attachment; filename=notes.txt",
+      "",
+      "Notes",
+      "--b--",
+      "",
+    ].join("\r\n");
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mail.dest.example", mailFrom: "grace@dest.example" }, [{ kind: "reply", messageId: MESSAGE_ID, workspaceIds: ["ws_1"] }]);
+    expect(verdict).toMatchObject({ accepted: true });
+    expect(replies[0]!.attachments).toMatchObject([{ filename: "notes.txt", content_type: "text/plain" }]);
   });
 });
