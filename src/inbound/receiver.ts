@@ -223,9 +223,7 @@ export class InboundReceiver {
    * one it is soft too, so an unreadable notice never suppresses an address by itself.
    */
   private async unstructuredBounce(mail: ParsedMail, text: string | null, target: ReportTarget): Promise<Handled> {
-    const { found, basicCode } = statusInText(text ?? "");
-    // A success (2.x.x) quoted in a failure notice says nothing about the failure.
-    const failure = found !== null && /^[45]/.test(found) ? found : null;
+    const { failure, basicCode } = failureInText(text ?? "");
     const enhancedStatus = failure ?? "5.0.0";
     const bounceType = failure?.startsWith("5") ? bounceTypeFor(failure, basicCode, "rcpt") : "soft";
     const outcome = await this.inbound.recordBounce(target, {
@@ -340,11 +338,18 @@ function tooLargeText({ part }: ReplyTooLarge): string {
   return `5.3.4 Message too big for system: its text and HTML take ${part.bytes} bytes as stored, more than a reply can (at most ${REPLY_STATEMENT_MAX_BYTES}); send a shorter reply`;
 }
 
-/** The status a plain-text notice quotes: a server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"). */
-function statusInText(text: string): { found: string | null; basicCode: number | null } {
+/**
+ * The failure status (4.x.x or 5.x.x, RFC 3463) a plain-text notice quotes: a server reply ("550
+ * 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"); null when it quotes none.
+ * The one rule for both questions asked of a notice, whether it is a failure notice and what its
+ * status is: a success (2.x.x) says nothing of a failure, and is more often a version ("Sent from
+ * Acme Mail (2.0.1)" under an out-of-office) than a status.
+ */
+function failureInText(text: string): { failure: string | null; basicCode: number | null } {
   const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
   const reply = quoted === undefined ? null : parseReply(quoted);
-  return { found: reply?.enhancedStatus ?? parseEnhancedStatus(text), basicCode: reply?.code ?? null };
+  const found = reply?.enhancedStatus ?? parseEnhancedStatus(text);
+  return { failure: found !== null && /^[45]\./.test(found) ? found : null, basicCode: reply?.code ?? null };
 }
 
 /** The Auto-Submitted keyword (RFC 3834 §5), lower-case, without comments or parameters; "" when absent. */
@@ -370,7 +375,7 @@ function isAutoResponse(mail: ParsedMail, text: string | null): boolean {
   if (!isAutomatic(mail)) return false;
   if (mail.headers.has("x-failed-recipients")) return false;
   if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
-  return statusInText(text ?? "").found === null;
+  return failureInText(text ?? "").failure === null;
 }
 
 /** Two recipients of one transaction naming the same target get one recording. */

@@ -42,6 +42,7 @@ describe("InboundReceiver at a VERP return path, from the null sender", () => {
     ["a vacation notice (auto-replied)", ["From: Ada <ada@dest.example>", "Subject: Out of office: Your receipt", "Auto-Submitted: auto-replied"], "I am out of the office until Monday."],
     ["Exchange's out-of-office (auto-generated)", ["From: Ada <ada@dest.example>", "Subject: Automatic reply: Your receipt", "Auto-Submitted: auto-generated"], "I am away."],
     ["a keyword with a comment", ["From: ada@dest.example", "Subject: Away", "Auto-Submitted: Auto-Replied (vacation)"], "Away until the 30th."],
+    ["one quoting a success status (2.x.x: a version)", ["From: Ada <ada@dest.example>", "Subject: Automatic reply: Your receipt", "Auto-Submitted: auto-replied"], "I am away until Monday.\n\nSent from Acme Mail (2.0.1)"],
   ])("ignores an automatic response (RFC 3834): %s", async (_name, headers, body) => {
     expect(await receiveAtReturnPath(plain(headers, body))).toEqual({ summary: "auto-reply ignored", bounces: [] });
   });
