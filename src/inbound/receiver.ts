@@ -21,6 +21,7 @@ export type Verdict = { accepted: true; summary: string } | { accepted: false; c
 
 export interface ReceiverLog {
   info(obj: object, msg?: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
@@ -138,6 +139,16 @@ export class InboundReceiver {
         const references = typeof mail.references === "string" ? [mail.references] : (mail.references ?? []);
         const messageId = await this.inbound.threadByHeaders(route.workspaceIds, mail.inReplyTo ?? null, references);
         return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", received);
+      }
+      case "postmaster": {
+        // A reporting MTA may fall back on postmaster: at a return-path domain a report or reply is
+        // recorded as at any other mailbox there.
+        const read = route.workspaceIds.length > 0 ? await this.handle({ kind: "mailbox", workspaceIds: route.workspaceIds }, received) : null;
+        if (read?.handled) return read;
+        // RFC 5321 §4.5.1: taken, so that whoever runs this server can be reached; but Mailroom has no
+        // mailbox to put it in, so it is logged for the operator, and not kept.
+        this.log.warn({ from: kept(mail.from?.text ?? null), subject: kept(mail.subject ?? null), messageIdHeader: kept(mail.messageId ?? null), bytes: received.raw.length }, "inbound: mail to postmaster; logged, not kept");
+        return { handled: true, what: "postmaster mail logged" };
       }
     }
   }
