@@ -84,6 +84,7 @@ export interface Services {
 
 export interface Logger {
   info(obj: object, msg?: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
@@ -119,7 +120,7 @@ export interface Runtime {
 
 export async function createRuntime(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Runtime> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? { info() {}, error() {} };
+  const logger = options.logger ?? { info() {}, warn() {}, error() {} };
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
   const repositories = createRepositories(db);

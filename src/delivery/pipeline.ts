@@ -3,7 +3,7 @@ import type { Clock } from "../domain/clock.js";
 import { engagementEffect, type EngagementType } from "../domain/engagement.js";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
-import { aggregateStatus, transition, type MessageStatus } from "../domain/message-status.js";
+import { aggregateStatus, settleAttempt, transition, type MessageStatus } from "../domain/message-status.js";
 import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Verp } from "../domain/verp.js";
 import type { BounceSuppression, MessageChange, MessageRecord, NewEvent, RecipientRecord } from "../db/repositories/messages.js";
@@ -336,7 +336,7 @@ function record(message: MessageRecord, settled: Settled[], ctx: PipelineContext
   for (const s of settled) {
     const before = s.recipient.status === "scheduled" ? transition("scheduled", "queued") : s.recipient.status;
     // Every attempt passes through sending, which the table checks like any other move.
-    const status = transition(before === "sending" ? before : transition(before, "sending"), s.status);
+    const status = settleAttempt(s.recipient.status, s.status);
     const attempted = s.status !== "suppressed" && s.status !== "failed";
     updated.set(s.recipient.id, { status, detail: s.detail, attempts: s.recipient.attempts + (attempted ? 1 : 0) });
     event(`message.${status}` as EventType, s.recipient.email, before, status, s.data);

@@ -58,6 +58,33 @@ export function transition(from: MessageStatus, to: MessageStatus): MessageStatu
   return to;
 }
 
+/**
+ * The stages an attempt takes a recipient (or a message) through before its outcome, from the
+ * status it is stored with while the attempt runs: the database never holds `sending` (a worker
+ * records all of a message's outcomes together, once every hand-off of the attempt is done), and
+ * a scheduled message is queued by its first attempt. Null when no attempt starts from `from`.
+ */
+function attemptStages(from: MessageStatus): readonly MessageStatus[] | null {
+  if (from === "scheduled") return ["queued", "sending"];
+  if (from === "sending") return [];
+  return canTransition(from, "sending") ? ["sending"] : null;
+}
+
+/** Whether an attempt from `from` may end in `to`, each of its stages a move of the table. */
+export function canSettleAttempt(from: MessageStatus, to: MessageStatus): boolean {
+  const stages = attemptStages(from);
+  if (stages === null) return false;
+  const path = [from, ...stages, to];
+  return path.every((status, i) => i === 0 || canTransition(path[i - 1]!, status));
+}
+
+/** Returns `to` when an attempt from `from` may end in it (canSettleAttempt); throws otherwise, as transition does. */
+export function settleAttempt(from: MessageStatus, to: MessageStatus): MessageStatus {
+  const stages = attemptStages(from);
+  if (stages === null) throw new IllegalTransitionError(from, to);
+  return [...stages, to].reduce(transition, from);
+}
+
 export const CANCELABLE: readonly MessageStatus[] = ["scheduled", "queued", "deferred"];
 
 export const isTerminal = (status: MessageStatus): boolean => ALLOWED[status].length === 0 || status === "delivered";

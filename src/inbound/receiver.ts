@@ -10,6 +10,7 @@ import { sameOrganization } from "../domain/organizational-domain.js";
 import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
 import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
 import { bodyText } from "./body-text.js";
+import { mediaTypeOf } from "../smtp/mime-part.js";
 import { splitReply } from "./reply-text.js";
 
 /** The routes of a transaction's accepted recipients (InboundService.route). */
@@ -20,6 +21,7 @@ export type Verdict = { accepted: true; summary: string } | { accepted: false; c
 
 export interface ReceiverLog {
   info(obj: object, msg?: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
@@ -138,6 +140,16 @@ export class InboundReceiver {
         const messageId = await this.inbound.threadByHeaders(route.workspaceIds, mail.inReplyTo ?? null, references);
         return messageId === null ? { handled: false } : this.reply(messageId, "in_reply_to", received);
       }
+      case "postmaster": {
+        // A reporting MTA may fall back on postmaster: at a return-path domain a report or reply is
+        // recorded as at any other mailbox there.
+        const read = route.workspaceIds.length > 0 ? await this.handle({ kind: "mailbox", workspaceIds: route.workspaceIds }, received) : null;
+        if (read?.handled) return read;
+        // RFC 5321 §4.5.1: taken, so that whoever runs this server can be reached; but Mailroom has no
+        // mailbox to put it in, so it is logged for the operator, and not kept.
+        this.log.warn({ from: kept(mail.from?.text ?? null), subject: kept(mail.subject ?? null), messageIdHeader: kept(mail.messageId ?? null), bytes: received.raw.length }, "inbound: mail to postmaster; logged, not kept");
+        return { handled: true, what: "postmaster mail logged" };
+      }
     }
   }
 
@@ -222,9 +234,7 @@ export class InboundReceiver {
    * one it is soft too, so an unreadable notice never suppresses an address by itself.
    */
   private async unstructuredBounce(mail: ParsedMail, text: string | null, target: ReportTarget): Promise<Handled> {
-    const { found, basicCode } = statusInText(text ?? "");
-    // A success (2.x.x) quoted in a failure notice says nothing about the failure.
-    const failure = found !== null && /^[45]/.test(found) ? found : null;
+    const { failure, basicCode } = failureInText(text ?? "");
     const enhancedStatus = failure ?? "5.0.0";
     const bounceType = failure?.startsWith("5") ? bounceTypeFor(failure, basicCode, "rcpt") : "soft";
     const outcome = await this.inbound.recordBounce(target, {
@@ -292,7 +302,7 @@ export class InboundReceiver {
       messageIdHeader: mail.messageId ?? null,
       inReplyTo: mail.inReplyTo ?? null,
       authentication,
-      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, content_id: a.cid ?? null, content: a.content })),
+      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, content_type: mediaTypeOf(a), content_id: a.cid ?? null, content: a.content })),
       receivedAt: this.clock.now(),
       rawDigest: createHash("sha256").update(raw).digest("hex"),
     };
@@ -339,11 +349,18 @@ function tooLargeText({ part }: ReplyTooLarge): string {
   return `5.3.4 Message too big for system: its text and HTML take ${part.bytes} bytes as stored, more than a reply can (at most ${REPLY_STATEMENT_MAX_BYTES}); send a shorter reply`;
 }
 
-/** The status a plain-text notice quotes: a server reply ("550 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"). */
-function statusInText(text: string): { found: string | null; basicCode: number | null } {
+/**
+ * The failure status (4.x.x or 5.x.x, RFC 3463) a plain-text notice quotes: a server reply ("550
+ * 5.1.1 sorry, no mailbox here"), else a set-apart code ("(#5.1.1)"); null when it quotes none.
+ * The one rule for both questions asked of a notice, whether it is a failure notice and what its
+ * status is: a success (2.x.x) says nothing of a failure, and is more often a version ("Sent from
+ * Acme Mail (2.0.1)" under an out-of-office) than a status.
+ */
+function failureInText(text: string): { failure: string | null; basicCode: number | null } {
   const quoted = /\b[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b.*/.exec(text)?.[0];
   const reply = quoted === undefined ? null : parseReply(quoted);
-  return { found: reply?.enhancedStatus ?? parseEnhancedStatus(text), basicCode: reply?.code ?? null };
+  const found = reply?.enhancedStatus ?? parseEnhancedStatus(text);
+  return { failure: found !== null && /^[45]\./.test(found) ? found : null, basicCode: reply?.code ?? null };
 }
 
 /** The Auto-Submitted keyword (RFC 3834 §5), lower-case, without comments or parameters; "" when absent. */
@@ -369,7 +386,7 @@ function isAutoResponse(mail: ParsedMail, text: string | null): boolean {
   if (!isAutomatic(mail)) return false;
   if (mail.headers.has("x-failed-recipients")) return false;
   if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
-  return statusInText(text ?? "").found === null;
+  return failureInText(text ?? "").failure === null;
 }
 
 /** Two recipients of one transaction naming the same target get one recording. */

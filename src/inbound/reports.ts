@@ -1,4 +1,5 @@
 import type { Attachment, ParsedMail, SimpleParserOptions } from "mailparser";
+import { mediaTypeOf } from "../smtp/mime-part.js";
 
 /**
  * Machine-readable reports about mail Mailroom sent: RFC 3464 delivery status notifications
@@ -71,13 +72,13 @@ export function parseReport(mail: ParsedMail): Report | null {
   const contentType = mail.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;
   if (contentType?.value?.toLowerCase() !== "multipart/report") return null;
   const reportType = contentType.params?.["report-type"]?.toLowerCase();
-  const original = originalHeaders(mail.attachments.find((a) => ORIGINAL_TYPES.has(a.contentType.toLowerCase())));
+  const original = originalHeaders(mail.attachments.find((a) => ORIGINAL_TYPES.has(mediaTypeOf(a))));
   if (reportType === "delivery-status" || reportType === "global-delivery-status") {
-    const part = mail.attachments.find((a) => DSN_TYPES.has(a.contentType.toLowerCase()));
+    const part = mail.attachments.find((a) => DSN_TYPES.has(mediaTypeOf(a)));
     return part ? deliveryStatus(part.content.toString("utf8"), original) : null;
   }
   if (reportType === "feedback-report") {
-    const part = mail.attachments.find((a) => a.contentType.toLowerCase() === FEEDBACK_TYPE);
+    const part = mail.attachments.find((a) => mediaTypeOf(a) === FEEDBACK_TYPE);
     return part ? feedback(part.content.toString("utf8"), original) : null;
   }
   return null;

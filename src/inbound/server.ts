@@ -12,8 +12,9 @@ export type InboundSmtpServer = Pick<ListeningSmtpServer, "port" | "close">;
 
 /**
  * The inbound MX (role `smtp`, DESIGN.md §10): takes mail only for addresses at return-path
- * domains (never an open relay, no AUTH), and answers 250 to DATA only after what the mail says
- * is committed, so a crash before that makes the sender retry rather than lose it.
+ * domains and for postmaster (never an open relay, no AUTH), and answers 250 to DATA only after
+ * what the mail says is committed, so a crash before that makes the sender retry rather than
+ * lose it.
  */
 export async function startInboundServer(deps: {
   config: InboundConfig;

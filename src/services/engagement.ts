@@ -3,7 +3,7 @@ import type { Clock } from "../domain/clock.js";
 import { countsRecorded, engagementEffect, happenedOnceAlready, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
 import type { Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
-import { aggregateStatus, canTransition, transition } from "../domain/message-status.js";
+import { aggregateStatus, canSettleAttempt, canTransition, settleAttempt, transition } from "../domain/message-status.js";
 import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Transaction } from "../db/repositories/index.js";
 import type { BounceSuppression, MessageChange, MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
@@ -104,13 +104,23 @@ function engagementChange(message: MessageRecord, recipient: RecipientRecord | u
   };
 }
 
-/** A DSN after the hand-off: the recipient moves to bounced (delivered -> bounced is legal). */
+/**
+ * A DSN after the hand-off: the recipient moves to bounced. From `delivered` (a late bounce) and
+ * `deferred` (a report during its retry) that is a move of the table. A report can also come back
+ * before the attempt that handed the copy off has recorded anything: a worker records all of a
+ * message's outcomes together once each of its hand-offs is done, so a recipient the MX accepted
+ * is still stored `queued` (`scheduled` on a scheduled message's first attempt) while another
+ * recipient's hand-off waits on a slow MX. The report proves the hand-off, so it is recorded as
+ * that attempt's outcome would be, through `sending`, and the worker's commit keeps it (its
+ * outcome for a recipient settled meanwhile is dropped: withoutOvertaken, messages repository),
+ * exactly as during a retry. Refused, the report was answered 250 and lost.
+ */
 function bounceChange(message: MessageRecord, recipient: RecipientRecord, input: EngagementInput, now: number): MessageChange | null {
-  if (!input.bounce || !canTransition(recipient.status, "bounced")) return null;
+  if (!input.bounce || !(canTransition(recipient.status, "bounced") || canSettleAttempt(recipient.status, "bounced"))) return null;
   const status = aggregateStatus(message.recipients.map((r) => (r.id === recipient.id ? "bounced" : r.status)));
   return {
     ...unchanged(message, now),
-    status: status === message.status ? status : transition(message.status, status),
+    status: status === message.status ? status : canTransition(message.status, status) ? transition(message.status, status) : settleAttempt(message.status, status),
     recipients: [{ id: recipient.id, status: "bounced", detail: input.bounce.detail, attempts: recipient.attempts }],
     events: [{ id: newId("event", now), type: "message.bounced", recipient: recipient.email, from_status: recipient.status, to_status: "bounced", data: input.data, created_at: input.at }],
     suppressions: input.bounce.bounceType === "hard" ? suppression(message, recipient, "hard_bounce", input.bounce.detail) : [],

@@ -14,9 +14,10 @@ type InboundMessage = components["schemas"]["InboundMessage"];
 type AuthenticationResult = components["schemas"]["InboundAuthenticationResult"];
 
 /**
- * What an RCPT TO address is to Mailroom (docs/inbound.md#addresses). Only addresses at a
- * return-path domain of some workspace's sending domain are ever taken, so the server is never
- * an open relay; at those domains the three reserved local parts must carry a valid signed token.
+ * What an RCPT TO address is to Mailroom (docs/inbound.md#what-is-accepted). Only addresses at a
+ * return-path domain of some workspace's sending domain are ever taken, and bare `postmaster`,
+ * so the server is never an open relay; at those domains the three reserved local parts must
+ * carry a valid signed token.
  */
 export type InboundRoute =
   /** `bounces+<VERP>`: bounces (RFC 3464) and complaints (RFC 5965) about one recipient. */
@@ -27,6 +28,11 @@ export type InboundRoute =
   | { kind: "unsubscribe"; target: { messageId: string; position: number }; workspaceIds: string[] }
   /** Any other local part at a return-path domain: reports and replies found by what they quote. */
   | { kind: "mailbox"; workspaceIds: string[] }
+  /**
+   * `postmaster`, bare (no workspace) or at a return-path domain (read as its other mailboxes are
+   * first): RFC 5321 §4.5.1 has every SMTP server take it.
+   */
+  | { kind: "postmaster"; workspaceIds: string[] }
   /** A reserved local part whose token is forged, mangled or expired: 550 5.1.1. */
   | { kind: "unknown_token" }
   /** Not a domain Mailroom receives for: 550 5.7.1. */
@@ -96,6 +102,8 @@ export interface InboundServiceDeps {
 }
 
 const RESERVED = /^(bounces|reply|unsubscribe)\+/i;
+// RFC 5321 §4.5.1: "postmaster", in any case, bare and at each domain the server receives for.
+const POSTMASTER = /^postmaster$/i;
 // Mailroom's own Message-IDs are `<message id@from domain>` (services/message-input.ts).
 const OWN_MESSAGE_ID = /^<(msg_[0-9a-z]{26})@[^>]+>$/i;
 // How many of Mailroom's Message-IDs in a reply's References are looked up (besides In-Reply-To).
@@ -113,11 +121,13 @@ export class InboundService {
 
   async route(address: string): Promise<InboundRoute> {
     const at = address.lastIndexOf("@");
+    if (at === -1 && POSTMASTER.test(address)) return { kind: "postmaster", workspaceIds: [] };
     if (at <= 0) return { kind: "relay" };
     const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, "");
     const workspaceIds = await this.deps.inbound.returnPathWorkspaces(domain);
     if (workspaceIds.length === 0) return { kind: "relay" };
     const local = address.slice(0, at);
+    if (POSTMASTER.test(local)) return { kind: "postmaster", workspaceIds };
     if (!RESERVED.test(local)) return { kind: "mailbox", workspaceIds };
     const bounce = this.deps.verp.parse(address);
     if (bounce) return { kind: "bounce", target: bounce, workspaceIds };

@@ -4,6 +4,7 @@ import type { AddressObject, Attachment, EmailAddress, HeaderLines, ParsedMail }
 import { detectExtension } from "nodemailer/lib/mime-funcs/mime-types.js";
 import { formatMailbox, normaliseAddress } from "../domain/addresses.js";
 import type { FieldError } from "../domain/errors.js";
+import { mediaTypeOf } from "../smtp/mime-part.js";
 import type { components } from "../../generated/v1.js";
 
 type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
@@ -162,7 +163,7 @@ function mailboxes(
 }
 
 function attachmentInput(attachment: Attachment, index: number): NonNullable<CreateMessageRequest["attachments"]>[number] {
-  const contentType = attachment.contentType.toLowerCase();
+  const contentType = mediaTypeOf(attachment);
   return {
     filename: attachment.filename || `attachment-${index + 1}.${detectExtension(contentType)}`,
     content: attachment.content.toString("base64"),

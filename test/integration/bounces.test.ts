@@ -112,6 +112,31 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(message.status).toBe("bounced");
   });
 
+  it("keeps a DSN that arrives during the message's first hand-off, about a recipient the MX already accepted: it ends bounced, not delivered", async () => {
+    await start();
+    let answerGrace!: (reply: SmtpReply | undefined) => void;
+    const gracesAnswer = new Promise<SmtpReply | undefined>((resolve) => (answerGrace = resolve));
+    h.sink.onRcpt((address) => (address === grace ? gracesAnswer : undefined));
+    const id = await h.send({ to: [ada, grace] });
+    const sending = h.t.drain();
+    // Ada's copy is accepted while grace's first hand-off waits for the MX's answer to RCPT.
+    const verp = (await h.sink.waitFor(1))[0]!.mailFrom;
+    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    answerGrace(undefined);
+    await sending;
+
+    const message = await h.message(id);
+    expect(message.recipients.map((r) => [r.email, r.status])).toEqual([
+      [ada, "bounced"],
+      [grace, "delivered"],
+    ]);
+    const adasEvents = (await h.events(id)).filter((e) => e.recipient === ada);
+    expect(adasEvents.map((e) => e.type)).toEqual(["message.bounced"]);
+    expect(adasEvents[0]).toMatchObject({ from_status: "queued", to_status: "bounced", data: { source: "dsn", bounce_type: "hard" } });
+    expect(await suppressions()).toEqual([expect.objectContaining({ email: ada, reason: "hard_bounce", message_id: id })]);
+  });
+
   /**
    * Sends to ada and grace; grace is greylisted, and while her retry waits for the MX's answer at
    * RCPT TO, the report `dsn` (a fixture) bounces her; then the MX answers the retry with `answer`.

@@ -8,6 +8,7 @@ import type { Counter } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateDkimKey } from "../../src/domain/dkim-keys.js";
 import { databases } from "../helpers/databases.js";
+import { deliveryStatusReport } from "../helpers/dsn.js";
 import { mailauthSignatures } from "../helpers/dkim-signers.js";
 import { headersOf, RECIPIENT_DOMAIN, startLiveHarness, type LiveHarness } from "../helpers/live-delivery.js";
 import { swaks } from "../helpers/swaks.js";
@@ -548,6 +549,36 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       const result = await swaks({ server: h.smtp, from: "x@example.org", to: "y@example.org", body: "." });
       expect(result.replies[0]).toMatch(/^220 mta\.mailroom\.test ESMTP/);
       expect(result.replies[1]).not.toMatch(/AUTH/);
+    });
+  });
+
+  describe("postmaster (RFC 5321 §4.5.1)", () => {
+    it("takes mail to postmaster, bare or at a return-path domain (250, logged for the operator); postmaster at any other domain is still refused as relaying", async () => {
+      h = await startInbound(database);
+      for (const to of ["postmaster", "PostMaster", `postmaster@${RETURN_PATH_DOMAIN}`]) {
+        const result = await swaks({ server: h.smtp, from: "admin@example.org", to, body: "Your server's certificate expires tomorrow." });
+        expect(result.last, `${to}\n${result.transcript}`).toMatch(/^250 2\.0\.0 Ok: postmaster mail logged/);
+      }
+      const relay = await swaks({ server: h.smtp, from: "admin@example.org", to: "postmaster@example.org", body: "relay me" });
+      expect(relay.last, relay.transcript).toMatch(/^550 5\.7\.1 Relay access denied/);
+      expect([await counted(h.t.runtime.metrics.inboundRecipientsRefused), await counted(h.t.runtime.metrics.inboundMessages)]).toEqual([{ relay: 1 }, { accepted: 3 }]);
+    });
+
+    it("still reads a report sent to postmaster at a return-path domain: a DSN quoting the VERP return path bounces the recipient", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const verp = h.sink.accepted.find((m) => m.rcptTo.includes(ada) && m.mailFrom.includes(sent.id))!.mailFrom;
+      const dsn = deliveryStatusReport({
+        from: "Mail Delivery System <MAILER-DAEMON@example.net>",
+        to: `postmaster@${RETURN_PATH_DOMAIN}`,
+        subject: "Undelivered Mail Returned to Sender",
+        reportingMta: "mx1.example.net",
+        recipient: ["Action: failed", `Final-Recipient: rfc822; ${ada}`, "Status: 5.1.1"],
+        original: [`Return-Path: <${verp}>`, `Message-ID: ${sent.messageIdHeader}`, `To: ${ada}`],
+      });
+      const result = await swaks({ server: h.smtp, from: "", to: `postmaster@${RETURN_PATH_DOMAIN}`, data: dsn, helo: "mx1.example.net" });
+      expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+      expect((await h.message(sent.id)).recipients.find((r) => r.email === ada)!.status).toBe("bounced");
     });
   });
 

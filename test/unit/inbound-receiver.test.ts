@@ -5,7 +5,7 @@ import { InboundReceiver, type Verdict } from "../../src/inbound/receiver.js";
 import type { InboundRepository } from "../../src/db/repositories/inbound.js";
 import { secretKeys } from "../../src/domain/secret-keys.js";
 import { Verp } from "../../src/domain/verp.js";
-import { InboundService } from "../../src/services/inbound.js";
+import { InboundService, type ReceivedReply } from "../../src/services/inbound.js";
 import { dkimTestKeys, mailauthSignatures } from "../helpers/dkim-signers.js";
 import { deliveryStatusReport } from "../helpers/dsn.js";
 
@@ -27,7 +27,7 @@ async function receiveAtReturnPath(raw: string): Promise<{ summary: string; boun
       return { eventId: "evt_1" };
     },
   } as unknown as InboundService;
-  const receiver = new InboundReceiver(inbound, {} as Resolver, "mta.example", new ManualClock(), { info() {}, error() {} });
+  const receiver = new InboundReceiver(inbound, {} as Resolver, "mta.example", new ManualClock(), { info() {}, warn() {}, error() {} });
   const verdict = await receiver.receive(Buffer.from(raw.replace(/\r?\n/g, "\r\n")), { ip: "192.0.2.1", helo: "mx.dest.example", mailFrom: "" }, [
     { kind: "bounce", target: { messageId: MESSAGE_ID, position: 0 }, workspaceIds: ["ws_1"] },
   ]);
@@ -42,6 +42,7 @@ describe("InboundReceiver at a VERP return path, from the null sender", () => {
     ["a vacation notice (auto-replied)", ["From: Ada <ada@dest.example>", "Subject: Out of office: Your receipt", "Auto-Submitted: auto-replied"], "I am out of the office until Monday."],
     ["Exchange's out-of-office (auto-generated)", ["From: Ada <ada@dest.example>", "Subject: Automatic reply: Your receipt", "Auto-Submitted: auto-generated"], "I am away."],
     ["a keyword with a comment", ["From: ada@dest.example", "Subject: Away", "Auto-Submitted: Auto-Replied (vacation)"], "Away until the 30th."],
+    ["one quoting a success status (2.x.x: a version)", ["From: Ada <ada@dest.example>", "Subject: Automatic reply: Your receipt", "Auto-Submitted: auto-replied"], "I am away until Monday.\n\nSent from Acme Mail (2.0.1)"],
   ])("ignores an automatic response (RFC 3834): %s", async (_name, headers, body) => {
     expect(await receiveAtReturnPath(plain(headers, body))).toEqual({ summary: "auto-reply ignored", bounces: [] });
   });
@@ -119,7 +120,7 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
         return { eventId: "evt_1" };
       },
     } as unknown as InboundService;
-    const receiver = new InboundReceiver(inbound, dns, "mta.example", new ManualClock(), { info() {}, error() {} });
+    const receiver = new InboundReceiver(inbound, dns, "mta.example", new ManualClock(), { info() {}, warn() {}, error() {} });
     const report = deliveryStatusReport({
       from: "Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
       to: "bounces@bounces.sender.example",
@@ -184,7 +185,7 @@ describe("InboundReceiver threading a reply at a plain mailbox by In-Reply-To an
     const engagement = { record: async () => ({ messageId: MESSAGE_ID, recipientEmail: null, eventId: "evt_1", first: true, scope: { workspaceId: "ws_1", environment: "live" as const } }) };
     const clock = new ManualClock();
     const inbound = new InboundService({ inbound: repository, engagement, verp: new Verp(secretKeys("00".repeat(32))), parseUnsubscribeAddress: () => null, clock });
-    const receiver = new InboundReceiver(inbound, noDns, "mta.example", clock, { info() {}, error() {} });
+    const receiver = new InboundReceiver(inbound, noDns, "mta.example", clock, { info() {}, warn() {}, error() {} });
     const raw = [
       "From: Grace <grace@dest.example>",
       "To: support@bounces.acme.example",
@@ -225,5 +226,52 @@ describe("InboundReceiver threading a reply at a plain mailbox by In-Reply-To an
     expect(verdict).toMatchObject({ accepted: false, code: 550 });
     expect(lookups).toHaveLength(1);
     expect(lookups[0]).toHaveLength(10);
+  });
+});
+
+describe("InboundReceiver storing a reply at its reply address", () => {
+  it("records a file whose Content-Type is empty as text/plain, as MIME has it", async () => {
+    const replies: ReceivedReply[] = [];
+    const inbound = {
+      recordReply: async (_messageId: string, reply: ReceivedReply) => {
+        replies.push(reply);
+        return { stored: true, inboundId: "inb_1", messageId: MESSAGE_ID, recipient: null, eventId: "evt_1", repeated: false };
+      },
+    } as unknown as InboundService;
+    const noDns = { resolve: () => Promise.reject(Object.assign(new Error("no record"), { code: "ENOTFOUND" })) } as unknown as Resolver;
+    const receiver = new InboundReceiver(inbound, noDns, "mta.example", new ManualClock(), { info() {}, warn() {}, error() {} });
+    const raw = [
+      "From: Grace <grace@dest.example>",
+      "To: reply@bounces.acme.example",
+      "Subject: Re: Your receipt",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/mixed; boundary="b"',
+      "",
+      "--b",
+      "Content-Type: text/plain",
+      "",
+      "Notes attached.",
+      "--b",
+      "Content-Type: ",
+      "Content-Disposition: attachment; filename=notes.txt",
+      "",
+      "Notes",
+      "--b--",
+      "",
+    ].join("\r\n");
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mail.dest.example", mailFrom: "grace@dest.example" }, [{ kind: "reply", messageId: MESSAGE_ID, workspaceIds: ["ws_1"] }]);
+    expect(verdict).toMatchObject({ accepted: true });
+    expect(replies[0]!.attachments).toMatchObject([{ filename: "notes.txt", content_type: "text/plain" }]);
+  });
+});
+
+describe("InboundReceiver at postmaster", () => {
+  it("logs mail that is no report or reply at warn, for the operator, and answers 250 without recording anything", async () => {
+    const warnings: object[] = [];
+    const receiver = new InboundReceiver({} as InboundService, {} as Resolver, "mta.example", new ManualClock(), { info() {}, warn: (obj) => warnings.push(obj), error() {} });
+    const raw = ["From: Admin <admin@example.org>", "To: postmaster", "Subject: Your certificate expires tomorrow", "Message-ID: <note-1@example.org>", "", "Renew it.", ""].join("\r\n");
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mail.example.org", mailFrom: "admin@example.org" }, [{ kind: "postmaster", workspaceIds: [] }]);
+    expect(verdict).toEqual({ accepted: true, summary: "postmaster mail logged" });
+    expect(warnings).toEqual([{ from: '"Admin" <admin@example.org>', subject: "Your certificate expires tomorrow", messageIdHeader: "<note-1@example.org>", bytes: raw.length }]);
   });
 });

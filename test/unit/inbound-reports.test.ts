@@ -120,6 +120,14 @@ describe("parseReport", () => {
     });
   });
 
+  it.each([
+    ["the notification", "Content-Type: text/plain; charset=us-ascii"],
+    ["the returned original", "Content-Type: message/rfc822"],
+  ])("reads a DSN in which %s has an empty Content-Type, a part MIME takes as text/plain", async (_part, field) => {
+    const raw = fixture("postfix-unknown-user.eml").toString("utf8").replace(field, "Content-Type: ");
+    expect(await reportOf(raw)).toMatchObject({ kind: "dsn", recipients: [{ action: "failed", status: "5.1.1" }] });
+  });
+
   it("is null for a plain message and for a multipart/report of another kind", async () => {
     expect(await reportOf("From: ada@example.net\r\nSubject: hi\r\n\r\nHello\r\n")).toBeNull();
     const disposition = 'Content-Type: multipart/report; report-type=disposition-notification; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nread\r\n--b--\r\n';

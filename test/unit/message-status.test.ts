@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregateStatus, canTransition, IllegalTransitionError, MESSAGE_STATUSES, transition } from "../../src/domain/message-status.js";
+import { aggregateStatus, canSettleAttempt, canTransition, IllegalTransitionError, MESSAGE_STATUSES, settleAttempt, transition } from "../../src/domain/message-status.js";
 
 describe("transition", () => {
   it.each([
@@ -26,6 +26,29 @@ describe("transition", () => {
 
   it("lets nothing leave bounced, failed, suppressed or canceled", () => {
     for (const from of ["bounced", "failed", "suppressed", "canceled"] as const) for (const to of MESSAGE_STATUSES) expect(canTransition(from, to)).toBe(false);
+  });
+});
+
+describe("settleAttempt", () => {
+  it.each([
+    ["scheduled", "delivered"],
+    ["queued", "bounced"],
+    ["queued", "delivered"],
+    ["deferred", "bounced"],
+    ["sending", "failed"],
+  ] as const)("ends an attempt from %s in %s, through sending", (from, to) => {
+    expect(canSettleAttempt(from, to)).toBe(true);
+    expect(settleAttempt(from, to)).toBe(to);
+  });
+
+  it.each([
+    ["delivered", "bounced"],
+    ["bounced", "delivered"],
+    ["canceled", "bounced"],
+    ["queued", "canceled"],
+  ] as const)("refuses an attempt from %s ending in %s", (from, to) => {
+    expect(canSettleAttempt(from, to)).toBe(false);
+    expect(() => settleAttempt(from, to)).toThrow(IllegalTransitionError);
   });
 });
 

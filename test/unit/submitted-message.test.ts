@@ -183,8 +183,9 @@ describe("submittedMessage", () => {
     ]);
   });
 
-  it("names a file sent without a name by its place and type", async () => {
-    const message = [
+  /** A message with a line of text and one file, the file's part header fields as given. */
+  const withFile = (fileFields: string[], content: string) =>
+    [
       "From: a@acme.example",
       "To: b@example.com",
       "Subject: S",
@@ -196,16 +197,23 @@ describe("submittedMessage", () => {
       "",
       "See the file.",
       "--b",
-      "Content-Type: application/pdf",
-      "Content-Disposition: attachment",
-      "Content-Transfer-Encoding: base64",
+      ...fileFields,
       "",
-      Buffer.from("%PDF").toString("base64"),
+      content,
       "--b--",
       "",
     ].join("\r\n");
+
+  it("names a file sent without a name by its place and type", async () => {
+    const message = withFile(["Content-Type: application/pdf", "Content-Disposition: attachment", "Content-Transfer-Encoding: base64"], Buffer.from("%PDF").toString("base64"));
     const result = submittedMessage(await parse(message), ["b@example.com"]);
     expect(result.ok && result.request).toMatchObject({ text: "See the file.", attachments: [{ filename: "attachment-1.pdf", content_type: "application/pdf", content: Buffer.from("%PDF").toString("base64") }] });
+  });
+
+  it("takes a file whose Content-Type is empty as text/plain, as MIME does", async () => {
+    const message = withFile(["Content-Type: ", "Content-Disposition: attachment; filename=notes.txt"], "Notes");
+    const result = submittedMessage(await parse(message), ["b@example.com"]);
+    expect(result.ok && result.request).toMatchObject({ attachments: [{ filename: "notes.txt", content_type: "text/plain", content: Buffer.from("Notes").toString("base64") }] });
   });
 });
 
