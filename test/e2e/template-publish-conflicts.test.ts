@@ -116,7 +116,8 @@ describe("publishing a template that someone else changed since the page loaded"
 
     await notice().getByRole("button", { name: "Save mine over it" }).click();
     await expect.poll(() => notice().count()).toBe(0);
-    expect((await sdk.templates.get(SLUG)).subject).toBe("Mine {{ order_id }}");
+    // The notice goes as the save starts (the page reads the template again first), not once it is stored.
+    await expect.poll(async () => (await sdk.templates.get(SLUG)).subject).toBe("Mine {{ order_id }}");
     await publishDraft();
     await expect.poll(() => sends().textContent()).toBe("v4");
     expect(await sdk.templates.get(SLUG)).toMatchObject({ published_version: 4, has_draft: false, subject: "Mine {{ order_id }}" });
