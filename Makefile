@@ -21,8 +21,12 @@ help: ## List the targets
 # install. npm's own record of the last install (node_modules/.package-lock.json) counts too, so
 # a tree that `npm install`/`npm ci` already brought up to date is not rebuilt again (a clean
 # install recompiles better-sqlite3: ~80 s).
+# A git worktree that borrows the main checkout's node_modules through a symlink must not run
+# `npm ci` through it: that would wipe the tree the main checkout is using.
 $(STAMP): package-lock.json
-	@if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then \
+	@if [ -L node_modules ]; then \
+	  echo "node_modules is a symlink (a borrowed tree): not reinstalling; run npm ci where it lives" 1>&2; \
+	elif [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then \
 	  echo "node_modules is up to date with package-lock.json" 1>&2; \
 	else \
 	  echo "npm ci (node_modules missing or older than package-lock.json)..." 1>&2; \
