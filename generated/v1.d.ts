@@ -4114,8 +4114,36 @@ export interface components {
         InvitationId: string;
         /** @description Page size. */
         Limit: number;
-        /** @description The `next_cursor` of the previous page. */
-        After: string;
+        /** @description The `next_cursor` of the previous page (a message id). */
+        MessageCursor: string;
+        /** @description The `next_cursor` of the previous page (a reply's id). */
+        InboundCursor: string;
+        /** @description The `next_cursor` of the previous page (an event id). */
+        EventCursor: string;
+        /** @description The `next_cursor` of the previous page (an audit event id). */
+        AuditEventCursor: string;
+        /** @description The `next_cursor` of the previous page (a request id). */
+        RequestLogCursor: string;
+        /** @description The `next_cursor` of the previous page (an API key id). */
+        ApiKeyCursor: string;
+        /** @description The `next_cursor` of the previous page (a user id). */
+        MemberCursor: string;
+        /** @description The `next_cursor` of the previous page (an invitation id). */
+        InvitationCursor: string;
+        /** @description The `next_cursor` of the previous page (a domain id). */
+        DomainCursor: string;
+        /** @description The `next_cursor` of the previous page (a suppression id). */
+        SuppressionCursor: string;
+        /** @description The `next_cursor` of the previous page (a template id). */
+        TemplateCursor: string;
+        /** @description The `next_cursor` of the previous page (a webhook endpoint id). */
+        WebhookCursor: string;
+        /** @description The `next_cursor` of the previous page (an attempt id). */
+        WebhookAttemptCursor: string;
+        /** @description The `next_cursor` of the previous page (an event's sequence number). */
+        SequenceCursor: string;
+        /** @description The `next_cursor` of the previous page (a version number). */
+        VersionCursor: string;
         /** @description Only items created at or after this instant (RFC 3339). */
         CreatedAfter: string;
         /** @description Only items created before this instant (RFC 3339). */
@@ -4221,8 +4249,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a message id). */
+                after?: components["parameters"]["MessageCursor"];
                 /** @description Only messages whose aggregate status is this. */
                 status?: components["schemas"]["MessageStatus"];
                 /** @description Only messages with this address among to, cc or bcc (case-insensitive). */
@@ -4561,8 +4589,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an event's sequence number). */
+                after?: components["parameters"]["SequenceCursor"];
             };
             header?: never;
             path: {
@@ -4603,8 +4631,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a reply's id). */
+                after?: components["parameters"]["InboundCursor"];
             };
             header?: never;
             path: {
@@ -4727,8 +4755,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an event id). */
+                after?: components["parameters"]["EventCursor"];
                 /** @description Only events of this type. */
                 type?: components["schemas"]["EventType"];
                 /** @description Only items created at or after this instant (RFC 3339). */
@@ -4768,8 +4796,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an audit event id). */
+                after?: components["parameters"]["AuditEventCursor"];
                 /** @description Only changes made by this operation, e.g. `revokeApiKey`. */
                 operation?: string;
                 /** @description Only changes made by this API key (`key_…`) or member (`usr_…`). */
@@ -4813,8 +4841,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a request id). */
+                after?: components["parameters"]["RequestLogCursor"];
                 /** @description Only answers with this status (`422`), or in this class (`4xx`; `2xx`, `3xx`, `4xx`, `5xx`). */
                 status?: string;
                 /** @description Only requests with this HTTP method. */
@@ -4894,8 +4922,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an API key id). */
+                after?: components["parameters"]["ApiKeyCursor"];
             };
             header?: never;
             path?: never;
@@ -5321,8 +5349,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a user id). */
+                after?: components["parameters"]["MemberCursor"];
             };
             header?: never;
             path?: never;
@@ -5443,8 +5471,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an invitation id). */
+                after?: components["parameters"]["InvitationCursor"];
             };
             header?: never;
             path?: never;
@@ -5566,8 +5594,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a domain id). */
+                after?: components["parameters"]["DomainCursor"];
                 /** @description Only domains in this status, e.g. `temporary_failure` for those whose records went missing. */
                 status?: components["schemas"]["DomainStatus"];
             };
@@ -5877,8 +5905,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a suppression id). */
+                after?: components["parameters"]["SuppressionCursor"];
                 /** @description Only suppressions for this reason. */
                 reason?: components["schemas"]["SuppressionReason"];
                 /** @description Only the suppression of this address (case-insensitive). */
@@ -6117,8 +6145,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a template id). */
+                after?: components["parameters"]["TemplateCursor"];
                 /** @description Only templates of this kind. */
                 kind?: components["schemas"]["TemplateKind"];
                 /** @description Only the templates whose published version or draft is sent in the layout with this slug: every template a change to that layout touches, now or once the template is published (the ones `layout_in_use` names). */
@@ -6402,8 +6430,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a version number). */
+                after?: components["parameters"]["VersionCursor"];
             };
             header?: never;
             path: {
@@ -6628,8 +6656,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (a webhook endpoint id). */
+                after?: components["parameters"]["WebhookCursor"];
             };
             header?: never;
             path?: never;
@@ -7109,8 +7137,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
-                after?: components["parameters"]["After"];
+                /** @description The `next_cursor` of the previous page (an attempt id). */
+                after?: components["parameters"]["WebhookAttemptCursor"];
                 /** @description Only attempts to deliver this event. */
                 event_id?: string;
                 /** @description Only attempts with this outcome. */

@@ -48,8 +48,7 @@ export class EventsRepository {
   /** A message's events in sequence order; the cursor is the sequence number. */
   async listForMessage(scope: Scope, messageId: string, page: PageRequest): Promise<Page<Event>> {
     const query = this.base(scope).andWhere("e.message_id", messageId);
-    const after = page.after === undefined ? undefined : Number.parseInt(page.after, 10);
-    return paginate<EventRow, Event>(query, "e.sequence", (row) => row.sequence, { limit: page.limit, after: Number.isFinite(after) ? String(after) : undefined }, "asc", toWire);
+    return paginate<EventRow, Event>(query, "e.sequence", (row) => row.sequence, page, "asc", toWire);
   }
 
   /** One event of the scope (redelivering it to a webhook endpoint). */
