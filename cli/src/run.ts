@@ -1,5 +1,5 @@
 import yargs, { type Argv } from "yargs";
-import { APIConnectionError, APIError, MailroomConfigurationError, type Mailroom } from "mailroom";
+import { APIConnectionError, APIError, APITimeoutError, MailroomConfigurationError, type Mailroom } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
 import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
@@ -166,7 +166,9 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
     const baseUrl = serverUrl();
     const key = rerunKey(error);
     const message = [error.message, noAnswerFix(error, baseUrl), ...(key === undefined ? [] : [rerunHint(error, key)])].join("\n");
-    output.error({ error: "connection", message: error.message, base_url: baseUrl, ...(key === undefined ? {} : { idempotency_key: key }) }, message);
+    // A timeout is its own kind: unlike an unreachable server, a slow one may have run the request.
+    const kind = error instanceof APITimeoutError ? "timeout" : "connection";
+    output.error({ error: kind, message: error.message, base_url: baseUrl, ...(key === undefined ? {} : { idempotency_key: key }) }, message);
     return EXIT.apiError;
   }
   // A bug, or something the CLI does not handle. Only the error's name is shown: its text or stack

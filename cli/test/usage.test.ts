@@ -170,7 +170,7 @@ describe("an error after which the request may have run", () => {
     expect(words.stderr).toContain("The request timed out after 60000 ms.");
     expect(words.stderr).not.toContain("make run");
     expect(words.stderr).toContain(`--idempotency-key ${api.keys[0]}`);
-    expect(problemOf(json)).toEqual({ error: "connection", message: "The request timed out after 60000 ms.", base_url: env.MAILROOM_BASE_URL, idempotency_key: "order-1234" });
+    expect(problemOf(json)).toEqual({ error: "timeout", message: "The request timed out after 60000 ms.", base_url: env.MAILROOM_BASE_URL, idempotency_key: "order-1234" });
   });
 
   it("gives the Idempotency-Key of a 409 idempotency_key_in_use that outlasted the wait, so that its answer can be fetched later", async () => {
