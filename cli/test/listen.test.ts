@@ -204,6 +204,18 @@ describe("mailroom listen", () => {
     expect(listen.stderr()).not.toContain(SECRET);
   });
 
+  it("reads MAILROOM_WEBHOOK_SECRET as the other variables are read: without the line break a paste leaves around it", async () => {
+    const api = eventsApi();
+    const receiver = await startReceiver(SECRET);
+    const { stop } = await startListen(["--forward-to", receiver.url], { env: { ...stubEnv, MAILROOM_WEBHOOK_SECRET: ` ${SECRET}\n` }, fetch: api.fetch });
+    const event = anEvent("message.delivered");
+    api.add(event);
+    await eventually(() => expect(receiver.deliveries).toHaveLength(1));
+    await stop();
+
+    expect(receiver.deliveries[0]?.verified).toEqual(event);
+  });
+
   it("forwards an event committed late, with a created_at before the newest one already seen", async () => {
     const api = eventsApi([anEvent("message.queued", 1)]);
     const receiver = await startReceiver(SECRET);

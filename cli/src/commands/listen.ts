@@ -1,4 +1,4 @@
-import { Webhooks, type Event } from "mailroom";
+import { readEnvVar, Webhooks, type Event } from "mailroom";
 import type { Args, Command, Context } from "../command.js";
 import { UsageError, optionalString, requiredString } from "../command.js";
 import { EventTail, Polling, intervalFlag } from "../event-tail.js";
@@ -45,7 +45,7 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new UsageError(`--retries takes a whole number from 0 to 10; got ${String(args.retries)}.`);
   // From the environment too: a flag's value shows in the process list (ps) to every user of the machine.
   const fromFlag = args.secret !== undefined;
-  const given = fromFlag ? optionalString(args, "secret") : io.env.MAILROOM_WEBHOOK_SECRET || undefined;
+  const given = fromFlag ? optionalString(args, "secret") : readEnvVar(io.env, "MAILROOM_WEBHOOK_SECRET");
   const secret = given ?? newWebhookSecret();
   const signer = new Webhooks();
   // The SDK's own check of the secret, before any event is taken: a typo fails here, not per event.
