@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { actorOf } from "../../src/domain/environments.js";
 import { runMaintenance } from "../../src/maintenance.js";
 import { IdempotencyService } from "../../src/services/idempotency.js";
+import { ContractChecker } from "../helpers/contract.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -554,6 +555,7 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect(retry.headers["content-type"]).toMatch(/^application\/problem\+json/);
       expect(retry.headers["idempotent-replayed"]).toBeUndefined();
       expect(retry.json()).toMatchObject({ code: "idempotency_answer_removed", original_status: 202, original_location: first.headers.location });
+      expect(new ContractChecker().check("POST", "/v1/messages", 409, retry.headers["content-type"] as string, retry.payload)).toEqual([]);
       expect(retry.body).not.toContain("<p>");
       expect(await messagesWithKey("receipt-5")).toBe(1);
       expect(await count("messages")).toBe(1);
