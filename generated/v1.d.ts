@@ -2105,7 +2105,7 @@ export interface components {
             /**
              * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
-             *     `idempotency_key_reused`, `idempotency_key_in_use`, `message_not_cancelable`, `message_not_scheduled`,
+             *     `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_answer_removed`, `message_not_cancelable`, `message_not_scheduled`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,
              *     `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`, `domain_changed`, `sender_domain_not_verified`,
              *     `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, `rate_limited`,
@@ -2128,6 +2128,18 @@ export interface components {
              *     request's answer can give up after its own timeout plus this.
              */
             lock_seconds?: number;
+            /**
+             * @description For `idempotency_answer_removed`: the HTTP status the request first carried out under
+             *     this Idempotency-Key was answered with (its answer is no longer kept).
+             */
+            original_status?: number;
+            /**
+             * Format: uri-reference
+             * @description For `idempotency_answer_removed`: the `Location` of that first answer, the resource it
+             *     created or acted on (`/v1/messages/msg_…`), when it had one. Read the resource there,
+             *     as it is now.
+             */
+            original_location?: string;
         } & {
             [key: string]: unknown;
         };
@@ -3928,7 +3940,11 @@ export interface components {
          *     server's lock: a request that crashed frees its key at most that long after it last renewed
          *     it, and a retry of the same request then takes it over). `domain_changed` carries `Retry-After` too: it
          *     is a race lost to concurrent changes, and a retry with the same Idempotency-Key runs again
-         *     (an answer with `Retry-After` is never stored for replay).
+         *     (an answer with `Retry-After` is never stored for replay). `idempotency_answer_removed`: this
+         *     request was carried out already under its Idempotency-Key, but its answer is no longer
+         *     kept (the workspace's content retention removed it, since it could hold content); nothing
+         *     ran again. It carries the first answer's status (`original_status`) and, when that answer
+         *     had a `Location`, the resource it named (`original_location`): read it there.
          */
         Conflict: {
             headers: {

@@ -12,7 +12,7 @@ export const MAINTENANCE_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
  * The worker role's housekeeping, every few minutes: measures the clock against the database
- * server's (src/clock-skew.ts), prunes expired idempotency records,
+ * server's (src/clock-skew.ts), prunes expired idempotency records (and answers past their content retention),
  * rate-limit windows, sessions, access tokens, old webhook attempts and request log entries,
  * checks the sending domains whose automatic check is due, and removes the content of messages
  * past their workspace's retention (for up to ROUND_BUDGET_MS a round). Any number of workers may run it at once: pruning and removal are idempotent,
@@ -62,6 +62,7 @@ export async function runMaintenance(runtime: Runtime, log: MaintenanceLog): Pro
     }
   };
   await step("pruning idempotency records", () => services.idempotency.prune());
+  await step("removing idempotent answers past their content retention", () => services.idempotency.removeExpiredAnswers());
   await step("pruning rate-limit windows", () => services.rateLimiter.prune());
   await step("pruning sessions and access tokens", () => services.sessions.prune());
   await step("pruning webhook attempts", () => services.webhooks.prune());

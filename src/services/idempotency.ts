@@ -3,11 +3,11 @@ import { DAY_MS, type Clock } from "../domain/clock.js";
 import { ConflictError, DomainError } from "../domain/errors.js";
 import type { Actor, Scope } from "../domain/environments.js";
 import type { GroupCommit } from "../db/group-commit.js";
-import { isSameRequest, type IdempotencyRepository } from "../db/repositories/idempotency.js";
+import { isSameRequest, type IdempotencyRecord, type IdempotencyRepository } from "../db/repositories/idempotency.js";
 import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
 
-/** Expired keys removed per statement when pruning; a round repeats until none are left. */
+/** Expired keys (or answers) removed per statement when pruning; a round repeats until none are left. */
 const PRUNE_BATCH = 1000;
 
 /**
@@ -77,9 +77,12 @@ export class IdempotencyService {
       throw new DomainError("unprocessable", "idempotency_key_reused", "Idempotency-Key already used", `This Idempotency-Key was used${by}; use a new key for a new request.`);
     }
     if (record.claim_token === claimToken) return { kind: "proceed", claimToken, resumed: record.resumed };
-    if (record.state === "done" && record.response !== null) {
+    const answerKept = record.answer_expires_at === null || record.answer_expires_at > now;
+    if (record.state === "done" && record.response !== null && answerKept) {
       return { kind: "replay", response: JSON.parse(this.box.open(record.response)) as StoredResponse };
     }
+    // Also before the round removes it: a replay must not bring back what the retention removed.
+    if (record.state === "removed" || record.state === "done") throw answerRemoved(record);
     // Retry-After: 1 is the pace to poll at (the first request may answer at any moment);
     // lock_seconds tells the client how long a crashed request can still hold the key, so that
     // it need not assume this server's lock is the default one (IDEMPOTENCY_LOCK_SECONDS).
@@ -106,6 +109,7 @@ export class IdempotencyService {
       claimToken,
       status: response.status,
       response: kept ? sealed : null,
+      location: response.headers.location ?? null,
       boundedByContentRetention: this.outlivesShortestRetention(),
     });
     return kept;
@@ -114,7 +118,8 @@ export class IdempotencyService {
   /**
    * A stored answer can hold a message's content (a 202 carries its html and text), so it must
    * not outlive the workspace's content retention: called when the workspace sets or lowers it,
-   * to shorten the answers stored before. Never under 24 hours: retention is at least a day.
+   * to shorten the answers stored before. Never under 24 hours: retention is at least a day. The
+   * keys keep their whole window (removeExpiredAnswers).
    */
   async boundByContentRetention(workspaceId: string, days: number): Promise<void> {
     if (this.outlivesShortestRetention()) await this.records.capAge(workspaceId, days * DAY_MS);
@@ -150,6 +155,31 @@ export class IdempotencyService {
     const now = this.clock.now();
     return removeInBatches((limit) => this.records.pruneExpired(now, limit), PRUNE_BATCH);
   }
+
+  /**
+   * Removes the stored answers that the workspace's content retention has run out on, a batch at
+   * a time, and keeps their keys until the keys expire: a different request or another caller
+   * under one is still refused (422 idempotency_key_reused), and the request's own retry is told
+   * its answer is gone (409 idempotency_answer_removed) instead of running again, which would
+   * create a second API key, say, or answer a changed message request with the first message.
+   * Answers how many went.
+   */
+  async removeExpiredAnswers(): Promise<number> {
+    const now = this.clock.now();
+    return removeInBatches((limit) => this.records.removeExpiredAnswers(now, limit), PRUNE_BATCH);
+  }
+}
+
+/** The retry of a request whose answer the content retention removed: what it can still be told (docs/idempotency.md). */
+function answerRemoved(record: Pick<IdempotencyRecord, "response_status" | "response_location">): ConflictError {
+  const where = record.response_location === null ? "" : ` Its answer named ${record.response_location}: read it there.`;
+  return new ConflictError(
+    "idempotency_answer_removed",
+    "Idempotency-Key answer removed",
+    `The request sent with this Idempotency-Key was carried out already, and nothing ran again; its answer is no longer kept (the workspace's content retention removed it).${where}`,
+    undefined,
+    { ...(record.response_status === null ? {} : { original_status: record.response_status }), ...(record.response_location === null ? {} : { original_location: record.response_location }) },
+  );
 }
 
 /** JSON with object keys sorted, so key order does not change a request's identity. */

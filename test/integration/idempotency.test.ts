@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { actorOf } from "../../src/domain/environments.js";
+import { runMaintenance } from "../../src/maintenance.js";
 import { IdempotencyService } from "../../src/services/idempotency.js";
+import { ContractChecker } from "../helpers/contract.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -485,22 +487,103 @@ describe.each(databases)("Idempotency-Key ($name)", (database) => {
       expect((await send(aMessage(), "receipt-1")).headers["idempotent-replayed"]).toBe("true");
 
       t.clock.advance(2 * HOUR);
-      expect(await t.runtime.services.idempotency.prune()).toBe(1);
+      expect(await t.runtime.services.idempotency.removeExpiredAnswers()).toBe(1);
+      expect(await t.runtime.services.idempotency.prune()).toBe(0);
+      expect(await storedAnswer("receipt-1")).toEqual({ state: "removed", response: null });
       expect((await t.runtime.services.retention.removeExpiredContent()).messages).toBe(1);
-      // The message holds the key still, so the retry gets it as it is now: without its content.
+      // The retry is told where the message is; read there, it is as it is now: without its content.
       const later = await send(aMessage(), "receipt-1");
-      expect(later.statusCode, later.body).toBe(202);
-      expect(later.headers["idempotent-replayed"]).toBeUndefined();
-      expect(later.json()).toMatchObject({ id: first.json().id, html: null, text: null });
-      expect(later.json().content_removed_at).not.toBeNull();
+      expect(later.statusCode, later.body).toBe(409);
+      expect(later.json()).toMatchObject({ code: "idempotency_answer_removed", original_status: 202, original_location: first.headers.location });
+      const message = await t.call({ method: "GET", url: later.json().original_location });
+      expect(message.json()).toMatchObject({ id: first.json().id, html: null, text: null });
+      expect(message.json().content_removed_at).not.toBeNull();
     });
 
-    it("shortens the answers stored before a retention is set", async () => {
+    it("shortens the answers stored before a retention is set, and keeps their keys", async () => {
       await send(aMessage(), "receipt-2");
       await retain(1);
       t.clock.advance(25 * HOUR);
+      expect(await t.runtime.services.idempotency.removeExpiredAnswers()).toBe(1);
+      expect(await t.runtime.services.idempotency.prune()).toBe(0);
+      const retry = await send(aMessage(), "receipt-2");
+      expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+      expect(retry.json()).toMatchObject({ code: "idempotency_answer_removed" });
+      // Forgotten only when the key's own window ends.
+      t.clock.advance(29 * 24 * HOUR);
       expect(await t.runtime.services.idempotency.prune()).toBe(1);
-      expect((await send(aMessage(), "receipt-2")).headers["idempotent-replayed"]).toBeUndefined();
+    });
+
+    // The key outlives its answer: the retention removes the answer (it holds the content), not
+    // the key, which keeps what it needs to recognise its request and caller for its whole window.
+    const maintain = () => runMaintenance(t.runtime, { info() {}, warn() {}, error() {} });
+
+    it("refuses a different request under a key whose answer the retention removed, for the key's whole window", async () => {
+      await retain(2);
+      const first = await send(aMessage(), "receipt-4");
+      expect(first.statusCode).toBe(202);
+      await t.drain();
+      t.clock.advance(49 * HOUR);
+      await maintain();
+      const changed = await send(aMessage({ subject: "Another receipt" }), "receipt-4");
+      expect(changed.statusCode, changed.body).toBe(422);
+      expect(changed.json()).toMatchObject({ code: "idempotency_key_reused" });
+      expect(changed.body).not.toContain(first.json().id);
+
+      // Nor does another caller's copy of the same request get anything of it.
+      const second = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Second", permission: "sending_access" } })).json() as { secret: string };
+      const other = await send(aMessage(), "receipt-4", second.secret);
+      expect(other.statusCode, other.body).toBe(422);
+      expect(other.json()).toMatchObject({ code: "idempotency_key_reused" });
+      expect(other.body).not.toContain(first.json().id);
+
+      t.clock.advance(27 * 24 * HOUR);
+      await maintain();
+      expect((await send(aMessage({ subject: "Yet another" }), "receipt-4")).statusCode).toBe(422);
+      expect(await messagesWithKey("receipt-4")).toBe(1);
+    });
+
+    it("answers a retry of the request whose answer the retention removed with 409 idempotency_answer_removed, naming what it created, and runs nothing again", async () => {
+      await retain(2);
+      const first = await send(aMessage(), "receipt-5");
+      await t.drain();
+      t.clock.advance(49 * HOUR);
+      await maintain();
+      expect(await storedAnswer("receipt-5")).toEqual({ state: "removed", response: null });
+      const retry = await send(aMessage(), "receipt-5");
+      expect(retry.statusCode, retry.body).toBe(409);
+      expect(retry.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+      expect(retry.json()).toMatchObject({ code: "idempotency_answer_removed", original_status: 202, original_location: first.headers.location });
+      expect(new ContractChecker().check("POST", "/v1/messages", 409, retry.headers["content-type"] as string, retry.payload)).toEqual([]);
+      expect(retry.body).not.toContain("<p>");
+      expect(await messagesWithKey("receipt-5")).toBe(1);
+      expect(await count("messages")).toBe(1);
+    });
+
+    it("refuses a replay of an answer past the retention even before the round removes it", async () => {
+      await retain(2);
+      await send(aMessage(), "receipt-6");
+      t.clock.advance(49 * HOUR);
+      const retry = await send(aMessage(), "receipt-6");
+      expect(retry.statusCode, retry.body).toBe(409);
+      expect(retry.json()).toMatchObject({ code: "idempotency_answer_removed", original_status: 202 });
+      expect((await send(aMessage({ subject: "Other" }), "receipt-6")).json()).toMatchObject({ code: "idempotency_key_reused" });
+    });
+
+    it("creates nothing twice when a retry comes after the retention removed a new API key's answer", async () => {
+      await retain(1);
+      const create = () => t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "ci", permission: "sending_access" }, headers: { "idempotency-key": "ci-key" } });
+      const first = await create();
+      expect(first.statusCode).toBe(201);
+      const keys = await count("api_keys");
+      t.clock.advance(25 * HOUR);
+      await maintain();
+      const retry = await create();
+      expect(retry.statusCode, retry.body).toBe(409);
+      expect(retry.json()).toMatchObject({ code: "idempotency_answer_removed", original_status: 201, original_location: first.headers.location });
+      expect(retry.body).not.toContain(first.json().secret);
+      expect(await count("api_keys")).toBe(keys);
     });
 
     it("keeps answers for the full setting without a retention", async () => {

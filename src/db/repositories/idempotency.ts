@@ -10,12 +10,21 @@ export interface IdempotencyRecord {
   /** The id of the API key or member that claimed the key (an Actor's id); null on keys claimed before it was kept, which match any caller. */
   claimed_by: string | null;
   claim_token: string;
-  /** `unkept`: answered, but the answer was too large to keep (IdempotencyService.complete); response is null. */
-  state: "running" | "done" | "unkept";
+  /**
+   * `unkept`: answered, but the answer was too large to keep (IdempotencyService.complete);
+   * `removed`: answered, and the answer was removed at `answer_expires_at` (content retention).
+   * Both have a null response.
+   */
+  state: "running" | "done" | "unkept" | "removed";
   response_status: number | null;
   response: string | null;
+  /** The answer's Location, kept beside the sealed answer so that it outlives it (an id, no content). */
+  response_location: string | null;
   locked_until: number;
+  /** When the key is forgotten: its whole window (IDEMPOTENCY_RETENTION_HOURS). */
   expires_at: number;
+  /** When its answer goes, if before the key: the workspace's content retention (docs/retention.md). */
+  answer_expires_at: number | null;
 }
 
 /** What a claim found: the record now stored, and whether this claim took it over from an attempt that never answered. */
@@ -42,9 +51,12 @@ export interface CompleteItem {
   status: number;
   /** The sealed answer; null when it is too large to keep. */
   response: string | null;
+  /** The answer's Location header, if any. */
+  location: string | null;
   /**
-   * Keep the answer no longer than the workspace's content retention (docs/retention.md): set
-   * only when answers may outlive a day, the shortest retention, since only then can they.
+   * Keep the answer (not the key) no longer than the workspace's content retention
+   * (docs/retention.md): set only when answers may outlive a day, the shortest retention, since
+   * only then can they.
    */
   boundedByContentRetention: boolean;
 }
@@ -70,14 +82,14 @@ export class IdempotencyRepository implements SealedStore {
       const results: ClaimedRecord[] = [];
       for (const item of items) {
         const where = { workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key };
-        const claim = { fingerprint: item.fingerprint, claimed_by: item.claimedBy, claim_token: item.claimToken, state: "running", response_status: null, response: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt };
+        const claim = { fingerprint: item.fingerprint, claimed_by: item.claimedBy, claim_token: item.claimToken, state: "running", response_status: null, response: null, response_location: null, locked_until: item.lockedUntil, created_at: item.now, expires_at: item.expiresAt, answer_expires_at: null };
         // Insert-if-absent first, then lock only rows that exist: on MySQL an UPDATE or locking
         // read of a missing row takes a gap lock, and two claims of one new key then deadlock.
         await trx("idempotency_keys").insert({ ...where, ...claim }).onConflict(["workspace_id", "environment", "idempotency_key"]).ignore();
         // A locking read: a plain one reads the transaction's snapshot (MySQL), which may predate
         // a claim another node committed since.
         const row = (await trx("idempotency_keys").where(where).forShare().first()) as IdempotencyRecord;
-        const record = { ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at) };
+        const record = { ...row, locked_until: toNumber(row.locked_until), expires_at: toNumber(row.expires_at), answer_expires_at: row.answer_expires_at === null ? null : toNumber(row.answer_expires_at) };
         // Expired claims are replaced, and abandoned ones taken over by the same request (what the
         // first attempt stored is then found: MessagesService.create); a completed, unexpired one never is.
         const expired = record.expires_at <= item.now;
@@ -104,7 +116,13 @@ export class IdempotencyRepository implements SealedStore {
         const days = retentionDays.get(item.scope.workspaceId);
         await trx("idempotency_keys")
           .where({ workspace_id: item.scope.workspaceId, environment: item.scope.environment, idempotency_key: item.key, claim_token: item.claimToken })
-          .update({ state: item.response === null ? "unkept" : "done", response_status: item.status, response: item.response, ...(days === undefined ? {} : { expires_at: cappedExpiry(trx, days * DAY_MS) }) });
+          .update({
+            state: item.response === null ? "unkept" : "done",
+            response_status: item.status,
+            response: item.response,
+            response_location: item.location,
+            ...(days === undefined ? {} : { answer_expires_at: cappedAnswerExpiry(trx, days * DAY_MS) }),
+          });
       }
       return items.map(() => undefined);
     },
@@ -180,13 +198,29 @@ export class IdempotencyRepository implements SealedStore {
   /**
    * Shortens the life of this workspace's stored answers to `maxAgeMs` from their claim, where it
    * is longer (a content retention set or lowered: the answers can hold the content it removes).
-   * Answers how many were shortened.
+   * The keys themselves keep their window. Answers how many were shortened.
    */
   async capAge(workspaceId: string, maxAgeMs: number): Promise<number> {
     return this.knex("idempotency_keys")
       .where({ workspace_id: workspaceId })
-      .andWhereRaw("expires_at > created_at + ?", [maxAgeMs])
-      .update({ expires_at: cappedExpiry(this.knex, maxAgeMs) });
+      .andWhereRaw("COALESCE(answer_expires_at, expires_at) > created_at + ?", [maxAgeMs])
+      .update({ answer_expires_at: cappedAnswerExpiry(this.knex, maxAgeMs) });
+  }
+
+  /**
+   * Removes up to `limit` stored answers past their `answer_expires_at`, keeping their keys
+   * (`removed`: the fingerprint and caller still refuse another request, and tell the retry what
+   * became of it); answers how many went.
+   */
+  async removeExpiredAnswers(now: number, limit: number): Promise<number> {
+    const due = (await this.knex("idempotency_keys").where({ state: "done" }).andWhere("answer_expires_at", "<=", now).orderBy("answer_expires_at").limit(limit).select("workspace_id", "environment", "idempotency_key")) as Array<{ workspace_id: string; environment: string; idempotency_key: string }>;
+    if (due.length === 0) return 0;
+    // Checked again: a key forgotten and claimed afresh since the read holds a new request.
+    return this.knex("idempotency_keys")
+      .whereIn(["workspace_id", "environment", "idempotency_key"], due.map((row) => [row.workspace_id, row.environment, row.idempotency_key]))
+      .where({ state: "done" })
+      .andWhere("answer_expires_at", "<=", now)
+      .update({ state: "removed", response: null });
   }
 
   /** Removes up to `limit` expired keys, oldest first, in one statement; answers how many went. */
@@ -216,7 +250,7 @@ async function contentRetentionDays(trx: Knex.Transaction, workspaceIds: readonl
   return new Map(rows.map((row) => [row.id, toNumber(row.content_retention_days)]));
 }
 
-/** A row's expiry, made no later than `maxAgeMs` after its claim (CASE: both dialects have it). */
-function cappedExpiry(knex: Knex, maxAgeMs: number): Knex.Raw {
-  return knex.raw("CASE WHEN expires_at > created_at + ? THEN created_at + ? ELSE expires_at END", [maxAgeMs, maxAgeMs]);
+/** A row's answer expiry, made no later than `maxAgeMs` after its claim (CASE: both dialects have it); null means with the key. */
+function cappedAnswerExpiry(knex: Knex, maxAgeMs: number): Knex.Raw {
+  return knex.raw("CASE WHEN COALESCE(answer_expires_at, expires_at) > created_at + ? THEN created_at + ? ELSE answer_expires_at END", [maxAgeMs, maxAgeMs]);
 }
