@@ -1027,9 +1027,10 @@ export interface paths {
          * Delete a template
          * @description Removes the template and all its versions; sending by its slug fails from now on, and the
          *     slug is free again. Messages already sent keep their content and their `template`
-         *     reference. Refused with `409 template_in_use` while a scheduled message (of either
-         *     environment) still waits to be sent with it: cancel those first. A layout is refused with
-         *     `409 layout_in_use` while the published version or the draft of a template uses it:
+         *     reference. Refused with `409 template_in_use`, naming how many, while a scheduled
+         *     message (of either environment) rendered from it, or for a layout rendered in it, still
+         *     waits to be sent: cancel those first, or wait until they are sent. A layout is refused
+         *     with `409 layout_in_use` while the published version or the draft of a template uses it:
          *     move those templates to another layout (or none) first.
          */
         delete: operations["deleteTemplate"];

@@ -229,13 +229,20 @@ export class TemplatesService {
     return TemplatesRepository.versionToWire(resolved.template, resolved.version);
   }
 
-  /** Refused while a scheduled message (of either environment) still needs the template to send. */
+  /**
+   * Refused while a scheduled message (of either environment) rendered from the template, or in
+   * it when it is a layout, still waits to be sent: its content is stored, but it goes out in the
+   * template's name and would point at one that no longer exists.
+   */
   async delete(principal: Principal, ref: string): Promise<DeletedObject> {
     const { id, slug } = await this.find(principal, ref);
     await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
-      if (await this.templates.hasScheduledMessages(trx, principal.workspaceId, template.id)) {
-        throw new ConflictError("template_in_use", "Template in use", `Template ${template.slug} is used by scheduled messages that have not been sent yet: cancel them (cancelMessage) or wait until they are sent, then delete it.`);
+      const waiting = await this.templates.countScheduledMessages(trx, principal.workspaceId, template.id);
+      if (waiting > 0) {
+        const messages = waiting === 1 ? "1 scheduled message that has" : `${waiting.toLocaleString("en-US")} scheduled messages that have`;
+        const how = template.kind === "layout" ? "rendered in it" : "rendered from it";
+        throw new ConflictError("template_in_use", "Template in use", `${template.kind === "layout" ? "Layout" : "Template"} ${template.slug} is used by ${messages} not been sent yet (${how}): cancel them (cancelMessage) or wait until they are sent, then delete it.`);
       }
       const users = template.kind === "layout" ? await this.templates.usersOfLayout(trx, principal.workspaceId, template.slug) : [];
       if (users.length > 0) {

@@ -606,7 +606,7 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(scheduled.statusCode, scheduled.body).toBe(202);
       let res = await t.call({ method: "DELETE", url: "/v1/templates/welcome" });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toMatchObject({ code: "template_in_use", detail: expect.stringContaining("scheduled") });
+      expect(res.json()).toMatchObject({ code: "template_in_use", detail: expect.stringContaining("1 scheduled message") });
       expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).statusCode).toBe(200);
       expect((await t.call({ method: "POST", url: `/v1/messages/${scheduled.json().id}/cancel`, key: t.workspace.liveKey })).statusCode).toBe(200);
       res = await t.call({ method: "DELETE", url: "/v1/templates/welcome" });

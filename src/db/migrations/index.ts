@@ -28,6 +28,7 @@ import * as templateVariablesSize from "./026-template-variables-size.js";
 import * as pendingInvitations from "./028-pending-invitations.js";
 import * as templateRevisions from "./030-template-revisions.js";
 import * as idempotencyClaimants from "./031-idempotency-claimants.js";
+import * as messageLayoutIndex from "./032-message-layout-index.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "028-pending-invitations": pendingInvitations,
   "030-template-revisions": templateRevisions,
   "031-idempotency-claimants": idempotencyClaimants,
+  "032-message-layout-index": messageLayoutIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
