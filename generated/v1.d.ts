@@ -396,9 +396,10 @@ export interface paths {
          *     to what the workspace's two environments share (its settings, domains, templates,
          *     members and invitations), which appears in both environments' logs. Revealing a webhook
          *     endpoint's signing secret is recorded too, and so is a person joining the workspace
-         *     through an invitation (`acceptInvitation`: on the dashboard, outside `/v1`). Messages and
-         *     suppressions are not: their own events and lists record them. Needs a `full_access` key,
-         *     or the admin role.
+         *     through an invitation (`acceptInvitation`: on the dashboard, outside `/v1`). A template
+         *     edit or publish that changes nothing (values as they are, the published version published
+         *     again) is not. Messages and suppressions are not: their own events and lists record them.
+         *     Needs a `full_access` key, or the admin role.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -1027,9 +1028,10 @@ export interface paths {
          * Delete a template
          * @description Removes the template and all its versions; sending by its slug fails from now on, and the
          *     slug is free again. Messages already sent keep their content and their `template`
-         *     reference. Refused with `409 template_in_use` while a scheduled message (of either
-         *     environment) still waits to be sent with it: cancel those first. A layout is refused with
-         *     `409 layout_in_use` while the published version or the draft of a template uses it:
+         *     reference. Refused with `409 template_in_use`, naming how many, while a scheduled
+         *     message (of either environment) rendered from it, or for a layout rendered in it, still
+         *     waits to be sent: cancel those first, or wait until they are sent. A layout is refused
+         *     with `409 layout_in_use` while the published version or the draft of a template uses it:
          *     move those templates to another layout (or none) first.
          */
         delete: operations["deleteTemplate"];
@@ -1045,7 +1047,10 @@ export interface paths {
          *     starts pointing at something else. With `base_revision`, the update is made only if the
          *     template's `revision` is still that one: otherwise `409 template_changed`, nothing stored
          *     (read the template again, and merge or redo the edit), so an editor holding what it read
-         *     earlier cannot put it back over a draft saved or a version published since.
+         *     earlier cannot put it back over a draft saved or a version published since. Fields given
+         *     with the value they have (in the draft, or in the published version when there is no
+         *     draft) change nothing: an update that changes nothing makes no draft, counts no revision,
+         *     is not in the audit log, and answers the template as it is.
          */
         patch: operations["updateTemplate"];
         trace?: never;
@@ -1071,7 +1076,7 @@ export interface paths {
          *     archived and stays addressable (`welcome@2`). With `version`, re-publishes that earlier
          *     version instead (a rollback); the draft, if any, is kept. Without a draft and without
          *     `version` the answer is `409 nothing_to_publish`. Publishing the published version
-         *     answers the template unchanged. A version sent in a layout is published only while that
+         *     answers the template unchanged (no new revision, nothing in the audit log). A version sent in a layout is published only while that
          *     layout exists and has a published version (`409 layout_unavailable` otherwise: publish the
          *     layout first, or give the template another layout), so what is published can be sent.
          *     With `base_revision`, the publish or rollback is made only if the template's `revision`
@@ -1890,7 +1895,8 @@ export interface components {
             /**
              * @description Counts the changes to the template's versions: 1 when created, one more with each
              *     `updateTemplate` that changes the draft (or makes one) and each publish or rollback;
-             *     a change of `name` alone does not count. Give it back as the `base_revision` of
+             *     a change of `name` alone does not count, nor does an update giving the values the
+             *     template has, nor publishing the version already published. Give it back as the `base_revision` of
              *     `updateTemplate` or `publishTemplate` so that an edit, publish or rollback made on
              *     what you read is refused, rather than applied over a change saved since.
              */
@@ -2788,7 +2794,7 @@ export interface components {
                 /** @description Its id (a member's user id); null when the change has none. */
                 id: string | null;
             };
-            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). */
+            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). For `updateTemplate`, the fields it changed, without those given with the value they had. */
             fields: string[];
             /** @description The address the request came from, as the server saw it (TRUST_PROXY). */
             ip_address: string | null;

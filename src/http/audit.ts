@@ -3,6 +3,22 @@ import type { AuditedOperation } from "../domain/audit.js";
 import type { AuditLogService } from "../services/audit-log.js";
 
 /**
+ * What a handler knows of its change that the request does not say: the fields it changed, or
+ * none at all (a PATCH giving the values the resource has). Absent: the request's fields.
+ */
+const changedFields = new WeakMap<FastifyRequest, readonly string[]>();
+
+/** The audit event of this request names these fields; none: it changed nothing, and is not recorded. */
+export function auditChangedFields(req: FastifyRequest, fields: readonly string[]): void {
+  changedFields.set(req, fields);
+}
+
+/** This request succeeded without changing anything (e.g. publishing what is published): no audit event. */
+export function auditNothingChanged(req: FastifyRequest): void {
+  changedFields.set(req, []);
+}
+
+/**
  * preSerialization for an audited operation: once its handler has succeeded, records the change
  * (docs/audit-log.md) before the answer leaves, so a client that saw the 2xx can find the change
  * in the log. A replayed idempotent answer is sent as stored bytes, which skip this hook: a
@@ -11,8 +27,11 @@ import type { AuditLogService } from "../services/audit-log.js";
 export function recordAuditedChange(operation: AuditedOperation, auditLog: AuditLogService) {
   return async function audit(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     if (reply.statusCode >= 300 || !req.principal) return payload;
+    const fields = changedFields.get(req) ?? fieldsOf(req.body);
+    // A success that changed nothing is no change to record: the log would show a phantom one.
+    if (changedFields.has(req) && fields.length === 0) return payload;
     try {
-      await auditLog.record(req.principal, { operation, targetId: targetIdOf(req, payload), fields: fieldsOf(req.body), ipAddress: req.ip ?? null, requestId: req.id });
+      await auditLog.record(req.principal, { operation, targetId: targetIdOf(req, payload), fields: [...fields], ipAddress: req.ip ?? null, requestId: req.id });
     } catch (err) {
       // The change itself is committed; failing the answer would invite a retry that repeats it.
       req.log.error({ err, operation }, "could not record the audit event");

@@ -1,4 +1,5 @@
 import type { Services } from "../runtime.js";
+import { auditChangedFields, auditNothingChanged } from "./audit.js";
 import type { HandlerMap } from "./handler-types.js";
 import { pageOf, principalOf } from "./request-parts.js";
 
@@ -26,11 +27,19 @@ export function createTemplateHandlers(services: Pick<Services, "templates">): P
 
     getTemplate: async (req) => services.templates.get(principalOf(req), req.params.template),
 
-    updateTemplate: async (req) => services.templates.update(principalOf(req), req.params.template, req.body),
+    updateTemplate: async (req) => {
+      const { template, changed } = await services.templates.update(principalOf(req), req.params.template, req.body);
+      auditChangedFields(req, changed);
+      return template;
+    },
 
     deleteTemplate: async (req) => services.templates.delete(principalOf(req), req.params.template),
 
-    publishTemplate: async (req) => services.templates.publish(principalOf(req), req.params.template, req.body ?? {}),
+    publishTemplate: async (req) => {
+      const { template, changed } = await services.templates.publish(principalOf(req), req.params.template, req.body ?? {});
+      if (!changed) auditNothingChanged(req);
+      return template;
+    },
 
     listTemplateVersions: async (req) => services.templates.listVersions(principalOf(req), req.params.template, pageOf(req.query)),
 

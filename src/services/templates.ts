@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Clock } from "../domain/clock.js";
 import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolation, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
@@ -23,6 +24,18 @@ type MessageTemplateInput = components["schemas"]["MessageTemplateInput"];
 type MessageTemplate = components["schemas"]["MessageTemplate"];
 type TemplateLayoutRef = components["schemas"]["TemplateLayoutRef"];
 type DeletedObject = components["schemas"]["DeletedObject"];
+
+/** An updateTemplate's answer, and the fields it changed (none: the template was left as it was). */
+export interface UpdatedTemplate {
+  template: Template;
+  changed: string[];
+}
+
+/** A publishTemplate's answer, and whether it changed the published version. */
+export interface PublishedTemplate {
+  template: Template;
+  changed: boolean;
+}
 
 /** Where templates are parsed and rendered: the worker-thread pool (src/templates/render-pool.ts). */
 export interface TemplateRenderer {
@@ -130,45 +143,54 @@ export class TemplatesService {
   /**
    * Content changes go to the draft: the existing one is changed in place, or a new draft is made
    * from the published version plus the changes. `name` is not versioned. Slugs are permanent.
+   * A field given with the value it has is no change: an edit that changes nothing makes no
+   * draft, counts no revision and answers the template as it is, with `changed` empty (so the
+   * audit log records nothing); otherwise `changed` names the fields that did change.
    */
-  async update(principal: Principal, ref: string, input: UpdateTemplateRequest): Promise<Template> {
+  async update(principal: Principal, ref: string, input: UpdateTemplateRequest): Promise<UpdatedTemplate> {
     if (input.slug !== undefined) {
       throw ValidationError.field("/slug", "cannot be changed: slugs are permanent, so code that sends by slug never sends something else (create a new template with the new slug instead)");
     }
-    const changes: Partial<VersionContent> = {};
-    if (input.subject !== undefined) changes.subject = input.subject;
-    if (input.html !== undefined) changes.html = input.html;
-    if (input.text !== undefined) changes.text = input.text;
-    if (input.layout !== undefined) changes.layout = input.layout;
-    if (input.variables !== undefined) changes.variables = normaliseDeclarations(input.variables);
+    const given: Partial<VersionContent> = {};
+    if (input.subject !== undefined) given.subject = input.subject;
+    if (input.html !== undefined) given.html = input.html;
+    if (input.text !== undefined) given.text = input.text;
+    if (input.layout !== undefined) given.layout = input.layout;
+    if (input.variables !== undefined) given.variables = normaliseDeclarations(input.variables);
     const { id, kind, slug } = await this.find(principal, ref);
-    const referenced = await this.checkContent(principal.workspaceId, kind, changes, changes.variables ?? [], { creating: false });
+    const referenced = await this.checkContent(principal.workspaceId, kind, given, given.variables ?? [], { creating: false });
     const updated = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
       // Checked under the row lock: a save or publish committed meanwhile has already counted.
       if (input.base_revision !== undefined && input.base_revision !== template.revision) throw templateChanged(template, input.base_revision);
-      if (changes.layout !== undefined && changes.layout !== null) await this.holdLayout(principal.workspaceId, changes.layout, trx, null);
+      if (given.layout !== undefined && given.layout !== null) await this.holdLayout(principal.workspaceId, given.layout, trx, null);
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
+      // What the draft is, or would be made from: given the values it has, nothing is written.
+      const base =
+        latest.state === "draft" || template.published_version === null ? latest : ((await this.templates.findVersion(trx, template.id, template.published_version)) ?? latest);
+      const changes = changedContent(base, given);
+      const renamed = input.name !== undefined && input.name !== template.name;
+      const changed = [...Object.keys(changes), ...(renamed ? ["name"] : [])].sort();
+      // base_revision alone (or values as they are) only checks.
+      if (changed.length === 0) return { template: TemplatesRepository.toWire(template, latest), changed };
       const contentChanges = Object.keys(changes).length > 0;
-      // base_revision alone (or a name as it is) only checks: nothing is written.
-      if (!contentChanges && (input.name === undefined || input.name === template.name)) return TemplatesRepository.toWire(template, latest);
       const now = this.clock.now();
       let draft = latest;
       if (contentChanges) {
+        const content = { ...changes, referenced_variables: { ...base.referenced_variables, ...referenced } };
         if (latest.state === "draft") {
-          draft = { ...latest, ...changes, referenced_variables: { ...latest.referenced_variables, ...referenced }, updated_at: now };
+          draft = { ...latest, ...content, updated_at: now };
           await this.templates.updateVersionContent(trx, template.id, latest.version, draft, now);
         } else {
-          const base = template.published_version === null ? latest : ((await this.templates.findVersion(trx, template.id, template.published_version)) ?? latest);
-          draft = { ...base, ...changes, referenced_variables: { ...base.referenced_variables, ...referenced }, version: template.latest_version + 1, state: "draft", created_at: now, updated_at: now, published_at: null };
+          draft = { ...base, ...content, version: template.latest_version + 1, state: "draft", created_at: now, updated_at: now, published_at: null };
           await this.templates.insertVersion(trx, draft);
         }
       }
       // A rename alone is not a revision: base_revision guards the versions, which it leaves alone.
       const revision = contentChanges ? template.revision + 1 : template.revision;
-      const updated: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, revision, updated_at: now };
-      await this.templates.updateTemplate(trx, template.id, { name: updated.name, latest_version: updated.latest_version, revision, updated_at: now });
-      return TemplatesRepository.toWire(updated, draft);
+      const row: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, revision, updated_at: now };
+      await this.templates.updateTemplate(trx, template.id, { name: row.name, latest_version: row.latest_version, revision, updated_at: now });
+      return { template: TemplatesRepository.toWire(row, draft), changed };
     });
     this.forgetCommitted(principal.workspaceId, slug);
     return updated;
@@ -177,9 +199,10 @@ export class TemplatesService {
   /**
    * Makes the draft (or, with `version`, an earlier version: a rollback) the one that sends. The
    * version published before is archived and stays addressable as `slug@N`. With `base_revision`,
-   * only while the template is as the caller read it, as for update.
+   * only while the template is as the caller read it, as for update. Publishing the version that
+   * is published already changes nothing: `changed` is false.
    */
-  async publish(principal: Principal, ref: string, input: PublishTemplateRequest): Promise<Template> {
+  async publish(principal: Principal, ref: string, input: PublishTemplateRequest): Promise<PublishedTemplate> {
     const { id, slug } = await this.find(principal, ref);
     const published = await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
@@ -198,7 +221,7 @@ export class TemplatesService {
       } else {
         throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first (updateTemplate), or give the version to publish again.`);
       }
-      if (target.version === template.published_version) return TemplatesRepository.toWire(template, latest);
+      if (target.version === template.published_version) return { template: TemplatesRepository.toWire(template, latest), changed: false };
       await this.assertLayoutPublished(principal.workspaceId, `${template.slug}@${target.version}`, target.layout, trx);
       const now = this.clock.now();
       if (template.published_version !== null) await this.templates.setVersionState(trx, template.id, template.published_version, "archived");
@@ -206,7 +229,7 @@ export class TemplatesService {
       const updated: TemplateRow = { ...template, published_version: target.version, revision: template.revision + 1, updated_at: now };
       await this.templates.updateTemplate(trx, template.id, { published_version: target.version, revision: updated.revision, updated_at: now });
       const latestNow = target.version === latest.version ? { ...latest, state: "published" as const, published_at: now } : latest.version === template.published_version ? { ...latest, state: "archived" as const } : latest;
-      return TemplatesRepository.toWire(updated, latestNow);
+      return { template: TemplatesRepository.toWire(updated, latestNow), changed: true };
     });
     this.forgetCommitted(principal.workspaceId, slug);
     return published;
@@ -225,13 +248,20 @@ export class TemplatesService {
     return TemplatesRepository.versionToWire(resolved.template, resolved.version);
   }
 
-  /** Refused while a scheduled message (of either environment) still needs the template to send. */
+  /**
+   * Refused while a scheduled message (of either environment) rendered from the template, or in
+   * it when it is a layout, still waits to be sent: its content is stored, but it goes out in the
+   * template's name and would point at one that no longer exists.
+   */
   async delete(principal: Principal, ref: string): Promise<DeletedObject> {
     const { id, slug } = await this.find(principal, ref);
     await this.templates.withLockedTemplate(principal.workspaceId, id, async (trx, template) => {
       if (!template) throw new NotFoundError("template", ref);
-      if (await this.templates.hasScheduledMessages(trx, principal.workspaceId, template.id)) {
-        throw new ConflictError("template_in_use", "Template in use", `Template ${template.slug} is used by scheduled messages that have not been sent yet: cancel them (cancelMessage) or wait until they are sent, then delete it.`);
+      const waiting = await this.templates.countScheduledMessages(trx, principal.workspaceId, template.id);
+      if (waiting > 0) {
+        const messages = waiting === 1 ? "1 scheduled message that has" : `${waiting.toLocaleString("en-US")} scheduled messages that have`;
+        const how = template.kind === "layout" ? "rendered in it" : "rendered from it";
+        throw new ConflictError("template_in_use", "Template in use", `${template.kind === "layout" ? "Layout" : "Template"} ${template.slug} is used by ${messages} not been sent yet (${how}): cancel them (cancelMessage) or wait until they are sent, then delete it.`);
       }
       const users = template.kind === "layout" ? await this.templates.usersOfLayout(trx, principal.workspaceId, template.slug) : [];
       if (users.length > 0) {
@@ -467,6 +497,11 @@ function sentSubject(rendered: string, pointer: string): string {
     throw ValidationError.field(pointer, `renders a subject of ${chars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
   }
   return subject;
+}
+
+/** The fields of `given` whose value differs from the version's; declarations compared as values. */
+function changedContent(version: VersionContent, given: Partial<VersionContent>): Partial<VersionContent> {
+  return Object.fromEntries(Object.entries(given).filter(([field, value]) => !isDeepStrictEqual(version[field as keyof VersionContent], value)));
 }
 
 const templateExists = (slug: string) =>

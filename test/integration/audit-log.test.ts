@@ -82,6 +82,32 @@ describe.each(databases)("audit log ($name)", (database) => {
       expect(await auditLog()).toEqual([]);
     });
 
+    it("records nothing for a template edit or publish that changes nothing, and only the fields an edit changed", async () => {
+      const template = { slug: "welcome", name: "Welcome", subject: "Hi {{ first_name }}", html: "<p>Hi {{ first_name }}</p>" };
+      expect((await t.call({ method: "POST", url: "/v1/templates", payload: { ...template, publish: true } })).statusCode).toBe(201);
+      const edit = async (payload: object) => {
+        const res = await t.call({ method: "PATCH", url: "/v1/templates/welcome", payload });
+        expect(res.statusCode, res.body).toBe(200);
+      };
+      const publish = async (payload: object) => {
+        const res = await t.call({ method: "POST", url: "/v1/templates/welcome/publish", payload });
+        expect(res.statusCode, res.body).toBe(200);
+      };
+      await edit({ base_revision: 1 });
+      await edit({ name: "Welcome", subject: template.subject, html: template.html });
+      await publish({ version: 1 }); // already the published one
+      expect((await auditLog()).map((e) => e.operation)).toEqual(["createTemplate"]);
+      await edit({ name: "Welcome mail", html: template.html, base_revision: 1 });
+      await edit({ html: "<p>Hello {{ first_name }}</p>", subject: template.subject, base_revision: 1 });
+      await publish({});
+      expect((await auditLog()).map((e) => [e.operation, e.fields])).toEqual([
+        ["publishTemplate", []],
+        ["updateTemplate", ["html"]],
+        ["updateTemplate", ["name"]],
+        ["createTemplate", ["html", "name", "publish", "slug", "subject"]],
+      ]);
+    });
+
     it("records a change once however often its idempotent answer is replayed", async () => {
       const send = () => t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Once" }, headers: { "idempotency-key": "audit-1" } });
       expect((await send()).statusCode).toBe(201);

@@ -344,6 +344,32 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       }
     });
 
+    it("answers 409 template_in_use to a delete of a layout that a scheduled message was rendered in, naming how many wait; the message goes out in it", async () => {
+      await create({ ...BASE, publish: true });
+      await create({ ...WELCOME, publish: true });
+      const at = t.clock.now() + 3_600_000;
+      const scheduled = await t.call({
+        method: "POST",
+        url: "/v1/messages",
+        payload: { ...aMessage({ subject: undefined, html: undefined }), template: { slug: "welcome", variables: { first_name: "Ada" } }, scheduled_at: new Date(at).toISOString() },
+      });
+      expect(scheduled.statusCode, scheduled.body).toBe(202);
+      // No template's published version or draft is in base any more: only the waiting message is.
+      await update("welcome", { layout: null });
+      await publish("welcome");
+      const inUse = await t.call({ method: "DELETE", url: "/v1/templates/base" });
+      expect(inUse.statusCode, inUse.body).toBe(409);
+      expect(inUse.json()).toMatchObject({ code: "template_in_use", detail: expect.stringContaining("1 scheduled message") });
+      expect((await t.call({ method: "GET", url: "/v1/templates/base" })).statusCode).toBe(200);
+      // Rendered when accepted: it goes out in the layout it was accepted in.
+      t.clock.advance(3_600_000);
+      await t.drain();
+      const sent = (await t.call({ method: "GET", url: `/v1/messages/${scheduled.json().id}` })).json() as Message;
+      expect(sent).toMatchObject({ status: "delivered", html: expect.stringContaining('<div class="mail">'), template: { slug: "welcome", layout: { slug: "base", version: 1 } } });
+      const deleted = await t.call({ method: "DELETE", url: "/v1/templates/base" });
+      expect(deleted.statusCode, deleted.body).toBe(200);
+    });
+
     it("leaves another workspace's layout alone: its id is 404", async () => {
       const theirs = await create({ ...BASE }, t.other.sandboxKey);
       expect((await t.call({ method: "DELETE", url: `/v1/templates/${theirs.id}` })).statusCode).toBe(404);

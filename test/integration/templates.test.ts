@@ -358,6 +358,25 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(mine).toMatchObject({ revision: 3, latest_version: 2, html: "<p>Mine {{ first_name }}</p>" });
     });
 
+    it("answers an edit that gives the values the template has with the template as it is: no new draft, no new revision", async () => {
+      const { subject, html, variables } = WELCOME;
+      await create({ publish: true, text: "Hi {{ first_name }}" });
+      t.clock.advance(1000);
+      let before = (await t.call({ method: "GET", url: "/v1/templates/welcome" })).json() as Template;
+      // Equal to the published version: no draft is made of it.
+      expect(await update("welcome", { name: "Welcome", subject, html, text: "Hi {{ first_name }}", layout: null, variables })).toEqual(before);
+      expect(await versions("welcome")).toEqual(["1:published"]);
+      await update("welcome", { html: "<p>Two {{ first_name }}</p>", text: null });
+      t.clock.advance(1000);
+      before = (await t.call({ method: "GET", url: "/v1/templates/welcome" })).json() as Template;
+      expect(before).toMatchObject({ revision: 2, latest_version: 2, has_draft: true });
+      // Equal to the draft: the draft is left as it is.
+      expect(await update("welcome", { html: "<p>Two {{ first_name }}</p>", text: null, base_revision: 2 })).toEqual(before);
+      // Some fields equal, one not: a change, counted once.
+      expect(await update("welcome", { html: "<p>Two {{ first_name }}</p>", subject: "Three" })).toMatchObject({ revision: 3, latest_version: 2, subject: "Three" });
+      expect(await versions("welcome")).toEqual(["2:draft", "1:published"]);
+    });
+
     it("counts each draft save, publish and rollback as a revision, a rename alone not; base_revision alone only checks", async () => {
       await create({ publish: true });
       expect((await update("welcome", { name: "Welcome mail" })).revision).toBe(1);
@@ -606,7 +625,7 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(scheduled.statusCode, scheduled.body).toBe(202);
       let res = await t.call({ method: "DELETE", url: "/v1/templates/welcome" });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toMatchObject({ code: "template_in_use", detail: expect.stringContaining("scheduled") });
+      expect(res.json()).toMatchObject({ code: "template_in_use", detail: expect.stringContaining("1 scheduled message") });
       expect((await t.call({ method: "GET", url: "/v1/templates/welcome" })).statusCode).toBe(200);
       expect((await t.call({ method: "POST", url: `/v1/messages/${scheduled.json().id}/cancel`, key: t.workspace.liveKey })).statusCode).toBe(200);
       res = await t.call({ method: "DELETE", url: "/v1/templates/welcome" });

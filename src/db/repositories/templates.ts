@@ -209,10 +209,17 @@ export class TemplatesRepository {
     return rows.map((row: { slug: string }) => String(row.slug));
   }
 
-  /** Whether a scheduled message of either environment still waits to be sent with the template. */
-  async hasScheduledMessages(trx: Knex.Transaction, workspaceId: string, templateId: string): Promise<boolean> {
-    const row = await trx("messages").where({ template_id: templateId, status: "scheduled", workspace_id: workspaceId }).first("id");
-    return row !== undefined;
+  /**
+   * How many scheduled messages of either environment, rendered from the template or in it (a
+   * layout), still wait to be sent. Counted by each column apart, so each count uses its index.
+   */
+  async countScheduledMessages(trx: Knex.Transaction, workspaceId: string, templateId: string): Promise<number> {
+    let waiting = 0;
+    for (const column of ["template_id", "layout_id"] as const) {
+      const row = await trx("messages").where({ [column]: templateId, status: "scheduled", workspace_id: workspaceId }).count({ n: "*" }).first();
+      waiting += Number(row?.n ?? 0);
+    }
+    return waiting;
   }
 
   async delete(trx: Knex.Transaction, id: string): Promise<void> {
