@@ -1046,6 +1046,23 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       }
     });
 
+    it("keeps no in-flight slots for endpoints once their deliveries are done, so a long-running worker does not grow with every endpoint it ever sent to", async () => {
+      await open();
+      const webhooks = [];
+      for (let i = 0; i < 5; i++) webhooks.push(await create({ event_types: ["message.queued"] }));
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(5);
+      expect(t.runtime.dispatcher.endpointsWithSlots).toBe(0);
+      // And deleted endpoints leave nothing behind either.
+      for (const webhook of webhooks) expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` })).statusCode).toBe(200);
+      await create({ event_types: ["message.queued"] });
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(6);
+      expect(t.runtime.dispatcher.endpointsWithSlots).toBe(0);
+    });
+
     it("sends an environment's events only to that environment's endpoints", async () => {
       await open();
       await create({}, t.workspace.liveKey);
