@@ -1347,7 +1347,10 @@ export interface paths {
          * Rotate a webhook endpoint's signing secret
          * @description Issues a new signing secret. For `overlap_seconds` (default 24 hours; 0 ends it now) every
          *     delivery carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either
-         *     secret accepts it while you deploy the new one.
+         *     secret accepts it while you deploy the new one. The old secret is the one stored when the
+         *     new one is: rotations made at the same time apply one after the other, the last one's secret
+         *     signing and the one before it overlapping (unless the last asked for 0), so a secret
+         *     returned is never one that was not stored.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;

@@ -393,6 +393,31 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(res.json()).toEqual({ object: "webhook_secret", secret, previous_secret: null, previous_secret_expires_at: null });
     });
 
+    it("keeps both secrets of two rotations made at once, the later signing and the earlier overlapping, so each caller's secret verifies", async () => {
+      const webhook = await create();
+      const rotate = () => t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
+      const answers = await Promise.all([rotate(), rotate()]);
+      for (const res of answers) expect(res.statusCode, res.body).toBe(200);
+      const told = answers.map((res) => res.json().secret as string);
+      const stored = (await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json();
+      // As if made one after the other, in whichever order: none of them is told a secret that is not stored.
+      expect([stored.secret, stored.previous_secret].sort()).toEqual([...told].sort());
+      receiver.secrets = told;
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received[0]!.verifiedWith.sort()).toEqual([0, 1]);
+    });
+
+    it("stores, of rotations made at once with nothing between their reads, the last as the secret and the one before it as the previous", async () => {
+      const webhook = await create();
+      const principal = { workspaceId: t.workspace.id, environment: "sandbox" as const, credential: { kind: "api_key" as const, id: "test", permission: "full_access" as const } };
+      const told = (await Promise.all([1, 2, 3].map(() => t.runtime.services.webhooks.rotateSecret(principal, webhook.id, { overlap_seconds: 3600 })))).map((rotated) => rotated.secret);
+      const stored = (await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json();
+      expect(told).toContain(stored.secret);
+      expect(told).toContain(stored.previous_secret);
+      expect(stored.previous_secret).not.toBe(stored.secret);
+    });
+
     it("ends the old secret at once with overlap_seconds 0", async () => {
       const webhook = await create();
       const rotated = (await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 0 } })).json().secret as string;
