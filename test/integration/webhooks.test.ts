@@ -1124,11 +1124,20 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       "http://[::ffff:127.0.0.1]/hooks",
       "http://[::ffff:10.0.0.1]/hooks",
       "http://[::ffff:169.254.169.254]/hooks",
+      "http://[64:ff9b::7f00:1]/hooks",
+      "http://[2002:7f00:1::1]/hooks",
+      "http://[2002:a00:1::1]/hooks",
     ])("refuses %s when saved with 422 webhook_target_not_allowed and stores nothing", async (url) => {
       const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json()).toMatchObject({ code: "webhook_target_not_allowed", errors: [{ pointer: "/url" }] });
       expect(await count("webhook_endpoints")).toBe(0);
+    });
+
+    // IPv4-mapped, NAT64 and 6to4 addresses are judged by the IPv4 address they carry, not refused whole.
+    it.each(["http://[::ffff:93.184.216.34]/hooks", "http://[64:ff9b::5db8:d822]/hooks", "http://[2002:5db8:d822::1]/hooks"])("accepts %s, which carries a public IPv4 address", async (url) => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
+      expect(res.statusCode, res.body).toBe(201);
     });
 
     it("refuses a host name that resolves to a loopback address, when saved and when changed", async () => {
