@@ -1254,11 +1254,15 @@ export interface paths {
          *     Webhooks): every event type, or only those in `event_types`. The answer carries the endpoint's
          *     signing `secret` (`whsec_…`); `getWebhookSecret` shows it again to full-access keys.
          *
-         *     The URL must be `http` or `https`. A host that is, or resolves to, a private, loopback,
-         *     link-local, unique-local, unspecified or IPv4-mapped address is refused with
-         *     `422 webhook_target_not_allowed` unless the operator allows such targets
+         *     The URL must be `http` or `https`. A host that is, or resolves to, a loopback, private,
+         *     unique-local, link-local, carrier-grade NAT, unspecified, multicast or reserved address is
+         *     refused with `422 webhook_target_not_allowed` unless the operator allows such targets
          *     (`WEBHOOK_ALLOW_PRIVATE_TARGETS`); a host that does not resolve yet is accepted, and every
-         *     delivery checks the address again when it connects.
+         *     delivery checks the address again when it connects. An IPv6 address that carries an IPv4
+         *     one is judged by that IPv4 address: IPv4-mapped (`::ffff:127.0.0.1` is refused,
+         *     `::ffff:93.184.216.34` is not), NAT64 under `64:ff9b::/96` and 6to4 (`2002::/16`);
+         *     IPv4-compatible addresses (`::/96`) and the local-use NAT64 prefix `64:ff9b:1::/48` are
+         *     refused whole.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1352,7 +1356,10 @@ export interface paths {
          * Rotate a webhook endpoint's signing secret
          * @description Issues a new signing secret. For `overlap_seconds` (default 24 hours; 0 ends it now) every
          *     delivery carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either
-         *     secret accepts it while you deploy the new one.
+         *     secret accepts it while you deploy the new one. The old secret is the one stored when the
+         *     new one is: rotations made at the same time apply one after the other, the last one's secret
+         *     signing and the one before it overlapping (unless the last asked for 0), so a secret
+         *     returned is never one that was not stored.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -3999,7 +4006,8 @@ export interface components {
          *     that is not a verified domain of the workspace; the problem names the domain and the
          *     fix), `template_render_failed` (a template ran past its limits on time, loop iterations
          *     or output size; `errors` name the field and line), `webhook_target_not_allowed` (a
-         *     webhook URL that resolves to a private, loopback or link-local address) or
+         *     webhook URL that is or resolves to a private, loopback, link-local or other non-public
+         *     address: see `createWebhook`) or
          *     `idempotency_key_reused`.
          */
         UnprocessableEntity: {

@@ -124,19 +124,17 @@ export class WebhooksService {
     return { object: "webhook_secret", secret: opened.current, previous_secret: opened.previous, previous_secret_expires_at: toIsoOrNull(opened.previousExpiresAt) };
   }
 
-  /** A new secret; the current one keeps signing alongside it for `overlap_seconds`. */
+  /**
+   * A new secret; the one it replaces keeps signing alongside it for `overlap_seconds`. The
+   * replaced secret is the one stored when the new one is written, not one read before, so of
+   * rotations made at once each caller's secret is stored (the last one's as the secret, the one
+   * before it as the previous), as if they were made one after the other.
+   */
   async rotateSecret(principal: Principal, id: string, input: { overlap_seconds?: number } | undefined): Promise<Webhook> {
-    const scope = scopeOf(principal);
-    const current = await this.endpoint(scope, id);
     const now = this.clock.now();
     const overlapMs = (input?.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
     const secret = newSecret();
-    const updated = await this.endpoints.update(scope, id, {
-      secret: this.secrets.seal(secret),
-      previous_secret: overlapMs > 0 ? current.secret : null,
-      previous_secret_expires_at: overlapMs > 0 ? now + overlapMs : null,
-      updated_at: now,
-    });
+    const updated = await this.endpoints.rotateSecret(scopeOf(principal), id, this.secrets.seal(secret), overlapMs > 0 ? now + overlapMs : null, now);
     if (!updated) throw new NotFoundError("webhook", id);
     return { ...WebhookEndpointsRepository.toWire(updated), secret };
   }

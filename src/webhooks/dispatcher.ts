@@ -5,7 +5,7 @@ import type { EventsRepository } from "../db/repositories/events.js";
 import type { DeliveryLease, WebhookDeliveriesRepository, WebhookDeliveryRow, WebhookOutcome } from "../db/repositories/webhook-deliveries.js";
 import type { WebhookEndpointRow, WebhookEndpointsRepository } from "../db/repositories/webhook-endpoints.js";
 import { ClaimLoop } from "../delivery/claim-loop.js";
-import { Semaphore } from "../delivery/semaphore.js";
+import { KeyedSemaphore, Semaphore } from "../delivery/semaphore.js";
 import { workerId } from "../delivery/worker-id.js";
 import type { Metrics } from "../metrics.js";
 import type { SealedBox } from "../services/sealed-box.js";
@@ -89,7 +89,8 @@ export class WebhookDispatcher {
   /** Deliveries claimed and not finished, by lease and key. */
   private readonly held = new Map<string, DeliveryLease>();
   private readonly heldPerEndpoint = new Map<string, number>();
-  private readonly endpointSlots = new Map<string, Semaphore>();
+  /** Each endpoint's in-flight cap; an endpoint with nothing in flight or waiting has no entry. */
+  private readonly endpointSlots: KeyedSemaphore;
   private readonly slots: Semaphore;
   private readonly claims: ClaimLoop<Claimed>;
   /** Moves disabled endpoints' deliveries out of the claim index, and back when enabled. */
@@ -106,6 +107,7 @@ export class WebhookDispatcher {
     private readonly settings: DispatcherSettings,
   ) {
     this.slots = new Semaphore(settings.concurrency);
+    this.endpointSlots = new KeyedSemaphore(settings.maxInFlightPerEndpoint);
     this.parking = new DeliveryParking(deps.deliveries, deps.log);
     this.claims = new ClaimLoop({
       claim: (limit) => this.claim(limit),
@@ -133,6 +135,14 @@ export class WebhookDispatcher {
    */
   async stop(): Promise<void> {
     await Promise.all([this.claims.stop(), this.parking.stop()]);
+  }
+
+  /**
+   * Endpoints this dispatcher keeps in-flight slots for: those with a request in flight or waiting
+   * for a slot, and no others (a worker runs for months, over endpoints created and deleted).
+   */
+  get endpointsWithSlots(): number {
+    return this.endpointSlots.size;
   }
 
   /** Deliveries were queued, or an endpoint was turned off or on. */
@@ -314,15 +324,6 @@ export class WebhookDispatcher {
     return opened.previous === null ? [opened.current] : [opened.current, opened.previous];
   }
 
-  private slotFor(endpointId: string): Semaphore {
-    let slot = this.endpointSlots.get(endpointId);
-    if (!slot) {
-      slot = new Semaphore(this.settings.maxInFlightPerEndpoint);
-      this.endpointSlots.set(endpointId, slot);
-    }
-    return slot;
-  }
-
   /**
    * Sends one delivery, or records, without a request, why it cannot be sent: its event has no row
    * (`event_missing`), or no key opens its endpoint's secrets, so there is nothing to sign it with
@@ -345,7 +346,7 @@ export class WebhookDispatcher {
     const sentAt = this.deps.clock.now();
     // Only the HTTP exchange holds the endpoint's and the dispatcher's slots; committing the
     // outcome does not, so a slow group commit never throttles the requests.
-    const result = await this.slotFor(endpointId).run(() =>
+    const result = await this.endpointSlots.run(endpointId, () =>
       this.slots.run(async () => {
         if (this.claims.stopping) return null; // given back by send()
         // The endpoint as it is now, not as claimed: nothing goes where it was told not to.

@@ -8,8 +8,8 @@ import { refusedTarget } from "../domain/errors.js";
  * Server-side request forgery: a webhook URL is chosen by the API's caller, so without a check
  * Mailroom would POST into the network it runs in. Refused unless the operator allows them
  * (WEBHOOK_ALLOW_PRIVATE_TARGETS): private, loopback, link-local, unique-local, carrier-grade
- * NAT, multicast, reserved and unspecified addresses, in any IPv4 or IPv6 spelling (IPv4-mapped
- * and well-known-prefix NAT64 addresses are checked as the IPv4 address they carry).
+ * NAT, multicast, reserved and unspecified addresses, in any IPv4 or IPv6 spelling (IPv4-mapped,
+ * well-known-prefix NAT64 and 6to4 addresses are checked as the IPv4 address they carry).
  *
  * The check runs when a URL is saved and again inside the HTTP client's DNS lookup, at connect
  * time, on the addresses the socket will actually use: a name that resolved to a public address
@@ -50,24 +50,39 @@ for (const [network, prefix] of [
 const NAT64 = new BlockList();
 NAT64.addSubnet("64:ff9b::", 96, "ipv6");
 
+/**
+ * 6to4 (RFC 3056): a host or relay with a 6to4 route tunnels `2002:AABB:CCDD::/48` to the IPv4
+ * address AA.BB.CC.DD (bits 16 to 47), so `2002:a00:1::1` reaches into 10.0.0.1's network.
+ */
+const SIX_TO_FOUR = new BlockList();
+SIX_TO_FOUR.addSubnet("2002::", 16, "ipv6");
+
 /** Whether Mailroom refuses to connect to this address (IPv4 or IPv6, brackets allowed). */
 export function isForbiddenAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   const family = isIP(bare);
   if (family === 0) return false;
-  if (family === 6 && NAT64.check(bare, "ipv6")) return FORBIDDEN.check(low32AsIpv4(bare), "ipv4");
+  if (family === 6 && NAT64.check(bare, "ipv6")) return FORBIDDEN.check(ipv4At(bare, 6), "ipv4");
+  if (family === 6 && SIX_TO_FOUR.check(bare, "ipv6")) return FORBIDDEN.check(ipv4At(bare, 1), "ipv4");
   // BlockList checks an IPv4-mapped IPv6 address (::ffff:127.0.0.1) against the IPv4 rules too.
   return FORBIDDEN.check(bare, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** The last 32 bits of a valid IPv6 address as an IPv4 address (`…::7f00:1` and `…::127.0.0.1`: 127.0.0.1). */
-function low32AsIpv4(ipv6: string): string {
-  const address = ipv6.replace(/%.*$/, ""); // a zone index names an interface, not bits
-  const last = address.slice(address.lastIndexOf(":") + 1);
-  if (last.includes(".")) return last;
+/**
+ * The IPv4 address in 16-bit groups `first` and `first + 1` of a valid IPv6 address (6 for the
+ * last 32 bits: `…::7f00:1` and `…::127.0.0.1` give 127.0.0.1; 1 for 6to4's `2002:7f00:1::`).
+ */
+function ipv4At(ipv6: string, first: number): string {
+  let address = ipv6.replace(/%.*$/, ""); // a zone index names an interface, not bits
+  // A dotted IPv4 tail stands for the last two groups.
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  if (dotted) {
+    const [a = 0, b = 0, c = 0, d = 0] = dotted.slice(1).map(Number);
+    address = `${address.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
   const [head = [], tail] = address.split("::").map((part) => (part === "" ? [] : part.split(":")));
   const groups = tail === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill("0"), ...tail];
-  const [high = 0, low = 0] = groups.slice(6).map((group) => parseInt(group, 16));
+  const [high = 0, low = 0] = groups.slice(first, first + 2).map((group) => parseInt(group, 16));
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 

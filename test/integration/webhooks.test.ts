@@ -393,6 +393,31 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(res.json()).toEqual({ object: "webhook_secret", secret, previous_secret: null, previous_secret_expires_at: null });
     });
 
+    it("keeps both secrets of two rotations made at once, the later signing and the earlier overlapping, so each caller's secret verifies", async () => {
+      const webhook = await create();
+      const rotate = () => t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 3600 } });
+      const answers = await Promise.all([rotate(), rotate()]);
+      for (const res of answers) expect(res.statusCode, res.body).toBe(200);
+      const told = answers.map((res) => res.json().secret as string);
+      const stored = (await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json();
+      // As if made one after the other, in whichever order: none of them is told a secret that is not stored.
+      expect([stored.secret, stored.previous_secret].sort()).toEqual([...told].sort());
+      receiver.secrets = told;
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received[0]!.verifiedWith.sort()).toEqual([0, 1]);
+    });
+
+    it("stores, of rotations made at once with nothing between their reads, the last as the secret and the one before it as the previous", async () => {
+      const webhook = await create();
+      const principal = { workspaceId: t.workspace.id, environment: "sandbox" as const, credential: { kind: "api_key" as const, id: "test", permission: "full_access" as const } };
+      const told = (await Promise.all([1, 2, 3].map(() => t.runtime.services.webhooks.rotateSecret(principal, webhook.id, { overlap_seconds: 3600 })))).map((rotated) => rotated.secret);
+      const stored = (await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}/secret` })).json();
+      expect(told).toContain(stored.secret);
+      expect(told).toContain(stored.previous_secret);
+      expect(stored.previous_secret).not.toBe(stored.secret);
+    });
+
     it("ends the old secret at once with overlap_seconds 0", async () => {
       const webhook = await create();
       const rotated = (await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/rotate-secret`, payload: { overlap_seconds: 0 } })).json().secret as string;
@@ -1046,6 +1071,23 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       }
     });
 
+    it("keeps no in-flight slots for endpoints once their deliveries are done, so a long-running worker does not grow with every endpoint it ever sent to", async () => {
+      await open();
+      const webhooks = [];
+      for (let i = 0; i < 5; i++) webhooks.push(await create({ event_types: ["message.queued"] }));
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(5);
+      expect(t.runtime.dispatcher.endpointsWithSlots).toBe(0);
+      // And deleted endpoints leave nothing behind either.
+      for (const webhook of webhooks) expect((await t.call({ method: "DELETE", url: `/v1/webhooks/${webhook.id}` })).statusCode).toBe(200);
+      await create({ event_types: ["message.queued"] });
+      await send();
+      await t.drainWebhooks();
+      expect(receiver.received).toHaveLength(6);
+      expect(t.runtime.dispatcher.endpointsWithSlots).toBe(0);
+    });
+
     it("sends an environment's events only to that environment's endpoints", async () => {
       await open();
       await create({}, t.workspace.liveKey);
@@ -1082,11 +1124,20 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       "http://[::ffff:127.0.0.1]/hooks",
       "http://[::ffff:10.0.0.1]/hooks",
       "http://[::ffff:169.254.169.254]/hooks",
+      "http://[64:ff9b::7f00:1]/hooks",
+      "http://[2002:7f00:1::1]/hooks",
+      "http://[2002:a00:1::1]/hooks",
     ])("refuses %s when saved with 422 webhook_target_not_allowed and stores nothing", async (url) => {
       const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json()).toMatchObject({ code: "webhook_target_not_allowed", errors: [{ pointer: "/url" }] });
       expect(await count("webhook_endpoints")).toBe(0);
+    });
+
+    // IPv4-mapped, NAT64 and 6to4 addresses are judged by the IPv4 address they carry, not refused whole.
+    it.each(["http://[::ffff:93.184.216.34]/hooks", "http://[64:ff9b::5db8:d822]/hooks", "http://[2002:5db8:d822::1]/hooks"])("accepts %s, which carries a public IPv4 address", async (url) => {
+      const res = await t.call({ method: "POST", url: "/v1/webhooks", payload: { url } });
+      expect(res.statusCode, res.body).toBe(201);
     });
 
     it("refuses a host name that resolves to a loopback address, when saved and when changed", async () => {

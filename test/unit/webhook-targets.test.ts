@@ -22,6 +22,22 @@ describe("isForbiddenAddress", () => {
     ["64:ff9b::7f00:1%eth0", "127.0.0.1"],
   ])("refuses the NAT64 address %s, which reaches %s", (address) => expect(isForbiddenAddress(address)).toBe(true));
 
+  // RFC 3056's 6to4: a host or relay with a 6to4 route tunnels 2002:AABB:CCDD::/48 to AA.BB.CC.DD.
+  it.each([
+    ["2002:7f00:1::", "127.0.0.1"],
+    ["2002:7f00:1::1", "127.0.0.1"],
+    ["[2002:7f00:1::1]", "127.0.0.1"],
+    ["2002:a00:1:0:0:0:0:1", "10.0.0.1"],
+    ["2002:a9fe:a9fe::1", "169.254.169.254"],
+    ["2002:c0a8:101:5::1%eth0", "192.168.1.1"],
+    ["2002::1", "0.0.0.0"],
+    ["2002:6440:1::1:10.0.0.1", "100.64.0.1"],
+  ])("refuses the 6to4 address %s, which reaches %s", (address) => expect(isForbiddenAddress(address)).toBe(true));
+
+  it.each(["2002:5db8:d822::1", "2002:808:808::", "2002:808:808::127.0.0.1"])("allows the 6to4 address %s of a public IPv4 address", (address) =>
+    expect(isForbiddenAddress(address)).toBe(false),
+  );
+
   it.each(["64:ff9b::5db8:d822", "64:ff9b::93.184.216.34", "64:ff9b::808:808"])("allows the NAT64 address %s of a public IPv4 address", (address) =>
     expect(isForbiddenAddress(address)).toBe(false),
   );

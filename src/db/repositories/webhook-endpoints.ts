@@ -72,20 +72,38 @@ export class WebhookEndpointsRepository implements SealedStore {
   /** Applies `patch` and returns the endpoint as it now is (undefined: not this scope's). */
   async update(scope: Scope, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow | undefined> {
     return this.knex.transaction(async (trx) => {
-      const where = { workspace_id: scope.workspaceId, environment: scope.environment, id };
       const values = toDbRow(patch);
       // Turning it off or on moves its queued deliveries out of or back into the claim index (src/webhooks/parking.ts).
       if (patch.enabled !== undefined) values.parking_epoch = trx.raw("parking_epoch + 1");
-      if (Object.keys(values).length > 0) await trx("webhook_endpoints").where(where).update(values);
-      const row = (await trx("webhook_endpoints").where(where).first()) as DbRow | undefined;
-      if (!row) return undefined;
-      const updated = fromDbRow(row);
+      const updated = await updateAndRead(trx, scope, id, values);
+      if (!updated) return undefined;
       if ("event_types" in patch) {
         await trx("webhook_subscriptions").where({ endpoint_id: id }).delete();
         await this.subscribe(trx, updated);
       }
       return updated;
     });
+  }
+
+  /**
+   * Makes `secret` (sealed) the endpoint's secret, and the one it replaces the previous until
+   * `previousExpiresAt` (null: none), in one statement that takes the replaced secret from the row
+   * as it is then, not as read before: rotations made at once apply one after the other (the row's
+   * lock on MySQL, the one writer on SQLite), each keeping the secret the one before it stored, so
+   * no caller is told a secret that was never stored. Returns the endpoint as it now is
+   * (undefined: not this scope's).
+   */
+  async rotateSecret(scope: Scope, id: string, secret: string, previousExpiresAt: number | null, now: number): Promise<WebhookEndpointRow | undefined> {
+    return this.knex.transaction((trx) =>
+      updateAndRead(trx, scope, id, {
+        // Before `secret`: MySQL assigns left to right, each assignment seeing those before it, so
+        // after it this would copy the new secret (SQLite reads the old row for every assignment).
+        previous_secret: previousExpiresAt === null ? null : trx.ref("secret"),
+        secret,
+        previous_secret_expires_at: previousExpiresAt,
+        updated_at: now,
+      }),
+    );
   }
 
   /**
@@ -142,6 +160,14 @@ export class WebhookEndpointsRepository implements SealedStore {
       updated_at: toIso(row.updated_at),
     };
   }
+}
+
+/** Writes `values` (columns) to the scope's endpoint, if any, and reads it back in the same transaction. */
+async function updateAndRead(trx: Knex.Transaction, scope: Scope, id: string, values: Record<string, unknown>): Promise<WebhookEndpointRow | undefined> {
+  const where = { workspace_id: scope.workspaceId, environment: scope.environment, id };
+  if (Object.keys(values).length > 0) await trx("webhook_endpoints").where(where).update(values);
+  const row = (await trx("webhook_endpoints").where(where).first()) as DbRow | undefined;
+  return row && fromDbRow(row);
 }
 
 type DbRow = Omit<WebhookEndpointRow, "event_types" | "enabled"> & { event_types: string | null; enabled: boolean | number };
