@@ -396,8 +396,8 @@ export interface paths {
          *     to what the workspace's two environments share (its settings, domains, templates,
          *     members and invitations), which appears in both environments' logs. Revealing a webhook
          *     endpoint's signing secret is recorded too, and so is a person joining the workspace
-         *     through an invitation (`acceptInvitation`: on the dashboard, outside `/v1`). A template
-         *     edit or publish that changes nothing (values as they are, the published version published
+         *     through an invitation (`acceptInvitation`: on the dashboard, outside `/v1`). An update or
+         *     publish that changes nothing (values given as they are, the published version published
          *     again) is not. Messages and suppressions are not: their own events and lists record them.
          *     Needs a `full_access` key, or the admin role.
          */
@@ -519,7 +519,8 @@ export interface paths {
          *     Each restriction given replaces that one (null lifts it); those left out keep theirs.
          *     The change applies to the key's next request. A revoked key cannot be changed. A member
          *     below admin may change only `sending_access` keys (`403 insufficient_role` for a
-         *     `full_access` one).
+         *     `full_access` one). A name or restrictions given as they are change nothing, and an
+         *     update that changes nothing is not in the audit log.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -574,7 +575,8 @@ export interface paths {
          * Update the workspace
          * @description Changes the given settings; fields left out keep their value. `content_retention_days`
          *     removes the content of settled messages once they are that old (docs/retention.md):
-         *     removed content cannot be brought back.
+         *     removed content cannot be brought back. Settings given as they are change nothing: an
+         *     update that changes nothing leaves `updated_at` as it was and is not in the audit log.
          */
         patch: operations["updateWorkspace"];
         trace?: never;
@@ -670,7 +672,9 @@ export interface paths {
         /**
          * Change a member's role
          * @description Admins may move members between admin, developer and viewer; only owners may grant or
-         *     take away the owner role. The last owner cannot be demoted (`409 last_owner`).
+         *     take away the owner role. The last owner cannot be demoted (`409 last_owner`). Giving
+         *     the role the member has changes nothing (it is still refused to whoever could not give
+         *     it) and is not in the audit log.
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -795,7 +799,9 @@ export interface paths {
          * Update a sending domain's tracking settings
          * @description Sets the domain's open and click tracking defaults (null: the workspace's) and its
          *     tracking domain, a host name that serves the tracking links of mail from this domain
-         *     (publish the `tracking` CNAME record it adds). Fields left out keep their value.
+         *     (publish the `tracking` CNAME record it adds). Fields left out keep their value; fields
+         *     given as they are change nothing, and an update that changes nothing is not in the
+         *     audit log.
          */
         patch: operations["updateDomain"];
         trace?: never;
@@ -1306,6 +1312,8 @@ export interface paths {
          *     event type. Disabling keeps the endpoint's pending deliveries without attempting them;
          *     enabling it again (also after Mailroom disabled it) resumes them and clears
          *     `disabled_reason` and `failing_since`. A new `url` is checked like `createWebhook`'s.
+         *     Fields given as they are change nothing: an update that changes nothing leaves
+         *     `updated_at` as it was and is not in the audit log.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -2801,7 +2809,7 @@ export interface components {
                 /** @description Its id (a member's user id); null when the change has none. */
                 id: string | null;
             };
-            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). For `updateTemplate`, the fields it changed, without those given with the value they had. */
+            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). For an update (`updateApiKey`, `updateWebhook`, `updateWorkspace`, `updateDomain`, `updateMember`, `updateTemplate`), the fields it changed, without those given with the value they had. */
             fields: string[];
             /** @description The address the request came from, as the server saw it (TRUST_PROXY). */
             ip_address: string | null;

@@ -1,4 +1,5 @@
 import type { Services } from "../runtime.js";
+import { auditChangedFields } from "./audit.js";
 import { itemAnswer, type BatchItemValidator } from "./batch.js";
 import type { HandlerMap } from "./handler-types.js";
 import { pageOf, principalOf } from "./request-parts.js";
@@ -32,7 +33,11 @@ export function createDeliveryHandlers(services: Pick<Services, "domains" | "sup
 
     getDomain: async (req) => services.domains.get(principalOf(req), req.params.domain_id),
 
-    updateDomain: async (req) => services.domains.update(principalOf(req), req.params.domain_id, req.body),
+    updateDomain: async (req) => {
+      const { domain, changed } = await services.domains.update(principalOf(req), req.params.domain_id, req.body);
+      auditChangedFields(req, changed);
+      return domain;
+    },
 
     deleteDomain: async (req) => services.domains.delete(principalOf(req), req.params.domain_id),
 

@@ -1,6 +1,7 @@
 import { parseInstant } from "../domain/clock.js";
 import { UnavailableError, ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
+import { auditChangedFields } from "./audit.js";
 import { itemAnswer, type BatchItemValidators } from "./batch.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
@@ -109,7 +110,11 @@ export function createHandlers(
 
     getApiKey: async (req) => services.apiKeys.get(principalOf(req), req.params.api_key_id),
 
-    updateApiKey: async (req) => services.apiKeys.update(principalOf(req), req.params.api_key_id, req.body),
+    updateApiKey: async (req) => {
+      const { key, changed } = await services.apiKeys.update(principalOf(req), req.params.api_key_id, req.body);
+      auditChangedFields(req, changed);
+      return key;
+    },
 
     revokeApiKey: async (req) => services.apiKeys.revoke(principalOf(req), req.params.api_key_id),
 
@@ -117,7 +122,11 @@ export function createHandlers(
 
     getWorkspace: async (req) => services.workspace.get(principalOf(req)),
 
-    updateWorkspace: async (req) => services.workspace.update(principalOf(req), req.body),
+    updateWorkspace: async (req) => {
+      const { workspace, changed } = await services.workspace.update(principalOf(req), req.body);
+      auditChangedFields(req, changed);
+      return workspace;
+    },
 
     getAccount: async (req) => services.members.getAccount(principalOf(req)),
 
@@ -129,7 +138,11 @@ export function createHandlers(
 
     listMembers: async (req) => services.members.listMembers(principalOf(req), pageOf(req.query)),
 
-    updateMember: async (req) => services.members.updateMember(principalOf(req), req.params.user_id, req.body),
+    updateMember: async (req) => {
+      const { member, changed } = await services.members.updateMember(principalOf(req), req.params.user_id, req.body);
+      auditChangedFields(req, changed);
+      return member;
+    },
 
     removeMember: async (req) => services.members.removeMember(principalOf(req), req.params.user_id),
 

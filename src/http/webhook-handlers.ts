@@ -1,4 +1,5 @@
 import type { Services } from "../runtime.js";
+import { auditChangedFields } from "./audit.js";
 import type { HandlerMap } from "./handler-types.js";
 import { pageOf, principalOf } from "./request-parts.js";
 
@@ -29,7 +30,11 @@ export function createWebhookHandlers(services: Pick<Services, "webhooks">): Pic
 
     getWebhook: async (req) => webhooks.get(principalOf(req), req.params.webhook_id),
 
-    updateWebhook: async (req) => webhooks.update(principalOf(req), req.params.webhook_id, req.body),
+    updateWebhook: async (req) => {
+      const { webhook, changed } = await webhooks.update(principalOf(req), req.params.webhook_id, req.body);
+      auditChangedFields(req, changed);
+      return webhook;
+    },
 
     deleteWebhook: async (req) => webhooks.delete(principalOf(req), req.params.webhook_id),
 

@@ -1,4 +1,5 @@
 import { digestSecret, generateSecret, redactSecret } from "../domain/api-key-secret.js";
+import { changedFieldsOf } from "../domain/changes.js";
 import type { Clock } from "../domain/clock.js";
 import { parseInstant, toIso } from "../domain/clock.js";
 import { ConflictError, DomainError, NotFoundError, ValidationError } from "../domain/errors.js";
@@ -15,6 +16,12 @@ type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 type CreateApiKeyRequest = components["schemas"]["CreateApiKeyRequest"];
 type UpdateApiKeyRequest = components["schemas"]["UpdateApiKeyRequest"];
+
+/** An updateApiKey's answer, and the fields it changed (none: the key was left as it was). */
+export interface UpdatedApiKey {
+  key: ApiKey;
+  changed: string[];
+}
 
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 
@@ -69,15 +76,22 @@ export class ApiKeysService {
     return Keys.toWire(await this.find(principal, id));
   }
 
-  /** Renames the key or changes its restrictions; each restriction given replaces that one. */
-  async update(principal: Principal, id: string, input: UpdateApiKeyRequest): Promise<ApiKey> {
+  /**
+   * Renames the key or changes its restrictions; each restriction given replaces that one. A
+   * name or restrictions given as they are change nothing: `changed` names only what did, and
+   * when that is nothing, nothing is written.
+   */
+  async update(principal: Principal, id: string, input: UpdateApiKeyRequest): Promise<UpdatedApiKey> {
     const key = await this.find(principal, id);
     assertMayManageKey(principal, key.permission, "change");
     if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be changed; create a new key.");
     const { restrictions, errors } = applyRestrictions(key.restrictions, input.restrictions, key.permission, "/restrictions");
     if (errors.length > 0) throw new ValidationError(errors);
-    await this.keys.update(scopeOf(principal), id, { name: input.name, restrictions: input.restrictions === undefined ? undefined : restrictions });
-    return Keys.toWire(await this.find(principal, id));
+    const changes = { name: input.name, restrictions: input.restrictions === undefined ? undefined : restrictions };
+    const changed = changedFieldsOf(key, changes);
+    if (changed.length === 0) return { key: Keys.toWire(key), changed };
+    await this.keys.update(scopeOf(principal), id, changes);
+    return { key: Keys.toWire(await this.find(principal, id)), changed };
   }
 
   async revoke(principal: Principal, id: string): Promise<ApiKey> {

@@ -1,4 +1,5 @@
 import { normaliseDomain } from "../domain/addresses.js";
+import { changedFieldsOf } from "../domain/changes.js";
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { dkimSelectorBase, generateDkimKeyAsync } from "../domain/dkim-keys.js";
 import { ConflictError, NotFoundError, UnavailableError, UniqueViolation, ValidationError } from "../domain/errors.js";
@@ -18,6 +19,12 @@ type Domain = components["schemas"]["Domain"];
 type CreateDomainRequest = components["schemas"]["CreateDomainRequest"];
 type UpdateDomainRequest = components["schemas"]["UpdateDomainRequest"];
 type DeletedObject = components["schemas"]["DeletedObject"];
+
+/** An updateDomain's answer, and the settings it changed (none: the domain was left as it was). */
+export interface UpdatedDomain {
+  domain: Domain;
+  changed: string[];
+}
 
 /**
  * DNS as domain verification needs it. `null` means the name has no such records (NXDOMAIN or
@@ -225,16 +232,20 @@ export class DomainsService {
   /**
    * Sets the domain's tracking defaults and tracking domain; fields left out keep their value.
    * A tracking domain adds the `tracking` CNAME record (not required: the domain stays verified
-   * without it, and its links use TRACKING_BASE_URL until it is set).
+   * without it, and its links use TRACKING_BASE_URL until it is set). A setting given as it is
+   * changes nothing: `changed` names only those that did, and when that is none, nothing is written.
    */
-  async update(principal: Principal, id: string, input: UpdateDomainRequest): Promise<Domain> {
+  async update(principal: Principal, id: string, input: UpdateDomainRequest): Promise<UpdatedDomain> {
     // The records are rebuilt from a read: a rotation or a check meanwhile would otherwise be undone.
     return this.untilSaved(() => this.find(principal, id), "its settings were being saved", async (row) => {
       const settings = this.settingsFor(row, input);
-      if (Object.keys(settings).length === 0) return this.toWire(row);
+      // Settings given as they are change nothing; the records follow tracking_domain, so they do not count.
+      const { records: _records, ...given } = settings;
+      const changed = changedFieldsOf(row, given);
+      if (changed.length === 0) return { domain: this.toWire(row), changed };
       if (!(await this.domains.updateSettings(row.workspace_id, row.id, row, settings))) return null;
       this.forget(row.workspace_id, row.name);
-      return this.toWire({ ...row, ...settings });
+      return { domain: this.toWire({ ...row, ...settings }), changed };
     });
   }
 

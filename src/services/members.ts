@@ -14,6 +14,12 @@ import type { components } from "../../generated/v1.js";
 
 type Schemas = components["schemas"];
 
+/** An updateMember's answer, and the fields it changed (none: the member had that role already). */
+export interface UpdatedMember {
+  member: Schemas["Member"];
+  changed: string[];
+}
+
 /** Invitation links work for a week (Slack, GitHub and Stripe use days, not months). */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
@@ -67,16 +73,22 @@ export class MembersService {
     return this.repositories.members.list(principal.workspaceId, page);
   }
 
-  async updateMember(principal: Principal, userId: string, input: Schemas["UpdateMemberRequest"]): Promise<Schemas["Member"]> {
+  /**
+   * Gives the member `input.role`. Giving the role they have is still decided (the caller must
+   * be allowed to), but changes nothing: `changed` is empty and nothing is written.
+   */
+  async updateMember(principal: Principal, userId: string, input: Schemas["UpdateMemberRequest"]): Promise<UpdatedMember> {
     const actor = memberOf(principal);
     const target = await this.findMember(principal.workspaceId, userId);
-    await this.repositories.transaction(async (trx) => {
-      await this.decideUnderLock(principal.workspaceId, actor.userId, userId, input.role, trx);
+    const changed = await this.repositories.transaction(async (trx) => {
+      const from = await this.decideUnderLock(principal.workspaceId, actor.userId, userId, input.role, trx);
+      if (from === input.role) return [];
       await this.repositories.members.updateRole(principal.workspaceId, userId, input.role, trx);
       // An invitation is only as good as its sender's role: one they may no longer send goes too.
       await this.repositories.invitations.closePendingBy(principal.workspaceId, userId, ungrantable(input.role), this.clock.now(), trx);
+      return ["role"];
     });
-    return { ...target, role: input.role };
+    return { member: { ...target, role: input.role }, changed };
   }
 
   async removeMember(principal: Principal, userId: string): Promise<Schemas["Member"]> {

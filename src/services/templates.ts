@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from "node:util";
+import { changedOnly } from "../domain/changes.js";
 import type { Clock } from "../domain/clock.js";
 import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolation, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
@@ -168,7 +168,7 @@ export class TemplatesService {
       // What the draft is, or would be made from: given the values it has, nothing is written.
       const base =
         latest.state === "draft" || template.published_version === null ? latest : ((await this.templates.findVersion(trx, template.id, template.published_version)) ?? latest);
-      const changes = changedContent(base, given);
+      const changes = changedOnly<VersionContent>(base, given);
       const renamed = input.name !== undefined && input.name !== template.name;
       const changed = [...Object.keys(changes), ...(renamed ? ["name"] : [])].sort();
       // base_revision alone (or values as they are) only checks.
@@ -497,11 +497,6 @@ function sentSubject(rendered: string, pointer: string): string {
     throw ValidationError.field(pointer, `renders a subject of ${chars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
   }
   return subject;
-}
-
-/** The fields of `given` whose value differs from the version's; declarations compared as values. */
-function changedContent(version: VersionContent, given: Partial<VersionContent>): Partial<VersionContent> {
-  return Object.fromEntries(Object.entries(given).filter(([field, value]) => !isDeepStrictEqual(version[field as keyof VersionContent], value)));
 }
 
 const templateExists = (slug: string) =>

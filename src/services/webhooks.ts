@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { changedOnly } from "../domain/changes.js";
 import { parseInstant, toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
 import { NotFoundError, refusedTarget, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
@@ -23,6 +24,12 @@ type WebhookAttempt = components["schemas"]["WebhookAttempt"];
 type DeletedObject = components["schemas"]["DeletedObject"];
 type CreateWebhookRequest = components["schemas"]["CreateWebhookRequest"];
 type UpdateWebhookRequest = components["schemas"]["UpdateWebhookRequest"];
+
+/** An updateWebhook's answer, and the fields it changed (none: the endpoint was left as it was). */
+export interface UpdatedWebhook {
+  webhook: Webhook;
+  changed: string[];
+}
 
 /** Where webhooks may be posted (src/webhooks/target-guard.ts); the same check runs at connect time. */
 export interface WebhookTargetPolicy {
@@ -94,22 +101,30 @@ export class WebhooksService {
   /**
    * Changes what is given. Disabling keeps the endpoint's queued deliveries without attempting
    * them; enabling (also after Mailroom disabled it) resumes them and starts its health afresh.
+   * A value given as it is changes nothing: `changed` names only what did, and when that is
+   * nothing, nothing is written (`updated_at` stays).
    */
-  async update(principal: Principal, id: string, input: UpdateWebhookRequest): Promise<Webhook> {
+  async update(principal: Principal, id: string, input: UpdateWebhookRequest): Promise<UpdatedWebhook> {
     const scope = scopeOf(principal);
     const current = await this.endpoint(scope, id);
     const now = this.clock.now();
-    const patch: WebhookEndpointPatch = { updated_at: now };
-    if (input.url !== undefined) patch.url = await this.checkedUrl(input.url);
-    if (input.description !== undefined) patch.description = input.description;
-    if (input.event_types !== undefined) patch.event_types = eventTypes(input.event_types);
-    if (input.enabled === true && !current.enabled) Object.assign(patch, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
-    if (input.enabled === false && current.enabled) Object.assign(patch, { enabled: false, disabled_reason: "manual", disabled_at: now });
+    const changes = changedOnly(current, {
+      url: input.url === undefined ? undefined : await this.checkedUrl(input.url),
+      description: input.description,
+      event_types: input.event_types === undefined ? undefined : eventTypes(input.event_types),
+      enabled: input.enabled,
+    });
+    const changed = Object.keys(changes).sort();
+    if (changed.length === 0) return { webhook: WebhookEndpointsRepository.toWire(current), changed };
+    const { enabled, ...settings } = changes;
+    const patch: WebhookEndpointPatch = { ...settings, updated_at: now };
+    if (enabled === true) Object.assign(patch, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
+    if (enabled === false) Object.assign(patch, { enabled: false, disabled_reason: "manual", disabled_at: now });
     const updated = await this.endpoints.update(scope, id, patch);
     if (!updated) throw new NotFoundError("webhook", id);
     // Enabled: its deliveries are due again. Either way they move into or out of the claim index.
     if (patch.enabled !== undefined) this.notify();
-    return WebhookEndpointsRepository.toWire(updated);
+    return { webhook: WebhookEndpointsRepository.toWire(updated), changed };
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedObject> {

@@ -1,3 +1,4 @@
+import { changedOnly } from "../domain/changes.js";
 import type { Clock } from "../domain/clock.js";
 import { formatMailbox, parseMailbox } from "../domain/addresses.js";
 import { NotFoundError, ValidationError } from "../domain/errors.js";
@@ -11,6 +12,12 @@ import type { components } from "../../generated/v1.js";
 
 type Workspace = components["schemas"]["Workspace"];
 type UpdateWorkspaceRequest = components["schemas"]["UpdateWorkspaceRequest"];
+
+/** An updateWorkspace's answer, and the settings it changed (none: the workspace was left as it was). */
+export interface UpdatedWorkspace {
+  workspace: Workspace;
+  changed: string[];
+}
 
 export interface BootstrapResult {
   workspace_id: string;
@@ -33,7 +40,12 @@ export class WorkspaceService {
     return WorkspacesRepository.toWire(row, principal.environment);
   }
 
-  async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<Workspace> {
+  /**
+   * Sets what is given; a setting given as it is (a tracking default among them) changes
+   * nothing: `changed` names only the settings that did, and when that is none, nothing is
+   * written (`updated_at` stays).
+   */
+  async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<UpdatedWorkspace> {
     const patch: WorkspacePatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.default_from !== undefined) {
@@ -59,9 +71,17 @@ export class WorkspaceService {
     }
     // Each default left out keeps its value.
     if (input.tracking !== undefined) patch.tracking = input.tracking;
-    await this.workspaces.update(principal.workspaceId, patch, this.clock.now());
-    if (typeof patch.content_retention_days === "number") await this.idempotency.boundByContentRetention(principal.workspaceId, patch.content_retention_days);
-    return this.get(principal);
+    const row = await this.workspaces.find(principal.workspaceId);
+    if (!row) throw new NotFoundError("workspace", principal.workspaceId);
+    const { tracking, ...settings } = patch;
+    const changes: WorkspacePatch = changedOnly(row, settings);
+    const trackingChanges = changedOnly(row.tracking, tracking ?? {});
+    if (Object.keys(trackingChanges).length > 0) changes.tracking = trackingChanges;
+    const changed = Object.keys(changes).sort();
+    if (changed.length === 0) return { workspace: WorkspacesRepository.toWire(row, principal.environment), changed };
+    await this.workspaces.update(principal.workspaceId, changes, this.clock.now());
+    if (typeof changes.content_retention_days === "number") await this.idempotency.boundByContentRetention(principal.workspaceId, changes.content_retention_days);
+    return { workspace: await this.get(principal), changed };
   }
 
   /** A workspace with one full-access key per environment; the secrets are returned once. */

@@ -108,6 +108,66 @@ describe.each(databases)("audit log ($name)", (database) => {
       ]);
     });
 
+    // Each audited update: where it is, then a PATCH giving every value as it is, then one changing a single field among values as they are.
+    // `readable: false`: no GET to compare the answer with (a member is read in the list).
+    const updates: Array<{ operation: string; setup: (t: TestApp, key: string) => Promise<string>; same: object; partly: object; changed: string[]; readable?: false }> = [
+      {
+        operation: "updateApiKey",
+        setup: async (t, key) => `/v1/api-keys/${(await t.call({ method: "POST", url: "/v1/api-keys", key, payload: { name: "Billing", permission: "sending_access", restrictions: { sender_domains: ["acme.example"] } } })).json().id}`,
+        same: { name: "Billing", restrictions: { sender_domains: ["acme.example"] } },
+        partly: { name: "Billing", restrictions: { sender_domains: ["news.acme.example"] } },
+        changed: ["restrictions"],
+      },
+      {
+        operation: "updateWebhook",
+        setup: async (t, key) => `/v1/webhooks/${(await t.call({ method: "POST", url: "/v1/webhooks", key, payload: { url: "https://hooks.example.com/mailroom", event_types: ["message.delivered"] } })).json().id}`,
+        same: { url: "https://hooks.example.com/mailroom", description: null, event_types: ["message.delivered"], enabled: true },
+        partly: { url: "https://hooks.example.com/mailroom", description: "Ops", event_types: ["message.delivered"], enabled: true },
+        changed: ["description"],
+      },
+      {
+        operation: "updateWorkspace",
+        setup: async () => "/v1/workspace",
+        same: { name: "Acme", default_from: null, monthly_quota: null, content_retention_days: null, tracking: { opens: false } },
+        partly: { name: "Acme", monthly_quota: 1000, tracking: { opens: false } },
+        changed: ["monthly_quota"],
+      },
+      {
+        operation: "updateDomain",
+        setup: async (t, key) => `/v1/domains/${(await t.call({ method: "POST", url: "/v1/domains", key, payload: { name: "acme.example" } })).json().id}`,
+        same: { track_opens: null, track_clicks: null, tracking_domain: null },
+        partly: { track_opens: null, track_clicks: true, tracking_domain: null },
+        changed: ["track_clicks"],
+      },
+      {
+        operation: "updateMember",
+        setup: async (t, key) => {
+          const secret = (await t.call({ method: "POST", url: "/v1/invitations", key, payload: { email: "grace@acme.example", role: "developer" } })).json().accept_url.split("/").pop() as string;
+          return `/v1/members/${(await signedUp(t, { email: "grace@acme.example", invitation_token: secret })).userId}`;
+        },
+        same: { role: "developer" },
+        partly: { role: "admin" },
+        changed: ["role"],
+        readable: false,
+      },
+    ];
+
+    it.each(updates)("records nothing for an $operation giving the values as they are, and only the fields it changed", async ({ operation, setup, same, partly, changed, readable }) => {
+      const owner = await signedUp(t, { email: "ada@acme.example", name: "Ada", workspace_name: "Acme" });
+      const key = await owner.session.token(owner.workspaceId);
+      const url = await setup(t, key);
+      const before = readable === false ? null : (await t.call({ method: "GET", url, key })).json();
+      t.clock.advance(60_000);
+      const unchanged = await t.call({ method: "PATCH", url, key, payload: same });
+      expect(unchanged.statusCode, unchanged.body).toBe(200);
+      // Nothing was written: not even the time it was last updated.
+      if (before !== null) expect(unchanged.json()).toEqual(before);
+      expect(await auditLog(`?operation=${operation}`, key)).toEqual([]);
+      const edited = await t.call({ method: "PATCH", url, key, payload: partly });
+      expect(edited.statusCode, edited.body).toBe(200);
+      expect((await auditLog(`?operation=${operation}`, key)).map((e) => e.fields)).toEqual([changed]);
+    });
+
     it("records a change once however often its idempotent answer is replayed", async () => {
       const send = () => t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Once" }, headers: { "idempotency-key": "audit-1" } });
       expect((await send()).statusCode).toBe(201);
