@@ -29,7 +29,6 @@ import * as pendingInvitations from "./028-pending-invitations.js";
 import * as templateRevisions from "./030-template-revisions.js";
 import * as idempotencyClaimants from "./031-idempotency-claimants.js";
 import * as idempotencyAnswerRetention from "./032-idempotency-answer-retention.js";
-import * as messageLayoutIndex from "./033-message-layout-index.js";
 
 /**
  * Migrations are modules imported here, not files discovered at run time, so they run the same
@@ -66,7 +65,6 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   "030-template-revisions": templateRevisions,
   "031-idempotency-claimants": idempotencyClaimants,
   "032-idempotency-answer-retention": idempotencyAnswerRetention,
-  "033-message-layout-index": messageLayoutIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
