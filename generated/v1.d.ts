@@ -1266,9 +1266,10 @@ export interface paths {
          *     (`WEBHOOK_ALLOW_PRIVATE_TARGETS`); a host that does not resolve yet is accepted, and every
          *     delivery checks the address again when it connects. An IPv6 address that carries an IPv4
          *     one is judged by that IPv4 address: IPv4-mapped (`::ffff:127.0.0.1` is refused,
-         *     `::ffff:93.184.216.34` is not), NAT64 under `64:ff9b::/96` and 6to4 (`2002::/16`);
-         *     IPv4-compatible addresses (`::/96`) and the local-use NAT64 prefix `64:ff9b:1::/48` are
-         *     refused whole.
+         *     `::ffff:93.184.216.34` is not), SIIT (`::ffff:0:a.b.c.d`), NAT64 under `64:ff9b::/96` and
+         *     6to4 (`2002::/16`); IPv4-compatible addresses (`::/96`), the local-use NAT64 prefix
+         *     `64:ff9b:1::/48` and Teredo (`2001::/32`) are refused whole, as are the documentation,
+         *     benchmarking and discard-only ranges.
          */
         post: operations["createWebhook"];
         delete?: never;

@@ -8,8 +8,9 @@ import { refusedTarget } from "../domain/errors.js";
  * Server-side request forgery: a webhook URL is chosen by the API's caller, so without a check
  * Mailroom would POST into the network it runs in. Refused unless the operator allows them
  * (WEBHOOK_ALLOW_PRIVATE_TARGETS): private, loopback, link-local, unique-local, carrier-grade
- * NAT, multicast, reserved and unspecified addresses, in any IPv4 or IPv6 spelling (IPv4-mapped,
- * well-known-prefix NAT64 and 6to4 addresses are checked as the IPv4 address they carry).
+ * NAT, multicast, reserved, documentation and unspecified addresses, in any IPv4 or IPv6 spelling
+ * (IPv4-mapped, SIIT, well-known-prefix NAT64 and 6to4 addresses are checked as the IPv4 address
+ * they carry; Teredo addresses are refused whole).
  *
  * The check runs when a URL is saved and again inside the HTTP client's DNS lookup, at connect
  * time, on the addresses the socket will actually use: a name that resolved to a public address
@@ -24,8 +25,11 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16], // link-local, including cloud metadata endpoints (169.254.169.254)
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
+  ["192.0.2.0", 24], // documentation (TEST-NET-1, -2, -3): never routed, so never a real receiver
   ["192.168.0.0", 16],
   ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, and the broadcast address
 ] as const) {
@@ -34,6 +38,14 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 96], // unspecified, loopback, and the deprecated IPv4-compatible form (::127.0.0.1)
   ["64:ff9b:1::", 48], // local-use NAT64
+  ["100::", 64], // discard-only
+  // Teredo (RFC 4380) tunnels to the IPv4 addresses it carries: its server's in bits 32-63 and,
+  // inverted, its client's in bits 96-127 (2001:0:…:f5ff:fffe reaches 10.0.0.1), through the
+  // host's Teredo relay. Obsolete, and no receiver is reachable only through it: refused whole.
+  ["2001::", 32],
+  ["2001:2::", 48], // benchmarking
+  ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation (RFC 9637)
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
   ["fec0::", 10], // site-local (deprecated)
@@ -51,6 +63,13 @@ const NAT64 = new BlockList();
 NAT64.addSubnet("64:ff9b::", 96, "ipv6");
 
 /**
+ * SIIT's IPv4-translated addresses (RFC 2765, `::ffff:0:a.b.c.d`): a stateless translator forwards
+ * them to the IPv4 address in their last 32 bits, as NAT64 does.
+ */
+const SIIT = new BlockList();
+SIIT.addSubnet("::ffff:0:0:0", 96, "ipv6");
+
+/**
  * 6to4 (RFC 3056): a host or relay with a 6to4 route tunnels `2002:AABB:CCDD::/48` to the IPv4
  * address AA.BB.CC.DD (bits 16 to 47), so `2002:a00:1::1` reaches into 10.0.0.1's network.
  */
@@ -62,7 +81,7 @@ export function isForbiddenAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   const family = isIP(bare);
   if (family === 0) return false;
-  if (family === 6 && NAT64.check(bare, "ipv6")) return FORBIDDEN.check(ipv4At(bare, 6), "ipv4");
+  if (family === 6 && (NAT64.check(bare, "ipv6") || SIIT.check(bare, "ipv6"))) return FORBIDDEN.check(ipv4At(bare, 6), "ipv4");
   if (family === 6 && SIX_TO_FOUR.check(bare, "ipv6")) return FORBIDDEN.check(ipv4At(bare, 1), "ipv4");
   // BlockList checks an IPv4-mapped IPv6 address (::ffff:127.0.0.1) against the IPv4 rules too.
   return FORBIDDEN.check(bare, family === 4 ? "ipv4" : "ipv6");
