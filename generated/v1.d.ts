@@ -507,7 +507,7 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Revokes the key and every secret it has, at once and for good. Revoking a revoked key
-         *     answers it again. Any developer may revoke any key, `full_access` ones included:
+         *     answers it again, as it was revoked (no second audit event). Any developer may revoke any key, `full_access` ones included:
          *     revoking takes power away.
          */
         delete: operations["revokeApiKey"];

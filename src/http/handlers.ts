@@ -1,7 +1,7 @@
 import { parseInstant } from "../domain/clock.js";
 import { UnavailableError, ValidationError } from "../domain/errors.js";
 import type { Services } from "../runtime.js";
-import { auditChangedFields } from "./audit.js";
+import { auditChangedFields, auditNothingChanged } from "./audit.js";
 import { itemAnswer, type BatchItemValidators } from "./batch.js";
 import { createDeliveryHandlers } from "./delivery-handlers.js";
 import type { HandlerMap } from "./handler-types.js";
@@ -116,7 +116,11 @@ export function createHandlers(
       return key;
     },
 
-    revokeApiKey: async (req) => services.apiKeys.revoke(principalOf(req), req.params.api_key_id),
+    revokeApiKey: async (req) => {
+      const { key, revoked } = await services.apiKeys.revoke(principalOf(req), req.params.api_key_id);
+      if (!revoked) auditNothingChanged(req);
+      return key;
+    },
 
     rotateApiKey: async (req) => services.apiKeys.rotate(principalOf(req), req.params.api_key_id, req.body?.overlap_seconds),
 

@@ -23,6 +23,12 @@ export interface UpdatedApiKey {
   changed: string[];
 }
 
+/** A revokeApiKey's answer, and whether this call revoked the key (false: it was revoked already). */
+export interface RevokedApiKey {
+  key: ApiKey;
+  revoked: boolean;
+}
+
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 
 export class ApiKeysService {
@@ -94,10 +100,14 @@ export class ApiKeysService {
     return { key: Keys.toWire(await this.find(principal, id)), changed };
   }
 
-  async revoke(principal: Principal, id: string): Promise<ApiKey> {
+  /**
+   * Revokes the key; a revoked key is answered as it is. `revoked` says whether this call did it
+   * (of two at once, one does), so a repeat is not recorded as another revocation.
+   */
+  async revoke(principal: Principal, id: string): Promise<RevokedApiKey> {
     await this.find(principal, id);
-    await this.keys.revoke(scopeOf(principal), id, this.clock.now());
-    return Keys.toWire(await this.find(principal, id));
+    const revoked = await this.keys.revoke(scopeOf(principal), id, this.clock.now());
+    return { key: Keys.toWire(await this.find(principal, id)), revoked };
   }
 
   async rotate(principal: Principal, id: string, overlapSeconds: number = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<ApiKeyWithSecret> {

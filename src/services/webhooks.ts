@@ -111,7 +111,7 @@ export class WebhooksService {
     const changes = changedOnly(current, {
       url: input.url === undefined ? undefined : await this.checkedUrl(input.url),
       description: input.description,
-      event_types: input.event_types === undefined ? undefined : eventTypes(input.event_types),
+      event_types: input.event_types === undefined ? undefined : sameSubscription(current.event_types, eventTypes(input.event_types)),
       enabled: input.enabled,
     });
     const changed = Object.keys(changes).sort();
@@ -244,6 +244,13 @@ export class WebhooksService {
     if (forbidden !== null) throw new WebhookTargetNotAllowedError(refusedTarget(url.hostname.replace(/^\[|\]$/g, ""), forbidden));
     return stored;
   }
+}
+
+/** The event types given, or those stored when they name the same types in another order: that is no change. */
+function sameSubscription(stored: WebhookEventType[] | null, given: WebhookEventType[] | null): WebhookEventType[] | null {
+  if (stored === null || given === null || stored.length !== given.length) return given;
+  const storedTypes = new Set(stored);
+  return given.every((type) => storedTypes.has(type)) ? stored : given;
 }
 
 /** Absent or null: every type (stored as null so types added later are included). */

@@ -120,9 +120,10 @@ describe.each(databases)("audit log ($name)", (database) => {
       },
       {
         operation: "updateWebhook",
-        setup: async (t, key) => `/v1/webhooks/${(await t.call({ method: "POST", url: "/v1/webhooks", key, payload: { url: "https://hooks.example.com/mailroom", event_types: ["message.delivered"] } })).json().id}`,
-        same: { url: "https://hooks.example.com/mailroom", description: null, event_types: ["message.delivered"], enabled: true },
-        partly: { url: "https://hooks.example.com/mailroom", description: "Ops", event_types: ["message.delivered"], enabled: true },
+        setup: async (t, key) => `/v1/webhooks/${(await t.call({ method: "POST", url: "/v1/webhooks", key, payload: { url: "https://hooks.example.com/mailroom", event_types: ["message.delivered", "message.bounced"] } })).json().id}`,
+        // The same event types in another order are the same subscription.
+        same: { url: "https://hooks.example.com/mailroom", description: null, event_types: ["message.bounced", "message.delivered"], enabled: true },
+        partly: { url: "https://hooks.example.com/mailroom", description: "Ops", event_types: ["message.bounced", "message.delivered"], enabled: true },
         changed: ["description"],
       },
       {
@@ -166,6 +167,17 @@ describe.each(databases)("audit log ($name)", (database) => {
       const edited = await t.call({ method: "PATCH", url, key, payload: partly });
       expect(edited.statusCode, edited.body).toBe(200);
       expect((await auditLog(`?operation=${operation}`, key)).map((e) => e.fields)).toEqual([changed]);
+    });
+
+    it("records a key's revocation once, however often it is revoked", async () => {
+      const id = (await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Leaked" } })).json().id as string;
+      const first = await t.call({ method: "DELETE", url: `/v1/api-keys/${id}` });
+      expect(first.statusCode, first.body).toBe(200);
+      t.clock.advance(60_000);
+      const again = await t.call({ method: "DELETE", url: `/v1/api-keys/${id}` });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json().revoked_at).toBe(first.json().revoked_at);
+      expect((await auditLog("?operation=revokeApiKey")).map((e) => e.target.id)).toEqual([id]);
     });
 
     it("records a change once however often its idempotent answer is replayed", async () => {

@@ -112,11 +112,13 @@ export class ApiKeysRepository {
     return paginate<StoredKey, ApiKey>(query, "id", (row) => row.id, page, "desc", (row) => ApiKeysRepository.toWire(normalise(row)));
   }
 
-  async revoke(scope: Scope, id: string, now: number): Promise<void> {
-    await this.knex("api_keys")
+  /** Whether this call revoked the key (false: it was revoked already, or is not in the scope). */
+  async revoke(scope: Scope, id: string, now: number): Promise<boolean> {
+    const updated = await this.knex("api_keys")
       .where({ id, workspace_id: scope.workspaceId, environment: scope.environment })
       .whereNull("revoked_at")
       .update({ revoked_at: now });
+    return updated > 0;
   }
 
   /** Renames the key or replaces its restrictions; a revoked key is left as it is. */
