@@ -1,6 +1,8 @@
 import { simulatedOutcome } from "../../domain/simulator.js";
 import type { MessageRecord, RecipientRecord } from "../../db/repositories/messages.js";
 import { textFromHtml } from "../../domain/text-from-html.js";
+import { planRewrite } from "../../tracking/html.js";
+import { MAX_TRACKED_URL_BYTES } from "../../tracking/tokens.js";
 import type { Delivery, FollowUp, SimulatedReply } from "../pipeline.js";
 
 /**
@@ -61,13 +63,18 @@ function delivered(followUps: FollowUp[] = []): Delivery {
   return { ...simulated, outcome: "delivered", smtpCode: 250, enhancedStatus: "2.0.0", response: "250 2.0.0 OK: simulated delivery", followUps };
 }
 
-/** The link a reader would click: the message's first http(s) link, else a placeholder. */
+/**
+ * The link a reader would click: the first that click tracking would rewrite, as a live click
+ * records it (entities decoded, serialised: docs/tracking.md#what-is-rewritten), else a
+ * placeholder. Found by the tracking's own parser, so that a rehearsed `url` is the one live mail
+ * will report, never `&amp;` for `&` nor a link in a comment that live mail never tracks.
+ */
 function firstLink(message: MessageRecord): string {
-  // A regular expression is enough here: the simulator only needs a plausible URL, and a miss
-  // falls back to the placeholder rather than failing.
-  const match = /<a\s[^>]*href\s*=\s*["'](https?:\/\/[^"'\s]+)["']/i.exec(message.html ?? "");
-  return match?.[1] ?? "https://example.com/";
+  if (message.html === null) return PLACEHOLDER_LINK;
+  return planRewrite(message.html, { maxLinks: 1, maxUrlBytes: MAX_TRACKED_URL_BYTES }).links[0]?.url ?? PLACEHOLDER_LINK;
 }
+
+const PLACEHOLDER_LINK = "https://example.com/";
 
 const replySubject = (subject: string): string => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 
