@@ -3,12 +3,13 @@ import type { Resolver } from "node:dns/promises";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { formatMailbox } from "../domain/addresses.js";
 import { cut } from "../domain/cut.js";
+import { LIMITS } from "../domain/limits.js";
 import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
 import { REPLY_STATEMENT_MAX_BYTES, ReplyTooLarge, type InboundRoute, type InboundService, type ReceivedReply, type ReportTarget } from "../services/inbound.js";
 import { sameOrganization } from "../domain/organizational-domain.js";
 import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
-import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type FeedbackReport } from "./reports.js";
+import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type DsnRecipient, type FeedbackReport } from "./reports.js";
 import { bodyText } from "./body-text.js";
 import { mediaTypeOf } from "../smtp/mime-part.js";
 import { splitReply } from "./reply-text.js";
@@ -160,22 +161,33 @@ export class InboundReceiver {
    */
   private async deliveryStatus(report: DeliveryStatusReport, workspaceIds: readonly string[], verpTarget: ReportTarget | null, vouch: Vouch): Promise<Handled> {
     const failed = report.recipients.filter((r) => r.action === "failed");
-    for (const delayed of report.recipients.filter((r) => r.action === "delayed")) {
-      this.log.info({ recipient: delayed.finalRecipient, status: delayed.status, reportingMta: report.reportingMta }, "inbound: delivery delayed (DSN); no change");
+    const delayed = report.recipients.filter((r) => r.action === "delayed");
+    // One line, however many delays the report lists (the first few name the recipients).
+    if (delayed.length > 0) {
+      const named = delayed.slice(0, LIMITS.recipientsPerMessage).map((r) => ({ recipient: kept(r.finalRecipient), status: r.status }));
+      this.log.info({ delayed: named, count: delayed.length, reportingMta: kept(report.reportingMta) }, "inbound: delivery delayed (DSN); no change");
     }
-    // A VERP envelope had one recipient: its report's first failure is about that one.
-    const recipients = verpTarget ? failed.slice(0, 1) : failed;
+    // A VERP envelope had one recipient: its report's first failure is about that one. Elsewhere the
+    // report is the sender's to write, and 10 MiB of it lists some 250,000 failures, each a lookup
+    // and a transaction on the message: each address is read once, and no more of them than one
+    // message can have recipients (the rest cannot all be its recipients).
+    const recipients = verpTarget ? failed.slice(0, 1) : distinctRecipients(failed).slice(0, LIMITS.recipientsPerMessage);
+    // A quoted VERP return path names one recipient too, whichever failures the report lists.
+    const targets = new Set<string>();
     let recorded = 0;
     for (const r of recipients) {
       const target =
         verpTarget ??
-        (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalSender], messageId: report.original?.messageId ?? null, recipient: r.originalRecipient ?? r.finalRecipient }));
+        (await this.inbound.locate(workspaceIds, { returnPaths: [report.original?.returnPath ?? null, report.originalSender], messageId: report.original?.messageId ?? null, recipient: recipientOf(r) }));
       if (!target) {
-        this.log.info({ recipient: r.finalRecipient, messageId: report.original?.messageId }, "inbound: DSN about no message of ours; ignored");
+        this.log.info({ recipient: kept(r.finalRecipient), messageId: kept(report.original?.messageId ?? null) }, "inbound: DSN about no message of ours; ignored");
         continue;
       }
+      const key = JSON.stringify(target);
+      if (targets.has(key)) continue;
+      targets.add(key);
       if (!(await believed(target, vouch))) {
-        this.log.info({ recipient: r.finalRecipient, messageId: target.messageId, reportingMta: report.reportingMta }, "inbound: DSN found by Message-ID, not from the null sender authenticated by the recipient's organisation; ignored");
+        this.log.info({ recipient: kept(r.finalRecipient), messageId: target.messageId, reportingMta: kept(report.reportingMta) }, "inbound: DSN found by Message-ID, not from the null sender authenticated by the recipient's organisation; ignored");
         continue;
       }
       const diagnostic = kept(r.diagnosticCode?.replace(/^[^;]*;\s*/, "") ?? "");
@@ -387,6 +399,20 @@ function isAutoResponse(mail: ParsedMail, text: string | null): boolean {
   if (mail.headers.has("x-failed-recipients")) return false;
   if (/^(mailer-daemon|postmaster)@/i.test(mail.from?.value[0]?.address ?? "")) return false;
   return failureInText(text ?? "").failure === null;
+}
+
+/** The address a DSN's recipient block names: the one the original was sent to, else the last it reached. */
+const recipientOf = (r: DsnRecipient): string | null => r.originalRecipient ?? r.finalRecipient;
+
+/** A DSN's failures, one per address it names (of any case: findRecipient compares so), in its order. */
+function distinctRecipients(failed: readonly DsnRecipient[]): DsnRecipient[] {
+  const seen = new Set<string>();
+  return failed.filter((r) => {
+    const key = recipientOf(r)?.toLowerCase() ?? "";
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Two recipients of one transaction naming the same target get one recording. */

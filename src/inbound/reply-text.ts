@@ -16,7 +16,9 @@ export interface SplitReply {
 
 const ATTRIBUTION = [
   /^On\b.{0,300}\bwrote:?\s*$/i, // Gmail, Apple Mail, Thunderbird
-  /^Le\b.{0,300}\ba écrit\s*:?\s*$/i, // French
+  // One run of spaces before the end, not "\s*:?\s*": two over the same run backtrack through every
+  // way of sharing it, quadratic in a line, which a base64 part makes as long as the message.
+  /^Le\b.{0,300}\ba écrit\s*(?::\s*)?$/i, // French
   /^Am\b.{0,300}\bschrieb\b.{0,100}:?\s*$/i, // German
   /^El\b.{0,300}\bescribió:?\s*$/i, // Spanish
   /^Op\b.{0,300}\bschreef\b.{0,100}:?\s*$/i, // Dutch
@@ -54,7 +56,7 @@ export function historyStart(lines: readonly string[]): number {
     // An attribution may wrap onto a second line ("On Sat, 21 Nov 2026, Acme <hello@acme.example>\nwrote:").
     const joined = i + 1 < lines.length ? `${line} ${lines[i + 1]!.trim()}` : line;
     if (ATTRIBUTION.some((re) => re.test(line))) return i;
-    if (ATTRIBUTION.some((re) => re.test(joined)) && /wrote:?\s*$|écrit\s*:?\s*$|schrieb/i.test(lines[i + 1]!)) return i;
+    if (ATTRIBUTION.some((re) => re.test(joined)) && /wrote:?\s*$|écrit\s*(?::\s*)?$|schrieb/i.test(lines[i + 1]!)) return i;
     if (OUTLOOK_SEPARATOR.test(line)) return i;
     if (OUTLOOK_HEADER.test(line) && i + 1 < lines.length && OUTLOOK_HEADER_NEXT.test(lines[i + 1]!.trim())) return i;
     // A quoted block that runs to the end (interleaved answers below quotes are new text).

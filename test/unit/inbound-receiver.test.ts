@@ -166,6 +166,86 @@ describe("InboundReceiver at the plain bounces mailbox, believing a DSN found by
   });
 });
 
+describe("InboundReceiver reading a DSN at a plain mailbox that lists many failed recipients", () => {
+  const keys = dkimTestKeys();
+  const verp = new Verp(secretKeys("00".repeat(32)));
+  const OURS = `<${MESSAGE_ID}@acme.example>`;
+  /** Answers the test keys' DKIM records and nothing else (no SPF, no DMARC). */
+  const resolver = { resolve: (name: string, type: string) => (type === "TXT" ? keys.resolver(name) : Promise.reject(Object.assign(new Error("no record"), { code: "ENOTFOUND" }))) } as unknown as Resolver;
+  const many = Array.from({ length: 20_000 }, (_, i) => `ada${i}@acme.example`);
+
+  /**
+   * Receives at bounces@ a DSN listing each of `recipients` (as failed, or `action`), through a real
+   * InboundService whose repository knows one message (OURS), counting its lookups, what it records
+   * and the lines it logs.
+   */
+  async function receiveDsn(options: { recipients: string[]; action?: string; original: string[]; signed: boolean; mailFrom: string }): Promise<{ verdict: Verdict; lookups: number; recorded: number; logged: number }> {
+    let lookups = 0;
+    let logged = 0;
+    let recorded = 0;
+    const repository = {
+      findThreadable: async (_workspaceIds: readonly string[], candidates: Array<{ id: string; messageIdHeader: string }>) => {
+        lookups++;
+        return candidates.some((c) => c.id === MESSAGE_ID && c.messageIdHeader === OURS) ? [{ id: MESSAGE_ID, scope: { workspaceId: "ws_1", environment: "live" } }] : [];
+      },
+    } as unknown as InboundRepository;
+    const engagement = {
+      record: async () => {
+        recorded++;
+        return { messageId: MESSAGE_ID, recipientEmail: "ada0@acme.example", eventId: "evt_1", first: true, scope: { workspaceId: "ws_1", environment: "live" as const } };
+      },
+    };
+    const clock = new ManualClock();
+    const inbound = new InboundService({ inbound: repository, engagement, verp, parseUnsubscribeAddress: () => null, clock });
+    const count = () => void logged++;
+    const receiver = new InboundReceiver(inbound, resolver, "mta.example", clock, { info: count, warn: count, error: count });
+    const report = deliveryStatusReport({
+      from: "Mail Delivery System <MAILER-DAEMON@mx.acme.example>",
+      to: "bounces@bounces.sender.example",
+      subject: "Undelivered Mail Returned to Sender",
+      reportingMta: "mx.acme.example",
+      recipient: options.recipients.flatMap((address) => [`Final-Recipient: rfc822; ${address}`, `Action: ${options.action ?? "failed"}`, `Status: ${options.action === "delayed" ? "4.4.1" : "5.1.1"}`, ""]),
+      original: options.original,
+    });
+    const raw = options.signed ? (await mailauthSignatures(report, [{ signingDomain: "acme.example", selector: "mr1", privateKey: keys.rsa.privateKeyPem, algorithm: "rsa-sha256" }])) + report : report;
+    const verdict = await receiver.receive(Buffer.from(raw), { ip: "192.0.2.1", helo: "mx.acme.example", mailFrom: options.mailFrom }, [{ kind: "mailbox", workspaceIds: ["ws_1"] }]);
+    return { verdict, lookups, recorded, logged };
+  }
+
+  it("records a DSN that quotes a VERP return path once, however many failed recipients it lists (20,000): that address had one recipient", async () => {
+    const returnPath = verp.returnPath({ messageId: MESSAGE_ID, position: 0 }, "bounces.acme.example");
+    const { verdict, lookups, recorded } = await receiveDsn({ recipients: many, original: [`Return-Path: <${returnPath}>`, `Message-ID: ${OURS}`], signed: false, mailFrom: "" });
+    expect(verdict).toEqual({ accepted: true, summary: "1 bounce(s) recorded" });
+    expect([lookups, recorded]).toEqual([0, 1]);
+  });
+
+  it("looks up and records no more of a DSN's failed recipients found by Message-ID than a message can have (50), however many it lists (20,000)", async () => {
+    // Believed (the null sender, signed by the recipients' organisation): each address would be recorded.
+    const believed = await receiveDsn({ recipients: many, original: [`Message-ID: ${OURS}`], signed: true, mailFrom: "" });
+    expect(believed.verdict).toEqual({ accepted: true, summary: "50 bounce(s) recorded" });
+    expect(believed.lookups).toBeLessThanOrEqual(50);
+    expect(believed.recorded).toBe(50);
+
+    // Not believed (a real sender): nothing recorded, and the Message-ID is not looked up 20,000 times either.
+    const forged = await receiveDsn({ recipients: many, original: [`Message-ID: ${OURS}`], signed: false, mailFrom: "grace@acme.example" });
+    expect(forged.verdict).toEqual({ accepted: true, summary: "report noted" });
+    expect(forged.lookups).toBeLessThanOrEqual(50);
+    expect(forged.recorded).toBe(0);
+  });
+
+  it("logs the delays a DSN lists in one line, however many it lists (20,000), and records nothing", async () => {
+    const { verdict, recorded, logged } = await receiveDsn({ recipients: many, action: "delayed", original: [`Message-ID: ${OURS}`], signed: false, mailFrom: "" });
+    expect(verdict).toEqual({ accepted: true, summary: "report noted" });
+    expect([recorded, logged]).toEqual([0, 1]);
+  });
+
+  it("records each address a DSN names once, though it lists it again in another case", async () => {
+    const { verdict, recorded } = await receiveDsn({ recipients: ["ada@acme.example", "Ada@acme.example", "ADA@ACME.EXAMPLE"], original: [`Message-ID: ${OURS}`], signed: true, mailFrom: "" });
+    expect(verdict).toEqual({ accepted: true, summary: "1 bounce(s) recorded" });
+    expect(recorded).toBe(1);
+  });
+});
+
 describe("InboundReceiver threading a reply at a plain mailbox by In-Reply-To and References", () => {
   const OURS = `<${MESSAGE_ID}@acme.example>`;
   /** A Message-ID shaped like Mailroom's own, naming no message. */

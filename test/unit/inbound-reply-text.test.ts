@@ -46,6 +46,16 @@ describe("splitReply", () => {
     expect(splitReply(`x\n${quoted}\n`)).toEqual({ text: "x", quoted });
   });
 
+  it("reads a French attribution, and a line that only begins like one with 50,000 spaces in it, in linear time (a backtracking pattern took half a minute)", () => {
+    expect(splitReply("D'accord.\n\nLe 21 nov. 2026, Acme <hello@acme.example> a écrit :\n> Bonjour")).toEqual({ text: "D'accord.", quoted: "Le 21 nov. 2026, Acme <hello@acme.example> a écrit :\n> Bonjour" });
+    // Timed, with three orders of magnitude to spare: a pattern's backtracking cannot be counted.
+    const line = `Le 21 nov. 2026, Acme a écrit${" ".repeat(50_000)}x`;
+    const started = performance.now();
+    const split = splitReply(`Noted.\n${line}`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(split).toEqual({ text: `Noted.\n${line}`, quoted: null });
+  });
+
   it("keeps everything as new text when nothing is quoted, and gives nulls for an empty body", () => {
     expect(splitReply("Just a note.\n-- \nAda")).toEqual({ text: "Just a note.\n-- \nAda", quoted: null });
     expect(splitReply(undefined)).toEqual({ text: null, quoted: null });

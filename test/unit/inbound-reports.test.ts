@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { fieldBlocks, parseReport, REPORT_PARSER_OPTIONS } from "../../src/inbound/reports.js";
+import { deliveryStatusReport } from "../helpers/dsn.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url));
 const reportOf = async (raw: Buffer | string) => parseReport(await simpleParser(raw, REPORT_PARSER_OPTIONS));
@@ -126,6 +127,39 @@ describe("parseReport", () => {
   ])("reads a DSN in which %s has an empty Content-Type, a part MIME takes as text/plain", async (_part, field) => {
     const raw = fixture("postfix-unknown-user.eml").toString("utf8").replace(field, "Content-Type: ");
     expect(await reportOf(raw)).toMatchObject({ kind: "dsn", recipients: [{ action: "failed", status: "5.1.1" }] });
+  });
+
+  it("reads address fields that run to 50,000 spaces or angle brackets in linear time (the sender writes them: a backtracking pattern took most of a minute)", async () => {
+    // Timed, with three orders of magnitude to spare: a pattern's backtracking cannot be counted.
+    const run = 50_000;
+    const raw = deliveryStatusReport({
+      from: "MAILER-DAEMON@mx.example.net",
+      to: "bounces@bounces.acme.example",
+      subject: "Undelivered Mail Returned to Sender",
+      reportingMta: "mx.example.net",
+      recipient: [`Final-Recipient: rfc822; ada@example.net${" ".repeat(run)}x`, `Original-Recipient: rfc822; ${"<".repeat(run)}`, "Action: failed", "Status: 5.1.1"],
+      original: [`Return-Path: <bounces@acme.example${"(".repeat(run)}`, "Message-ID: <msg_01m7zptw28y1m59kzrepxam83e@acme.example>"],
+    });
+    const mail = await simpleParser(raw, REPORT_PARSER_OPTIONS);
+    const started = performance.now();
+    const report = parseReport(mail);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(report).toMatchObject({ kind: "dsn", recipients: [{ originalRecipient: null, action: "failed", status: "5.1.1" }], original: { messageId: "<msg_01m7zptw28y1m59kzrepxam83e@acme.example>" } });
+  });
+
+  it("reads an address in angle brackets, bare, or with a trailing comment", async () => {
+    const raw = deliveryStatusReport({
+      from: "MAILER-DAEMON@mx.example.net",
+      to: "bounces@bounces.acme.example",
+      subject: "Undelivered Mail Returned to Sender",
+      reportingMta: "mx.example.net",
+      recipient: ["Final-Recipient: rfc822; Ada@Example.NET (Ada Lovelace)", "Original-Recipient: rfc822;<ada@EXAMPLE.net>", "Action: failed", "Status: 5.1.1"],
+      original: ["Return-Path: Bounces <bounces@Acme.Example>", "To: Ada <ada@example.net>, grace@EXAMPLE.net (Grace)"],
+    });
+    expect(await reportOf(raw)).toMatchObject({
+      recipients: [{ finalRecipient: "Ada@example.net", originalRecipient: "ada@example.net" }],
+      original: { returnPath: "bounces@acme.example", to: ["ada@example.net", "grace@example.net"] },
+    });
   });
 
   it("is null for a plain message and for a multipart/report of another kind", async () => {
