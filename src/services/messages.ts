@@ -157,9 +157,10 @@ export class MessagesService {
 
   private async checked(principal: Principal, input: CreateMessageRequest, idempotencyKey: string | null): Promise<NewMessage> {
     const now = this.clock.now();
-    const message = await this.prepare(principal, input, idempotencyKey === null ? null : { key: idempotencyKey, batched: false }, now, await this.workspaceDefaults(principal, [input]), this.attachmentUrls.budget());
-    if (principal.environment === "live") await this.countAgainstQuota(principal, [message], [], now, this.acceptedEarlier([message]));
-    return message;
+    const item = await this.unfetched(principal, input, idempotencyKey === null ? null : { key: idempotencyKey, batched: false }, now, await this.workspaceDefaults(principal, [input]));
+    // The quota before the files: a message it refuses fetches nothing (docs/api.md#attachments-by-url).
+    if (principal.environment === "live") await this.countAgainstQuota(principal, [item.message], [], now, this.acceptedEarlier([item.message]));
+    return this.fetched(item, this.attachmentUrls.budget());
   }
 
   /**
@@ -193,13 +194,25 @@ export class MessagesService {
     if (strict) {
       // Every message is checked, and the quota asked for all of them, before any file is fetched:
       // a batch that one message's problem refuses fetches nothing (docs/api.md#attachments-by-url).
-      const unfetched = await this.eachRefusable(rest, (index, input) => this.unfetched(principal, input, idempotencyOf(index), now, defaults, { quotaFirst: false }));
+      const unfetched = await this.eachRefusable(rest, (index, input) => this.unfetched(principal, input, idempotencyOf(index), now, defaults));
       await this.assertWholeBatch(principal, unfetched.map(({ index, item, error }) => ({ index, message: item?.message ?? null, error })), now);
       prepared = (await this.eachRefusable(unfetched.map(({ index, item }) => [index, item!] as const), (_, item) => this.fetched(item, fetchBudget))).map(({ index, item, error }) => ({ index, message: item, error }));
       await this.assertWholeBatch(principal, prepared, now, { quota: false });
     } else {
-      prepared = (await this.eachRefusable(rest, (index, input) => this.prepare(principal, input, idempotencyOf(index), now, defaults, fetchBudget))).map(({ index, item, error }) => ({ index, message: item, error }));
-      if (principal.environment === "live") await this.applyQuotaInOrder(principal, prepared, now);
+      // Message by message, in order: checked, counted against the quota on top of the batch's
+      // messages before it, then its files fetched. So a message the quota refuses fetches
+      // nothing, the quota stops exactly at the limit (the batch's own commits cannot be counted
+      // twice), and a message refused for its files takes none of it from the messages after it.
+      const counted: NewMessage[] = [];
+      const acceptedEarlier = this.heldSlots(principal, idempotencyKey === null ? [] : rest.map(([index]) => slotOf(index)));
+      const step = async (index: number, input: CreateMessageRequest): Promise<NewMessage> => {
+        const item = await this.unfetched(principal, input, idempotencyOf(index), now, defaults);
+        const fresh = principal.environment === "live" ? await this.countAgainstQuota(principal, [item.message], counted, now, acceptedEarlier) : [];
+        const message = await this.fetched(item, fetchBudget);
+        counted.push(...fresh);
+        return message;
+      };
+      prepared = (await this.eachRefusable(rest, step)).map(({ index, item, error }) => ({ index, message: item, error }));
     }
     // The accepted messages share group commits; every one is durable before the answer. A strict
     // batch's share one, where the quota takes all of them or none.
@@ -240,34 +253,14 @@ export class MessagesService {
 
   /**
    * A strict batch is all or nothing: one refused message refuses it, and the quota must hold all
-   * of it (one 429). Its messages are checked with `quotaFirst` off, so the quota is asked here,
-   * for the whole batch, and no message's own check turns a 429 into a refused message.
+   * of it (one 429). The quota is asked here, for the whole batch at once, not message by
+   * message, so that no message's own check turns a 429 into a refused message.
    */
   private async assertWholeBatch(principal: Principal, prepared: ReadonlyArray<PreparedItem>, now: number, { quota = true } = {}): Promise<void> {
     const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
     if (refused.length > 0) throw new BatchRejectedError(refused);
     const messages = prepared.flatMap(({ message }) => (message === null ? [] : [message]));
     if (quota && principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages), { together: true });
-  }
-
-  /**
-   * A permissive batch's quota is checked before any of it is stored, counting in order, so it
-   * stops exactly at the limit (the batch's own commits cannot be counted twice); the messages
-   * past it are refused one by one.
-   */
-  private async applyQuotaInOrder(principal: Principal, prepared: PreparedItem[], now: number): Promise<void> {
-    const acceptedEarlier = this.acceptedEarlier(prepared.flatMap(({ message }) => (message === null ? [] : [message])));
-    const counted: NewMessage[] = [];
-    for (const item of prepared) {
-      if (item.message === null) continue;
-      try {
-        counted.push(...(await this.countAgainstQuota(principal, [item.message], counted, now, acceptedEarlier)));
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        item.message = null;
-        item.error = error;
-      }
-    }
   }
 
   /**
@@ -308,6 +301,15 @@ export class MessagesService {
     return () => (held ??= this.messages.heldIdempotencyKeys(messages));
   }
 
+  /**
+   * acceptedEarlier for a permissive batch, whose messages are counted as each is built: its
+   * `<key>#<index>` slots (`keys`) that already hold a stored message, read at most once.
+   */
+  private heldSlots(principal: Principal, keys: readonly string[]): () => Promise<ReadonlySet<string>> {
+    let held: Promise<ReadonlySet<string>> | null = null;
+    return () => (held ??= this.storedEarlier(principal, { batched: true, keys }).then((stored) => new Set(stored.keys())));
+  }
+
   /** The workspace's default sender and tracking defaults, read once per request and only when some message needs them. */
   private async workspaceDefaults(principal: Principal, inputs: readonly CreateMessageRequest[]): Promise<WorkspaceDefaults> {
     const needed = inputs.some((input) => input.from === undefined || TRACKING_OPTIONS.some((option) => input[option] === undefined));
@@ -315,25 +317,19 @@ export class MessagesService {
     return { defaultFrom: workspace?.default_from ?? null, tracking: workspace?.tracking ?? NO_TRACKING };
   }
 
-  /** A valid message ready to store, or a DomainError saying every reason it is not. */
-  private async prepare(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults, fetchBudget: FetchBudget): Promise<NewMessage> {
-    return this.fetched(await this.unfetched(principal, input, idempotency, now, defaults, { quotaFirst: true }), fetchBudget);
-  }
-
   /**
-   * The message checked in every way but its files given by URL (they stand in empty). With
-   * `quotaFirst`, a live message with such a file is checked against the quota too, so a
-   * workspace over its quota fetches nothing (the send's own quota check comes later; a strict
-   * batch asks the quota for all its messages before fetching instead).
+   * A valid message ready to store but for its files given by URL (they stand in empty), or a
+   * DomainError saying every reason it is not. Its callers ask the monthly quota next, and fetch
+   * the files (`fetched`) only once it holds the message, so a message refused on any of these
+   * grounds makes the server fetch nothing.
    */
-  private async unfetched(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults, { quotaFirst }: { quotaFirst: boolean }): Promise<Unfetched> {
+  private async unfetched(principal: Principal, input: CreateMessageRequest, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults): Promise<Unfetched> {
     const { content, template } = await this.checkedContent(principal, { ...input, attachments: AttachmentUrls.unfetched(input.attachments) }, defaults.defaultFrom, now);
     assertKeyMaySend(principal, content);
     if (principal.environment === "live") {
       const domain = domainOf(content.fromAddress).toLowerCase();
       const status = await this.policy.domainStatus(principal.workspaceId, domain);
       if (status !== "verified") throw new SenderDomainNotVerifiedError(domain, status === "unverified");
-      if (quotaFirst && AttachmentUrls.anyUrl(input.attachments)) await this.policy.assertWithinQuota(principal.workspaceId, 1, now);
     }
     return { input, content, message: await this.newMessage(principal, input, content, template, idempotency, now, defaults) };
   }

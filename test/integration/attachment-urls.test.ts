@@ -252,6 +252,20 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(files.hits).toEqual(["/files/invoice.pdf"]);
     });
 
+    it("answers a retry of a live message with a file by URL with that message, even at the quota, when the first answer was lost", async () => {
+      await t.verifiedDomain("acme.example");
+      expect((await t.call({ method: "PATCH", url: "/v1/workspace", key: t.workspace.liveKey, payload: { monthly_quota: 1 } })).statusCode).toBe(200);
+      const sendLive = () => t.call({ method: "POST", url: "/v1/messages", key: t.workspace.liveKey, payload: aMessage({ attachments: [{ url: `${files.base}/files/invoice.pdf` }] }), headers: { "idempotency-key": "invoice-live" } });
+      const first = await sendLive();
+      expect(first.statusCode, first.body).toBe(202);
+      // What a crash between storing the message and storing the answer leaves: the message alone.
+      await t.runtime.db.knex("idempotency_keys").delete();
+      const retry = await sendLive();
+      expect(retry.statusCode, retry.body).toBe(202);
+      expect(retry.json().id).toBe(first.json().id);
+      expect((await t.call({ method: "GET", url: "/v1/usage", key: t.workspace.liveKey })).json().quota.used).toBe(1);
+    });
+
     it("refuses loopback and private addresses unless ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS allows them", async () => {
       await t.restart({ ATTACHMENT_FETCH_ALLOW_PRIVATE_TARGETS: "false" });
       for (const url of [`${files.base}/files/invoice.pdf`, "http://169.254.169.254/latest/meta-data/", "http://[::1]/x", "http://10.0.0.1/x"]) {

@@ -148,6 +148,43 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     expect(Number(single.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  it("fetches no file of a message the quota refuses, counting the batch's messages before it; a message refused for its file takes no quota", async () => {
+    await t.verifiedDomain("acme.example");
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 3 } });
+    const invoice = { url: `${files.base}/invoice.pdf` };
+    const res = await batch([aMessage({ attachments: [{ url: "http://127.0.0.1:1/gone.pdf" }] }), aMessage(), aMessage(), aMessage({ attachments: [invoice] }), aMessage({ attachments: [{ url: `${files.base}/second.pdf` }] }), aMessage()], { key: t.workspace.liveKey });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const items = res.json().data as Item[];
+    expect(items.map((i) => [i.status, i.error?.code ?? null])).toEqual([
+      [422, "validation_failed"],
+      [202, null],
+      [202, null],
+      [202, null],
+      [429, "monthly_quota_exceeded"],
+      [429, "monthly_quota_exceeded"],
+    ]);
+    // The fourth message's file was fetched; the fifth's was not: the quota had refused it.
+    expect(files.hits).toEqual(["/invoice.pdf"]);
+    expect(await count("messages")).toBe(3);
+  });
+
+  it("answers a retried batch's messages with files by URL that were accepted with those messages, even at the quota (the first answer was lost)", async () => {
+    await t.verifiedDomain("acme.example");
+    await t.call({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 2 } });
+    const messages = [aMessage({ attachments: [{ url: `${files.base}/invoice.pdf` }] }), aMessage({ attachments: [{ url: `${files.base}/receipt.pdf` }] })];
+    const first = (await batch(messages, { key: t.workspace.liveKey, idempotencyKey: "with-files" })).json().data as Item[];
+    expect(first.map((i) => i.status)).toEqual([202, 202]);
+    // What a crash between storing the messages and storing the answer leaves: the messages alone.
+    await t.runtime.db.knex("idempotency_keys").delete();
+    const retry = (await batch(messages, { key: t.workspace.liveKey, idempotencyKey: "with-files" })).json().data as Item[];
+    expect(retry.map((i) => [i.status, i.error?.code ?? null])).toEqual([
+      [202, null],
+      [202, null],
+    ]);
+    expect(retry.map((i) => i.message!.id)).toEqual(first.map((i) => i.message!.id));
+    expect(await count("messages")).toBe(2);
+  });
+
   it("answers a message too large to store (8 MiB of html and a 9 MiB file by URL) with its own 422, and accepts the others, on either database", async () => {
     const big = aMessage({ html: `<p>${"a".repeat(8 * 1024 * 1024)}</p>`, attachments: [{ url: `${files.base}/big.bin` }] });
     const res = await batch([big, aMessage({ to: "ada@example.com" }), aMessage({ to: "grace@example.com" })]);
