@@ -159,7 +159,7 @@ export class MessagesService {
     const now = this.clock.now();
     const item = await this.unfetched(principal, input, idempotencyKey === null ? null : { key: idempotencyKey, batched: false }, now, await this.workspaceDefaults(principal, [input]));
     // The quota before the files: a message it refuses fetches nothing (docs/api.md#attachments-by-url).
-    if (principal.environment === "live") await this.countAgainstQuota(principal, [item.message], [], now, this.acceptedEarlier([item.message]));
+    if (principal.environment === "live") await this.countAgainstQuota(principal, [item.message], [], now, this.acceptedEarlier(principal, { batched: false, keys: keysOf([item.message]) }));
     return this.fetched(item, this.attachmentUrls.budget());
   }
 
@@ -204,7 +204,8 @@ export class MessagesService {
       // nothing, the quota stops exactly at the limit (the batch's own commits cannot be counted
       // twice), and a message refused for its files takes none of it from the messages after it.
       const counted: NewMessage[] = [];
-      const acceptedEarlier = this.heldSlots(principal, idempotencyKey === null ? [] : rest.map(([index]) => slotOf(index)));
+      // Every slot the batch may count, read at most once: its messages are built one by one.
+      const acceptedEarlier = this.acceptedEarlier(principal, { batched: true, keys: idempotencyKey === null ? [] : rest.map(([index]) => slotOf(index)) });
       const step = async (index: number, input: CreateMessageRequest): Promise<NewMessage> => {
         const item = await this.unfetched(principal, input, idempotencyOf(index), now, defaults);
         const fresh = principal.environment === "live" ? await this.countAgainstQuota(principal, [item.message], counted, now, acceptedEarlier) : [];
@@ -260,7 +261,7 @@ export class MessagesService {
     const refused = prepared.flatMap(({ index, error }) => (error === null ? [] : [{ index, error }]));
     if (refused.length > 0) throw new BatchRejectedError(refused);
     const messages = prepared.flatMap(({ message }) => (message === null ? [] : [message]));
-    if (quota && principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(messages), { together: true });
+    if (quota && principal.environment === "live") await this.countAgainstQuota(principal, messages, [], now, this.acceptedEarlier(principal, { batched: true, keys: keysOf(messages) }), { together: true });
   }
 
   /**
@@ -295,19 +296,13 @@ export class MessagesService {
     return fresh;
   }
 
-  /** The keys among `messages` that already hold a stored message, read at most once, when first asked. */
-  private acceptedEarlier(messages: readonly NewMessage[]): () => Promise<ReadonlySet<string>> {
-    let held: Promise<ReadonlySet<string>> | null = null;
-    return () => (held ??= this.messages.heldIdempotencyKeys(messages));
-  }
-
   /**
-   * acceptedEarlier for a permissive batch, whose messages are counted as each is built: its
-   * `<key>#<index>` slots (`keys`) that already hold a stored message, read at most once.
+   * The Idempotency-Keys among `slots` (of single requests, or batches' `<key>#<index>`) that
+   * already hold a stored message, read at most once, when first asked.
    */
-  private heldSlots(principal: Principal, keys: readonly string[]): () => Promise<ReadonlySet<string>> {
+  private acceptedEarlier(principal: Principal, slots: { batched: boolean; keys: readonly string[] }): () => Promise<ReadonlySet<string>> {
     let held: Promise<ReadonlySet<string>> | null = null;
-    return () => (held ??= this.storedEarlier(principal, { batched: true, keys }).then((stored) => new Set(stored.keys())));
+    return () => (held ??= this.storedEarlier(principal, slots).then((stored) => new Set(stored.keys())));
   }
 
   /** The workspace's default sender and tracking defaults, read once per request and only when some message needs them. */
@@ -571,3 +566,6 @@ function acceptedRecord(m: NewMessage): MessageRecord {
     recipients: m.recipients.map((r, position) => ({ id: 0, position, type: r.type, email: r.email, name: r.name, status: m.status, detail: null, attempts: 0, updated_at: m.created_at, ...NO_ENGAGEMENT_STAMPS })),
   };
 }
+
+/** The Idempotency-Keys the messages carry. */
+const keysOf = (messages: readonly NewMessage[]): string[] => messages.flatMap((m) => (m.idempotency_key === null ? [] : [m.idempotency_key]));

@@ -543,17 +543,6 @@ export class MessagesRepository {
   }
 
   /**
-   * Which of these messages' Idempotency-Keys already hold a stored message within their window,
-   * in one read. The messages are one request's: one scope, one origin (batch or not), one window.
-   */
-  async heldIdempotencyKeys(messages: readonly NewMessage[]): Promise<Set<string>> {
-    const keys = messages.flatMap((m) => (m.idempotency_key === null ? [] : [m.idempotency_key]));
-    if (keys.length === 0) return new Set();
-    const { scope, idempotency_batched, idempotency_window_start } = messages[0]!;
-    return new Set((await this.storedUnder(scope, { batched: idempotency_batched, keys, windowStart: idempotency_window_start })).keys());
-  }
-
-  /**
    * The messages stored under these Idempotency-Keys since `windowStart`, by key: those of single
    * requests, or (`batched`) of batches' messages (`<key>#<index>`).
    */
