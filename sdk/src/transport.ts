@@ -142,7 +142,11 @@ async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: n
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
     const signal = AbortSignal.any([request.signal, timeout.signal]);
-    const response = await fetchImpl(new Request(request, { signal }));
+    // The fetch is given the signal (to close its connection) but not trusted to obey it: a
+    // custom `fetch` option may ignore it, and undici's Request follows it through a WeakRef, so
+    // a Request that only its own pending promise still holds stops following at the next
+    // garbage collection. The wait for the headers therefore ends on the signal itself.
+    const response = await untilAborted(fetchImpl(new Request(request, { signal })), signal, () => undefined);
     // The timeout covers the body too: read it here (API answers are small JSON documents), so
     // that a server that stalls after its headers cannot hang the caller, whatever the fetch.
     const body = await untilAborted(response.arrayBuffer(), signal, () => void response.body?.cancel().catch(() => undefined));

@@ -13,9 +13,11 @@ export interface SeenRequest {
 
 /**
  * What a fake fetch does for one attempt: answer with a Response, fail as a dropped connection
- * does (a thrown Error), or `"hang"` until the SDK aborts it (a timeout).
+ * does (a thrown Error), `"hang"` until the SDK aborts it (a timeout), or `"deaf"`: hang and never
+ * notice the abort, as a custom fetch may, and as `"hang"` itself does once a garbage collection
+ * has cut its Request's signal off from the SDK's (undici follows it through a WeakRef).
  */
-export type Reply = Response | Error | "hang";
+export type Reply = Response | Error | "hang" | "deaf";
 
 export interface FakeFetch {
   fetch: (request: Request) => Promise<Response>;
@@ -33,6 +35,7 @@ export function fakeFetch(script: Reply[] | ((request: Request) => Reply | Promi
     const reply = Array.isArray(script) ? script[requests.length - 1] : await script(request);
     if (reply === undefined) throw new Error(`unexpected attempt ${requests.length}: the script has ${(script as Reply[]).length} replies`);
     if (reply === "hang") return hangUntilAborted(request);
+    if (reply === "deaf") return new Promise<Response>(() => undefined);
     if (reply instanceof Error) throw reply;
     return reply;
   };

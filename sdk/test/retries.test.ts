@@ -188,6 +188,12 @@ describe("connection failures", () => {
     expect((error as APITimeoutError).message).toMatch(/50 ms/);
   });
 
+  it("times out a fetch that never notices the abort, without waiting on it", async () => {
+    const fake = fakeFetch(["deaf"]);
+    const error = await fakeClient(fake, { timeout: 50, maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APITimeoutError);
+  });
+
   it("times out a response whose body stalls after its headers", async () => {
     const stalledBody = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) });
     const fake = fakeFetch([new Response(stalledBody, { status: 202, headers: { "content-type": "application/json" } })]);
