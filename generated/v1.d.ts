@@ -4292,7 +4292,7 @@ export interface operations {
                 after?: components["parameters"]["MessageCursor"];
                 /** @description Only messages whose aggregate status is this. */
                 status?: components["schemas"]["MessageStatus"];
-                /** @description Only messages with this address among to, cc or bcc (case-insensitive). */
+                /** @description Only messages with this address among to, cc or bcc (case-insensitive; an internationalised domain may be written in Unicode or in its ASCII `xn--` form). */
                 recipient?: string;
                 /** @description Only messages carrying this tag. */
                 tag?: components["schemas"]["Tag"];

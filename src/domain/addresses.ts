@@ -42,6 +42,17 @@ export function normaliseAddress(raw: string): string | null {
 }
 
 /**
+ * The form in which two addresses are the same mailbox: the whole address lower-cased (local
+ * parts are matched case-insensitively, as virtually every mailbox provider treats them) and the
+ * domain in its ASCII form, so `Ada@Bücher.example` and `ada@xn--bcher-kva.example` are one.
+ * A string that is not an address is only trimmed and lower-cased: as a search it matches nothing.
+ */
+export function addressKey(raw: string): string {
+  const trimmed = raw.trim();
+  return (normaliseAddress(trimmed) ?? trimmed).toLowerCase();
+}
+
+/**
  * A mail domain as stored: lower-case ASCII, IDNs in their A-label form; at least two LDH labels
  * and a non-numeric top label (a bare IP is not a mail domain here). Null when it is not one.
  * `trailingDot`: one final dot is dropped (a DNS name may be written fully qualified; an

@@ -1,5 +1,5 @@
 import { toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
-import { domainOf } from "../domain/addresses.js";
+import { addressKey, domainOf } from "../domain/addresses.js";
 import { NO_ENGAGEMENT_STAMPS } from "../domain/engagement.js";
 import { BatchRejectedError, ConflictError, DomainError, NotFoundError, QuotaExceededError, RecipientNotAllowedError, SenderDomainNotVerifiedError, SenderNotAllowedError, ValidationError, type FieldError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
@@ -450,7 +450,9 @@ export class MessagesService {
   }
 
   async list(principal: Principal, filters: MessageFilters, page: PageRequest): Promise<Page<MessageSummary>> {
-    return this.messages.list(scopeOf(principal), filters, page);
+    // Recipients are stored with their domain in ASCII: an IDN written in Unicode finds them too.
+    const recipient = filters.recipient === undefined ? undefined : addressKey(filters.recipient);
+    return this.messages.list(scopeOf(principal), { ...filters, recipient }, page);
   }
 
   async listEvents(principal: Principal, id: string, page: PageRequest): Promise<Page<Event>> {

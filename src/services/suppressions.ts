@@ -1,4 +1,4 @@
-import { normaliseAddress } from "../domain/addresses.js";
+import { addressKey, normaliseAddress } from "../domain/addresses.js";
 import type { Clock } from "../domain/clock.js";
 import { NotFoundError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
@@ -15,13 +15,9 @@ type DeletedObject = components["schemas"]["DeletedObject"];
 /** Reasons a client may give; hard bounces are recorded by the delivery worker only. */
 const CLIENT_REASONS: ReadonlySet<string> = new Set(["manual", "unsubscribe", "complaint"]);
 
-/**
- * An address as suppressions store it: the whole address lower-cased (local parts are matched
- * case-insensitively, as virtually every mailbox provider treats them), the domain in its
- * ASCII form. Null when it is not a valid address.
- */
-export function suppressionEmail(raw: string): string | null {
-  return normaliseAddress(raw.trim())?.toLowerCase() ?? null;
+/** An address as suppressions store it (addressKey), or null when it is not a valid address. */
+function suppressionEmail(raw: string): string | null {
+  return normaliseAddress(raw.trim()) === null ? null : addressKey(raw);
 }
 
 /** One item of createSuppressionBatch: the suppression (new when `created`), or why the item was refused. */
@@ -46,7 +42,7 @@ export class SuppressionsService {
 
   async list(principal: Principal, filters: SuppressionFiltersInput, page: PageRequest): Promise<Page<Suppression>> {
     // An unparseable filter matches nothing rather than failing: it is a search, not a write.
-    const email = filters.email === undefined ? undefined : (suppressionEmail(filters.email) ?? filters.email.trim().toLowerCase());
+    const email = filters.email === undefined ? undefined : addressKey(filters.email);
     return this.suppressions.list(scopeOf(principal), { reason: filters.reason, email }, page);
   }
 

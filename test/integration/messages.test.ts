@@ -630,6 +630,14 @@ describe.each(databases)("messages ($name)", (database) => {
       expect((await list("?recipient=nobody%40example.com")).data).toEqual([]);
     });
 
+    it("filters by a recipient whose domain is an IDN, written in Unicode or in ASCII", async () => {
+      const unicode = (await sendOk(aMessage({ to: "Joerg@Bücher.example" }))).id;
+      const ascii = (await sendOk(aMessage({ to: "joerg@xn--bcher-kva.example" }))).id;
+      await sendOk(aMessage({ to: "joerg@bucher.example" }));
+      expect((await list(`?recipient=${encodeURIComponent("JOERG@BÜCHER.example")}`)).data.map((m) => m.id)).toEqual([ascii, unicode]);
+      expect((await list("?recipient=joerg%40xn--bcher-kva.example")).data.map((m) => m.id)).toEqual([ascii, unicode]);
+    });
+
     it("filters by tag", async () => {
       const receipt = (await sendOk(aMessage({ tags: ["receipt", "eu"] }))).id;
       await sendOk(aMessage({ tags: ["welcome"] }));

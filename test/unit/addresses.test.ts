@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMailbox, normaliseAddress, parseMailbox } from "../../src/domain/addresses.js";
+import { addressKey, formatMailbox, normaliseAddress, parseMailbox } from "../../src/domain/addresses.js";
 
 describe("parseMailbox", () => {
   it.each([
@@ -37,6 +37,16 @@ describe("normaliseAddress", () => {
       expect(normaliseAddress(input)).toBeNull();
     },
   );
+});
+
+describe("addressKey", () => {
+  it("is one key for the address in any case, its domain in Unicode or in ASCII", () => {
+    expect(new Set(["Joerg@Bücher.example", " JOERG@BÜCHER.EXAMPLE ", "joerg@xn--bcher-kva.example"].map(addressKey))).toEqual(new Set(["joerg@xn--bcher-kva.example"]));
+  });
+
+  it("only trims and lower-cases what is not an address, so a search for it finds nothing", () => {
+    expect(addressKey(" Not An Address@ ")).toBe("not an address@");
+  });
 });
 
 describe("formatMailbox", () => {

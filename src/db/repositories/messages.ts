@@ -191,6 +191,7 @@ export type BounceSuppression = Pick<NewSuppression, "email" | "reason" | "messa
 
 export interface MessageFilters {
   status?: MessageStatus | undefined;
+  /** An addressKey: compared with each recipient's email_search. */
   recipient?: string | undefined;
   tag?: string | undefined;
   /** A template slug: messages rendered from any version of it. */
@@ -485,7 +486,7 @@ export class MessagesRepository {
           .select(this.knex.raw("1"))
           .from("message_recipients as r")
           .whereRaw("r.message_id = m.id")
-          .andWhere({ "r.workspace_id": scope.workspaceId, "r.environment": scope.environment, "r.email_search": filters.recipient!.toLowerCase() }),
+          .andWhere({ "r.workspace_id": scope.workspaceId, "r.environment": scope.environment, "r.email_search": filters.recipient! }),
       );
     }
     if (filters.tag) {
