@@ -2633,7 +2633,7 @@ export interface components {
             message_id_header: string | null;
             /** @description Its In-Reply-To. */
             in_reply_to: string | null;
-            /** @description Its attachments (content through `getInboundAttachment`). */
+            /** @description Its attachments (content through `getInboundAttachment`): at most 100, since a reply with more is refused at SMTP (`552 5.3.4`). */
             attachments: components["schemas"]["InboundAttachment"][];
             /** @description The checks of the sender (mailauth), as of receipt. */
             authentication: {

@@ -6,7 +6,7 @@ import { cut } from "../domain/cut.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Clock } from "../domain/clock.js";
 import { bounceTypeFor, parseEnhancedStatus, parseReply } from "../delivery/smtp-reply.js";
-import { REPLY_STATEMENT_MAX_BYTES, ReplyTooLarge, type InboundRoute, type InboundService, type ReceivedReply, type ReportTarget } from "../services/inbound.js";
+import { REPLY_MAX_ATTACHMENTS, REPLY_STATEMENT_MAX_BYTES, ReplyTooLarge, type InboundRoute, type InboundService, type ReceivedReply, type ReportTarget } from "../services/inbound.js";
 import { sameOrganization } from "../domain/organizational-domain.js";
 import { authenticateSender, senderDomains, type Connection, type SenderDomains } from "./authentication.js";
 import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type DsnRecipient, type FeedbackReport } from "./reports.js";
@@ -89,7 +89,13 @@ export class InboundReceiver {
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
     // The text of HTML is derived here, bounded (bodyText): mailparser's has no bound.
-    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true });
+    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true }).catch((error: unknown) => {
+      if (pastParserLimits(error)) return null;
+      throw error;
+    });
+    // RFC 3463 X.3.4 as below: the retry would be the same message, so it is refused for good
+    // rather than answered 451 and parsed again for days.
+    if (mail === null) return { accepted: false, code: 552, message: `5.3.4 Message too big for system: it has more MIME parts than a reply or report can (at most ${MAX_MIME_PARTS}, each with at most 1 MiB of header fields)` };
     const received: Received = { raw, mail, text: bodyText(mail.text, mail.html), report: parseReport(mail), connection, vouch: this.vouchFor(raw, connection), replies: new Map() };
     const outcomes: Handled[] = [];
     try {
@@ -355,8 +361,20 @@ function recipientStatus(status: string | null, diagnostic: string): string {
   return `${status.slice(0, 1)}${quoted.slice(quoted.indexOf("."))}`;
 }
 
+/**
+ * mailparser's splitter refuses a message past its limits (EMAXLEN): more than 1,000 MIME parts
+ * (MAX_MIME_PARTS), or a part with over 1 MiB of header fields. No mail a person writes comes
+ * near either; a 10 MiB message could otherwise hold 200,000 parts.
+ */
+const MAX_MIME_PARTS = 1000;
+
+function pastParserLimits(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EMAXLEN";
+}
+
 /** The 552's text: which part is too large, by how much, and what the writer can do instead. Nothing the sender wrote (a file name) is quoted. */
 function tooLargeText({ part }: ReplyTooLarge): string {
+  if (part.kind === "attachments") return `5.3.4 Message too big for system: it carries ${part.count} attachments, more than a reply can store (at most ${REPLY_MAX_ATTACHMENTS}); send them as a link or an archive`;
   if (part.kind === "attachment") return `5.3.4 Message too big for system: attachment ${part.index} (${part.size} bytes) is more than a reply can store (at most ${part.maxSize} bytes for one file); send it as a link or in smaller files`;
   return `5.3.4 Message too big for system: its text and HTML take ${part.bytes} bytes as stored, more than a reply can (at most ${REPLY_STATEMENT_MAX_BYTES}); send a shorter reply`;
 }

@@ -78,14 +78,28 @@ export interface ReportTarget {
 export const REPLY_STATEMENT_MAX_BYTES = 15 * 1024 * 1024;
 
 /**
- * A reply that would take a statement over REPLY_STATEMENT_MAX_BYTES to store: a file sent
- * unencoded (7bit or 8bit, as Thunderbird sends a CSV) past ~7.5 MiB, or bodies dense with
- * characters that are escaped. Its retry would be as large, so the SMTP side refuses it for good
+ * The most files one reply may carry. Each is a row written under the message's lock and listed
+ * whole by getInboundMessage, and a part costs a sender some 50 bytes: a 10 MiB message could
+ * otherwise hold 200,000 of them. People attach a handful; 100 is a whole folder's worth.
+ */
+export const REPLY_MAX_ATTACHMENTS = 100;
+
+/**
+ * A reply that Mailroom will not store: one that would take a statement over
+ * REPLY_STATEMENT_MAX_BYTES (a file sent unencoded, 7bit or 8bit as Thunderbird sends a CSV, past
+ * ~7.5 MiB, or bodies dense with characters that are escaped), or with more than
+ * REPLY_MAX_ATTACHMENTS files. Its retry would be the same, so the SMTP side refuses it for good
  * (552 5.3.4) and the person who wrote it learns why, rather than the reply being lost.
  */
 export class ReplyTooLarge extends Error {
-  constructor(readonly part: { kind: "body"; bytes: number } | { kind: "attachment"; index: number; size: number; maxSize: number }) {
-    super(part.kind === "body" ? `a reply's row would take ${part.bytes} bytes to store` : `a reply's attachment ${part.index} (${part.size} bytes) is over ${part.maxSize} bytes`);
+  constructor(readonly part: { kind: "body"; bytes: number } | { kind: "attachment"; index: number; size: number; maxSize: number } | { kind: "attachments"; count: number }) {
+    super(
+      part.kind === "body"
+        ? `a reply's row would take ${part.bytes} bytes to store`
+        : part.kind === "attachment"
+          ? `a reply's attachment ${part.index} (${part.size} bytes) is over ${part.maxSize} bytes`
+          : `a reply carries ${part.count} attachments, more than ${REPLY_MAX_ATTACHMENTS}`,
+    );
   }
 }
 
@@ -195,8 +209,8 @@ export class InboundService {
    * unique key decides, not a read first, since two smtp nodes may take the retry at once; the
    * duplicate's transaction rolls back whole, so no event is written and nothing counted.
    *
-   * Throws ReplyTooLarge, having written nothing, when a statement that would store it is over
-   * REPLY_STATEMENT_MAX_BYTES.
+   * Throws ReplyTooLarge, having written nothing, when it has more than REPLY_MAX_ATTACHMENTS
+   * files or a statement that would store it is over REPLY_STATEMENT_MAX_BYTES.
    */
   async recordReply(messageId: string, reply: ReceivedReply, threadedBy: "reply_address" | "in_reply_to"): Promise<ReplyOutcome> {
     const inboundId = newId("inbound", reply.receivedAt);
@@ -271,8 +285,9 @@ function replyDigest(reply: ReceivedReply): string | null {
   return identity === null ? null : createHash("sha256").update(identity).digest("hex");
 }
 
-/** Throws ReplyTooLarge when a statement that stores `row` would be over REPLY_STATEMENT_MAX_BYTES. */
+/** Throws ReplyTooLarge when `row` has more than REPLY_MAX_ATTACHMENTS files, or a statement that stores it would be over REPLY_STATEMENT_MAX_BYTES. */
 function assertStorable(row: NewInboundMessage): void {
+  if (row.attachments.length > REPLY_MAX_ATTACHMENTS) throw new ReplyTooLarge({ kind: "attachments", count: row.attachments.length });
   const bytes = replyStatementBytes(row);
   if (bytes.message > REPLY_STATEMENT_MAX_BYTES) throw new ReplyTooLarge({ kind: "body", bytes: bytes.message });
   for (const [index, statement] of bytes.attachments.entries()) {

@@ -458,6 +458,39 @@ describe.each(databases)("inbound SMTP server ($name)", (database) => {
       expect(await counted(h.t.runtime.metrics.inboundMessages)).toEqual({ refused: 2 });
     });
 
+    it("stores a reply with 100 attachments, and refuses one with 101, or with 100,000 parts in 4 MiB, with 552 5.3.4, storing nothing", async () => {
+      h = await startInbound(database);
+      const sent = await h.sendTracked();
+      const withFiles = (count: number, id: string) =>
+        [
+          `From: Ada <${ada}>`,
+          `To: ${sent.replyTo}`,
+          "Subject: Re: Your receipt",
+          `Message-ID: <${id}@mail.example.net>`,
+          "MIME-Version: 1.0",
+          'Content-Type: multipart/mixed; boundary="m"',
+          "",
+          "--m",
+          "",
+          "Here they are.",
+          ...Array.from({ length: count }, () => ["--m", "Content-Disposition: attachment", "", "x"]).flat(),
+          "--m--",
+          "",
+        ].join("\r\n");
+      const hundred = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withFiles(100, "files-100") });
+      expect(hundred.last, hundred.last).toMatch(/^250 2\.0\.0 Ok: reply inb_/);
+      expect(await repliesOf(sent.id)).toEqual({ stored: 1, events: 1, counted: 1 });
+      const [stored] = (await h.call("GET", `/v1/messages/${sent.id}/replies`)).json().data;
+      expect(stored.attachments).toHaveLength(100);
+
+      const many = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withFiles(101, "files-101") });
+      expect(many.last).toBe("552 5.3.4 Message too big for system: it carries 101 attachments, more than a reply can store (at most 100); send them as a link or an archive");
+      // Past the MIME parser's own limit (1,000 parts), refused for good too rather than answered 451 and retried for days.
+      const past = await swaks({ server: h.smtp, from: ada, to: sent.replyTo, data: withFiles(100_000, "files-100000") });
+      expect(past.last).toBe("552 5.3.4 Message too big for system: it has more MIME parts than a reply or report can (at most 1000, each with at most 1 MiB of header fields)");
+      expect(await repliesOf(sent.id)).toEqual({ stored: 1, events: 1, counted: 1 });
+    });
+
     it("shows another tenant's replies, inbound messages and attachments as 404, and the sandbox's as its own", async () => {
       h = await startInbound(database);
       const sent = await h.sendTracked();
