@@ -34,10 +34,12 @@ export const CLICK_TOO_SOON_MS = 5_000;
 
 /**
  * Software that follows links without a person: security gateways, link previewers, HTTP
- * libraries and crawlers. Matched anywhere in the User-Agent, case-insensitively.
+ * libraries and crawlers. Matched anywhere in the User-Agent, case-insensitively. "…bot" names a
+ * crawler (Googlebot, bingbot), except in CUBOT, a phone maker whose model is in its browser's
+ * User-Agent (the exception the isbot project makes too).
  */
 const SCANNER_AGENTS =
-  /bot\b|crawler|spider|scanner|preview|headless|python|curl\/|wget|go-http-client|java\/|okhttp|libwww|httpclient|axios|node-fetch|undici|barracuda|mimecast|proofpoint|symantec|trend ?micro|forcepoint|zscaler|ironport|cisco|fireeye|sophos|safelinks|msnbot|bingpreview|slackbot|facebookexternalhit|twitterbot|linkedinbot|whatsapp|skypeuripreview|googleimageproxy|yahoomailproxy/i;
+  /(?<!cu)bot\b|crawler|spider|scanner|preview|headless|python|curl\/|wget|go-http-client|java\/|okhttp|libwww|httpclient|axios|node-fetch|undici|barracuda|mimecast|proofpoint|symantec|trend ?micro|forcepoint|zscaler|ironport|cisco|fireeye|sophos|safelinks|msnbot|bingpreview|slackbot|facebookexternalhit|twitterbot|linkedinbot|whatsapp|skypeuripreview|googleimageproxy|yahoomailproxy/i;
 
 export function classifyOpen(hit: Hit): Verdict {
   const agent = hit.userAgent?.trim() ?? "";

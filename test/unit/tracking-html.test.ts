@@ -105,4 +105,12 @@ describe("machine opens and clicks", () => {
     expect(classifyClick({ method: "GET", userAgent: browser, ip: null, at: at + CLICK_TOO_SOON_MS - 1, issuedAt: at }).reason).toBe("too_soon");
     expect(classifyClick({ method: "GET", userAgent: browser, ip: null, at: at + CLICK_TOO_SOON_MS, issuedAt: at }).machine).toBe(false);
   });
+
+  it("flags crawlers named …bot, but not the browser of a CUBOT phone", () => {
+    for (const crawler of ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Mozilla/5.0 (compatible; bingbot/2.0)", "Slackbot-LinkExpanding 1.0", "Mozilla/5.0 (compatible; SemrushBot/7~bl)"]) {
+      expect(classifyClick({ method: "GET", userAgent: crawler, ip: null, ...later }).reason, crawler).toBe("scanner_user_agent");
+    }
+    const cubot = "Mozilla/5.0 (Linux; Android 10; CUBOT X30) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+    expect(classifyClick({ method: "GET", userAgent: cubot, ip: null, ...later })).toEqual({ machine: false, reason: null, proxy: null });
+  });
 });
