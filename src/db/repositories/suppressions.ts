@@ -90,8 +90,10 @@ export class SuppressionsRepository {
     return this.knex.transaction(async (trx) => {
       const before = await this.findByEmails(scope, emails, trx);
       const inserted = await this.insertMissing(trx, rows.filter((row) => !before.has(row.email.toLowerCase())));
-      // A locking read sees the latest committed rows: under MySQL's REPEATABLE READ a plain one
-      // reads the first read's snapshot, which misses a row another request committed since.
+      // A locking read sees the latest committed rows at any isolation level. Mailroom's own
+      // connections run READ COMMITTED (db/connection.ts), where a plain read would too; under
+      // InnoDB's default REPEATABLE READ it would read the first read's snapshot and miss a row
+      // another request committed since, so this does not lean on that setting.
       const stored = await this.findByEmails(scope, emails, trx, { locking: true });
       return { stored, added: new Set([...stored].filter(([, row]) => inserted.has(row.id)).map(([email]) => email)) };
     });
