@@ -16,12 +16,20 @@ export interface PostResult {
 export const RESPONSE_BODY_LIMIT = 2048;
 /** Past this much unread body the socket is dropped rather than drained for reuse. */
 const DRAIN_LIMIT = 64 * 1024;
+/**
+ * How long a keep-alive connection may sit idle before it is closed. Under the 5 s that many
+ * servers (Node's among them) keep an idle connection for, so a request rarely goes out on one the
+ * receiver is closing; and bounded, since a receiver that never closes its idle connections would
+ * otherwise hold up to WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT sockets per endpoint for good, and
+ * endpoints are anyone's to create: enough of them would use up the worker's file descriptors.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * POSTs webhook deliveries over keep-alive connections. Redirects are never followed (node:http
  * does not follow them: a 3xx is the answer), every attempt ends within `timeoutMs` whatever the
- * receiver does (slow headers, a trickling body), and every connection goes through the target
- * guard's lookup.
+ * receiver does (slow headers, a trickling body), every connection goes through the target
+ * guard's lookup, and none is kept open idle for longer than IDLE_CONNECTION_MS.
  */
 export class WebhookHttpClient {
   private readonly http: HttpAgent;
@@ -30,8 +38,11 @@ export class WebhookHttpClient {
   constructor(
     private readonly guard: TargetGuard,
     private readonly timeoutMs: number,
+    { idleMs = IDLE_CONNECTION_MS }: { idleMs?: number } = {},
   ) {
-    const options = { keepAlive: true, keepAliveMsecs: 10_000, scheduling: "lifo" as const, lookup: guard.lookup as never };
+    // `timeout` closes a pooled socket left idle that long (a server's `Keep-Alive: timeout=` hint
+    // shortens it); a request in flight is bounded by `timeoutMs` alone.
+    const options = { keepAlive: true, keepAliveMsecs: 10_000, timeout: idleMs, scheduling: "lifo" as const, lookup: guard.lookup as never };
     this.http = new HttpAgent(options);
     this.https = new HttpsAgent(options);
   }
