@@ -77,7 +77,11 @@ export class WebhookHttpClient {
         req.destroy();
         finish({ status: null, body: null, retryAfter: null, error: "timeout" });
       }, this.timeoutMs);
-      req.on("error", (error) => finish({ status: null, body: null, retryAfter: null, error: classify(error) }));
+      // Once the status has arrived, the answer is that status (see `done`): a connection reset
+      // while the body still trickles in does not turn a 200 the receiver sent into no answer,
+      // and another attempt of something it has already taken.
+      let answered: (() => void) | null = null;
+      req.on("error", (error) => (answered ? answered() : finish({ status: null, body: null, retryAfter: null, error: classify(error) })));
       req.on("response", (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let kept = 0;
@@ -96,6 +100,7 @@ export class WebhookHttpClient {
           const retryAfter = res.headers["retry-after"];
           finish({ status: res.statusCode ?? null, body: text.length > 0 ? text : null, retryAfter: typeof retryAfter === "string" ? retryAfter : null, error: null });
         };
+        answered = done;
         res.on("end", done);
         // A body cut short after the status arrived is still an answer.
         res.on("close", done);

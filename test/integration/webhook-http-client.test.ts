@@ -70,4 +70,24 @@ describe("WebhookHttpClient", () => {
       { status: 200, body: "late but fine", error: null },
     ]);
   });
+
+  it("takes the status as the answer when the receiver resets the connection after sending it, mid-body", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("0123456789");
+        setTimeout(() => res.socket?.resetAndDestroy(), 50);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = new WebhookHttpClient(new TargetGuard({ allowPrivate: true, dnsServers: [] }), 5_000);
+    cleanups.push(() => {
+      client.close();
+      server.close();
+    });
+
+    const answer = await client.post(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, {}, "{}");
+    expect({ status: answer.status, body: answer.body, error: answer.error }).toEqual({ status: 200, body: "0123456789", error: null });
+  });
 });
