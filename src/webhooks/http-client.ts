@@ -16,12 +16,20 @@ export interface PostResult {
 export const RESPONSE_BODY_LIMIT = 2048;
 /** Past this much unread body the socket is dropped rather than drained for reuse. */
 const DRAIN_LIMIT = 64 * 1024;
+/**
+ * How long a keep-alive connection may sit idle before it is closed. Under the 5 s that many
+ * servers (Node's among them) keep an idle connection for, so a request rarely goes out on one the
+ * receiver is closing; and bounded, since a receiver that never closes its idle connections would
+ * otherwise hold up to WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT sockets per endpoint for good, and
+ * endpoints are anyone's to create: enough of them would use up the worker's file descriptors.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * POSTs webhook deliveries over keep-alive connections. Redirects are never followed (node:http
  * does not follow them: a 3xx is the answer), every attempt ends within `timeoutMs` whatever the
- * receiver does (slow headers, a trickling body), and every connection goes through the target
- * guard's lookup.
+ * receiver does (slow headers, a trickling body), every connection goes through the target
+ * guard's lookup, and none is kept open idle for longer than IDLE_CONNECTION_MS.
  */
 export class WebhookHttpClient {
   private readonly http: HttpAgent;
@@ -30,8 +38,11 @@ export class WebhookHttpClient {
   constructor(
     private readonly guard: TargetGuard,
     private readonly timeoutMs: number,
+    { idleMs = IDLE_CONNECTION_MS }: { idleMs?: number } = {},
   ) {
-    const options = { keepAlive: true, keepAliveMsecs: 10_000, scheduling: "lifo" as const, lookup: guard.lookup as never };
+    // `timeout` closes a pooled socket left idle that long (a server's `Keep-Alive: timeout=` hint
+    // shortens it); a request in flight is bounded by `timeoutMs` alone.
+    const options = { keepAlive: true, keepAliveMsecs: 10_000, timeout: idleMs, scheduling: "lifo" as const, lookup: guard.lookup as never };
     this.http = new HttpAgent(options);
     this.https = new HttpsAgent(options);
   }
@@ -66,7 +77,11 @@ export class WebhookHttpClient {
         req.destroy();
         finish({ status: null, body: null, retryAfter: null, error: "timeout" });
       }, this.timeoutMs);
-      req.on("error", (error) => finish({ status: null, body: null, retryAfter: null, error: classify(error) }));
+      // Once the status has arrived, the answer is that status (see `done`): a connection reset
+      // while the body still trickles in does not turn a 200 the receiver sent into no answer,
+      // and another attempt of something it has already taken.
+      let answered: (() => void) | null = null;
+      req.on("error", (error) => (answered ? answered() : finish({ status: null, body: null, retryAfter: null, error: classify(error) })));
       req.on("response", (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let kept = 0;
@@ -85,6 +100,7 @@ export class WebhookHttpClient {
           const retryAfter = res.headers["retry-after"];
           finish({ status: res.statusCode ?? null, body: text.length > 0 ? text : null, retryAfter: typeof retryAfter === "string" ? retryAfter : null, error: null });
         };
+        answered = done;
         res.on("end", done);
         // A body cut short after the status arrived is still an answer.
         res.on("close", done);
