@@ -68,12 +68,19 @@ export function keptResponse(response: string): string {
 
 /**
  * The enhanced status code of a reply text ("550 5.1.1 No such user", "5.1.1 No such user",
- * multi-line "550-5.1.1 ...\n550 5.1.1 ..."), or null when it has none.
+ * multi-line "550-5.1.1 ...\n550 5.1.1 ..."), or null when it has none. In a multi-line reply
+ * the first line that starts with one gives it: some servers open with a banner or a link and
+ * put the code on a later line only, and without it a "550 5.7.1" blocklist refusal would be
+ * taken by its basic code for a bad address, and the address suppressed.
  */
 export function parseEnhancedStatus(text: string): string | null {
-  const first = text.trimStart().split(/\r?\n/, 1)[0] ?? "";
-  const afterCode = first.replace(REPLY_CODE, "");
-  const match = AT_START.exec(afterCode) ?? ANYWHERE.exec(text);
+  const lines = text.trimStart().split(/\r?\n/);
+  let match: RegExpExecArray | null = null;
+  for (const line of lines) {
+    match = AT_START.exec(line.replace(REPLY_CODE, ""));
+    if (match) break;
+  }
+  match ??= ANYWHERE.exec(text);
   return match ? `${match[1]}.${Number(match[2])}.${Number(match[3])}` : null;
 }
 

@@ -64,6 +64,32 @@ async function fakeMx(address: string, onConnection: (socket: Socket) => void): 
   extraServers.push({ server, sockets });
 }
 
+/**
+ * A broken MX that greets and answers at once until a command matching `after`, then answers it
+ * one line every 100 ms (each line well within any inactivity timeout), and closes after `forMs`.
+ */
+function trickleAfter(socket: Socket, after: RegExp, line: string, forMs: number): void {
+  socket.write("220 slow.example.net ESMTP\r\n");
+  let buffered = "";
+  let trickling: NodeJS.Timeout | null = null;
+  socket.on("close", () => trickling && clearInterval(trickling));
+  socket.on("data", (chunk) => {
+    buffered += chunk.toString("latin1");
+    let end: number;
+    while ((end = buffered.indexOf("\r\n")) !== -1) {
+      const command = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      if (trickling) continue;
+      if (after.test(command)) {
+        trickling = setInterval(() => socket.write(line), 100);
+        setTimeout(() => socket.destroy(), forMs);
+      } else {
+        socket.write(/^EHLO/i.test(command) ? "250 slow.example.net\r\n" : "250 ok\r\n");
+      }
+    }
+  });
+}
+
 beforeEach(async () => {
   dns = await startDnsServer();
   sink = await startSmtpSink();
@@ -238,6 +264,22 @@ describe("MxTransport", () => {
     // The server has the whole message (it may have delivered it): no second copy elsewhere.
     expect(sink.messages).toHaveLength(1);
     expect(sink.stats.connections).toBe(1);
+  });
+
+  // Each line comes well within SMTP_COMMAND_TIMEOUT_MS, so no inactivity timer ever fires; only
+  // a limit on the whole ends it. Left alone, the server gives up after 12 s.
+  it.each([
+    ["MAIL FROM", /^MAIL FROM/i],
+    ["EHLO", /^EHLO/i],
+  ])("gives up on a server that trickles its reply to %s, a line at a time, instead of waiting for ever", async (_command, after) => {
+    await fakeMx("127.0.0.3", (socket) => trickleAfter(socket, after, "250-still thinking\r\n", 12_000));
+    dns.set("mx1.example.net", [{ type: "A", address: "127.0.0.3" }]);
+
+    const started = Date.now();
+    const result = await mxTransport({ SMTP_COMMAND_TIMEOUT_MS: "500" }).send(envelope(), mime());
+
+    expect(result).toMatchObject({ outcome: "deferred", bounceType: null, smtpCode: null, enhancedStatus: "4.4.2", response: expect.stringMatching(/took longer than/) });
+    expect(Date.now() - started).toBeLessThan(8_000);
   });
 
   it("keeps to the per-destination connection cap under 50 concurrent sends, reusing connections", async () => {

@@ -10,6 +10,9 @@ describe("parseEnhancedStatus", () => {
     ["550 5.1.10 Recipient address has null MX", "5.1.10"],
     ["421 4.7.0 Try again later", "4.7.0"],
     ["550 Requested action not taken: mailbox unavailable (5.1.1)", "5.1.1"],
+    // A multi-line reply whose first line is a banner: the code is on a later line.
+    ["550-Message rejected, see https://postmaster.example.net\n550 5.7.1 Listed on a blocklist", "5.7.1"],
+    ["554-mx.example.net\r\n554-Transaction failed\r\n554 5.1.1 No such user", "5.1.1"],
   ])("finds it in %j", (text, status) => {
     expect(parseEnhancedStatus(text)).toBe(status);
   });
@@ -79,6 +82,11 @@ describe("classifyReply", () => {
   ])("without an enhanced status (or with 5.0.0), bounces %i as %s at RCPT", (code, bounceType) => {
     expect(classifyReply({ code, message: `${code} Nope` })).toEqual({ outcome: "bounced", bounceType, enhancedStatus: "5.0.0" });
     expect(classifyReply({ code, message: `${code} 5.0.0 Nope` })).toEqual({ outcome: "bounced", bounceType, enhancedStatus: "5.0.0" });
+  });
+
+  it("does not hard-bounce (and suppress) a multi-line 550 whose enhanced status, on its last line, is a policy refusal", () => {
+    const reply = "550-Message rejected, see https://postmaster.example.net\n550 5.7.1 Listed on a blocklist";
+    expect(classifyReply({ code: 550, message: reply })).toEqual({ outcome: "bounced", bounceType: "soft", enhancedStatus: "5.7.1" });
   });
 
   it("takes a 550 after DATA without a specific enhanced status as a soft (content) bounce, and 5.1.1 there as hard", () => {

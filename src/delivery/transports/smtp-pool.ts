@@ -73,7 +73,7 @@ export interface SmtpPoolSettings {
    */
   maxTransactions?: number;
   connectTimeoutMs: number;
-  /** Greeting, each command's reply, DATA transfer (inactivity), the reply to the final dot. */
+  /** Each command's reply, DATA transfer (inactivity), the reply to the final dot; 5 of it bound a whole transaction. */
   commandTimeoutMs: number;
   /** An unused connection is closed after this long. Default 30 s: long enough to carry a
    * burst, short enough not to hold connections the remote side counts against us. */
@@ -137,14 +137,14 @@ export class SmtpPool {
       throw refusal;
     }
     let { connection } = lease;
-    let result = await transact(connection, envelope, mime);
+    let result = await transact(connection, envelope, mime, transactionLimitMs(this.settings));
     // A reused connection can have been closed by the server while it sat idle. Nothing was
     // accepted on it (no reply, no complete message), so one more try on a new one is safe.
     if (lease.reused && isBroken(result) && !this.closed) {
       const fresh = await this.replace(state, connection);
       if ("failure" in fresh) return fresh.failure;
       connection = fresh.connection;
-      result = await transact(connection, envelope, mime);
+      result = await transact(connection, envelope, mime, transactionLimitMs(this.settings));
     }
     this.release(state, connection, result);
     return result;
@@ -447,6 +447,23 @@ class Connection {
   }
 }
 
+/**
+ * nodemailer times the connection, the greeting and a STARTTLS handshake as wholes (within
+ * SMTP_CONNECT_TIMEOUT_MS), but every later reply only by inactivity (socketTimeout): a server
+ * that sends one line of a multi-line reply every few seconds, up to nodemailer's 1 MiB, would
+ * hold the connection, its transaction slot and a shutdown for days. Any domain's owner can run
+ * such a server and have mail sent to it. So the session's setup and each transaction are limited
+ * as wholes to the sum of their phases' limits: a server that keeps to each phase's limit is
+ * never cut short, and one that does not is cut off at that sum.
+ */
+// After the greeting: EHLO, STARTTLS, EHLO again, and AUTH's round trips (three for LOGIN).
+const SETUP_REPLIES = 6;
+// The replies to MAIL, RCPT and DATA, the message data, the reply to its final dot.
+const TRANSACTION_PHASES = 5;
+
+const setupLimitMs = (settings: SmtpPoolSettings) => settings.connectTimeoutMs + SETUP_REPLIES * settings.commandTimeoutMs;
+const transactionLimitMs = (settings: SmtpPoolSettings) => TRANSACTION_PHASES * settings.commandTimeoutMs;
+
 /** Opens a session: TCP (or TLS), greeting, EHLO, STARTTLS, AUTH. */
 function connect(
   destination: SmtpDestination,
@@ -486,9 +503,12 @@ function connect(
   return new Promise((resolve) => {
     let stage: SmtpStage = "connect";
     let settled = false;
+    const limitMs = setupLimitMs(settings);
+    const tooLong = setTimeout(() => fail(Object.assign(new Error(`setting up the session took longer than ${limitMs} ms`), { code: "ETIMEDOUT" })), limitMs);
     const fail = (error: NodemailerError) => {
       if (settled) return;
       settled = true;
+      clearTimeout(tooLong);
       const tlsFailed = isTlsFailure(error, smtp);
       smtp.close();
       resolve({ failure: sessionFailure(destination, remoteHost, error, stage, smtp.stage === "connected", tlsFailed && verified), tlsFailed });
@@ -501,6 +521,7 @@ function connect(
     const ready = () => {
       if (settled) return;
       settled = true;
+      clearTimeout(tooLong);
       smtp.off("error", onError);
       smtp.off("end", onEnd);
       resolve({ connection: new Connection(smtp, remoteHost) });
@@ -514,12 +535,24 @@ function connect(
   });
 }
 
-/** One transaction on an open session. */
-function transact(connection: Connection, envelope: Envelope, mime: Buffer): Promise<TransactionResult> {
-  return new Promise((resolve) => {
+/** One transaction on an open session, ended after `limitMs` (transactionLimitMs) whatever the server is doing. */
+function transact(connection: Connection, envelope: Envelope, mime: Buffer, limitMs: number): Promise<TransactionResult> {
+  return new Promise((settle) => {
     // Handed over as a stream so that its end tells when the whole message has gone to the
     // socket: a connection lost after that and before the reply may have delivered it.
     let payloadSent = false;
+    let settled = false;
+    const resolve = (result: TransactionResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(tooLong);
+      settle(result);
+    };
+    const tooLong = setTimeout(() => {
+      resolve(transactionFailure(Object.assign(new Error(`the transaction took longer than ${limitMs} ms`), { code: "ETIMEDOUT" }), connection, payloadSent));
+      // Not reusable: the server is still in the middle of a reply.
+      connection.end(false);
+    }, limitMs);
     const body = new PassThrough();
     body.once("end", () => (payloadSent = true));
     body.end(mime);
