@@ -137,14 +137,14 @@ export class SmtpPool {
       throw refusal;
     }
     let { connection } = lease;
-    let result = await transact(connection, envelope, mime, transactionLimitMs(this.settings));
+    let result = await transact(connection, envelope, mime, transactionLimitMs(this.settings, mime.length));
     // A reused connection can have been closed by the server while it sat idle. Nothing was
     // accepted on it (no reply, no complete message), so one more try on a new one is safe.
     if (lease.reused && isBroken(result) && !this.closed) {
       const fresh = await this.replace(state, connection);
       if ("failure" in fresh) return fresh.failure;
       connection = fresh.connection;
-      result = await transact(connection, envelope, mime, transactionLimitMs(this.settings));
+      result = await transact(connection, envelope, mime, transactionLimitMs(this.settings, mime.length));
     }
     this.release(state, connection, result);
     return result;
@@ -453,16 +453,19 @@ class Connection {
  * that sends one line of a multi-line reply every few seconds, up to nodemailer's 1 MiB, would
  * hold the connection, its transaction slot and a shutdown for days. Any domain's owner can run
  * such a server and have mail sent to it. So the session's setup and each transaction are limited
- * as wholes to the sum of their phases' limits: a server that keeps to each phase's limit is
- * never cut short, and one that does not is cut off at that sum.
+ * as wholes to the sum of their phases' limits (and the message's transfer at 10 KiB/s): a server
+ * that keeps to each phase's limit is not cut short, and one that does not is cut off at that sum.
  */
 // After the greeting: EHLO, STARTTLS, EHLO again, and AUTH's round trips (three for LOGIN).
 const SETUP_REPLIES = 6;
 // The replies to MAIL, RCPT and DATA, the message data, the reply to its final dot.
 const TRANSACTION_PHASES = 5;
+// The data phase's limit is inactivity, so a large message on a slow path takes longer than one
+// phase while keeping to it: each transaction may also take a second per this many bytes.
+const SLOWEST_TRANSFER_BYTES_PER_S = 10 * 1024;
 
 const setupLimitMs = (settings: SmtpPoolSettings) => settings.connectTimeoutMs + SETUP_REPLIES * settings.commandTimeoutMs;
-const transactionLimitMs = (settings: SmtpPoolSettings) => TRANSACTION_PHASES * settings.commandTimeoutMs;
+const transactionLimitMs = (settings: SmtpPoolSettings, bytes: number) => TRANSACTION_PHASES * settings.commandTimeoutMs + Math.ceil((bytes / SLOWEST_TRANSFER_BYTES_PER_S) * 1000);
 
 /** Opens a session: TCP (or TLS), greeting, EHLO, STARTTLS, AUTH. */
 function connect(
