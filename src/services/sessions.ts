@@ -113,7 +113,7 @@ export class SessionsService {
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
     });
     await this.throttle.succeeded(reservation);
-    return this.startSession(user.id);
+    return this.startSession(user.id, user.password_hash);
   }
 
   /**
@@ -140,8 +140,11 @@ export class SessionsService {
     // An unknown address costs the same hash as a known one: the answer and its timing match.
     const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!user || !valid) throw new InvalidCredentialsError();
+    // Still the password just checked? A change meanwhile (during the 0.3 s of scrypt) answers
+    // as a wrong password, and the attempt stays counted.
+    const signedIn = await this.startSession(user.id, user.password_hash);
     await this.throttle.succeeded(reservation);
-    return this.startSession(user.id);
+    return signedIn;
   }
 
   /** The session a cookie names, if it is live; null otherwise. */
@@ -185,7 +188,7 @@ export class SessionsService {
       await this.repositories.users.updatePasswordHash(user.id, passwordHash, this.clock.now(), trx);
       await this.repositories.sessions.deleteAllOfUser(user.id, trx);
     });
-    return this.startSession(user.id);
+    return this.startSession(user.id, passwordHash);
   }
 
   /** A user access token for one workspace (that the user belongs to) and one environment. */
@@ -209,10 +212,20 @@ export class SessionsService {
     return this.repositories.sessions.pruneExpired(this.clock.now());
   }
 
-  private async startSession(userId: string): Promise<SignedIn> {
+  /**
+   * Starts a session for a user authenticated by `passwordHash`, only if that is still their
+   * password: checked and inserted under the user's row lock. A password change signs out every
+   * session it finds when it commits; a sign-in that verified the old password just before (or a
+   * second change racing the first) would otherwise insert its session after that, and outlive
+   * the change that was meant to lock it out.
+   */
+  private async startSession(userId: string, passwordHash: string): Promise<SignedIn> {
     const now = this.clock.now();
     const sessionSecret = randomBytes(32).toString("base64url");
-    await this.repositories.sessions.insert({ id: newId("session", now), digest: digestSecret(sessionSecret), user_id: userId, created_at: now, expires_at: now + SESSION_POLICY.idleMs, absolute_expires_at: now + SESSION_POLICY.absoluteMs });
+    await this.repositories.transaction(async (trx) => {
+      if ((await this.repositories.users.lockPasswordHash(userId, trx)) !== passwordHash) throw new InvalidCredentialsError();
+      await this.repositories.sessions.insert({ id: newId("session", now), digest: digestSecret(sessionSecret), user_id: userId, created_at: now, expires_at: now + SESSION_POLICY.idleMs, absolute_expires_at: now + SESSION_POLICY.absoluteMs }, trx);
+    });
     return { sessionSecret, account: await this.members.accountOf(userId) };
   }
 }

@@ -361,6 +361,26 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect((await session.load()).signed_in).toBe(true);
     });
 
+    it("refuses a sign-in that checked the old password while the password changed", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const thief = new DashboardSession(t);
+      await thief.load();
+      // The thief's sign-in has read the user (with the old hash); the change completes; then it checks and signs in.
+      const users = t.runtime.repositories.users;
+      const findByEmail = users.findByEmail.bind(users);
+      let changed: number | undefined;
+      users.findByEmail = async (...args) => {
+        const user = await findByEmail(...args);
+        users.findByEmail = findByEmail;
+        changed = (await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" })).statusCode;
+        return user;
+      };
+      const late = await thief.signIn("ada@acme.example");
+      expect(changed).toBe(200);
+      expect(late.statusCode).toBe(401);
+      expect((await thief.load()).signed_in).toBe(false);
+    });
+
     it("refuses a token that another session exchanged while the password changed", async () => {
       const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
       const thief = new DashboardSession(t);

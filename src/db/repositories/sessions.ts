@@ -37,8 +37,8 @@ export interface TokenWithRole {
 export class SessionsRepository {
   constructor(private readonly knex: Knex) {}
 
-  async insert(row: SessionRow): Promise<void> {
-    await this.knex("sessions").insert(row);
+  async insert(row: SessionRow, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await trx("sessions").insert(row);
   }
 
   async findByDigest(digest: string): Promise<SessionRow | undefined> {

@@ -58,6 +58,16 @@ export class UsersRepository {
     return normalise(await this.knex("users").where({ id }).first());
   }
 
+  /**
+   * The user's password hash, read with their row locked until `trx` ends (FOR UPDATE on MySQL;
+   * SQLite has one writer): a password change holds the same row from its update to its commit,
+   * so this waits for it and then reads the new hash.
+   */
+  async lockPasswordHash(id: string, trx: Knex.Transaction): Promise<string | undefined> {
+    const row = (await trx("users").where({ id }).forUpdate().first("password_hash")) as { password_hash: string } | undefined;
+    return row?.password_hash;
+  }
+
   async updatePasswordHash(id: string, passwordHash: string, now: number, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
     await trx("users").where({ id }).update({ password_hash: passwordHash, updated_at: now });
   }
