@@ -435,6 +435,18 @@ describe.each(databases)("API keys ($name)", (database) => {
       expect(await statusWith(rotated.secret)).toBe(200);
     });
 
+    it("leaves one working secret after two rotations at once, not the loser's as well", async () => {
+      for (let round = 0; round < 10; round++) {
+        const key = await createKey();
+        const rotate = () => t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 0 } });
+        const answers = await Promise.all([rotate(), rotate()]);
+        expect(answers.map((res) => res.statusCode)).toEqual([200, 200]);
+        const working = [];
+        for (const secret of [key.secret, ...answers.map((res) => res.json().secret as string)]) if ((await statusWith(secret)) === 200) working.push(secret);
+        expect(working, `round ${round}`).toHaveLength(1);
+      }
+    });
+
     it("ends the old secret at once with overlap_seconds 0", async () => {
       const key = await createKey();
       const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 0 } });
