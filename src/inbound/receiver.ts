@@ -89,7 +89,7 @@ export class InboundReceiver {
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
     // The text of HTML is derived here, bounded (bodyText): mailparser's has no bound.
-    const mail = await simpleParser(raw, { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true }).catch((error: unknown) => {
+    const mail = await simpleParser(raw, PARSER_OPTIONS).catch((error: unknown) => {
       if (pastParserLimits(error)) return null;
       throw error;
     });
@@ -362,11 +362,15 @@ function recipientStatus(status: string | null, diagnostic: string): string {
 }
 
 /**
- * mailparser's splitter refuses a message past its limits (EMAXLEN): more than 1,000 MIME parts
- * (MAX_MIME_PARTS), or a part with over 1 MiB of header fields. No mail a person writes comes
- * near either; a 10 MiB message could otherwise hold 200,000 parts.
+ * mailparser's splitter refuses a message past its limits (EMAXLEN): more than MAX_MIME_PARTS
+ * MIME parts (its maxChildNodes, set here so that the 552 says what is enforced), or a part with
+ * over 1 MiB of header fields (its default). No mail a person writes comes near either; a 10 MiB
+ * message could otherwise hold 200,000 parts.
  */
 const MAX_MIME_PARTS = 1000;
+
+// Not a literal at the call: maxChildNodes is mailsplit's option, passed through, and not in mailparser's types.
+const PARSER_OPTIONS = { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true, maxChildNodes: MAX_MIME_PARTS };
 
 function pastParserLimits(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "EMAXLEN";

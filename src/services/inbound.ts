@@ -93,13 +93,18 @@ export const REPLY_MAX_ATTACHMENTS = 100;
  */
 export class ReplyTooLarge extends Error {
   constructor(readonly part: { kind: "body"; bytes: number } | { kind: "attachment"; index: number; size: number; maxSize: number } | { kind: "attachments"; count: number }) {
-    super(
-      part.kind === "body"
-        ? `a reply's row would take ${part.bytes} bytes to store`
-        : part.kind === "attachment"
-          ? `a reply's attachment ${part.index} (${part.size} bytes) is over ${part.maxSize} bytes`
-          : `a reply carries ${part.count} attachments, more than ${REPLY_MAX_ATTACHMENTS}`,
-    );
+    super(tooLargeMessage(part));
+  }
+}
+
+function tooLargeMessage(part: ReplyTooLarge["part"]): string {
+  switch (part.kind) {
+    case "body":
+      return `a reply's row would take ${part.bytes} bytes to store`;
+    case "attachment":
+      return `a reply's attachment ${part.index} (${part.size} bytes) is over ${part.maxSize} bytes`;
+    case "attachments":
+      return `a reply carries ${part.count} attachments, more than ${REPLY_MAX_ATTACHMENTS}`;
   }
 }
 

@@ -137,14 +137,15 @@ export class SmtpPool {
       throw refusal;
     }
     let { connection } = lease;
-    let result = await transact(connection, envelope, mime, transactionLimitMs(this.settings, mime.length));
+    const limitMs = transactionLimitMs(this.settings, mime.length);
+    let result = await transact(connection, envelope, mime, limitMs);
     // A reused connection can have been closed by the server while it sat idle. Nothing was
     // accepted on it (no reply, no complete message), so one more try on a new one is safe.
     if (lease.reused && isBroken(result) && !this.closed) {
       const fresh = await this.replace(state, connection);
       if ("failure" in fresh) return fresh.failure;
       connection = fresh.connection;
-      result = await transact(connection, envelope, mime, transactionLimitMs(this.settings, mime.length));
+      result = await transact(connection, envelope, mime, limitMs);
     }
     this.release(state, connection, result);
     return result;
