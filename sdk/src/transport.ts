@@ -164,19 +164,20 @@ async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: n
   }
 }
 
-/** `work`, or a rejection as soon as `signal` aborts (after `onAbort` has released the work). */
+/**
+ * `work`, or a rejection as soon as `signal` aborts (after `onAbort` has released the work).
+ * `work` is always followed, even when the signal had aborted before: its own rejection would
+ * otherwise go unhandled, which ends a Node process and is a page error in a browser.
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
-  if (signal.aborted) {
-    onAbort();
-    return Promise.reject(signal.reason);
-  }
   return new Promise<T>((resolve, reject) => {
     const abort = () => {
       onAbort();
       reject(signal.reason);
     };
-    signal.addEventListener("abort", abort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
   });
 }
 

@@ -322,6 +322,23 @@ describe("aborting", () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(fake.requests).toHaveLength(1);
   });
+  it("rejects a call whose signal was aborted before it began, and leaves no rejection of its fetch unhandled", async () => {
+    // A browser reports an unhandled rejection as a page error, and Node ends the process on one.
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    try {
+      const fake = fakeFetch(["hang"]);
+      const error = await fakeClient(fake).messages.list({}, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(error).toMatchObject({ message: "The request was aborted." });
+      // Node reports an unhandled rejection once the microtasks of the turn have run.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+    }
+  });
 });
 
 describe("Retry-After", () => {
