@@ -1397,7 +1397,8 @@ export interface paths {
          * @description Queues a sample event of `type` for this endpoint, whether or not it subscribes to that type.
          *     It is signed and retried like any other delivery; its `data` carries `test: true` and it
          *     belongs to no message or domain of yours (a domain event's sample names `example.com`).
-         *     Its attempts appear in `listWebhookAttempts`.
+         *     Its attempts appear in `listWebhookAttempts`. A disabled endpoint is sent nothing, so a
+         *     test for one is refused with `409 webhook_disabled`: enable it first.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1425,7 +1426,9 @@ export interface paths {
          * Redeliver an event to a webhook endpoint
          * @description Queues one event of this environment for this endpoint again, now, with a fresh retry
          *     schedule and the same `webhook-id` (the event id), so a receiver that already has it can
-         *     drop the copy. Works for any event, delivered or not, subscribed or not.
+         *     drop the copy. Works for any event, delivered or not, subscribed or not. A disabled
+         *     endpoint is sent nothing, so a redelivery to one is refused with `409 webhook_disabled`:
+         *     enable it first (`updateWebhook` with `enabled: true`).
          */
         post: operations["redeliverWebhookEvent"];
         delete?: never;
@@ -1454,6 +1457,8 @@ export interface paths {
          * @description Queues again, now and in the events' order, every delivery to this endpoint that failed
          *     (used up its retries, or is still being retried) for an event created at or after `since`.
          *     Deliveries that succeeded are left alone; use `redeliverWebhookEvent` for one of those.
+         *     A disabled endpoint is sent nothing, so a replay to one is refused with
+         *     `409 webhook_disabled`: enable it first, which also resumes the deliveries that waited.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -2134,7 +2139,7 @@ export interface components {
              *     `monthly_quota_exceeded`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`,
              *     `template_render_failed`, `layout_in_use`, `layout_unavailable`, `content_removed`,
              *     `batch_rejected`, `ip_not_allowed`, `sender_not_allowed`, `recipient_not_allowed`,
-             *     `webhook_target_not_allowed`, `internal_error`, `service_unavailable`. New codes may be
+             *     `webhook_target_not_allowed`, `webhook_disabled`, `internal_error`, `service_unavailable`. New codes may be
              *     added.
              */
             code: string;
@@ -3957,7 +3962,7 @@ export interface components {
         /**
          * @description The resource's state does not allow this (`message_not_cancelable`, `message_not_scheduled`, `api_key_revoked`,
          *     `api_key_expired`, `last_owner`, `already_a_member`, `domain_exists`, `domain_limit_reached`, `domain_not_verified`,
-         *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`), or a request with the same Idempotency-Key is still running
+         *     `domain_changed`, `template_exists`, `template_in_use`, `nothing_to_publish`, `template_changed`, `webhook_disabled`), or a request with the same Idempotency-Key is still running
          *     (`idempotency_key_in_use`, with `Retry-After: 1`, the pace to poll at, and `lock_seconds`, the
          *     server's lock: a request that crashed frees its key at most that long after it last renewed
          *     it, and a retry of the same request then takes it over). `domain_changed` carries `Retry-After` too: it

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { changedOnly } from "../domain/changes.js";
 import { parseInstant, toIso, toIsoOrNull, type Clock } from "../domain/clock.js";
-import { NotFoundError, refusedTarget, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
+import { ConflictError, NotFoundError, refusedTarget, ValidationError, WebhookTargetNotAllowedError } from "../domain/errors.js";
 import type { Principal, Scope } from "../domain/environments.js";
 import type { WebhookEventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
@@ -9,7 +9,7 @@ import { sampleEvent } from "../domain/sample-events.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventsRepository } from "../db/repositories/events.js";
 import { WebhookDeliveriesRepository, type AttemptFilters } from "../db/repositories/webhook-deliveries.js";
-import { WEBHOOK_URL_MAX_LENGTH, WebhookEndpointsRepository, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
+import { WEBHOOK_URL_MAX_LENGTH, WebhookEndpointsRepository, type WebhookDisabledReason, type WebhookEndpointPatch, type WebhookEndpointRow } from "../db/repositories/webhook-endpoints.js";
 import { scopeOf } from "./api-keys.js";
 import { removeInBatches } from "./in-batches.js";
 import type { SealedBox } from "./sealed-box.js";
@@ -43,6 +43,13 @@ const DEFAULT_OVERLAP_SECONDS = 86_400;
 export const WEBHOOK_RETENTION_MS = 30 * 24 * 3600 * 1000;
 /** Rows a pruning slice removes at most (of each kind it prunes). */
 const PRUNE_SLICE = 1000;
+
+/** Why an endpoint is disabled, in the words of a `webhook_disabled` problem. */
+const DISABLED_BECAUSE: Record<WebhookDisabledReason, string> = {
+  manual: "by its owner",
+  gone: "it answered 410 Gone",
+  failing: "its attempts failed for 5 days",
+};
 
 /**
  * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
@@ -157,7 +164,7 @@ export class WebhooksService {
   /** Queues a sample event of `type` for the endpoint, subscribed or not, signed and retried as any other. */
   async test(principal: Principal, id: string, type: WebhookEventType): Promise<WebhookDelivery> {
     const scope = scopeOf(principal);
-    const endpoint = await this.endpoint(scope, id);
+    const endpoint = await this.enabledEndpoint(scope, id);
     const now = this.clock.now();
     const eventId = newId("event", now);
     const payload = JSON.stringify(sampleEvent(type, scope.environment, eventId, toIso(now)));
@@ -169,7 +176,7 @@ export class WebhooksService {
   /** Queues one event again now, with the same webhook-id (its event id) and a fresh schedule. */
   async redeliver(principal: Principal, id: string, eventId: string): Promise<WebhookDelivery> {
     const scope = scopeOf(principal);
-    const endpoint = await this.endpoint(scope, id);
+    const endpoint = await this.enabledEndpoint(scope, id);
     const now = this.clock.now();
     const key = { endpointId: endpoint.id, eventId };
     const event = await this.events.find(scope, eventId);
@@ -188,7 +195,7 @@ export class WebhooksService {
 
   /** Queues again, in the events' order, every delivery to the endpoint that failed since `since`. */
   async replay(principal: Principal, id: string, since: string): Promise<WebhookReplay> {
-    const endpoint = await this.endpoint(scopeOf(principal), id);
+    const endpoint = await this.enabledEndpoint(scopeOf(principal), id);
     const sinceMs = parseInstant(since);
     if (Number.isNaN(sinceMs)) throw ValidationError.field("/since", "must be an RFC 3339 date-time");
     const count = await this.deliveries.replayFailed(endpoint.id, sinceMs, this.clock.now());
@@ -217,6 +224,24 @@ export class WebhooksService {
   private async endpoint(scope: Scope, id: string): Promise<WebhookEndpointRow> {
     const row = await this.endpoints.find(scope, id);
     if (!row) throw new NotFoundError("webhook", id);
+    return row;
+  }
+
+  /**
+   * The endpoint, for a request that queues deliveries to be sent now (test, redeliver, replay).
+   * A disabled endpoint is sent nothing and has no new deliveries queued for it, so such a
+   * request is refused rather than answered 202 for deliveries that would only wait. An endpoint
+   * disabled just after this check parks them, as it does its other queued deliveries.
+   */
+  private async enabledEndpoint(scope: Scope, id: string): Promise<WebhookEndpointRow> {
+    const row = await this.endpoint(scope, id);
+    if (!row.enabled) {
+      throw new ConflictError(
+        "webhook_disabled",
+        "Webhook endpoint disabled",
+        `Webhook endpoint ${id} is disabled (${DISABLED_BECAUSE[row.disabled_reason ?? "manual"]}) and is sent nothing: enable it first (updateWebhook with enabled: true), then try again.`,
+      );
+    }
     return row;
   }
 

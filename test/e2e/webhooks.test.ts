@@ -251,8 +251,13 @@ describe("webhook endpoints in the dashboard", () => {
     await page.getByRole("button", { name: "Disable", exact: true }).click();
     await notice().waitFor();
     expect(await notice().textContent()).toContain("Disabled by hand");
+    // A disabled endpoint is sent nothing: no test, redelivery or replay is offered (the API answers 409 webhook_disabled).
+    for (const name of ["Send test event", "Replay failed events"]) expect(await page.getByRole("button", { name, exact: true }).count(), name).toBe(0);
+    expect(await page.getByRole("button", { name: /^Redeliver / }).count()).toBe(0);
     await notice().getByRole("button", { name: "Enable" }).click();
     await expect.poll(() => notice().count()).toBe(0);
+    await page.getByRole("button", { name: /^Redeliver / }).first().waitFor();
+    for (const name of ["Send test event", "Replay failed events"]) expect(await page.getByRole("button", { name, exact: true }).count(), name).toBe(1);
     await screenshot(page, "webhook");
   });
 

@@ -442,6 +442,31 @@ describe.each(databases)("Webhooks ($name)", (database) => {
     });
   });
 
+  /**
+   * An endpoint disabled by its owner, with one event of the environment (whose delivery it had
+   * received), and how many deliveries were stored then: a refused request must add none.
+   */
+  const disabledEndpoint = async () => {
+    const webhook = await create();
+    await send();
+    await t.drainWebhooks();
+    const eventId = receiver.received[0]!.id;
+    const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { enabled: false } });
+    expect(res.statusCode, res.body).toBe(200);
+    return { webhook, eventId, deliveries: await count("webhook_deliveries") };
+  };
+  /** A 409 webhook_disabled that names how to enable the endpoint, and nothing queued or sent. */
+  const expectRefusedWhileDisabled = async (url: string, payload: Record<string, unknown>, before: { deliveries: number }) => {
+    const sent = receiver.received.length;
+    const res = await t.call({ method: "POST", url, payload });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json()).toMatchObject({ code: "webhook_disabled", detail: expect.stringContaining("enabled: true") });
+    expect(await count("webhook_deliveries")).toBe(before.deliveries);
+    expect(Number(((await t.runtime.db.knex("webhook_deliveries").where({ state: "pending" }).count({ n: "*" }).first()) as { n: number | string }).n)).toBe(0);
+    await t.drainWebhooks();
+    expect(receiver.received).toHaveLength(sent);
+  };
+
   describe("testWebhook", () => {
     beforeEach(() => open());
 
@@ -471,6 +496,11 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, payload: { type: "message.exploded" } });
       expect(res.statusCode).toBe(422);
       expect(await count("webhook_deliveries")).toBe(0);
+    });
+
+    it("refuses a disabled endpoint with 409 webhook_disabled, since nothing is sent to it, and queues nothing", async () => {
+      const disabled = await disabledEndpoint();
+      await expectRefusedWhileDisabled(`/v1/webhooks/${disabled.webhook.id}/test`, { type: "message.delivered" }, disabled);
     });
   });
 
@@ -595,6 +625,12 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       }
       expect(await count("webhook_deliveries")).toBe(0);
     });
+
+    it("refuses a disabled endpoint with 409 webhook_disabled, and leaves the event's delivery as it was", async () => {
+      const disabled = await disabledEndpoint();
+      await expectRefusedWhileDisabled(`/v1/webhooks/${disabled.webhook.id}/redeliver`, { event_id: disabled.eventId }, disabled);
+      expect(await delivery(disabled.webhook.id, disabled.eventId)).toMatchObject({ state: "succeeded" });
+    });
   });
 
   describe("replayWebhookEvents", () => {
@@ -624,6 +660,11 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       await t.drainWebhooks();
       expect(receiver.received.map((r) => r.payload.message_id)).toEqual(failing);
       expect(receiver.received.map((r) => r.payload.message_id)).not.toContain(before);
+    });
+
+    it("refuses a disabled endpoint with 409 webhook_disabled: enable it first, which resumes what is queued", async () => {
+      const disabled = await disabledEndpoint();
+      await expectRefusedWhileDisabled(`/v1/webhooks/${disabled.webhook.id}/replay`, { since: new Date(0).toISOString() }, disabled);
     });
   });
 

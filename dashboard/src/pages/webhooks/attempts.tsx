@@ -113,11 +113,12 @@ function ReplayForm({ webhook, onReplayed }: { webhook: Webhook; onReplayed: (co
 
 interface AttemptsProps {
   webhook: Webhook;
-  canManage: boolean;
+  /** Redeliver and replay: for a developer, while the endpoint is enabled (a disabled one is sent nothing). */
+  canResend: boolean;
 }
 
 /** listWebhookAttempts, newest first, with the failed ones alone on demand; redeliver and replay. */
-export function Attempts({ webhook, canManage }: AttemptsProps) {
+export function Attempts({ webhook, canResend }: AttemptsProps) {
   const api = useApi();
   const [failedOnly, setFailedOnly] = useState(false);
   const attempts = usePaged(
@@ -159,12 +160,12 @@ export function Attempts({ webhook, canManage }: AttemptsProps) {
               {failedOnly ? "No failed attempts." : "No attempts yet. Events are sent as they happen; send a test event to try the endpoint now."}
             </p>
           ) : (
-            <Table columns={COLUMNS} actions={canManage} busy={attempts.loading}>
+            <Table columns={COLUMNS} actions={canResend} busy={attempts.loading}>
               {data.map((attempt) => (
                 <AttemptRow
                   key={attempt.id}
                   attempt={attempt}
-                  onRedeliver={canManage ? (target) => void redeliver.run(target) : null}
+                  onRedeliver={canResend ? (target) => void redeliver.run(target) : null}
                   redelivering={redeliver.pending}
                 />
               ))}
@@ -173,7 +174,7 @@ export function Attempts({ webhook, canManage }: AttemptsProps) {
         }
       </Loaded>
       <Pager paged={attempts} label="Attempts" />
-      {canManage && (
+      {canResend && (
         <ReplayForm
           webhook={webhook}
           onReplayed={(count) => {

@@ -180,6 +180,9 @@ function WebhookView({ webhook, onChange }: { webhook: Webhook; onChange: (webho
   const [, navigate] = useLocation();
   const canManage = hasRole(workspace.role, "developer");
   const canReveal = hasRole(workspace.role, "admin");
+  // A disabled endpoint is sent nothing, so the API refuses a test, redelivery or replay for it
+  // (409 webhook_disabled): they are offered again once it is enabled.
+  const canSend = canManage && webhook.status === "enabled";
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [attemptsKey, setAttemptsKey] = useState(0);
@@ -238,9 +241,9 @@ function WebhookView({ webhook, onChange }: { webhook: Webhook; onChange: (webho
         </SummaryRow>
       </SummaryList>
       <SigningSecret webhook={webhook} canRotate={canManage} canReveal={canReveal} onRotated={onChange} />
-      {canManage && <TestEvent webhook={webhook} onSent={() => setAttemptsKey((value) => value + 1)} />}
+      {canSend && <TestEvent webhook={webhook} onSent={() => setAttemptsKey((value) => value + 1)} />}
       {/* Shown afresh after a test event, which queued a delivery. */}
-      <Attempts key={attemptsKey} webhook={webhook} canManage={canManage} />
+      <Attempts key={attemptsKey} webhook={webhook} canResend={canSend} />
 
       <Dialog open={editing} title="Edit endpoint" onClose={() => setEditing(false)}>
         <EditWebhookForm
