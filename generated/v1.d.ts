@@ -1310,7 +1310,8 @@ export interface paths {
         /**
          * Update a webhook endpoint
          * @description Changes the fields given and leaves the others. `event_types: null` subscribes to every
-         *     event type. Disabling keeps the endpoint's pending deliveries without attempting them;
+         *     event type. New `event_types` apply to events from then on: a delivery is queued when its
+         *     event happens, so one already queued is still sent. Disabling keeps the endpoint's pending deliveries without attempting them;
          *     enabling it again (also after Mailroom disabled it) resumes them and clears
          *     `disabled_reason` and `failing_since`. A new `url` is checked like `createWebhook`'s.
          *     Fields given as they are change nothing: an update that changes nothing leaves

@@ -228,6 +228,22 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(receiver.received.map((r) => r.payload.type)).toEqual(["message.delivered", "message.queued"]);
     });
 
+    it("sends the deliveries queued before its event types changed, and only the new types' events after", async () => {
+      const webhook = await create({ event_types: ["message.queued"] });
+      const before = await send();
+      const res = await t.call({ method: "PATCH", url: `/v1/webhooks/${webhook.id}`, payload: { event_types: ["message.delivered"] } });
+      expect(res.statusCode, res.body).toBe(200);
+      const after = await send();
+      await t.drain();
+      await t.drainWebhooks();
+      // The subscription is judged when the event happens: the queued delivery of `before` still goes.
+      expect(receiver.received.map((r) => [r.payload.type, r.payload.message_id])).toEqual([
+        ["message.queued", before],
+        ["message.delivered", before],
+        ["message.delivered", after],
+      ]);
+    });
+
     it("keeps a disabled endpoint's queued deliveries without sending them, and sends them once it is enabled again", async () => {
       const webhook = await create();
       await send();
