@@ -60,14 +60,14 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services, pub
     });
 
     auth.post("/auth/sign-up", { schema: { body: SCHEMAS.signUp } }, async (req, reply) => {
-      const result = await sessions.signUp(req.body as SignUpInput, req.ip, req.id);
+      const result = await sessions.signUp(req.body as SignUpInput, req.ip, req.id, cookies.read(req, "session"));
       reply.code(201);
       return signedIn(req, reply, result);
     });
 
     auth.post("/auth/sign-in", { schema: { body: SCHEMAS.signIn } }, async (req, reply) => {
       const { email: address, password: given } = req.body as { email: string; password: string };
-      return signedIn(req, reply, await sessions.signIn(address, given, req.ip));
+      return signedIn(req, reply, await sessions.signIn(address, given, req.ip, cookies.read(req, "session")));
     });
 
     auth.post("/auth/sign-out", async (req, reply) => {

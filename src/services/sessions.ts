@@ -83,7 +83,7 @@ export class SessionsService {
    * `client` is the caller's network address: sign-up attempts count against its sign-in budget.
    * `requestId` names the request in the audit event of joining through an invitation.
    */
-  async signUp(input: SignUpInput, client: string, requestId: string): Promise<SignedIn> {
+  async signUp(input: SignUpInput, client: string, requestId: string, replacing?: string): Promise<SignedIn> {
     // Counted first, whatever the outcome (a success gives it back): a loop of sign-ups must not
     // burn 0.3 s of a core each, nor ask without limit which addresses have an account.
     const reservation = await this.throttle.reserve({ client });
@@ -113,7 +113,7 @@ export class SessionsService {
       else await this.members.createOwnedWorkspace(user.id, input.workspace_name?.trim() || "My workspace", trx);
     });
     await this.throttle.succeeded(reservation);
-    return this.startSession(user.id, user.password_hash);
+    return this.startSession(user.id, user.password_hash, replacing);
   }
 
   /**
@@ -131,8 +131,11 @@ export class SessionsService {
     throw signupClosed();
   }
 
-  /** `client` is the caller's network address, for throttling password guessing. */
-  async signIn(email: string, password: string, client: string): Promise<SignedIn> {
+  /**
+   * `client` is the caller's network address, for throttling password guessing; `replacing`, the
+   * secret of the session the browser had, which the new one replaces (see startSession).
+   */
+  async signIn(email: string, password: string, client: string, replacing?: string): Promise<SignedIn> {
     const emailNormalized = normaliseEmail(email);
     // Counted before the password is checked (SignInThrottle), so parallel guesses cannot all pass.
     const reservation = await this.throttle.reserve({ email: emailNormalized, client });
@@ -142,7 +145,7 @@ export class SessionsService {
     if (!user || !valid) throw new InvalidCredentialsError();
     // Still the password just checked? A change meanwhile (during the 0.3 s of scrypt) answers
     // as a wrong password, and the attempt stays counted.
-    const signedIn = await this.startSession(user.id, user.password_hash);
+    const signedIn = await this.startSession(user.id, user.password_hash, replacing);
     await this.throttle.succeeded(reservation);
     return signedIn;
   }
@@ -218,12 +221,17 @@ export class SessionsService {
    * session it finds when it commits; a sign-in that verified the old password just before (or a
    * second change racing the first) would otherwise insert its session after that, and outlive
    * the change that was meant to lock it out.
+   *
+   * `replacing` is the session the browser presented, whose cookie the new one overwrites: it is
+   * ended with its tokens in the same transaction. The browser can no longer use it, and a copy
+   * of its cookie taken before (on a shared computer, say) would otherwise stay valid for days.
    */
-  private async startSession(userId: string, passwordHash: string): Promise<SignedIn> {
+  private async startSession(userId: string, passwordHash: string, replacing?: string): Promise<SignedIn> {
     const now = this.clock.now();
     const sessionSecret = randomBytes(32).toString("base64url");
     await this.repositories.transaction(async (trx) => {
       if ((await this.repositories.users.lockPasswordHash(userId, trx)) !== passwordHash) throw new InvalidCredentialsError();
+      if (replacing) await this.repositories.sessions.deleteByDigest(digestSecret(replacing), trx);
       await this.repositories.sessions.insert({ id: newId("session", now), digest: digestSecret(sessionSecret), user_id: userId, created_at: now, expires_at: now + SESSION_POLICY.idleMs, absolute_expires_at: now + SESSION_POLICY.absoluteMs }, trx);
     });
     return { sessionSecret, account: await this.members.accountOf(userId) };

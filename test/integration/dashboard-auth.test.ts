@@ -164,6 +164,32 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect(wrong.json().code).toBe("invalid_credentials");
     });
 
+    it("ends the session the browser had, with its tokens, when it signs in again: the cookie it replaced stops working", async () => {
+      await t.close();
+      t = await createTestApp(database, { SIGNUP: "open" });
+      const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
+      await signedUp(t, { email: "bob@acme.example" });
+      const token = await session.token(workspaceId);
+      const replaced = session.cookie("__Host-mailroom_session")!;
+      // A failed attempt leaves the browser signed in as it was.
+      expect((await session.signIn("bob@acme.example", "wrong password!")).statusCode).toBe(401);
+      expect((await session.load()).signed_in).toBe(true);
+      expect((await session.signIn("bob@acme.example")).statusCode).toBe(200);
+      expect(session.cookie("__Host-mailroom_session")).not.toBe(replaced);
+      const stale = await t.app.inject({ method: "GET", url: "/auth/session", headers: { cookie: `__Host-mailroom_session=${replaced}` } });
+      expect(stale.json().signed_in).toBe(false);
+      expect((await t.call({ method: "GET", url: "/v1/workspace", key: token })).statusCode).toBe(401);
+      // Bob's sign-up session, and the browser's new one.
+      expect(await rowCount("sessions")).toBe(2);
+      expect(await session.load()).toMatchObject({ signed_in: true, user: { email: "bob@acme.example" } });
+      // A sign-up from a signed-in browser replaces its session the same way.
+      const bobs = session.cookie("__Host-mailroom_session")!;
+      expect((await session.signUp({ email: "carol@acme.example" })).statusCode).toBe(201);
+      const gone = await t.app.inject({ method: "GET", url: "/auth/session", headers: { cookie: `__Host-mailroom_session=${bobs}` } });
+      expect(gone.json().signed_in).toBe(false);
+      expect(await rowCount("sessions")).toBe(2);
+    });
+
     it("throttles an address after 5 failures in 15 minutes, even for the right password, then lets it in again", async () => {
       await signedUp(t, { email: "ada@acme.example" });
       const session = new DashboardSession(t);

@@ -52,10 +52,13 @@ export class SessionsRepository {
 
   /** Ends a session and every token exchanged for it. */
   async delete(id: string): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await trx("access_tokens").where({ session_id: id }).delete();
-      await trx("sessions").where({ id }).delete();
-    });
+    await this.knex.transaction((trx) => deleteWithTokens(trx, id));
+  }
+
+  /** Ends the session whose secret has this digest, if there is one, with its tokens. */
+  async deleteByDigest(digest: string, trx: Knex.Transaction): Promise<void> {
+    const row = (await trx("sessions").where({ digest }).first("id")) as { id: string } | undefined;
+    if (row) await deleteWithTokens(trx, row.id);
   }
 
   /** Ends every session of a user (a password change), with their tokens. */
@@ -100,4 +103,9 @@ export class SessionsRepository {
     const sessions = await this.knex("sessions").where("expires_at", "<=", now).orWhere("absolute_expires_at", "<=", now).delete();
     return tokens + sessions;
   }
+}
+
+async function deleteWithTokens(trx: Knex.Transaction, sessionId: string): Promise<void> {
+  await trx("access_tokens").where({ session_id: sessionId }).delete();
+  await trx("sessions").where({ id: sessionId }).delete();
 }
