@@ -724,7 +724,8 @@ export interface paths {
         post?: never;
         /**
          * Revoke an invitation
-         * @description Withdraws a pending invitation; its link stops working.
+         * @description Withdraws a pending invitation; its link stops working. Only owners may withdraw an
+         *     invitation to be an owner, as only they may send one (`403 insufficient_role`).
          */
         delete: operations["revokeInvitation"];
         options?: never;

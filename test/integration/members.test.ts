@@ -111,6 +111,18 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       expect((await as(ownerToken).delete(`/v1/invitations/${pending.json().id}`)).statusCode).toBe(404);
     });
 
+    it("lets only an owner revoke an invitation to be an owner, as only an owner may send one", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      const toOwner = (await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example", role: "owner" })).json();
+      const toDeveloper = (await as(ownerToken).post("/v1/invitations", { email: "ada@navy.example", role: "developer" })).json();
+      const refused = await as(admin.token).delete(`/v1/invitations/${toOwner.id}`);
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().code).toBe("insufficient_role");
+      expect((await as(ownerToken).get("/v1/invitations")).json().data.map((i: { id: string }) => i.id).sort()).toEqual([toOwner.id, toDeveloper.id].sort());
+      expect((await as(admin.token).delete(`/v1/invitations/${toDeveloper.id}`)).statusCode).toBe(200);
+      expect((await as(ownerToken).delete(`/v1/invitations/${toOwner.id}`)).statusCode).toBe(200);
+    });
+
     it("keeps one pending invitation of two sent to one address at once, the other closed", async () => {
       const members = t.runtime.services.members;
       const principal = { workspaceId: owner.workspaceId, environment: "sandbox" as const, credential: { kind: "user_token" as const, id: "tok_test", userId: owner.userId, role: "owner" as const } };

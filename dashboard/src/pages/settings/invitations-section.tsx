@@ -14,7 +14,7 @@ import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
 import { readForm } from "../../lib/forms";
 import { retrySafeRequests } from "../../lib/idempotent-attempt";
-import { assignableRoles } from "../../lib/member-roles";
+import { assignableRoles, mayAssignRole } from "../../lib/member-roles";
 import { hasRole } from "../../lib/roles";
 import { ROLE_HINT, RoleOptions, isRole } from "./roles";
 
@@ -37,7 +37,7 @@ function InvitationLink({ invitation }: { invitation: InvitationWithUrl }) {
 /**
  * Invite by email and role, list pending invitations, revoke them. Every member sees the list;
  * Invite and Revoke are admins' and owners' (createInvitation, revokeInvitation), and an admin is
- * offered no owner role, as the server refuses it.
+ * offered no owner role, neither to invite nor to revoke, as the server refuses both.
  */
 export function InvitationsSection() {
   const api = useApi();
@@ -68,7 +68,7 @@ export function InvitationsSection() {
           <td className="nowrap">{formatDate(invitation.created_at)}</td>
           <td className="nowrap">{formatDate(invitation.expires_at)}</td>
           <td className="table__actions">
-            {canManage && (
+            {mayAssignRole(workspace.role, invitation.role, null) && (
               <button
                 type="button"
                 className="button button--small button--danger"
