@@ -27,6 +27,8 @@ export const AUDITED_OPERATIONS = {
   deleteTemplate: { target: "template", reach: "workspace" },
   updateMember: { target: "member", reach: "workspace" },
   removeMember: { target: "member", reach: "workspace" },
+  // Leaving is a removal of oneself: the log shows who went, as it shows who was removed.
+  leaveWorkspace: { target: "member", reach: "workspace" },
   createInvitation: { target: "invitation", reach: "workspace" },
   revokeInvitation: { target: "invitation", reach: "workspace" },
 } as const satisfies Record<string, { target: string; reach: "environment" | "workspace" }>;

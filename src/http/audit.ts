@@ -40,12 +40,17 @@ export function recordAuditedChange(operation: AuditedOperation, auditLog: Audit
   };
 }
 
-/** What was changed: the answer's id (a create's new object), else the path's id (a member's user id, a secret's endpoint). */
+/**
+ * What was changed: the answer's id (a create's new object), else the path's id (a member's user
+ * id, a secret's endpoint), else the user id of the member answered (leaving names no one in its path).
+ */
 function targetIdOf(req: FastifyRequest, payload: unknown): string | null {
   const answered = (payload as { id?: unknown } | null)?.id;
   if (typeof answered === "string") return answered;
   const addressed = Object.values((req.params ?? {}) as Record<string, unknown>).find((value) => typeof value === "string");
-  return (addressed as string | undefined) ?? null;
+  if (typeof addressed === "string") return addressed;
+  const member = (payload as { user_id?: unknown } | null)?.user_id;
+  return typeof member === "string" ? member : null;
 }
 
 /** The request body's top-level field names: what the caller asked to change, never the values. */

@@ -150,6 +150,8 @@ export function createHandlers(
 
     removeMember: async (req) => services.members.removeMember(principalOf(req), req.params.user_id),
 
+    leaveWorkspace: async (req) => services.members.leaveWorkspace(principalOf(req)),
+
     createInvitation: async (req, reply) => {
       const invitation = await services.members.createInvitation(principalOf(req), req.body, publicOrigin(req, site.publicUrl));
       reply.code(201);

@@ -93,14 +93,27 @@ export class MembersService {
 
   async removeMember(principal: Principal, userId: string): Promise<Schemas["Member"]> {
     const actor = memberOf(principal);
-    const target = await this.findMember(principal.workspaceId, userId);
+    return this.takeOut(principal.workspaceId, actor.userId, userId);
+  }
+
+  /** Any member, whatever their role, may take themselves out: leaving is a removal of oneself. */
+  async leaveWorkspace(principal: Principal): Promise<Schemas["Member"]> {
+    const { userId } = memberOf(principal);
+    return this.takeOut(principal.workspaceId, userId, userId);
+  }
+
+  /** Takes `userId` out of the workspace, by `actorId`'s decision (themselves: leaving). */
+  private async takeOut(workspaceId: string, actorId: string, userId: string): Promise<Schemas["Member"]> {
+    const target = await this.repositories.members.findMember(workspaceId, userId);
+    // One who left or was removed meanwhile lost this token with the membership.
+    if (!target) throw actorId === userId ? new AuthenticationError() : new NotFoundError("member", userId);
     const role = await this.repositories.transaction(async (trx) => {
-      const from = await this.decideUnderLock(principal.workspaceId, actor.userId, userId, null, trx);
-      await this.repositories.members.delete(principal.workspaceId, userId, trx);
+      const from = await this.decideUnderLock(workspaceId, actorId, userId, null, trx);
+      await this.repositories.members.delete(workspaceId, userId, trx);
       // Removal takes effect now: the member's tokens end, not at their expiry, and so do the
       // invitations they sent, whose links would otherwise still let people in at their word.
-      await this.repositories.sessions.deleteTokensOfMember(principal.workspaceId, userId, trx);
-      await this.repositories.invitations.closePendingBy(principal.workspaceId, userId, ungrantable(null), this.clock.now(), trx);
+      await this.repositories.sessions.deleteTokensOfMember(workspaceId, userId, trx);
+      await this.repositories.invitations.closePendingBy(workspaceId, userId, ungrantable(null), this.clock.now(), trx);
       return from;
     });
     return { ...target, role };
@@ -110,7 +123,8 @@ export class MembersService {
    * Whether the actor may move the target from their current role to `to` (null: removal),
    * decided on roles read under the workspace's membership lock: the principal's role and the
    * target's read before it may be stale by then (two owners demoting each other at once).
-   * Returns the target's role.
+   * Anyone may remove themselves (leave); the last owner may not, whoever asks. Returns the
+   * target's role.
    */
   private async decideUnderLock(workspaceId: string, actorId: string, targetId: string, to: Role | null, trx: Transaction): Promise<Role> {
     const roles = await this.repositories.members.lockRoles(workspaceId, trx);
@@ -119,7 +133,8 @@ export class MembersService {
     // Removed meanwhile: their token was revoked with the membership, as the next call would find.
     if (actorRole === undefined) throw new AuthenticationError();
     if (from === undefined) throw new NotFoundError("member", targetId);
-    if (!mayAssign(actorRole, from, to)) throw roleAtLeast(actorRole, "admin") ? ownerRoleError() : new InsufficientRoleError("admin", actorRole);
+    const leaving = actorId === targetId && to === null;
+    if (!leaving && !mayAssign(actorRole, from, to)) throw roleAtLeast(actorRole, "admin") ? ownerRoleError() : new InsufficientRoleError("admin", actorRole);
     const owners = [...roles.values()].filter((role) => role === "owner").length;
     if (from === "owner" && to !== "owner" && owners <= 1) throw lastOwnerError();
     return from;

@@ -296,6 +296,90 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
     });
   });
 
+  describe("leaveWorkspace", () => {
+    const leave = (token: string) => as(token).post("/v1/workspace/leave", {});
+
+    it.each(["developer", "viewer"])("lets a %s leave: their tokens stop working at once and they are no longer listed", async (role) => {
+      const grace = await member("grace@acme.example", role);
+      const liveToken = await grace.session.token(owner.workspaceId, "live");
+      const res = await leave(grace.token);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ object: "member", user_id: grace.userId, email: "grace@acme.example", role });
+      for (const token of [grace.token, liveToken]) expect((await as(token).get("/v1/workspace")).statusCode).toBe(401);
+      expect((await grace.session.post("/auth/token", { workspace_id: owner.workspaceId, environment: "sandbox" })).statusCode).toBe(404);
+      expect((await as(ownerToken).get("/v1/members")).json().data.map((m: { user_id: string }) => m.user_id)).toEqual([owner.userId]);
+    });
+
+    it("closes the pending invitations of a member who leaves: their links stop working", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      const invitation = await as(admin.token).post("/v1/invitations", { email: "alan@acme.example", role: "developer" });
+      const own = await as(ownerToken).post("/v1/invitations", { email: "barbara@acme.example" });
+      expect((await leave(admin.token)).statusCode).toBe(200);
+      expect((await as(ownerToken).get("/v1/invitations")).json().data.map((i: { id: string }) => i.id)).toEqual([own.json().id]);
+      const secret = invitation.json().accept_url.split("/").pop();
+      expect((await t.app.inject({ method: "GET", url: `/auth/invitations/${secret}` })).statusCode).toBe(404);
+    });
+
+    it("keeps the last owner: 409 last_owner, still a member", async () => {
+      const res = await leave(ownerToken);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe("last_owner");
+      expect((await as(ownerToken).get("/v1/members")).json().data.map((m: { role: string }) => m.role)).toEqual(["owner"]);
+    });
+
+    it("lets an owner leave while another owner remains", async () => {
+      const grace = await member("grace@acme.example", "owner");
+      expect((await leave(ownerToken)).json()).toMatchObject({ user_id: owner.userId, role: "owner" });
+      expect((await as(ownerToken).get("/v1/workspace")).statusCode).toBe(401);
+      expect((await as(grace.token).get("/v1/members")).json().data.map((m: { user_id: string; role: string }) => [m.user_id, m.role])).toEqual([[grace.userId, "owner"]]);
+      // Grace is now the last owner.
+      expect((await leave(grace.token)).json().code).toBe("last_owner");
+    });
+
+    it("keeps an owner when two owners leave at once", async () => {
+      const grace = await member("grace@acme.example", "owner");
+      const answers = await Promise.all([leave(ownerToken), leave(grace.token)]);
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 409]);
+      const survivor = answers[0]!.statusCode === 200 ? grace.token : ownerToken;
+      expect((await as(survivor).get("/v1/members")).json().data.map((m: { role: string }) => m.role)).toEqual(["owner"]);
+    });
+
+    it("is recorded in the audit log of both environments, the member who left as actor and target", async () => {
+      const grace = await member("grace@acme.example", "developer");
+      const res = await leave(grace.token);
+      expect(res.statusCode).toBe(200);
+      for (const environment of ["sandbox", "live"] as const) {
+        const log = await as(await owner.session.token(owner.workspaceId, environment)).get(`/v1/audit-events?operation=leaveWorkspace`);
+        expect(log.json().data, environment).toEqual([
+          expect.objectContaining({ operation: "leaveWorkspace", actor: { type: "user", id: grace.userId }, target: { type: "member", id: grace.userId }, fields: [] }),
+        ]);
+      }
+    });
+
+    it("refuses API keys: account operations act for a person", async () => {
+      const res = await leave(t.workspace.sandboxKey);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("user_token_required");
+    });
+
+    it("leaves only the token's workspace: the member's other workspaces and their members stay as they were", async () => {
+      const staging = (await as(ownerToken).post("/v1/workspaces", { name: "Staging" })).json();
+      const stagingToken = await owner.session.token(staging.id);
+      const invitation = (await as(stagingToken).post("/v1/invitations", { email: "grace@acme.example", role: "viewer" })).json();
+      const grace = await member("grace@acme.example", "developer");
+      expect((await grace.session.post("/auth/invitations/accept", { token: invitation.accept_url.split("/").pop() })).statusCode).toBe(200);
+      const graceStaging = await grace.session.token(staging.id);
+      expect((await leave(grace.token)).statusCode).toBe(200);
+      expect((await as(graceStaging).get("/v1/account")).json().workspaces.map((w: { id: string; role: string }) => [w.id, w.role])).toEqual([[staging.id, "viewer"]]);
+      expect((await as(stagingToken).get("/v1/members")).json().data.map((m: { user_id: string }) => m.user_id)).toEqual([owner.userId, grace.userId]);
+      // Ada owns both; leaving Staging leaves her the owner of Acme.
+      const alan = await member("alan@acme.example", "owner");
+      expect((await as(alan.token).get("/v1/members")).json().data).toHaveLength(2);
+      expect((await leave(stagingToken)).json().code).toBe("last_owner");
+      expect((await as(ownerToken).get("/v1/workspace")).statusCode).toBe(200);
+    });
+  });
+
   describe("tenant isolation", () => {
     it("answers 404 for another workspace's member and invitation, and keeps environments apart", async () => {
       const staging = (await as(ownerToken).post("/v1/workspaces", { name: "Staging" })).json();
