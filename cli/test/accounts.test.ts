@@ -174,6 +174,30 @@ describe("mailroom accounts remove-member", () => {
   });
 });
 
+describe("mailroom accounts leave-workspace", () => {
+  it("leaves the token's workspace, with an Idempotency-Key, and prints the member who left", async () => {
+    const api = stubApi(200, member);
+    const result = await runCli(["accounts", "leave-workspace"], { env, fetch: api.fetch });
+    expect([result.code, result.json<Member>(), api.seen]).toMatchObject([0, member, [{ method: "POST", target: "/v1/workspace/leave", idempotencyKey: expect.any(String) }]]);
+  });
+
+  it("says so on a terminal", async () => {
+    const result = await runCli(["accounts", "leave-workspace"], { env, tty: true, fetch: stubApi(200, member).fetch });
+
+    expect(result.stdout).toMatch(/^user_id\s+usr_01jd3k8m2q5v7w9x1y3z5a7b9c$/m);
+    expect(result.stdout).toMatch(/\n\nLeft the workspace\.\n$/);
+  });
+
+  it("exits 1 with the API's 409 when the last owner would leave", async () => {
+    const api = stubApi(409, { type: "https://mailroom.dev/problems/last_owner", title: "Last owner", status: 409, code: "last_owner", detail: "A workspace needs an owner.", request_id: "req_2" });
+
+    const result = await runCli(["accounts", "leave-workspace"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(1);
+    expect(problemOf(result)).toMatchObject({ status: 409, code: "last_owner" });
+  });
+});
+
 describe("mailroom accounts create-invitation", () => {
   it("invites --email with --role and prints the invitation with its accept_url", async () => {
     const api = stubApi(201, newInvitation);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Mailroom, PermissionDeniedError, type Account, type Invitation, type InvitationWithUrl, type Member, type WorkspaceMembership } from "../src/index.js";
+import { ConflictError, Mailroom, PermissionDeniedError, type Account, type Invitation, type InvitationWithUrl, type Member, type WorkspaceMembership } from "../src/index.js";
 import { contractExample, fakeFetch, json, problem, theRequest, type FakeFetch } from "./helpers.js";
 
 /**
@@ -106,6 +106,21 @@ describe("accounts.removeMember", () => {
     const fake = fakeFetch([json(200, member)]);
     await expect(userClient(fake).accounts.removeMember(USER_ID)).resolves.toEqual(member);
     expect(theRequest(fake)).toEqual({ method: "DELETE", target: `/v1/members/${USER_ID}`, body: undefined, idempotencyKey: null });
+  });
+});
+
+describe("accounts.leaveWorkspace", () => {
+  it("POSTs to /v1/workspace/leave with an Idempotency-Key and no body, and resolves to the member who left", async () => {
+    const fake = fakeFetch([json(200, member)]);
+    await expect(userClient(fake).accounts.leaveWorkspace()).resolves.toEqual(member);
+    expect(theRequest(fake)).toEqual({ method: "POST", target: "/v1/workspace/leave", body: undefined, idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  it("throws ConflictError for the last owner", async () => {
+    const fake = fakeFetch([problem(409, "last_owner")]);
+    const refused = userClient(fake).accounts.leaveWorkspace();
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toMatchObject({ status: 409, code: "last_owner" });
   });
 });
 

@@ -337,6 +337,10 @@ describe("the SDK against the contract's mock", () => {
       await expect(mr.accounts.removeMember(USER_ID)).resolves.toMatchObject({ object: "member" });
     });
 
+    it("leaveWorkspace returns the member who left", async () => {
+      await expect(mr.accounts.leaveWorkspace()).resolves.toMatchObject({ object: "member" });
+    });
+
     it("createInvitation returns the invitation with its accept_url, with or without a role", async () => {
       await expect(mr.accounts.createInvitation({ email: "grace@acme.example", role: "developer" })).resolves.toMatchObject({ object: "invitation", accept_url: expect.any(String) });
       await expect(mr.accounts.createInvitation({ email: "grace@acme.example" })).resolves.toMatchObject({ object: "invitation" });

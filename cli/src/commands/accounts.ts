@@ -140,6 +140,17 @@ export const accounts: Noun = {
       },
     },
     {
+      command: "leave-workspace",
+      describe: "Leave the token's workspace, whatever your role; your tokens for it stop working at once",
+      operationId: "leaveWorkspace",
+      examples: [["$0 accounts leave-workspace", "Leave the workspace (the last owner cannot)"]],
+      // No --idempotency-key: leaving ends the token, so a rerun is refused 401 whatever its key.
+      async run({ client, output }) {
+        const member = await client().accounts.leaveWorkspace();
+        output.result(member, () => `${renderMember(member)}\n\nLeft the workspace.`);
+      },
+    },
+    {
       command: "create-invitation",
       aliases: ["invite"],
       describe: "Invite an address with a role; prints the link to accept, shown only once",

@@ -37,6 +37,14 @@ export class Accounts extends Resource {
     return this.client.unwrap(this.client.http.DELETE("/v1/members/{user_id}", { params: { path: { user_id: userId } }, ...this.client.init(options, "DELETE") }));
   }
 
+  /**
+   * `leaveWorkspace`: take the calling user out of the token's workspace, whatever their role; the
+   * token stops working at once. The last owner cannot leave (`ConflictError`, `last_owner`).
+   */
+  leaveWorkspace(options?: RequestOptions): Promise<Member> {
+    return this.client.unwrap(this.client.http.POST("/v1/workspace/leave", this.client.init(options, "POST")));
+  }
+
   /** `createInvitation`: invite an address with a role; `accept_url` is shown only now. */
   createInvitation(params: RequestBody<"createInvitation">, options?: RequestOptions): Promise<InvitationWithUrl> {
     return this.client.unwrap(this.client.http.POST("/v1/invitations", { body: params, ...this.client.init(options, "POST") }));
