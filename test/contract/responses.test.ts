@@ -209,6 +209,12 @@ describe("every response honours the contract", () => {
     const pending = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "alan@acme.example" } });
     await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
     await expectConforming("revokeInvitation", "DELETE", "/v1/invitations/{invitation_id}", `/v1/invitations/${pending.json().id}`, { key });
+    await expectConforming("leaveWorkspace", "POST", "/v1/workspace/leave", "/v1/workspace/leave", { key });
+    await expectConforming("leaveWorkspace", "POST", "/v1/workspace/leave", "/v1/workspace/leave");
+    const leaving = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "barbara@acme.example", role: "viewer" } });
+    const barbara = await signedUp(t, { email: "barbara@acme.example", invitation_token: leaving.json().accept_url.split("/").pop() });
+    const left = await expectConforming("leaveWorkspace", "POST", "/v1/workspace/leave", "/v1/workspace/leave", { key: await barbara.session.token(owner.workspaceId) });
+    expect(left.statusCode).toBe(200);
   });
 
   it("for inbound replies", async () => {

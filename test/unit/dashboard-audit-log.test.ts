@@ -41,6 +41,10 @@ describe("operationLabel", () => {
     expect(operationLabel("updateWorkspace")).toBe("Updated workspace settings");
   });
 
+  it("says a member left, whose leaving is a removal of themselves", () => {
+    expect(operationLabel("leaveWorkspace")).toBe("Left workspace");
+  });
+
   it("reads an operation it does not know as its words", () => {
     expect(operationLabel("verifyDomain")).toBe("Verify domain");
   });

@@ -27,6 +27,7 @@ export const AUDITED_OPERATIONS = [
   "updateWorkspace",
   "updateMember",
   "removeMember",
+  "leaveWorkspace",
   "createInvitation",
   "revokeInvitation",
 ] as const;
@@ -50,6 +51,7 @@ const LABELS: Record<string, string> = {
   getWebhookSecret: "Revealed webhook signing secret",
   rotateDomainDkim: "Rotated domain DKIM keys",
   updateWorkspace: "Updated workspace settings",
+  leaveWorkspace: "Left workspace",
 };
 
 /**

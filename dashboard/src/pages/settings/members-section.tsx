@@ -22,9 +22,10 @@ interface PendingChange {
 }
 
 /**
- * The workspace's members: change a role, remove someone (listMembers, updateMember, removeMember).
- * Every member sees the list; the role selects and Remove are offered only where the server
- * would allow them (admins below owner, owners everyone), since it answers the rest with 403.
+ * The workspace's members: change a role, remove someone, leave (listMembers, updateMember,
+ * removeMember, leaveWorkspace). Every member sees the list; the role selects and Remove are
+ * offered only where the server would allow them (admins below owner, owners everyone), since it
+ * answers the rest with 403. Every member may leave, from their own row, but the last owner.
  */
 export function MembersSection() {
   const api = useApi();
@@ -87,7 +88,18 @@ export function MembersSection() {
               </td>
               <td className="nowrap">{formatDate(member.joined_at)}</td>
               <td className="table__actions">
-                {!lastOwner && mayRemoveMember(actor, member.role) && (
+                {isSelf(member) && (
+                  <button
+                    type="button"
+                    className="button button--small button--danger"
+                    disabled={lastOwner}
+                    title={lastOwner ? "A workspace needs at least one owner: make someone else an owner first" : undefined}
+                    onClick={() => setRemoving(member)}
+                  >
+                    Leave workspace
+                  </button>
+                )}
+                {!isSelf(member) && !lastOwner && mayRemoveMember(actor, member.role) && (
                   <button
                     type="button"
                     className="button button--small button--danger"
@@ -138,21 +150,30 @@ export function MembersSection() {
           )
         }
       </ConfirmDialog>
+      {/* Your own row leaves (leaveWorkspace, any role); another's removes them. */}
       <ConfirmDialog
         target={removing}
-        title="Remove member?"
-        confirmLabel="Remove member"
+        title={removing !== null && isSelf(removing) ? "Leave workspace?" : "Remove member?"}
+        confirmLabel={removing !== null && isSelf(removing) ? "Leave workspace" : "Remove member"}
         onClose={() => setRemoving(null)}
         onConfirm={async (member) => {
-          await api.call((mr) => mr.accounts.removeMember(member.user_id));
-          members.reload();
-          // Leaving: the session moves the page to another workspace (or the No workspace page).
-          if (isSelf(member)) refresh();
+          if (!isSelf(member)) {
+            await api.call((mr) => mr.accounts.removeMember(member.user_id));
+            members.reload();
+            return;
+          }
+          await api.call((mr) => mr.accounts.leaveWorkspace());
+          // The workspace is gone from the session: asking for it again moves the page to another
+          // workspace, or to the No workspace page when there is none left, as after a removal.
+          refresh();
         }}
       >
         {(member) =>
           isSelf(member) ? (
-            <p>You leave this workspace and lose access to it at once, in live and in the sandbox. Only an invitation brings you back.</p>
+            <p>
+              You leave <strong>{workspace.name}</strong> and lose access to it at once, in live and in the sandbox, and the invitations you sent that are
+              still pending are withdrawn. Only an invitation brings you back.
+            </p>
           ) : (
             <p>
               <strong>{member.email}</strong> loses access to this workspace at once, in live and in the sandbox.
