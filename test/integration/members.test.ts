@@ -356,6 +356,15 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       }
     });
 
+    it("refuses a retry with the same Idempotency-Key 401: leaving ended the token", async () => {
+      const grace = await member("grace@acme.example", "developer");
+      const retry = () => t.call({ method: "POST", url: "/v1/workspace/leave", payload: {}, key: grace.token, headers: { "idempotency-key": "leave-1" } });
+      expect((await retry()).statusCode).toBe(200);
+      const again = await retry();
+      expect(again.statusCode).toBe(401);
+      expect(again.headers["idempotent-replayed"]).toBeUndefined();
+    });
+
     it("refuses API keys: account operations act for a person", async () => {
       const res = await leave(t.workspace.sandboxKey);
       expect(res.statusCode).toBe(403);
