@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
 
 /**
- * Pending invitations on the Settings page (docs/dashboard.md), in real Chromium against the real
- * server: an admin is offered Revoke only for the invitations an admin may send, as the server
- * refuses an admin's revocation of an invitation to be an owner.
+ * Invitations and membership on the Settings page (docs/dashboard.md), in real Chromium against
+ * the real server: an admin is offered Revoke only for the invitations an admin may send, as the
+ * server refuses an admin's revocation of an invitation to be an owner; any member may leave.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const ADMIN = { name: "Grace Hopper", email: "grace@acme.example", password: "another fine passphrase" };
+const VIEWER = { name: "Dorothy Vaughan", email: "dorothy@acme.example", password: "yet another passphrase" };
 
-describe("invitations in the dashboard", () => {
+describe("invitations and members in the dashboard", () => {
   let harness: DashboardHarness;
 
   beforeAll(async () => {
@@ -38,6 +39,22 @@ describe("invitations in the dashboard", () => {
       expect(admin.errors).toEqual([]);
     } finally {
       await admin.context.close();
+    }
+  });
+
+  it("lets a viewer leave the workspace from their own row, after asking, to the No workspace page", async () => {
+    const viewer = await harness.openAsInvitedMember(VIEWER, "viewer");
+    try {
+      await viewer.page.goto("/settings");
+      const own = viewer.page.getByTestId("member-row").filter({ hasText: VIEWER.email });
+      await own.getByRole("button", { name: "Leave workspace" }).click();
+      await viewer.page.getByRole("dialog", { name: "Leave workspace?" }).getByRole("button", { name: "Leave workspace" }).click();
+      await viewer.page.getByRole("heading", { level: 1, name: "No workspace" }).waitFor();
+      const members = (await (await harness.sdk("sandbox")).accounts.listMembers()).data.map((member) => member.email);
+      expect(members).not.toContain(VIEWER.email);
+      expect(viewer.errors).toEqual([]);
+    } finally {
+      await viewer.context.close();
     }
   });
 });
