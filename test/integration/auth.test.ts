@@ -224,6 +224,9 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
       if (/\{\w+\}/.test(op.path)) attempts.push({ label: "path too long", url: op.path.replace(/\{\w+\}/g, longId) });
       if (op.method === "get") attempts.push({ label: "invalid query", url: `${request.url}?limit=0&unknown=1` });
       if (op.method === "get") attempts.push({ label: "HEAD", url: request.url, method: "HEAD" });
+      // Every POST takes an Idempotency-Key, and an authenticated caller's over-long one is a 422:
+      // the one input of a POST that has neither a path parameter nor a body (leaveWorkspace).
+      if (op.method === "post") attempts.push({ label: "Idempotency-Key too long", url: request.url, headers: { "idempotency-key": "k".repeat(258) } });
       if (hasBody(op)) {
         attempts.push({ label: "invalid body", url: request.url, payload: { not_a_field: true } });
         attempts.push({ label: "malformed JSON", url: request.url, payload: "{", headers: { "content-type": "application/json" } });
