@@ -217,6 +217,30 @@ describe("every response honours the contract", () => {
     expect(left.statusCode).toBe(200);
   });
 
+  it("for a body too large or not JSON, sent to every operation that reads one, with or without a declared body", async () => {
+    // Fastify parses any request body of these methods before a handler runs, so an operation
+    // that takes none (cancelMessage, removeMember) still answers 413 and 415, and must say so.
+    const small = await createTestApp(databases[0]!, { BODY_LIMIT_BYTES: "1024" });
+    try {
+      const owner = await signedUp(small, { email: "ada@acme.example", workspace_name: "Acme" });
+      const key = await owner.session.token(owner.workspaceId);
+      const bodies = [
+        { status: 413, payload: JSON.stringify({ name: "x".repeat(2048) }), contentType: "application/json" },
+        { status: 415, payload: "name=x", contentType: "text/plain" },
+      ];
+      for (const op of operationsOf(loadSpec()).filter((o) => o.method !== "get")) {
+        const url = op.path.replace(/\{[a-z_]+\}/g, "unknown");
+        for (const { status, payload, contentType } of bodies) {
+          const res = await small.call({ method: op.method.toUpperCase() as "POST", url, key, payload, headers: { "content-type": contentType } });
+          const problems = checker.check(op.method, op.path, res.statusCode, res.headers["content-type"] as string | undefined, res.payload);
+          expect({ status: res.statusCode, problems }, `${op.operationId} with ${contentType}: ${res.payload.slice(0, 200)}`).toEqual({ status, problems: [] });
+        }
+      }
+    } finally {
+      await small.close();
+    }
+  });
+
   it("for inbound replies", async () => {
     const sent = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() });
     const id = sent.json().id as string;
