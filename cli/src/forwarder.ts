@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { Webhooks } from "mailroom";
+import { retryAfterMs, type Webhooks } from "mailroom";
+
+/** The longest a receiver's `Retry-After` is waited for; past it the retry comes sooner, as the SDK's cap. */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /** What became of one forwarded event. */
 export interface ForwardResult {
@@ -22,7 +25,7 @@ export interface ForwarderOptions {
   signer: Pick<Webhooks, "sign">;
   /** Retries after a failed attempt. */
   retries: number;
-  /** The wait before the first retry; it doubles for each further one. */
+  /** The wait before the first retry; it doubles for each further one, unless the receiver's Retry-After asks for longer. */
   backoffMs: number;
   /** How long one attempt may take to be answered. */
   timeoutMs: number;
@@ -36,8 +39,8 @@ export function newWebhookSecret(): string {
 /**
  * Delivers payloads to a local receiver the way Mailroom delivers webhooks: a JSON POST signed per
  * Standard Webhooks, the same `webhook-id` on every attempt (so the receiver can drop duplicates)
- * and a fresh timestamp and signature on each, only a 2xx counting as delivered, and redirects
- * not followed.
+ * and a fresh timestamp and signature on each, only a 2xx counting as delivered, redirects not
+ * followed, and a receiver's Retry-After honoured.
  */
 export class Forwarder {
   constructor(private readonly options: ForwarderOptions) {}
@@ -48,16 +51,17 @@ export class Forwarder {
     let attempts = 0;
     for (;;) {
       attempts++;
-      const last = await this.attempt(webhookId, body, signal);
+      const { retryAfterMs: asked, ...last } = await this.attempt(webhookId, body, signal);
       const ok = last.status !== null && last.status >= 200 && last.status < 300;
       if (ok || attempts > this.options.retries) {
         return { ...last, ok, attempts, duration_ms: Math.round(performance.now() - started) };
       }
-      await wait(this.options.backoffMs * 2 ** (attempts - 1), signal);
+      const backoff = this.options.backoffMs * 2 ** (attempts - 1);
+      await wait(Math.max(backoff, Math.min(asked ?? 0, MAX_RETRY_AFTER_MS)), signal);
     }
   }
 
-  private async attempt(webhookId: string, body: string, signal: AbortSignal): Promise<{ status: number | null; error?: string }> {
+  private async attempt(webhookId: string, body: string, signal: AbortSignal): Promise<{ status: number | null; error?: string; retryAfterMs?: number }> {
     const headers = await this.options.signer.sign(body, this.options.secret, { id: webhookId });
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     try {
@@ -68,13 +72,25 @@ export class Forwarder {
         redirect: "manual",
         signal: AbortSignal.any([signal, timeout]),
       });
-      // Read (and drop) the body, so that the connection can be reused for the next event.
-      await response.arrayBuffer().catch(() => undefined);
-      return { status: response.status };
+      await drain(response);
+      return { status: response.status, retryAfterMs: retryAfterMs(response.headers, Date.now()) };
     } catch (error) {
       if (signal.aborted) throw error;
       return { status: null, error: timeout.aborted ? `no answer within ${this.options.timeoutMs / 1000} s` : describeFetchError(error) };
     }
+  }
+}
+
+/**
+ * Reads the body to its end, chunk by chunk and keeping none, so that the connection can be
+ * reused for the next event whatever the receiver sends back. A body that never ends is cut by
+ * the attempt's timeout, whose signal the read shares.
+ */
+async function drain(response: Response): Promise<void> {
+  try {
+    await response.body?.pipeTo(new WritableStream());
+  } catch {
+    // A body cut short says nothing more about the answer than its status did.
   }
 }
 

@@ -238,6 +238,9 @@ export interface Delivery {
   verified: unknown;
 }
 
+/** The receiver's answer to one delivery: a status, or a status with headers (say, `retry-after`). */
+export type ReceiverAnswer = number | { status: number; headers?: Record<string, string> };
+
 export interface WebhookReceiver {
   url: string;
   deliveries: Delivery[];
@@ -249,7 +252,7 @@ export interface WebhookReceiver {
  * the public `standardwebhooks` library and `secret` (or the secret known by the time a delivery
  * comes), and answers what `answer` says, 204 by default.
  */
-export async function startWebhookReceiver(secret: string | (() => string), answer: (delivery: Delivery, index: number) => number = () => 204): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(secret: string | (() => string), answer: (delivery: Delivery, index: number) => ReceiverAnswer = () => 204): Promise<WebhookReceiver> {
   const deliveries: Delivery[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -264,7 +267,9 @@ export async function startWebhookReceiver(secret: string | (() => string), answ
       }
       const delivery = { headers: request.headers, body, verified };
       deliveries.push(delivery);
-      response.statusCode = answer(delivery, deliveries.length - 1);
+      const given = answer(delivery, deliveries.length - 1);
+      const { status, headers = {} } = typeof given === "number" ? { status: given } : given;
+      response.writeHead(status, headers);
       response.end();
     });
   });

@@ -3,6 +3,7 @@ import type { Event, EventType, PageBody } from "mailroom";
 import type { TestServer } from "../../test/helpers/http-server.js";
 import {
   type Delivery,
+  type ReceiverAnswer,
   eventually,
   type FileServer,
   interruption,
@@ -33,7 +34,7 @@ afterEach(async () => {
 });
 
 /** A receiver on a loopback port that verifies each delivery (see helpers.ts), closed after the test. */
-async function startReceiver(secret: string | (() => string), answer?: (delivery: Delivery, index: number) => number) {
+async function startReceiver(secret: string | (() => string), answer?: (delivery: Delivery, index: number) => ReceiverAnswer) {
   const receiver = await startWebhookReceiver(secret, answer);
   receivers.push(receiver);
   return receiver;
@@ -292,6 +293,21 @@ describe("mailroom listen", () => {
     expect(line).toMatchObject({ id: event.id, status: 200, ok: true, attempts: 3 });
     // 0.5 s, then 1 s between the attempts.
     expect(line?.duration_ms).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it("waits as long as the receiver's Retry-After asks before retrying, when that is longer than the backoff", async () => {
+    const api = eventsApi();
+    const receiver = await startReceiver(SECRET, (_delivery, index) => (index === 0 ? { status: 429, headers: { "retry-after": "2" } } : 204));
+    const { listen, stop } = await startListen(["--forward-to", receiver.url, "--secret", SECRET], { env: stubEnv, fetch: api.fetch });
+
+    api.add(anEvent("message.delivered"));
+    await eventually(() => expect(linesOf(listen.stdout())).toHaveLength(1), 10_000);
+    await stop();
+
+    const [line] = linesOf(listen.stdout());
+    expect(line).toMatchObject({ status: 204, ok: true, attempts: 2 });
+    // Retry-After: 2, not the first backoff's 0.5 s.
+    expect(line?.duration_ms).toBeGreaterThanOrEqual(2_000);
   });
 
   it("reports an event the receiver keeps refusing, and goes on with the next", async () => {

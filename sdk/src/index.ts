@@ -15,6 +15,7 @@ export {
   InternalServerError,
   APIConnectionError,
   APITimeoutError,
+  retryAfterMs,
 } from "./errors.js";
 export type { Problem, FieldError } from "./errors.js";
 export { Page, PagePromise } from "./pagination.js";

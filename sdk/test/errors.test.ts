@@ -12,6 +12,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   UnprocessableEntityError,
+  retryAfterMs,
 } from "../src/index.js";
 import { fakeClient, fakeFetch, problem, type Reply } from "./helpers.js";
 
@@ -187,6 +188,22 @@ describe("RateLimitError.retry_after", () => {
   it("is undefined when the server did not say", async () => {
     const error = await errorFor(problem(429, "rate_limited"));
     expect((error as RateLimitError).retry_after).toBeUndefined();
+  });
+});
+
+describe("retryAfterMs", () => {
+  const now = Date.parse("2026-11-30T10:00:00Z");
+  const after = (value?: string) => retryAfterMs(new Headers(value === undefined ? {} : { "retry-after": value }), now);
+
+  it("reads whole seconds and an HTTP-date as milliseconds from now", () => {
+    expect(after("42")).toBe(42_000);
+    expect(after(" 7 ")).toBe(7_000);
+    expect(after("Mon, 30 Nov 2026 10:01:30 GMT")).toBe(90_000);
+    expect(after("Mon, 30 Nov 2026 09:00:00 GMT")).toBe(0);
+  });
+
+  it("is undefined when Retry-After is absent, empty or neither form", () => {
+    for (const value of [undefined, "", "1.5", "-3", "soon", "2026-11-30T10:01:30Z"]) expect(after(value), String(value)).toBeUndefined();
   });
 });
 

@@ -32,7 +32,7 @@ export const listen: Command = {
       .option("secret", { type: "string", describe: "Sign with this whsec_ secret (default: $MAILROOM_WEBHOOK_SECRET, else a new random one, printed at start); visible to other users in the process list, unlike the variable" })
       .option("since", { type: "string", describe: "First forward the events since then (10m, 1h, RFC 3339); default: only new ones" })
       .option("interval", intervalFlag(1, "Seconds between polls of the event list"))
-      .option("retries", { type: "number", describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling)", default: 3 }),
+      .option("retries", { type: "number", describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling, or the receiver's Retry-After up to 60 s)", default: 3 }),
   run: listenAndForward,
 };
 
