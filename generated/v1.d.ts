@@ -3671,7 +3671,9 @@ export interface components {
             environment: components["schemas"]["Environment"];
             /**
              * Format: uri
-             * @description Where events are POSTed.
+             * @description Where events are POSTed. A user name and password in it (`https://user:pass@host/…`)
+             *     are sent as HTTP Basic credentials with every delivery; a viewer is shown them masked
+             *     (`https://***:***@host/…`), as the signing secret is never shown to them.
              */
             url: string;
             /** @description A note of your own. */
@@ -3716,7 +3718,9 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An `http` or `https` URL to POST events to.
+         * @description An `http` or `https` URL to POST events to. A user name and password in it
+         *     (`https://user:pass@host/…`, percent-encoded) are sent as HTTP Basic credentials with
+         *     every delivery, and masked for viewers.
          */
         WebhookUrl: string;
         CreateWebhookRequest: {

@@ -5,6 +5,8 @@ import { ConflictError, NotFoundError, refusedTarget, ValidationError, WebhookTa
 import type { Principal, Scope } from "../domain/environments.js";
 import type { WebhookEventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
+import { maskUrlCredentials } from "../domain/redact.js";
+import { roleAtLeast } from "../domain/roles.js";
 import { sampleEvent } from "../domain/sample-events.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventsRepository } from "../db/repositories/events.js";
@@ -55,6 +57,18 @@ const DISABLED_BECAUSE: Record<WebhookDisabledReason, string> = {
  * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
  * for 24 to 64).
  */
+/**
+ * The endpoint as the caller may see it. A user name and password in its URL are the receiver's
+ * HTTP Basic credentials, sent with every delivery: a secret, like the signing secret. A viewer
+ * reads endpoints but may not change them, so is shown them masked (`https://***:***@…`), as
+ * the signing secret is never shown to them; whoever may edit the URL sees it whole.
+ */
+function shownTo(principal: Principal, webhook: Webhook): Webhook {
+  const { credential } = principal;
+  if (credential.kind === "api_key" || roleAtLeast(credential.role, "developer")) return webhook;
+  return { ...webhook, url: maskUrlCredentials(webhook.url) };
+}
+
 const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 /** Webhook endpoints of one environment, their secrets, and what is sent to them. */
@@ -98,11 +112,12 @@ export class WebhooksService {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<Page<Webhook>> {
-    return this.endpoints.list(scopeOf(principal), page);
+    const listed = await this.endpoints.list(scopeOf(principal), page);
+    return { ...listed, data: listed.data.map((webhook) => shownTo(principal, webhook)) };
   }
 
   async get(principal: Principal, id: string): Promise<Webhook> {
-    return WebhookEndpointsRepository.toWire(await this.endpoint(scopeOf(principal), id));
+    return shownTo(principal, WebhookEndpointsRepository.toWire(await this.endpoint(scopeOf(principal), id)));
   }
 
   /**

@@ -5,6 +5,7 @@ import { RETRY_DELAYS_MS } from "../../src/webhooks/retry-schedule.js";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer, type DnsServer } from "../helpers/dns-server.js";
 import { startManualReceiver } from "../helpers/manual-receiver.js";
+import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 import { startCanary, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -197,6 +198,39 @@ describe.each(databases)("Webhooks ($name)", (database) => {
     it("answers the endpoint without its secret", async () => {
       const { secret: _, ...created } = await create();
       expect(await get(created.id)).toEqual(created);
+    });
+
+    it("shows a viewer the URL with its user name and password masked; developers, admins and keys see it whole, and it is sent whole", async () => {
+      const owner = await signedUp(t, { email: "ada@acme.example", workspace_name: "Acme" });
+      const ownerToken = await owner.session.token(owner.workspaceId);
+      const tokenOf = async (email: string, role: string) => {
+        const invitation = await t.call({ method: "POST", url: "/v1/invitations", key: ownerToken, payload: { email, role } });
+        const joined = await signedUp(t, { email, invitation_token: new URL(invitation.json().accept_url).pathname.split("/").pop() });
+        return joined.session.token(owner.workspaceId);
+      };
+      const viewer = await tokenOf("grace@acme.example", "viewer");
+      const developer = await tokenOf("alan@acme.example", "developer");
+      const whole = receiver.url.replace("http://", "http://hooks:s3cr%40t@");
+      const webhook = await create({ url: whole }, ownerToken);
+      expect(webhook.url).toBe(whole);
+
+      const masked = whole.replace("hooks:s3cr%40t@", "***:***@");
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}`, key: viewer })).json().url).toBe(masked);
+      expect((await t.call({ method: "GET", url: "/v1/webhooks", key: viewer })).json().data.map((w: Webhook) => w.url)).toEqual([masked]);
+      for (const key of [developer, ownerToken]) {
+        expect((await t.call({ method: "GET", url: `/v1/webhooks/${webhook.id}`, key })).json().url).toBe(whole);
+        expect((await t.call({ method: "GET", url: "/v1/webhooks", key })).json().data.map((w: Webhook) => w.url)).toEqual([whole]);
+      }
+      // A URL without credentials is shown to a viewer as it is.
+      const plain = await create({}, ownerToken);
+      expect((await t.call({ method: "GET", url: `/v1/webhooks/${plain.id}`, key: viewer })).json().url).toBe(receiver.url);
+
+      // What is masked is only what a viewer sees: the receiver is sent the credentials (HTTP Basic).
+      const test = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, key: ownerToken, payload: { type: "message.delivered" } });
+      expect(test.statusCode, test.body).toBe(202);
+      await t.drainWebhooks();
+      const [delivery] = await receiver.waitFor(1);
+      expect(delivery!.headers.authorization).toBe(`Basic ${Buffer.from("hooks:s3cr@t").toString("base64")}`);
     });
 
     it("answers 404 for an endpoint of another workspace or of the other environment", async () => {
