@@ -46,6 +46,22 @@ describe("mailroom messages preview", () => {
     expect(result.stdout).toContain("Content-Type: multipart/alternative");
   });
 
+  it("prints only the RFC 5322 source with send --dry-run --mime, as cli/README.md shows", async () => {
+    const result = await runCli(["send", "--dry-run", ...CONTENT, "--mime"], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Subject: Welcome\r$/m);
+    expect(await storedMessageCount()).toBe(0);
+  });
+
+  it("refuses --mime on a send that is not a dry run, with exit 2, and sends nothing", async () => {
+    for (const command of [["send"], ["messages", "create"]]) {
+      const result = await runCli([...command, ...CONTENT, "--mime"], { env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain("--mime shows what a dry run would send: add --dry-run");
+    }
+    expect(await storedMessageCount()).toBe(0);
+  });
+
   it("exits 1 with the API's problem for a body a send would refuse", async () => {
     const result = await runCli(["messages", "preview", "--from", FROM, "--to", "not-an-address", "--subject", "x", "--text", "x"], { env });
     expect(result.code).toBe(1);

@@ -21,9 +21,14 @@ export const createMessage: Command = {
     ["$0 send --to ada@example.com --template welcome --var first_name=Ada --var-json '{\"order\":{\"id\":7}}'", "Send the published version of a template, with its variables"],
     ["$0 send --to ada@example.com --template welcome@3 --variables-file vars.json", "Send version 3 of a template, the variables from a file"],
   ],
-  builder: (yargs) => messageFlags(yargs).option("dry-run", { type: "boolean", describe: "Send nothing: show what would be sent (messages preview)" }),
+  builder: (yargs) =>
+    messageFlags(yargs)
+      .option("dry-run", { type: "boolean", describe: "Send nothing: show what would be sent (messages preview)" })
+      .option("mime", { type: "boolean", describe: "With --dry-run: print only the RFC 5322 source (before tracking and DKIM)" }),
   async run(context, args) {
     if (args["dry-run"] === true) return previewMessage.run(context, args);
+    // Refused rather than ignored: whoever asks for the source to save did not mean to send.
+    if (args.mime === true) throw new UsageError("--mime shows what a dry run would send: add --dry-run (nothing is sent then).");
     const { client, output, io } = context;
     refuseRelativeWithKey(args, ["schedule", "expires-at"]);
     const body = await messageBody(args, io);
