@@ -233,8 +233,9 @@ export interface paths {
         /**
          * Reschedule a message
          * @description Moves a `scheduled` message to another time, or sends it now (`scheduled_at: null`, or a
-         *     time not after now). The same limits as at creation apply: at most 30 days ahead, and
-         *     before the message's `expires_at`. The message keeps its id, content and Idempotency-Key;
+         *     time at most a minute past). The same limits as at creation apply: at most 30 days
+         *     ahead, not more than a minute past (`422`: a date that far back is taken for a mistake),
+         *     and before the message's `expires_at`. The message keeps its id, content and Idempotency-Key;
          *     a `message.scheduled` event records the change (`data.scheduled_at` and
          *     `data.previous_scheduled_at`). A message that is no longer `scheduled` (queued, sent or
          *     canceled) is `409 message_not_scheduled`.
@@ -2702,7 +2703,7 @@ export interface components {
         RescheduleMessageRequest: {
             /**
              * Format: date-time
-             * @description When to send it (RFC 3339; at most 30 days ahead, before `expires_at`); null, or a time not after now, sends it now.
+             * @description When to send it (RFC 3339; at most 30 days ahead, before `expires_at`, not more than a minute past); null, or a time at most a minute past, sends it now.
              */
             scheduled_at: string | null;
         };

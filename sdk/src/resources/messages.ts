@@ -51,7 +51,7 @@ export class Messages extends Resource {
 
   /**
    * `rescheduleMessage`: move a scheduled message to `scheduled_at`, or send it now with `null`
-   * (or a time not after now). A message no longer `scheduled` throws ConflictError
+   * (or a time at most a minute past). A message no longer `scheduled` throws ConflictError
    * `message_not_scheduled`; a time more than 30 days ahead or past its `expires_at` throws
    * UnprocessableEntityError.
    */
