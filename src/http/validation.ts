@@ -14,7 +14,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  * coerced to the declared types.
  */
 function createAjvs() {
-  const common = { strict: false, useDefaults: true, removeAdditional: false as const, allowUnionTypes: true };
+  // verbose: an error carries the schema it broke, so a message can say what a union's forms
+  // are, or quote a pattern's own explanation (unionMessage, describe).
+  const common = { strict: false, verbose: true, useDefaults: true, removeAdditional: false as const, allowUnionTypes: true };
   return {
     body: addFormats(new Ajv2020({ ...common, coerceTypes: false, allErrors: true })),
     params: addFormats(new Ajv2020({ ...common, coerceTypes: "array", allErrors: true })),
@@ -94,7 +96,7 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
   const seen = new Set<string>();
   for (const error of list) {
     if (unionPointers.has(error.instancePath) && error.keyword !== "oneOf" && error.keyword !== "anyOf") continue;
-    const { pointer, message } = describe(error);
+    const { pointer, message } = error.keyword === "oneOf" || error.keyword === "anyOf" ? { pointer: error.instancePath, message: unionMessage(error, list) } : describe(error);
     // A name refused by propertyNames comes twice: as the rule it broke (Ajv reports it first,
     // with the name as `propertyName`), then as propertyNames; the first says more.
     if (error.keyword === "propertyNames" && out.some((e) => e.pointer === pointer)) continue;
@@ -114,9 +116,14 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.missingProperty))}`, message: "is required" };
     case "additionalProperties":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.additionalProperty))}`, message: "is not a known field" };
-    case "oneOf":
-    case "anyOf":
-      return { pointer: error.instancePath, message: "does not match any of the allowed forms" };
+    case "enum":
+      return { pointer: error.instancePath, message: `must be one of: ${allowedValues([error]).join(", ")}` };
+    case "pattern": {
+      // The contract may explain a pattern in words (x-mailroom-pattern-message): a regular
+      // expression is no answer to a person who sent a wrong value.
+      const explained = (error.parentSchema as Record<string, unknown> | undefined)?.["x-mailroom-pattern-message"];
+      return { pointer: error.instancePath, message: typeof explained === "string" ? explained : (error.message ?? "is invalid") };
+    }
     case "propertyNames":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.propertyName))}`, message: "is not an allowed name" };
     default:
@@ -124,3 +131,57 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
   }
 }
 
+
+type Schema = Record<string, unknown>;
+
+/**
+ * What a oneOf/anyOf field must be. When every form can be said in a few words (null, a number
+ * range, required fields) the message lists them; otherwise it says what each form found wrong.
+ */
+function unionMessage(error: ErrorObject, list: ErrorObject[]): string {
+  const forms = Array.isArray(error.schema) ? (error.schema as Schema[]) : [];
+  const passing = (error.params as { passingSchemas?: number[] | null }).passingSchemas;
+  const fieldSets = forms.map(requiredOnly);
+  if (forms.length > 1 && fieldSets.every((set) => set !== null)) {
+    const sets = fieldSets.map((set) => set!.join(" and "));
+    return Array.isArray(passing) ? `must have ${sets.join(", or ")}, not more than one of these` : `must have ${sets.join(", or ")}`;
+  }
+  if (Array.isArray(passing)) return "matches more than one of the allowed forms; it must match exactly one";
+  const values = forms.map(valueForm);
+  if (forms.length > 0 && values.every((value) => value !== null)) return `must be ${values.join(", or ")}`;
+  const failures = forms.map((_, index) => list.filter((e) => e.schemaPath.startsWith(`${error.schemaPath}/${index}/`)));
+  // Forms that each are a list of values (two enums) read best as one list.
+  if (failures.length > 0 && failures.every((found) => found.length > 0 && found.every((e) => e.keyword === "enum"))) {
+    return `must be one of: ${allowedValues(failures.flat()).join(", ")}`;
+  }
+  const said = failures.map((found) => found.map((e) => describe(e).message.replace(/^must /, "")).join(" and ")).filter((text) => text !== "");
+  return said.length > 0 ? `must ${said.join(", or ")}` : "does not match any of the allowed forms";
+}
+
+/** The fields a form requires, when requiring them is all it does (an attachment's content or url). */
+function requiredOnly(form: Schema): string[] | null {
+  const keys = Object.keys(form);
+  return keys.length === 1 && Array.isArray(form.required) ? (form.required as string[]) : null;
+}
+
+/** A value form in words (null, an integer from 1 to 10, "draft"), or null when it says more than that. */
+function valueForm(form: Schema): string | null {
+  const { type, minimum, maximum, enum: values, ...rest } = form;
+  if (Object.keys(rest).length > 0) return null;
+  if (type === "null") return "null";
+  if (Array.isArray(values)) return values.map((value) => JSON.stringify(value)).join(" or ");
+  if (type === "integer" || type === "number") {
+    const noun = type === "integer" ? "an integer" : "a number";
+    if (typeof minimum === "number" && typeof maximum === "number") return `${noun} from ${minimum} to ${maximum}`;
+    if (typeof minimum === "number") return `${noun} of at least ${minimum}`;
+    if (typeof maximum === "number") return `${noun} of at most ${maximum}`;
+    return noun;
+  }
+  return null;
+}
+
+/** The values enum errors allow, each once, as the request would spell them. */
+function allowedValues(errors: ErrorObject[]): string[] {
+  const values = errors.flatMap((e) => (e.params as { allowedValues?: unknown[] }).allowedValues ?? []);
+  return [...new Set(values.map((value) => (typeof value === "string" ? value : JSON.stringify(value))))];
+}

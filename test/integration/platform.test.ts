@@ -243,6 +243,30 @@ describe.each(databases)("platform ($name)", (database) => {
       expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
     });
 
+    it("says what a field must be: a union's forms, an enum's values, a pattern in words", async () => {
+      const errorsOf = async (options: Parameters<TestApp["call"]>[0]) => expectProblem(await t.call(options), 422, "validation_failed").errors as unknown[];
+      expect(await errorsOf({ method: "PATCH", url: "/v1/workspace", payload: { monthly_quota: 0 } })).toEqual([
+        { location: "body", pointer: "/monthly_quota", message: "must be an integer from 1 to 1000000000, or null" },
+      ]);
+      const inline = { filename: "a.txt", content: "aGk=" };
+      expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage({ attachments: [{ ...inline, url: "https://files.example/a.txt" }, { filename: "b.txt" }] }) })).toEqual([
+        { location: "body", pointer: "/attachments/0", message: "must have filename and content, or url, not more than one of these" },
+        { location: "body", pointer: "/attachments/1", message: "must have filename and content, or url" },
+      ]);
+      expect(await errorsOf({ method: "POST", url: "/v1/templates/welcome/render", payload: { version: "latest" } })).toEqual([
+        { location: "body", pointer: "/version", message: 'must be an integer from 1 to 1000000, or "draft"' },
+      ]);
+      const [type] = await errorsOf({ method: "GET", url: "/v1/events?type=bogus" });
+      expect(type).toEqual({ location: "query", pointer: "/type", message: expect.stringMatching(/^must be one of: message\.queued, .*message\.replied/) });
+      // Two enums in a oneOf read as one list.
+      const [eventType] = await errorsOf({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example/x", event_types: ["bogus"] } });
+      expect(eventType).toEqual({ location: "body", pointer: "/event_types/0", message: expect.stringMatching(/^must be one of: message\.queued, .*domain\.verified/) });
+      expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage(), headers: { "idempotency-key": "k".repeat(256) } })).toEqual([
+        { location: "header", pointer: "/idempotency-key", message: expect.stringMatching(/^must be 1 to 255 printable ASCII characters without spaces/) },
+      ]);
+      expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
+    });
+
     it("answers 413 payload_too_large to a body over the limit", async () => {
       await t.close();
       t = await createTestApp(database, { BODY_LIMIT_BYTES: "2048" });
