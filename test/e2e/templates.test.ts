@@ -17,6 +17,7 @@ const SLUG = "welcome";
 const V1_HTML = "<h1>Hello {{ first_name }}</h1>\n<p>Welcome to {{ plan }}.</p>";
 const V1_SUBJECT = "Welcome, {{ first_name }}";
 const V2_SUBJECT = "Welcome aboard, {{ first_name }}";
+const ADA = JSON.stringify({ first_name: "Ada", plan: "Pro" });
 
 describe("templates in the dashboard", () => {
   let harness: DashboardHarness;
@@ -170,11 +171,16 @@ describe("templates in the dashboard", () => {
     await expect.poll(() => sends().textContent(), { timeout: 15_000 }).toBe("v1Draft");
     await expect.poll(() => versionStates()).toEqual(["v2 Draft", "v1 Published"]);
     expect(await page.getByTestId("preview-subject").textContent()).toBe("Welcome aboard, there");
+    // Sample values typed by hand outlive the publish: Send a test starts from them.
+    await page.getByLabel("Sample values (JSON)").fill(ADA);
+    await expect.poll(() => page.getByTestId("preview-subject").textContent(), { timeout: 15_000 }).toBe("Welcome aboard, Ada");
 
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByRole("dialog", { name: "Publish this draft?" }).getByRole("button", { name: "Publish" }).click();
     await expect.poll(() => sends().textContent()).toBe("v2");
     await expect.poll(() => versionStates()).toEqual(["v2 Published", "v1 Archived"]);
+    expect(await page.getByLabel("Sample values (JSON)").inputValue()).toBe(ADA);
+    await expect.poll(() => page.getByTestId("preview-subject").textContent(), { timeout: 15_000 }).toBe("Welcome aboard, Ada");
     await screenshot(page, "template-history");
   });
 
@@ -192,6 +198,8 @@ describe("templates in the dashboard", () => {
     await dialog.getByRole("button", { name: "Publish version 1" }).click();
     await expect.poll(() => sends().textContent()).toBe("v1");
     await expect.poll(() => versionStates()).toEqual(["v2 Archived", "v1 Published"]);
+    expect(await page.getByLabel("Sample values (JSON)").inputValue()).toBe(ADA);
+    await expect.poll(() => page.getByTestId("preview-subject").textContent(), { timeout: 15_000 }).toBe("Welcome, Ada");
     const sdk = await harness.sdk("sandbox");
     expect((await sdk.templates.get(SLUG)).published_version).toBe(1);
   });

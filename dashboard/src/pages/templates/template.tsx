@@ -80,9 +80,16 @@ interface EditorProps {
   onSaved: (template: Template) => void;
   /** The template was published or rolled back: the editor starts again from it. */
   onReplaced: (template: Template) => void;
+  /**
+   * The sample values typed by hand, or null while they follow the variables' defaults. Kept by
+   * the page, not the editor, so that they outlive the editor's fresh start after a publish or
+   * rollback: Send a test, pressed next, starts from them.
+   */
+  samplesText: string | null;
+  onSamplesTextChange: (text: string | null) => void;
 }
 
-function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
+function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesTextChange: setSamplesText }: EditorProps) {
   const api = useApi();
   const { workspace } = useWorkspace();
   const [, navigate] = useLocation();
@@ -93,8 +100,6 @@ function TemplateEditor({ template, onSaved, onReplaced }: EditorProps) {
   const [text, setText] = useState(template.text ?? "");
   const [layout, setLayout] = useState(template.layout);
   const [rows, setRows] = useState(() => template.variables.map((variable) => toRow(variable)));
-  // Null: derived from the variables' defaults, and following them until edited by hand.
-  const [samplesText, setSamplesText] = useState<string | null>(null);
   // On a layout's page: the template the preview renders in it, or null for the layout by itself.
   const [previewWith, setPreviewWith] = useState<Template | null>(null);
   const [publishing, setPublishing] = useState<Template | null>(null);
@@ -440,12 +445,17 @@ export function TemplatePage({ slug }: { slug: string }) {
   const template = useRequest((signal) => api.call((mr) => mr.templates.get(slug, { signal })), [api, slug]);
   // Bumped when the editor must start again from the server's template (publish, rollback).
   const [revision, setRevision] = useState(0);
+  // Sample values typed by hand, for the template they were typed for (null text: derived from the
+  // variables' defaults, and following them until edited by hand).
+  const [samples, setSamples] = useState<{ templateId: string; text: string } | null>(null);
   return (
     <ResourcePage back={{ href: "/templates", label: "Templates" }} title="Template" state={template} what="this template">
       {(data) => (
         <TemplateEditor
           key={`${data.id}:${revision}`}
           template={data}
+          samplesText={samples?.templateId === data.id ? samples.text : null}
+          onSamplesTextChange={(text) => setSamples(text === null ? null : { templateId: data.id, text })}
           onSaved={(next) => template.update(() => next)}
           onReplaced={(next) => {
             template.update(() => next);
