@@ -1,7 +1,7 @@
 import type { AuditEvent } from "mailroom";
 import { describe, expect, it } from "vitest";
 import { AUDITED_OPERATIONS, describeAuditEvent, operationLabel, targetHref } from "../../dashboard/src/lib/audit-log.js";
-import { AUDITED_OPERATIONS as RECORDED } from "../../src/domain/audit.js";
+import { AUDITED_ACCOUNT_CHANGES, AUDITED_OPERATIONS as RECORDED } from "../../src/domain/audit.js";
 
 /**
  * The audit log page's words (dashboard/src/lib/audit-log.ts): what each change is called, who
@@ -20,8 +20,8 @@ const event = (overrides: Partial<Described>): Described => ({
 });
 
 describe("AUDITED_OPERATIONS", () => {
-  it("offers exactly the operations the server records, each once", () => {
-    expect([...AUDITED_OPERATIONS].sort()).toEqual(Object.keys(RECORDED).sort());
+  it("offers exactly the changes the server records, each once: the operations and joining by invitation", () => {
+    expect([...AUDITED_OPERATIONS].sort()).toEqual([...Object.keys(RECORDED), ...Object.keys(AUDITED_ACCOUNT_CHANGES)].sort());
   });
 });
 
@@ -43,6 +43,10 @@ describe("operationLabel", () => {
 
   it("says a member left, whose leaving is a removal of themselves", () => {
     expect(operationLabel("leaveWorkspace")).toBe("Left workspace");
+  });
+
+  it("says a person joined through an invitation, in the past tense as every other change", () => {
+    expect(operationLabel("acceptInvitation")).toBe("Joined by invitation");
   });
 
   it("reads an operation it does not know as its words", () => {

@@ -3,8 +3,9 @@ import { describeActor, type MemberEmails } from "./actors.js";
 
 /**
  * The operations the audit log records, grouped by what they change, as the page's filter offers
- * them. The contract leaves `operation` an open string (any operationId); the server's list is
- * src/domain/audit.ts, and test/unit/dashboard-audit-log.test.ts holds this one to it.
+ * them. The contract leaves `operation` an open string (any operationId, and `acceptInvitation`
+ * for joining through an invitation, which happens outside /v1); the server's lists are in
+ * src/domain/audit.ts, and test/unit/dashboard-audit-log.test.ts holds this one to them.
  */
 export const AUDITED_OPERATIONS = [
   "createApiKey",
@@ -30,6 +31,7 @@ export const AUDITED_OPERATIONS = [
   "leaveWorkspace",
   "createInvitation",
   "revokeInvitation",
+  "acceptInvitation",
 ] as const;
 
 const PAST_TENSE: Record<string, string> = {
@@ -52,6 +54,8 @@ const LABELS: Record<string, string> = {
   rotateDomainDkim: "Rotated domain DKIM keys",
   updateWorkspace: "Updated workspace settings",
   leaveWorkspace: "Left workspace",
+  // The person joined: accepting is how, and "Accepted invitation" would read as someone else's act.
+  acceptInvitation: "Joined by invitation",
 };
 
 /**
