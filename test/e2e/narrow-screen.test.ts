@@ -1,0 +1,51 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "../helpers/browser.js";
+import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
+
+/**
+ * The dashboard on a phone-sized screen, in real Chromium: one column, the navigation wrapped
+ * within the screen, and a wide table scrolled inside its own box rather than widening the page.
+ */
+const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
+const PAGES = [
+  ["/", "Overview"],
+  ["/messages", "Messages"],
+  ["/developers/api-keys", "API keys"],
+  ["/webhooks", "Webhooks"],
+  ["/templates", "Templates"],
+  ["/settings", "Settings"],
+] as const;
+
+describe("the dashboard on a narrow screen", () => {
+  let harness: DashboardHarness;
+  let page: Page;
+
+  beforeAll(async () => {
+    harness = await startDashboardHarness({ owner: OWNER });
+    page = harness.page;
+    const sdk = await harness.sdk("sandbox");
+    for (const to of ["delivered@simulator.test", "bounced@simulator.test"]) {
+      await sdk.messages.create({ from: "Acme <hello@acme.example>", to, subject: "A subject long enough to need its room in the table", text: "Hi" });
+    }
+    await harness.server.testApp.drain();
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it.each(PAGES)("fits %s into the screen's width, with every navigation link on screen", async (path, title) => {
+    await page.goto(path);
+    await page.getByRole("heading", { level: 1, name: title }).waitFor();
+    const width = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
+    expect(width.page, `${path} is ${width.page}px wide on a ${width.screen}px screen`).toBeLessThanOrEqual(width.screen);
+    for (const link of await page.getByRole("navigation", { name: "Main" }).getByRole("link").all()) {
+      const box = await link.boundingBox();
+      expect(box, await link.textContent() ?? "").not.toBeNull();
+      expect(box!.x + box!.width, `${await link.textContent()} ends off the screen`).toBeLessThanOrEqual(width.screen);
+    }
+    if (path === "/messages") await screenshot(page, "narrow-messages");
+  });
+});
