@@ -109,7 +109,8 @@ async function checkAuthentication(client: Mailroom, findings: Findings): Promis
     if (error instanceof PermissionDeniedError) {
       return warn(
         `the key is accepted and can send, but may not read the workspace (${error.code}), so the checks after this one are skipped`,
-        "Run `mailroom doctor --api-key <a full_access key>` to check the rest.",
+        // The variable, not --api-key: a flag's value shows in the process list and the shell's history.
+        "Run `MAILROOM_API_KEY=<a full_access key> mailroom doctor` to check the rest.",
       );
     }
     throw error;
@@ -224,7 +225,7 @@ export const doctor: Command = {
   operationId: undefined,
   examples: [
     ["$0 doctor", "Check the set-up of the key in MAILROOM_API_KEY"],
-    ["$0 doctor --api-key $MAILROOM_LIVE_KEY --json | jq '.checks[] | select(.status != \"pass\")'", "What needs attention before going live"],
+    ["MAILROOM_API_KEY=$MAILROOM_LIVE_KEY $0 doctor --json | jq '.checks[] | select(.status != \"pass\")'", "What needs attention before going live"],
   ],
   async run({ output, io }, args) {
     const { apiKey, baseUrl } = connectionOf(args, io);
