@@ -1,6 +1,7 @@
 /**
- * Secrets that travel inside other values (a password in a connection URL, an invitation's
- * secret in a request's URL) and the one way each is hidden before a log line or stderr shows it.
+ * Secrets that travel inside other values (a password in a connection URL or a webhook URL, an
+ * invitation's secret in a request's URL) and the one way each is hidden before a log line,
+ * stderr or a reader not allowed the secret (a viewer, webhooks.ts) shows it.
  */
 
 /** What stands in for a secret in the logs (pino's censor too, app.ts). */

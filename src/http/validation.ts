@@ -131,7 +131,6 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
   }
 }
 
-
 type Schema = Record<string, unknown>;
 
 /**

@@ -54,10 +54,6 @@ const DISABLED_BECAUSE: Record<WebhookDisabledReason, string> = {
 };
 
 /**
- * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
- * for 24 to 64).
- */
-/**
  * The endpoint as the caller may see it. A user name and password in its URL are the receiver's
  * HTTP Basic credentials, sent with every delivery: a secret, like the signing secret. A viewer
  * reads endpoints but may not change them, so is shown them masked (`https://***:***@…`), as
@@ -69,6 +65,10 @@ function shownTo(principal: Principal, webhook: Webhook): Webhook {
   return { ...webhook, url: maskUrlCredentials(webhook.url) };
 }
 
+/**
+ * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the specification asks
+ * for 24 to 64).
+ */
 const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 /** Webhook endpoints of one environment, their secrets, and what is sent to them. */
