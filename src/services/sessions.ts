@@ -187,7 +187,10 @@ export class SessionsService {
     checkPassword(newPassword, "/new_password");
     const passwordHash = await hashPassword(newPassword);
     // One transaction: the new password never stands beside sessions opened with the old one.
+    // Under the user's row lock, the password must still be the one just checked: of two changes
+    // that checked it at once, the second would otherwise overwrite the first and sign its caller out.
     await this.repositories.transaction(async (trx) => {
+      if ((await this.repositories.users.lockPasswordHash(user.id, trx)) !== user.password_hash) throw passwordChanged();
       await this.repositories.users.updatePasswordHash(user.id, passwordHash, this.clock.now(), trx);
       await this.repositories.sessions.deleteAllOfUser(user.id, trx);
     });
@@ -241,6 +244,7 @@ export class SessionsService {
 const tooManyExchanges = (retryAfterSeconds: number) =>
   new DomainError("rate_limited", "too_many_token_exchanges", "Too many token exchanges", `This session asked for more than ${EXCHANGE_POLICY.perSession} access tokens in a minute; try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
 const emailTaken = (email: string) => new ConflictError("email_taken", "Email already registered", `An account for ${email} exists: sign in instead.`);
+const passwordChanged = () => new ConflictError("password_changed", "Password changed meanwhile", "The password was changed by another request while this one was being checked, and every session was signed out: sign in with the new password.");
 const signupClosed = () => new DomainError("forbidden", "signup_closed", "Sign-up needs an invitation", "This Mailroom accepts new accounts by invitation only: ask a workspace admin for an invitation link.");
 
 /** NIST SP 800-63B: length is what matters; no composition rules. */

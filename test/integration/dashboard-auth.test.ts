@@ -407,6 +407,29 @@ describe.each(databases)("dashboard sessions: /auth/* ($name)", (database) => {
       expect((await thief.load()).signed_in).toBe(false);
     });
 
+    it("answers 409 password_changed to the second of two changes that checked the same password", async () => {
+      const { session } = await signedUp(t, { email: "ada@acme.example" });
+      const other = new DashboardSession(t);
+      await other.signIn("ada@acme.example");
+      // This change has checked the current password; the other one then completes; then this one goes on.
+      const counters = t.runtime.repositories.rateLimits;
+      const reset = counters.reset.bind(counters);
+      let otherChange: number | undefined;
+      counters.reset = async (...args) => {
+        counters.reset = reset;
+        otherChange = (await other.post("/auth/password", { current_password: PASSWORD, new_password: "the other new password" })).statusCode;
+        return reset(...args);
+      };
+      const late = await session.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" });
+      expect(otherChange).toBe(200);
+      expect(late.statusCode).toBe(409);
+      expect(late.json()).toMatchObject({ code: "password_changed", status: 409 });
+      // The first change stands, and its caller stays signed in.
+      expect((await other.load()).signed_in).toBe(true);
+      expect((await new DashboardSession(t).signIn("ada@acme.example", "the other new password")).statusCode).toBe(200);
+      expect((await new DashboardSession(t).signIn("ada@acme.example", "a brand new password")).statusCode).toBe(401);
+    });
+
     it("refuses a token that another session exchanged while the password changed", async () => {
       const { session, workspaceId } = await signedUp(t, { email: "ada@acme.example" });
       const thief = new DashboardSession(t);
