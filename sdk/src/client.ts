@@ -110,6 +110,8 @@ export class Mailroom {
   readonly #options: ClientOptions & { apiKey: string };
   /** The fetch of the DELETEs that are sent again after an unknown outcome (see initRepeatedDelete). */
   private readonly repeatingFetch: Fetch;
+  /** The fetch of the calls that end their own credential (see initEndingCredential). */
+  private readonly credentialEndingFetch: Fetch;
 
   constructor(apiKeyOrOptions?: string | ClientOptions, options: ClientOptions = {}) {
     const given = typeof apiKeyOrOptions === "object" ? apiKeyOrOptions : { ...options, apiKey: apiKeyOrOptions ?? options.apiKey };
@@ -133,6 +135,7 @@ export class Mailroom {
     const fetchImpl: Fetch = given.fetch ?? ((request) => globalThis.fetch(request));
     const policy: RetryPolicy = { maxRetries: this.maxRetries, timeoutMs: this.timeout };
     this.repeatingFetch = retryingFetch(fetchImpl, { ...policy, repeatDeletes: true });
+    this.credentialEndingFetch = retryingFetch(fetchImpl, { ...policy, endsCredential: true });
     this.http = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: retryingFetch(fetchImpl, policy),
@@ -218,6 +221,15 @@ export class Mailroom {
    */
   initRepeatedDelete(options: RequestOptions | undefined) {
     return { ...this.init(options, "DELETE"), fetch: this.repeatingFetch };
+  }
+
+  /**
+   * @internal fetch options for a POST whose success ends the credential it was sent with
+   * (leaveWorkspace): not sent again once an attempt's outcome is unknown, since a repeat would
+   * be refused 401 whether or not the first attempt did it. That attempt's error is thrown.
+   */
+  initEndingCredential(options: RequestOptions | undefined) {
+    return { ...this.init(options, "POST"), fetch: this.credentialEndingFetch };
   }
 }
 

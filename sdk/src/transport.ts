@@ -22,6 +22,12 @@ export interface RetryPolicy {
    * delete 404, and a repeated revocation of an API key the key again. Default false.
    */
   repeatDeletes?: boolean;
+  /**
+   * Whether nothing at all is sent again once an attempt's outcome is unknown: for a call whose
+   * success ends the credential it was sent with (leaving a workspace), so that a repeat could only
+   * be refused 401. Default false.
+   */
+  endsCredential?: boolean;
 }
 
 /** Backoff: 0.5 s doubling to 8 s, minus up to 25% jitter so that clients do not retry in step. */
@@ -64,7 +70,8 @@ export function followsUnknownOutcome(response: Response): boolean {
  * Request, so a POST's `Idempotency-Key` header is the same on every retry and the server runs the
  * operation at most once however many attempts reach it. GET and PATCH do the same thing each
  * time. After an attempt whose outcome is unknown, a DELETE is sent again only under
- * `repeatDeletes`, and a conditional PATCH (isConditional) never: that attempt's error is the answer.
+ * `repeatDeletes`, and a conditional PATCH (isConditional) or a call under `endsCredential` never:
+ * that attempt's error is the answer.
  */
 export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   const sleep = policy.sleep ?? abortableSleep;
@@ -78,7 +85,7 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   };
 
   return async (request) => {
-    const repeatable = request.method === "DELETE" ? policy.repeatDeletes === true : !(await isConditional(request));
+    const repeatable = policy.endsCredential !== true && (request.method === "DELETE" ? policy.repeatDeletes === true : !(await isConditional(request)));
     let outcomeUnknown = false;
     // Until when a 409 idempotency_key_in_use is polled; set by the call's first one.
     let inUseUntil: number | undefined;

@@ -297,6 +297,28 @@ describe("a PATCH carrying a precondition (base_revision) after an attempt whose
   });
 });
 
+describe("leaving a workspace after an attempt whose outcome is unknown", () => {
+  // If the first attempt left, it ended the token it was sent with: a repeat could only be
+  // refused 401, which would read as a bad token rather than as "you may have left".
+  const leave = (mr: Mailroom) => mr.accounts.leaveWorkspace();
+
+  it.each([
+    ["timed out", "hang" as const, APITimeoutError],
+    ["lost its connection", connectionReset(), APIConnectionError],
+    ["got a 5xx", problem(502, "bad_gateway", { headers: NOW }), InternalServerError],
+  ])("is not sent again after an attempt that %s: that attempt's error is thrown", async (_what, first, ErrorClass) => {
+    const fake = fakeFetch([first, problem(401, "invalid_api_key")]);
+    await expect(leave(fakeClient(fake, { timeout: 50 }))).rejects.toBeInstanceOf(ErrorClass);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("is still sent again after an answer that says nothing was done (429), or a refused connection", async () => {
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, { user_id: "usr_1" })]);
+    await expect(leave(fakeClient(fake))).resolves.toEqual({ user_id: "usr_1" });
+    expect(fake.requests).toHaveLength(3);
+  });
+});
+
 describe("aborting", () => {
   it("stops at once, without retrying, when the caller aborts during an attempt", async () => {
     const fake = fakeFetch(["hang", "hang", "hang"]);

@@ -40,9 +40,10 @@ export class Accounts extends Resource {
   /**
    * `leaveWorkspace`: take the calling user out of the token's workspace, whatever their role; the
    * token stops working at once. The last owner cannot leave (`ConflictError`, `last_owner`).
+   * Not sent again after an attempt whose outcome is unknown: its error is thrown (see the README).
    */
   leaveWorkspace(options?: RequestOptions): Promise<Member> {
-    return this.client.unwrap(this.client.http.POST("/v1/workspace/leave", this.client.init(options, "POST")));
+    return this.client.unwrap(this.client.http.POST("/v1/workspace/leave", this.client.initEndingCredential(options)));
   }
 
   /** `createInvitation`: invite an address with a role; `accept_url` is shown only now. */
