@@ -29,8 +29,8 @@ export async function renderMessage(message: MessageRecord, now: number, tracked
     messageId: message.message_id_header,
     date: new Date(now),
     headers: { ...headers, ...oneClickUnsubscribe(headers) },
-    ...(html === null ? {} : { html }),
-    ...(text === null ? {} : { text }),
+    ...(html === null ? {} : { html: withCrlf(html) }),
+    ...(text === null ? {} : { text: withCrlf(text) }),
     attachments: message.attachments.map((a) => ({
       filename: a.filename,
       content: a.content,
@@ -41,6 +41,15 @@ export async function renderMessage(message: MessageRecord, now: number, tracked
   });
   const mime = await buildMime(composer.compile());
   return { mime: mime.toString("utf8"), text };
+}
+
+/**
+ * RFC 5322 §2.3: in a message, CR and LF appear only together. nodemailer keeps a part's line
+ * breaks as given (its 7bit parts byte for byte), and SMTP would repair bare ones on the wire only:
+ * the kept source, which the API and the dashboard show, must be right as it is.
+ */
+function withCrlf(content: string): string {
+  return content.replace(/\r\n|\r|\n/g, "\r\n");
 }
 
 /**

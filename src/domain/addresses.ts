@@ -13,6 +13,10 @@ export interface Mailbox {
 const LOCAL_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const FORBIDDEN_CONTROL = /[\r\n\0]/;
+// The other C0 controls but tab: nodemailer's address parser drops them from the header, so the
+// name sent would not be the name stored.
+const NAME_CONTROL = /[\x01-\x08\x0b\x0c\x0e-\x1f]/;
+const NON_ASCII = /[^\x00-\x7f]/;
 const ANGLE_FORM = /^(.*?)\s*<([^<>]*)>$/s;
 
 export type ParseResult = { ok: true; mailbox: Mailbox } | { ok: false; reason: string };
@@ -24,9 +28,17 @@ export function parseMailbox(input: string): ParseResult {
   const rawName = angle ? unquote(angle[1]!.trim()) : null;
   const rawAddress = angle ? angle[2]!.trim() : trimmed;
   const address = normaliseAddress(rawAddress);
-  if (!address) return { ok: false, reason: `${JSON.stringify(input)} is not a valid email address` };
+  if (!address) return { ok: false, reason: `${JSON.stringify(input)} is not a valid email address${whyNotAddress(rawAddress)}` };
   if (rawName !== null && rawName.length > 200) return { ok: false, reason: "the display name is longer than 200 characters" };
+  if (rawName !== null && NAME_CONTROL.test(rawName)) return { ok: false, reason: "the display name must not contain control characters (U+0001 to U+001F, other than tab)" };
   return { ok: true, mailbox: { address, name: rawName ? rawName : null } };
+}
+
+/** What a reader could not guess of why `raw` is not an address, as a clause to add; else "". */
+function whyNotAddress(raw: string): string {
+  const at = raw.lastIndexOf("@");
+  const local = at > 0 ? raw.slice(0, at) : "";
+  return NON_ASCII.test(local) ? ": the part before @ must be ASCII (mail to UTF-8 mailboxes, SMTPUTF8, is not sent)" : "";
 }
 
 /** `local@domain` with the domain lower-cased and IDNA-encoded, or null if it is not valid. */

@@ -82,7 +82,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     ...cc.map((m) => ({ type: "cc" as const, mailbox: m })),
     ...bcc.map((m) => ({ type: "bcc" as const, mailbox: m })),
   ]);
-  if (to.length + cc.length + bcc.length > LIMITS.recipientsPerMessage) fail("/to", `at most ${LIMITS.recipientsPerMessage} recipients in to, cc and bcc together`);
+  if (to.length + cc.length + bcc.length > LIMITS.recipientsPerMessage) fail("/to", `at most ${LIMITS.recipientsPerMessage} addresses in to, cc and bcc together, counted as given`);
 
   if (input.subject === undefined) fail("/subject", "is required");
   else if (CONTROL.test(input.subject)) fail("/subject", "must not contain CR, LF or NUL");

@@ -164,6 +164,21 @@ describe.each(databases)("sandbox ($name)", (database) => {
       expect((await message(id)).mime).toBe(first);
     });
 
+    it.each([
+      ["ASCII (7bit)", "one\ntwo\rthree\r\nfour\n\nend"],
+      ["non-ASCII (quoted-printable)", "d\u00e9j\u00e0\nvu\rtwo\r\nthree"],
+    ])("keeps a MIME source whose every line ends in CRLF, whatever line breaks the %s text and html had", async (_kind, text) => {
+      // RFC 5322 §2.3: CR and LF appear only together. SMTP fixes bare ones on the wire, but the
+      // kept source is what the API, the dashboard and an .eml download show.
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ text, html: `<p>${text.replace(/\r\n?|\n/g, "</p>\n<p>")}</p>\r` }) });
+      expect(res.statusCode, res.body).toBe(202);
+      await t.drain();
+      const sent = await message(res.json().id);
+      expect(sent.mime).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+      // The message's own text is kept as it was given.
+      expect(sent.text).toBe(text);
+    });
+
     it("shows a message delivered to one recipient and bounced by another as delivered, with each recipient's own status", async () => {
       const id = await sendOk(["ada@example.com", "bounced@simulator.test"]);
       await t.drain();

@@ -22,6 +22,18 @@ describe("parseMailbox", () => {
   it("refuses header injection in the display name", () => {
     expect(parseMailbox("Ada\r\nBcc: eve@example.com <ada@example.com>")).toEqual({ ok: false, reason: "must not contain CR, LF or NUL" });
   });
+
+  it.each(["Ada\u0007Bell <ada@example.com>", '"Ada\u001bBell" <ada@example.com>'])("refuses a control character in the display name, which the header would drop: %j", (input) => {
+    expect(parseMailbox(input)).toEqual({ ok: false, reason: "the display name must not contain control characters (U+0001 to U+001F, other than tab)" });
+  });
+
+  it("keeps a tab and DEL in the display name, which the header carries encoded", () => {
+    expect(parseMailbox("Ada\tBell\u007f <ada@example.com>")).toEqual({ ok: true, mailbox: { address: "ada@example.com", name: "Ada\tBell\u007f" } });
+  });
+
+  it("says that the part before @ must be ASCII: Mailroom does not send SMTPUTF8 mail", () => {
+    expect(parseMailbox("josé@bücher.example")).toEqual({ ok: false, reason: '"josé@bücher.example" is not a valid email address: the part before @ must be ASCII (mail to UTF-8 mailboxes, SMTPUTF8, is not sent)' });
+  });
 });
 
 describe("normaliseAddress", () => {
