@@ -103,8 +103,8 @@ export interface paths {
          *     the others. A message that failed to store on the server's side is answered with its own
          *     `500 internal_error` (or `503 service_unavailable` when the database did not answer): it
          *     was not stored, the messages answered `202` beside it were, so send only that one again.
-         *     Only a malformed batch as a whole (not an object, no `messages`, more than 100) is
-         *     refused with a single 4xx.
+         *     Only a malformed batch as a whole (not an object, no `messages`, more than 100, an item
+         *     that is not a JSON object) is refused with a single 4xx.
          *
          *     With `validation: strict` the batch is all or nothing: if any message would be refused,
          *     none is stored and the answer is one `422 batch_rejected` problem whose `errors` hold
@@ -2843,7 +2843,7 @@ export interface components {
                 /** @description Its id (a member's user id); null when the change has none. */
                 id: string | null;
             };
-            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept). For an update (`updateApiKey`, `updateWebhook`, `updateWorkspace`, `updateDomain`, `updateMember`, `updateTemplate`), the fields it changed, without those given with the value they had. */
+            /** @description The top-level fields the request gave (names only; values, secrets among them, are never kept; not the fields the contract's defaults fill in). For an update (`updateApiKey`, `updateWebhook`, `updateWorkspace`, `updateDomain`, `updateMember`, `updateTemplate`), the fields it changed, without those given with the value they had. */
             fields: string[];
             /** @description The address the request came from, as the server saw it (TRUST_PROXY). */
             ip_address: string | null;

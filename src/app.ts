@@ -6,7 +6,7 @@ import { ValidationError } from "./domain/errors.js";
 import { LIMITS } from "./domain/limits.js";
 import { newId } from "./domain/ids.js";
 import { REDACTED, redactRequestUrl } from "./domain/redact.js";
-import { recordAuditedChange } from "./http/audit.js";
+import { noteGivenFields, recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
 import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
@@ -189,7 +189,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         handler: isPost ? withIdempotency(operationId, services.idempotency, handler) : handler,
         config: { operationId },
         ...(requirement ? { onRequest: authenticate(requirement) } : {}),
-        ...(op.body !== "none" ? { preValidation: bodyPresence(op.body) } : {}),
+        ...(op.body !== "none" ? { preValidation: isAudited(operationId) ? [bodyPresence(op.body), noteGivenFields] : bodyPresence(op.body) } : {}),
         ...(isPost ? { onSend: store } : {}),
         ...(isAudited(operationId) ? { preSerialization: recordAuditedChange(operationId, services.auditLog) } : {}),
       };

@@ -13,6 +13,17 @@ export function auditChangedFields(req: FastifyRequest, fields: readonly string[
   changedFields.set(req, fields);
 }
 
+/**
+ * The body's fields as the caller gave them, before validation fills in the contract's defaults
+ * (`enabled`, `publish`, …), which the caller did not ask for.
+ */
+const givenFields = new WeakMap<FastifyRequest, readonly string[]>();
+
+/** preValidation for an audited operation that takes a body: notes the fields it was given. */
+export async function noteGivenFields(req: FastifyRequest): Promise<void> {
+  givenFields.set(req, fieldsOf(req.body));
+}
+
 /** This request succeeded without changing anything (e.g. publishing what is published): no audit event. */
 export function auditNothingChanged(req: FastifyRequest): void {
   changedFields.set(req, []);
@@ -27,7 +38,7 @@ export function auditNothingChanged(req: FastifyRequest): void {
 export function recordAuditedChange(operation: AuditedOperation, auditLog: AuditLogService) {
   return async function audit(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     if (reply.statusCode >= 300 || !req.principal) return payload;
-    const fields = changedFields.get(req) ?? fieldsOf(req.body);
+    const fields = changedFields.get(req) ?? givenFields.get(req) ?? [];
     // A success that changed nothing is no change to record: the log would show a phantom one.
     if (changedFields.has(req) && fields.length === 0) return payload;
     try {

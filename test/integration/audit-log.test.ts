@@ -53,6 +53,20 @@ describe.each(databases)("audit log ($name)", (database) => {
       });
     });
 
+    it("names the fields the request gave, not those the contract's defaults filled in", async () => {
+      const requests = [
+        { url: "/v1/webhooks", payload: { url: "https://hooks.acme.example/mailroom" } },
+        { url: "/v1/domains", payload: { name: "acme.example" } },
+        { url: "/v1/templates", payload: { slug: "welcome", name: "Welcome", subject: "Hi", html: "<p>Hi</p>" } },
+      ];
+      for (const { url, payload } of requests) expect((await t.call({ method: "POST", url, payload })).statusCode).toBe(201);
+      expect((await auditLog()).map((e) => [e.operation, e.fields]).reverse()).toEqual([
+        ["createWebhook", ["url"]],
+        ["createDomain", ["name"]],
+        ["createTemplate", ["html", "name", "slug", "subject"]],
+      ]);
+    });
+
     it("never keeps a value, so no secret can reach the log", async () => {
       const created = await t.call({ method: "POST", url: "/v1/api-keys", payload: { name: "Billing" } });
       await t.call({ method: "POST", url: `/v1/api-keys/${created.json().id}/rotate`, payload: { overlap_seconds: 0 } });
