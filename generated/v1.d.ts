@@ -3913,7 +3913,7 @@ export interface components {
                  *       "type": "https://mailroom.dev/problems/invalid_api_key",
                  *       "title": "Invalid API key",
                  *       "status": 401,
-                 *       "detail": "Send a valid, unrevoked API key as `Authorization: Bearer svc_…`.",
+                 *       "detail": "Send a valid, unrevoked API key (`svc_…`) or user access token (`mru_…`) as `Authorization: Bearer …`.",
                  *       "code": "invalid_api_key",
                  *       "request_id": "req_01jd3k8m2q5v7w9x1y3z5a7b9c"
                  *     }

@@ -36,9 +36,13 @@ export class DomainError extends Error {
   }
 }
 
+/** What belongs to the workspace and serves both its environments (DESIGN.md §6), by the name NotFoundError gets. */
+const WORKSPACE_WIDE = new Set(["domain", "member", "pending invitation", "template", "template version", "user"]);
+
 export class NotFoundError extends DomainError {
   constructor(resource: string, id: string) {
-    super("not_found", "not_found", "Not found", `No ${resource} ${id} in this environment.`);
+    const where = resource === "workspace" ? "that you are a member of" : WORKSPACE_WIDE.has(resource) ? "in this workspace" : "in this environment";
+    super("not_found", "not_found", "Not found", `No ${resource} ${id} ${where}.`);
   }
 }
 
@@ -129,10 +133,13 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** The detail of every refused credential, API key or user access token alike. */
+export const INVALID_CREDENTIAL_DETAIL = "Send a valid, unrevoked API key (`svc_…`) or user access token (`mru_…`) as `Authorization: Bearer …`.";
+
 /** Same answer for missing, malformed, unknown, revoked and expired keys: no oracle. */
 export class AuthenticationError extends DomainError {
   constructor() {
-    super("unauthenticated", "invalid_api_key", "Invalid API key", "Send a valid, unrevoked API key as `Authorization: Bearer svc_…`.");
+    super("unauthenticated", "invalid_api_key", "Invalid API key", INVALID_CREDENTIAL_DETAIL);
   }
 }
 

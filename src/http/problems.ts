@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { isDatabaseUnavailable } from "../db/driver-errors.js";
-import { DomainError, type FieldError } from "../domain/errors.js";
+import { DomainError, INVALID_CREDENTIAL_DETAIL, type FieldError } from "../domain/errors.js";
 import { validationErrors } from "./validation.js";
 
 export interface Problem {
@@ -67,7 +67,7 @@ export function toProblem(error: unknown, req: FastifyRequest): { problem: Probl
     return { problem: problem(fastifyError.statusCode, "invalid_request", "Invalid request", "The request could not be processed as sent.", req.id) };
   }
   if (fastifyError.statusCode === 401) {
-    return { problem: problem(401, "invalid_api_key", "Invalid API key", "Send a valid, unrevoked API key as `Authorization: Bearer svc_…`.", req.id) };
+    return { problem: problem(401, "invalid_api_key", "Invalid API key", INVALID_CREDENTIAL_DETAIL, req.id) };
   }
   return { problem: problem(500, "internal_error", "Internal error", `Something went wrong on our side. Quote request ${req.id} when you report it.`, req.id) };
 }

@@ -8,6 +8,9 @@ import { databases } from "../helpers/databases.js";
 import { signedUp } from "../helpers/dashboard-session.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
+/** One answer for every refused credential, naming both kinds a caller may hold. */
+const INVALID_CREDENTIAL_DETAIL = "Send a valid, unrevoked API key (`svc_…`) or user access token (`mru_…`) as `Authorization: Bearer …`.";
+
 /**
  * Authentication, permission and tenancy for every secured operation of the contract. The list
  * comes from openapi/v1.yaml, so a new operation is covered (or fails here) without editing
@@ -211,7 +214,7 @@ describe.each(databases)("authentication and tenancy ($name)", (database) => {
         expect(res.statusCode, label).toBe(401);
         expect(res.headers["content-type"], label).toMatch(/^application\/problem\+json/);
         expect(res.headers["www-authenticate"], label).toBe('Bearer realm="mailroom"');
-        expect(res.json(), label).toMatchObject({ code: "invalid_api_key", status: 401 });
+        expect(res.json(), label).toMatchObject({ code: "invalid_api_key", status: 401, detail: INVALID_CREDENTIAL_DETAIL });
         answers.push({ label, body: withoutRequestId(res), wwwAuthenticate: res.headers["www-authenticate"] });
       }
       for (const answer of answers) expect({ ...answer, label: "" }, answer.label).toEqual({ ...answers[0], label: "" });

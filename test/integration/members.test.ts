@@ -395,9 +395,14 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       const stagingToken = await owner.session.token(staging.id);
       const invitation = (await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example" })).json();
       const grace = await member("grace@acme.example", "developer");
-      expect((await as(stagingToken).patch(`/v1/members/${grace.userId}`, { role: "viewer" })).statusCode).toBe(404);
+      const patched = await as(stagingToken).patch(`/v1/members/${grace.userId}`, { role: "viewer" });
+      expect(patched.statusCode).toBe(404);
+      // Members and invitations belong to the workspace, not to one of its environments.
+      expect(patched.json().detail).toBe(`No member ${grace.userId} in this workspace.`);
       expect((await as(stagingToken).delete(`/v1/members/${grace.userId}`)).statusCode).toBe(404);
-      expect((await as(stagingToken).delete(`/v1/invitations/${invitation.id}`)).statusCode).toBe(404);
+      const revoked = await as(stagingToken).delete(`/v1/invitations/${invitation.id}`);
+      expect(revoked.statusCode).toBe(404);
+      expect(revoked.json().detail).toBe(`No pending invitation ${invitation.id} in this workspace.`);
       const sent = (await as(ownerToken).post("/v1/messages", aMessage())).json();
       const liveToken = await owner.session.token(owner.workspaceId, "live");
       expect((await as(liveToken).get(`/v1/messages/${sent.id}`)).statusCode).toBe(404);
