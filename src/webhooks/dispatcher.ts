@@ -343,7 +343,6 @@ export class WebhookDispatcher {
    * endpoint was disabled or deleted while it waited for a slot.
    */
   private async attempt(row: WebhookDeliveryRow, lease: DeliveryLease, endpointId: string, secretsOf: SecretsOf, body: string): Promise<boolean> {
-    const sentAt = this.deps.clock.now();
     // Only the HTTP exchange holds the endpoint's and the dispatcher's slots; committing the
     // outcome does not, so a slow group commit never throttles the requests.
     const result = await this.endpointSlots.run(endpointId, () =>
@@ -354,13 +353,15 @@ export class WebhookDispatcher {
         const secrets = endpoint?.enabled ? secretsOf(endpoint) : null;
         if (!endpoint || secrets === null) return null; // given back by send(): it waits for the endpoint, or goes with it
         const timestamp = Math.floor(this.deps.wallClock.now() / 1000);
+        const startedAt = this.deps.clock.now();
         const answer = await this.deps.post(endpoint.url, webhookHeaders(secrets, row.event_id, timestamp, body), body);
         if (answer.status === 410) this.markGone(endpoint);
-        return answer;
+        return { answer, startedAt };
       }),
     );
     if (result === null) return false;
-    await this.record(outcomeOf(row, result, Math.max(this.deps.clock.now(), sentAt), lease.lease));
+    const endedAt = Math.max(this.deps.clock.now(), result.startedAt);
+    await this.record(outcomeOf(row, result.answer, { startedAt: result.startedAt, at: endedAt }, lease.lease));
     return true;
   }
 
@@ -412,7 +413,7 @@ export class WebhookDispatcher {
  * 410 Gone fails the delivery for good and disables the endpoint; anything else is retried on
  * the schedule, or later when the receiver's Retry-After asks for it.
  */
-export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: number, lease: string): WebhookOutcome {
+export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, { startedAt, at }: { startedAt: number; at: number }, lease: string): WebhookOutcome {
   const attempt = row.attempts + 1;
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
   const redirect = result.status !== null && result.status >= 300 && result.status < 400;
@@ -422,6 +423,7 @@ export function outcomeOf(row: WebhookDeliveryRow, result: PostResult, at: numbe
     eventId: row.event_id,
     lease,
     attempt,
+    startedAt,
     at,
     status: succeeded ? ("succeeded" as const) : ("failed" as const),
     responseStatus: result.status,
@@ -456,7 +458,7 @@ export type UnsendableReason = "secret_unavailable" | "event_missing";
  */
 export function unsendableOutcome(row: WebhookDeliveryRow, reason: UnsendableReason, at: number, lease: string): WebhookOutcome {
   const attempt = row.attempts + 1;
-  const base = { endpointId: row.endpoint_id, eventId: row.event_id, lease, attempt, at, status: "failed" as const, responseStatus: null, responseBody: null, error: reason, durationMs: 0 };
+  const base = { endpointId: row.endpoint_id, eventId: row.event_id, lease, attempt, startedAt: at, at, status: "failed" as const, responseStatus: null, responseBody: null, error: reason, durationMs: 0 };
   if (reason === "event_missing") return { ...base, next: { state: "failed" }, endpoint: null };
   return { ...base, ...retriedFailure(attempt, at, null) };
 }

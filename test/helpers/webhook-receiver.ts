@@ -29,6 +29,8 @@ export interface ScriptedAnswer {
   body?: string;
   /** Wait this long before answering (a slow receiver). */
   delayMs?: number;
+  /** Called as the request arrives, before the wait: a test moves its clock while the request is in flight. */
+  onArrival?: () => void;
 }
 
 export interface WebhookReceiver {
@@ -88,6 +90,7 @@ export async function startWebhookReceiver(secrets: string[] = []): Promise<Webh
       return;
     }
     const answer = queue.shift() ?? receiver.otherwise;
+    answer.onArrival?.();
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     const status = answer.status ?? 204;
     receiver.received.push({

@@ -915,14 +915,16 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect(await queue()).toEqual([0, 0, 0]);
     });
 
-    it("counts a receiver that answers after the timeout as a failed attempt, and retries it", async () => {
+    it("counts a receiver that answers after the timeout as a failed attempt, made when it began, and retries it", async () => {
       await open({ WEBHOOK_TIMEOUT_MS: "300" });
       const webhook = await create();
-      receiver.script({ delayMs: 1000 });
+      const began = t.clock.now();
+      // The clock moves on while the request waits for its answer.
+      receiver.script({ delayMs: 1000, onArrival: () => t.clock.advance(1000) });
       await send();
       await t.drainWebhooks();
       const [attempt] = await attempts(webhook.id);
-      expect(attempt).toMatchObject({ status: "failed", error: "timeout", response_status: null });
+      expect(attempt).toMatchObject({ status: "failed", error: "timeout", response_status: null, created_at: new Date(began).toISOString() });
       expect(attempt!.duration_ms).toBeGreaterThanOrEqual(300);
       expect(attempt!.duration_ms).toBeLessThan(1000);
       t.clock.advance(RETRY_DELAYS_MS[0]!);
@@ -1011,7 +1013,7 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       const eventIds = ((await t.runtime.db.knex("webhook_deliveries").where({ endpoint_id: webhookId }).orderBy("event_id", "desc").limit(answers.length).pluck("event_id")) as string[]).reverse();
       const rows = await Promise.all(eventIds.map(async (eventId) => (await t.runtime.repositories.webhookDeliveries.find({ endpointId: webhookId, eventId }))!));
       const at = t.clock.now();
-      const outcomes = answers.map((status, i) => outcomeOf(rows[i]!, { status, body: null, retryAfter: null, error: null, durationMs: 1 }, at + i, "not-the-delivery's-lease"));
+      const outcomes = answers.map((status, i) => outcomeOf(rows[i]!, { status, body: null, retryAfter: null, error: null, durationMs: 1 }, { startedAt: at + i, at: at + i }, "not-the-delivery's-lease"));
       const { groupCommit, webhookDeliveries } = t.runtime.repositories;
       await Promise.all(groupCommit.submitTogether(webhookDeliveries.outcomeWriter, outcomes));
       return at;

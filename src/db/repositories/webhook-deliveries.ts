@@ -36,6 +36,9 @@ export interface WebhookOutcome extends DeliveryKey {
   /** The lease the attempt was made under: the delivery row is only changed while it still holds it. */
   lease: string;
   attempt: number;
+  /** When the request began: the attempt's `created_at`. */
+  startedAt: number;
+  /** When it ended (its answer, or its failure): the next attempt is scheduled from here. */
   at: number;
   status: WebhookAttemptStatus;
   responseStatus: number | null;
@@ -146,7 +149,7 @@ export class WebhookDeliveriesRepository {
         trx,
         "webhook_attempts",
         outcomes.map((o) => ({
-          id: newId("webhookAttempt", o.at),
+          id: newId("webhookAttempt", o.startedAt),
           endpoint_id: o.endpointId,
           event_id: o.eventId,
           attempt: o.attempt,
@@ -155,7 +158,7 @@ export class WebhookDeliveriesRepository {
           response_body: o.responseBody,
           error: o.error,
           duration_ms: o.durationMs,
-          created_at: o.at,
+          created_at: o.startedAt,
         })),
       );
       for (let i = 0; i < outcomes.length; i += CHUNK) {
