@@ -275,7 +275,9 @@ export class WebhooksService {
       throw ValidationError.field("/url", "must be an absolute http or https URL");
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") throw ValidationError.field("/url", "must be an http or https URL");
-    if (url.hostname === "") throw ValidationError.field("/url", "must name a host");
+    // WHATWG URL parsing repairs what it can: "http:///ok" becomes http://ok/. The URL must be
+    // right as written, scheme, "//" and a host, or what is stored would not be what was sent.
+    if (url.hostname === "" || !WRITTEN_WITH_HOST.test(raw)) throw ValidationError.field("/url", "must name a host: http:// or https://, then the host");
     const stored = url.toString();
     if (stored.length > WEBHOOK_URL_MAX_LENGTH) {
       throw ValidationError.field("/url", `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalised (percent-encoded, this one is ${stored.length})`);
@@ -285,6 +287,8 @@ export class WebhooksService {
     return stored;
   }
 }
+
+const WRITTEN_WITH_HOST = /^https?:\/\/[^/\\?#@]/i;
 
 /** The event types given, or those stored when they name the same types in another order: that is no change. */
 function sameSubscription(stored: WebhookEventType[] | null, given: WebhookEventType[] | null): WebhookEventType[] | null {

@@ -153,6 +153,11 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       ["no url", {}, "/url"],
       ["an ftp URL", { url: "ftp://hooks.example/x" }, "/url"],
       ["a relative URL", { url: "/hooks" }, "/url"],
+      // A URL parser would read these as http://ok/ and https://a.example/c: not what was written.
+      ["a URL with an empty host", { url: "http:///ok" }, "/url"],
+      ["a URL with extra slashes", { url: "https:////a.example/c" }, "/url"],
+      ["a URL with backslashes", { url: "https:\\\\a.example\\c" }, "/url"],
+      ["a URL without //", { url: "https:a.example/c" }, "/url"],
       ["a URL over 2048 characters", { url: `https://hooks.example/${"a".repeat(2048)}` }, "/url"],
       ["an unknown event type", { url: "https://hooks.example/x", event_types: ["message.exploded"] }, "/event_types/0"],
       ["an empty event type list", { url: "https://hooks.example/x", event_types: [] }, "/event_types"],
