@@ -1423,8 +1423,9 @@ export interface paths {
         /**
          * Send a sample event to a webhook endpoint
          * @description Queues a sample event of `type` for this endpoint, whether or not it subscribes to that type.
-         *     It is signed and retried like any other delivery; its `data` carries `test: true` and it
-         *     belongs to no message or domain of yours (a domain event's sample names `example.com`).
+         *     It is signed and retried like any other delivery, and shaped as a real event of the type
+         *     is, `data`'s fields included, with made-up values; its `data` also carries `test: true`,
+         *     and it belongs to no message or domain of yours (a domain event's sample names `example.com`).
          *     Its attempts appear in `listWebhookAttempts`. A disabled endpoint is sent nothing, so a
          *     test for one is refused with `409 webhook_disabled`: enable it first.
          */

@@ -26,6 +26,63 @@ const TRANSITIONS: Record<EventType, [MessageStatus | null, MessageStatus | null
   "message.replied": [null, null],
 };
 
+const MINUTE = 60_000;
+const BROWSER = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
+const CLIENT_IP = "203.0.113.7";
+const MX = "mx1.example.com[203.0.113.25]";
+const BOUNCE = "550 5.1.1 The email account that you tried to reach does not exist";
+
+/**
+ * What `data` holds in a sample of each message event type: the fields a real event of the type
+ * carries (the contract's Event.data, and what the sandbox's simulator sends), with made-up
+ * values, so that a receiver tested with samples reads the fields it will be sent. `at` is the
+ * sample's time; a test in test/integration/webhooks.test.ts holds these to the simulator's events.
+ */
+function sampleData(type: EventType, at: number): Record<string, unknown> {
+  switch (type) {
+    case "message.queued":
+      return {};
+    case "message.scheduled":
+      // As at creation (a reschedule adds previous_scheduled_at).
+      return { scheduled_at: new Date(at + 60 * MINUTE).toISOString() };
+    case "message.delivered":
+      return { smtp_code: 250, enhanced_status: "2.0.0", response: "250 2.0.0 OK: queued as 4Xyz1", remote_host: MX, attempt: 1 };
+    case "message.deferred":
+      return { smtp_code: 451, enhanced_status: "4.7.1", response: "451 4.7.1 Greylisted, try again later", remote_host: MX, attempt: 1, next_attempt_at: new Date(at + 5 * MINUTE).toISOString() };
+    case "message.bounced":
+      return { smtp_code: 550, enhanced_status: "5.1.1", response: BOUNCE, remote_host: MX, attempt: 1, bounce_type: "hard", action: "failed", diagnostic_code: `smtp; ${BOUNCE}`, reporting_mta: "dns; mx1.example.com" };
+    case "message.failed":
+      return { smtp_code: null, enhanced_status: "4.4.7", response: "Delivery time expired after 6 attempts; last answer: 451 4.7.1 Greylisted, try again later", attempts: 6 };
+    case "message.suppressed":
+      return { reason: "hard_bounce", suppression_id: "sup_00000000000000000000000000" };
+    case "message.canceled":
+      return { recipients: ["ada@example.com"] };
+    case "message.opened":
+      return { user_agent: BROWSER, ip: CLIENT_IP, machine_open: false, first_open: true };
+    case "message.clicked":
+      return { url: "https://example.com/orders/1042", user_agent: BROWSER, ip: CLIENT_IP, machine_click: false, first_click: true };
+    case "message.complained":
+      return { feedback_type: "abuse", user_agent: "ExampleFBL/1.0", reporting_mta: "dns; fbl.example.net", arrival_date: null };
+    case "message.unsubscribed":
+      return { method: "one_click", user_agent: BROWSER, ip: CLIENT_IP };
+    case "message.replied":
+      return {
+        inbound_id: "inb_00000000000000000000000000",
+        from: "Ada Lovelace <ada@example.com>",
+        subject: "Re: Your receipt",
+        text: "Thanks, that arrived.",
+        quoted_text: "On Mon, 30 Nov 2026 09:00:00 GMT, Acme <hello@acme.example> wrote:\n> Your receipt",
+        html: null,
+        attachments: [],
+        authentication: { spf: "pass", dkim: "pass", dmarc: "pass" },
+        threaded_by: "reply_address",
+      };
+  }
+}
+
+/** The event types about a whole message, not one of its recipients: their `recipient` is null. */
+const WHOLE_MESSAGE: ReadonlySet<EventType> = new Set(["message.queued", "message.scheduled", "message.canceled"]);
+
 /** A sample event of `type`, shaped as a real one of that type is, marked `data.test: true`. */
 export function sampleEvent(type: WebhookEventType, environment: Environment, id: string, createdAt: string) {
   return type.startsWith("domain.") ? sampleDomainEvent(type as DomainEventType, environment, id, createdAt) : sampleMessageEvent(type as EventType, environment, id, createdAt);
@@ -41,14 +98,14 @@ function sampleMessageEvent(type: EventType, environment: Environment, id: strin
     created_at: createdAt,
     environment,
     message_id: "msg_00000000000000000000000000",
-    recipient: "ada@example.com",
+    recipient: WHOLE_MESSAGE.has(type) ? null : "ada@example.com",
     sequence: 1,
     from_status,
     to_status,
     tags: ["test"],
     metadata: {},
     idempotency_key: null,
-    data: { test: true },
+    data: { ...sampleData(type, Date.parse(createdAt)), test: true },
   };
 }
 

@@ -546,6 +546,27 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       expect((await attempts(webhook.id)).map((a) => [a.event_id, a.status])).toEqual([[delivery.event_id, "succeeded"]]);
     });
 
+    it("shapes each message sample as the simulator's real event of its type: the same fields, in data too", async () => {
+      const webhook = await create();
+      const outcomes = ["delivered", "bounced", "deferred", "opened", "clicked", "complained", "unsubscribed", "replied"];
+      await send(outcomes.map((outcome) => `${outcome}@simulator.test`));
+      await t.drain();
+      const real = new Map<string, Record<string, unknown>>();
+      for (const event of (await t.call({ method: "GET", url: "/v1/events?limit=100" })).json().data) if (!real.has(event.type)) real.set(event.type, event);
+      const shape = (event: Record<string, unknown>) => ({
+        fields: Object.keys(event).sort(),
+        data: Object.keys(event.data as object).filter((key) => key !== "simulated" && key !== "test").sort(),
+        recipient: event.recipient === null ? null : "an address",
+        from_status: event.from_status === null ? null : "a status",
+      });
+      const types = [...real.keys()].sort();
+      expect(types).toEqual(["message.bounced", "message.clicked", "message.complained", "message.deferred", "message.delivered", "message.opened", "message.queued", "message.replied", "message.unsubscribed"]);
+      for (const type of types) expect((await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, payload: { type } })).statusCode).toBe(202);
+      await t.drainWebhooks();
+      const samples = receiver.received.filter((r) => (r.payload.data as { test?: boolean }).test === true);
+      expect(samples.map((s) => [s.payload.type, shape(s.payload as Record<string, unknown>)])).toEqual(types.map((type) => [type, shape(real.get(type)!)]));
+    });
+
     it("refuses an unknown event type with 422", async () => {
       const webhook = await create();
       const res = await t.call({ method: "POST", url: `/v1/webhooks/${webhook.id}/test`, payload: { type: "message.exploded" } });
