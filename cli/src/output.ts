@@ -90,3 +90,17 @@ export function cell(value: string | string[] | null | undefined, max = 40): str
   const text = printable(Array.isArray(value) ? value.join(", ") : (value ?? ""));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** A field error's place: its pointer ("/" for the body as a whole), and its line where the API names one (a template's Liquid). */
+export function fieldAt(field: { pointer: string; line?: number | undefined }): string {
+  return `${field.pointer || "/"}${field.line === undefined ? "" : ` (line ${field.line})`}`;
+}
+
+/**
+ * A problem as lines for people: `lead` and what went wrong, then each failing field. With field
+ * errors the title says it and the fields say where; otherwise the detail says it.
+ */
+export function problemLines(lead: string, problem: { title: string; detail?: string | null | undefined; errors?: ReadonlyArray<{ pointer: string; message: string; line?: number | undefined }> | undefined }): string[] {
+  const errors = problem.errors ?? [];
+  return [`${lead}: ${errors.length > 0 ? problem.title : (problem.detail ?? problem.title)}`, ...errors.map((field) => `  ${fieldAt(field)}: ${field.message}`)];
+}

@@ -5,7 +5,7 @@ import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
 import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, noAnswerFix } from "./connection.js";
 import type { Io } from "./io.js";
-import { Output } from "./output.js";
+import { Output, problemLines } from "./output.js";
 import { VERSION } from "./version.js";
 
 export { EXIT } from "./command.js";
@@ -150,9 +150,7 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
     return EXIT.apiError;
   }
   if (error instanceof APIError) {
-    // With field errors the title says it and the fields say where; otherwise the detail says it.
-    const lines = [`Error: ${error.status} ${error.code}: ${error.errors.length > 0 ? error.title : (error.detail ?? error.title)}`];
-    for (const field of error.errors) lines.push(`  ${field.pointer || "/"}: ${field.message}`);
+    const lines = problemLines(`Error: ${error.status} ${error.code}`, error);
     if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
     if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
     if (error.request_id) lines.push(`Request id: ${error.request_id}`);

@@ -118,7 +118,7 @@ describe("mailroom templates create", () => {
     const result = await runCli(["templates", "create", "--slug", "w", "--name", "W", "--subject", "S", "--html", "{% if x %}"], { env, tty: true, fetch: api.fetch });
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Error: 422 validation_failed: Title of validation_failed\n  /html: tag {% if %} not closed\n");
+    expect(result.stderr).toContain("Error: 422 validation_failed: Title of validation_failed\n  /html (line 3): tag {% if %} not closed\n");
   });
 });
 

@@ -13,10 +13,13 @@ export interface Mailbox {
 const LOCAL_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const FORBIDDEN_CONTROL = /[\r\n\0]/;
-// The other C0 controls but tab: nodemailer's address parser drops them from the header, so the
-// name sent would not be the name stored.
-const NAME_CONTROL = /[\x01-\x08\x0b\x0c\x0e-\x1f]/;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
+
+/**
+ * A C0 control other than tab (CR, LF and NUL are refused before): nodemailer's address parser
+ * drops them from the header, so the name sent would not be the name stored.
+ */
+const hasNameControl = (name: string): boolean => [...name].some((char) => char < " " && char !== "\t");
 const ANGLE_FORM = /^(.*?)\s*<([^<>]*)>$/s;
 
 export type ParseResult = { ok: true; mailbox: Mailbox } | { ok: false; reason: string };
@@ -30,7 +33,7 @@ export function parseMailbox(input: string): ParseResult {
   const address = normaliseAddress(rawAddress);
   if (!address) return { ok: false, reason: `${JSON.stringify(input)} is not a valid email address${whyNotAddress(rawAddress)}` };
   if (rawName !== null && rawName.length > 200) return { ok: false, reason: "the display name is longer than 200 characters" };
-  if (rawName !== null && NAME_CONTROL.test(rawName)) return { ok: false, reason: "the display name must not contain control characters (U+0001 to U+001F, other than tab)" };
+  if (rawName !== null && hasNameControl(rawName)) return { ok: false, reason: "the display name must not contain control characters (U+0001 to U+001F, other than tab)" };
   return { ok: true, mailbox: { address, name: rawName ? rawName : null } };
 }
 

@@ -1,6 +1,6 @@
 // Human renderings of the API's objects. JSON output never passes through here.
 import type { ApiKey, ApiKeyRestrictions, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, MessageTemplate, Problem, Recipient } from "mailroom";
-import { cell, fields, table } from "../output.js";
+import { cell, fieldAt, fields, table } from "../output.js";
 
 export const messageColumns = {
   headers: ["ID", "STATUS", "TO", "SUBJECT", "CREATED"],
@@ -140,7 +140,7 @@ export function renderBatch(batch: MessageBatch): string {
 
 /** A problem on one line: its code, then each failing field (pointers relative to the batch's item) or the detail. */
 export function describeProblem(problem: Problem): string {
-  const fieldErrors = (problem.errors ?? []).map((field) => `${field.pointer || "/"} ${field.message}`);
+  const fieldErrors = (problem.errors ?? []).map((field) => `${fieldAt(field)} ${field.message}`);
   return `${problem.code}: ${fieldErrors.length > 0 ? fieldErrors.join("; ") : (problem.detail ?? problem.title)}`;
 }
 

@@ -2,7 +2,7 @@ import type { ListRequestLogsParams, RequestLog } from "mailroom";
 import type { Noun } from "../command.js";
 import { definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
-import { cell, fields } from "../output.js";
+import { cell, fields, problemLines } from "../output.js";
 
 const METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"] as const;
 
@@ -38,11 +38,7 @@ function renderRequestLog(log: RequestLog): string {
   ]);
   const problem = log.error;
   if (!problem) return details;
-  // With field errors the title says it and the fields say where; otherwise the detail says it.
-  const errors = problem.errors ?? [];
-  const lines = [`Answered ${problem.status} ${problem.code}: ${errors.length > 0 ? problem.title : (problem.detail ?? problem.title)}`];
-  for (const field of errors) lines.push(`  ${field.pointer || "/"}: ${field.message}`);
-  return `${details}\n\n${lines.join("\n")}`;
+  return `${details}\n\n${problemLines(`Answered ${problem.status} ${problem.code}`, problem).join("\n")}`;
 }
 
 export const requestLogs: Noun = {
