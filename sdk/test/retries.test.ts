@@ -269,53 +269,43 @@ describe("a DELETE after an attempt whose outcome is unknown", () => {
   });
 });
 
-describe("a PATCH carrying a precondition (base_revision) after an attempt whose outcome is unknown", () => {
-  // If the first attempt was stored, it moved the revision on: a repeat would be refused 409
-  // template_changed, as if someone else had changed the template, though the edit is stored.
-  const edit = (mr: Mailroom) => mr.templates.update("welcome", { subject: "Hello", base_revision: 3 });
-
+/**
+ * Calls that a repeat would answer wrongly once an attempt may have done them: a PATCH carrying a
+ * precondition (if stored, the edit moved the revision on, and a repeat would be refused 409
+ * template_changed as if someone else had changed the template), and leaving a workspace (which
+ * ends the token it was sent with, so a repeat would be refused 401, as for a bad token).
+ */
+describe.each([
+  {
+    call: "a PATCH carrying a precondition (base_revision)",
+    make: (mr: Mailroom) => mr.templates.update("welcome", { subject: "Hello", base_revision: 3 }),
+    repeatAnswer: problem(409, "template_changed"),
+    success: { slug: "welcome", revision: 4 },
+  },
+  { call: "leaving a workspace", make: (mr: Mailroom) => mr.accounts.leaveWorkspace(), repeatAnswer: problem(401, "invalid_api_key"), success: { user_id: "usr_1" } },
+])("$call after an attempt whose outcome is unknown", ({ make, repeatAnswer, success }) => {
   it.each([
     ["timed out", "hang" as const, APITimeoutError],
     ["lost its connection", connectionReset(), APIConnectionError],
     ["got a 5xx", problem(502, "bad_gateway", { headers: NOW }), InternalServerError],
   ])("is not sent again after an attempt that %s: that attempt's error is thrown", async (_what, first, ErrorClass) => {
-    const fake = fakeFetch([first, problem(409, "template_changed")]);
-    await expect(edit(fakeClient(fake, { timeout: 50 }))).rejects.toBeInstanceOf(ErrorClass);
+    const fake = fakeFetch([first, repeatAnswer]);
+    await expect(make(fakeClient(fake, { timeout: 50 }))).rejects.toBeInstanceOf(ErrorClass);
     expect(fake.requests).toHaveLength(1);
   });
 
   it("is still sent again after an answer that says nothing was done (429), or a refused connection", async () => {
-    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, { slug: "welcome", revision: 4 })]);
-    await expect(edit(fakeClient(fake))).resolves.toEqual({ slug: "welcome", revision: 4 });
+    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, success)]);
+    await expect(make(fakeClient(fake))).resolves.toEqual(success);
     expect(fake.requests).toHaveLength(3);
-  });
-
-  it("leaves a PATCH without one retried as before: it does the same thing each time", async () => {
-    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), json(200, { slug: "welcome", revision: 4 })]);
-    await expect(fakeClient(fake).templates.update("welcome", { subject: "Hello" })).resolves.toEqual({ slug: "welcome", revision: 4 });
-    expect(fake.requests).toHaveLength(2);
   });
 });
 
-describe("leaving a workspace after an attempt whose outcome is unknown", () => {
-  // If the first attempt left, it ended the token it was sent with: a repeat could only be
-  // refused 401, which would read as a bad token rather than as "you may have left".
-  const leave = (mr: Mailroom) => mr.accounts.leaveWorkspace();
-
-  it.each([
-    ["timed out", "hang" as const, APITimeoutError],
-    ["lost its connection", connectionReset(), APIConnectionError],
-    ["got a 5xx", problem(502, "bad_gateway", { headers: NOW }), InternalServerError],
-  ])("is not sent again after an attempt that %s: that attempt's error is thrown", async (_what, first, ErrorClass) => {
-    const fake = fakeFetch([first, problem(401, "invalid_api_key")]);
-    await expect(leave(fakeClient(fake, { timeout: 50 }))).rejects.toBeInstanceOf(ErrorClass);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it("is still sent again after an answer that says nothing was done (429), or a refused connection", async () => {
-    const fake = fakeFetch([problem(429, "rate_limited", { headers: NOW }), connectionRefused(), json(200, { user_id: "usr_1" })]);
-    await expect(leave(fakeClient(fake))).resolves.toEqual({ user_id: "usr_1" });
-    expect(fake.requests).toHaveLength(3);
+describe("a PATCH without a precondition", () => {
+  it("is retried after a 5xx: it does the same thing each time", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), json(200, { slug: "welcome", revision: 4 })]);
+    await expect(fakeClient(fake).templates.update("welcome", { subject: "Hello" })).resolves.toEqual({ slug: "welcome", revision: 4 });
+    expect(fake.requests).toHaveLength(2);
   });
 });
 
