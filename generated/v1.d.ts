@@ -1007,8 +1007,8 @@ export interface paths {
         };
         /**
          * List templates
-         * @description The workspace's templates, newest first, each with the content of its latest version;
-         *     `kind=layout` lists the layouts only.
+         * @description The workspace's templates, newest first, each with the content of its working version
+         *     (its draft, else its published version: see `getTemplate`); `kind=layout` lists the layouts only.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -1051,8 +1051,10 @@ export interface paths {
         };
         /**
          * Get a template
-         * @description The template by slug or id, with the content and variables of its latest version (the
-         *     draft, when there is one; `published_version` says which version sends).
+         * @description The template by slug or id, with the content and variables of its working version: the
+         *     draft, when there is one, else the published version (after a rollback, the version rolled
+         *     back to, though a newer archived one exists), else, never published, the latest. It is what
+         *     `updateTemplate` starts a draft from. `published_version` says which version sends.
          */
         get: operations["getTemplate"];
         put?: never;
@@ -1951,14 +1953,14 @@ export interface components {
              *     what you read is refused, rather than applied over a change saved since.
              */
             revision: number;
-            /** @description The latest version's subject (Liquid); empty for a layout. */
+            /** @description The working version's subject (Liquid; the draft, else the published version); empty for a layout. */
             subject: string;
-            /** @description The latest version's HTML (Liquid; output escaped). */
+            /** @description The working version's HTML (Liquid; output escaped). */
             html: string;
-            /** @description The latest version's text (Liquid); null when derived from the html. */
+            /** @description The working version's text (Liquid); null when derived from the html. */
             text: string | null;
             layout: components["schemas"]["TemplateLayout"];
-            /** @description The latest version's declared variables. */
+            /** @description The working version's declared variables. */
             variables: components["schemas"]["TemplateVariable"][];
             referenced_variables: components["schemas"]["ReferencedVariables"];
             /**
@@ -4334,7 +4336,7 @@ export interface operations {
                 recipient?: string;
                 /** @description Only messages carrying this tag. */
                 tag?: components["schemas"]["Tag"];
-                /** @description Only messages rendered from the template with this slug (any version). */
+                /** @description Only messages rendered from a template with this slug (any version), as sent: also those of a template deleted since and created again under the slug (each message's `template.id` tells them apart). */
                 template?: components["schemas"]["TemplateSlug"];
                 /** @description Only items created at or after this instant (RFC 3339). */
                 created_after?: components["parameters"]["CreatedAfter"];

@@ -135,7 +135,7 @@ export class TemplatesService {
   }
 
   async get(principal: Principal, ref: string): Promise<Template> {
-    const resolved = await this.templates.resolve(principal.workspaceId, ref, "latest");
+    const resolved = await this.templates.resolve(principal.workspaceId, ref, "working");
     if (!resolved) throw new NotFoundError("template", ref);
     return TemplatesRepository.toWire(resolved.template, resolved.version);
   }
@@ -165,14 +165,15 @@ export class TemplatesService {
       if (input.base_revision !== undefined && input.base_revision !== template.revision) throw templateChanged(template, input.base_revision);
       if (given.layout !== undefined && given.layout !== null) await this.holdLayout(principal.workspaceId, given.layout, trx, null);
       const latest = (await this.templates.findVersion(trx, template.id, template.latest_version))!;
-      // What the draft is, or would be made from: given the values it has, nothing is written.
+      // What the draft is, or would be made from (the working version, which the template shows):
+      // given the values it has, nothing is written.
       const base =
         latest.state === "draft" || template.published_version === null ? latest : ((await this.templates.findVersion(trx, template.id, template.published_version)) ?? latest);
       const changes = changedOnly<VersionContent>(base, given);
       const renamed = input.name !== undefined && input.name !== template.name;
       const changed = [...Object.keys(changes), ...(renamed ? ["name"] : [])].sort();
       // base_revision alone (or values as they are) only checks.
-      if (changed.length === 0) return { template: TemplatesRepository.toWire(template, latest), changed };
+      if (changed.length === 0) return { template: TemplatesRepository.toWire(template, base), changed };
       const contentChanges = Object.keys(changes).length > 0;
       const now = this.clock.now();
       let draft = latest;
@@ -190,7 +191,7 @@ export class TemplatesService {
       const revision = contentChanges ? template.revision + 1 : template.revision;
       const row: TemplateRow = { ...template, name: input.name ?? template.name, latest_version: draft.version, revision, updated_at: now };
       await this.templates.updateTemplate(trx, template.id, { name: row.name, latest_version: row.latest_version, revision, updated_at: now });
-      return { template: TemplatesRepository.toWire(row, draft), changed };
+      return { template: TemplatesRepository.toWire(row, contentChanges ? draft : base), changed };
     });
     this.forgetCommitted(principal.workspaceId, slug);
     return updated;
@@ -221,15 +222,16 @@ export class TemplatesService {
       } else {
         throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first (updateTemplate), or give the version to publish again.`);
       }
-      if (target.version === template.published_version) return { template: TemplatesRepository.toWire(template, latest), changed: false };
+      if (target.version === template.published_version) return { template: TemplatesRepository.toWire(template, latest.state === "draft" ? latest : target), changed: false };
       await this.assertLayoutPublished(principal.workspaceId, `${template.slug}@${target.version}`, target.layout, trx);
       const now = this.clock.now();
       if (template.published_version !== null) await this.templates.setVersionState(trx, template.id, template.published_version, "archived");
       await this.templates.setVersionState(trx, template.id, target.version, "published", now);
       const updated: TemplateRow = { ...template, published_version: target.version, revision: template.revision + 1, updated_at: now };
       await this.templates.updateTemplate(trx, template.id, { published_version: target.version, revision: updated.revision, updated_at: now });
-      const latestNow = target.version === latest.version ? { ...latest, state: "published" as const, published_at: now } : latest.version === template.published_version ? { ...latest, state: "archived" as const } : latest;
-      return { template: TemplatesRepository.toWire(updated, latestNow), changed: true };
+      // A rollback keeps the draft, which the template goes on showing; else it shows what now sends.
+      const working = latest.state === "draft" && target.version !== latest.version ? latest : { ...target, state: "published" as const, published_at: now };
+      return { template: TemplatesRepository.toWire(updated, working), changed: true };
     });
     this.forgetCommitted(principal.workspaceId, slug);
     return published;

@@ -442,6 +442,22 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect(await versions("welcome")).toEqual(["3:draft", "2:archived", "1:published"]);
     });
 
+    it("shows the version rolled back to when there is no draft, and an untouched save of it makes none", async () => {
+      await create({ publish: true });
+      await update("welcome", { subject: "Two" });
+      await publish("welcome");
+      const rolledBack = await publish("welcome", { version: 1 });
+      // Version 2 is the newest but archived: what sends, and what an edit starts from, is 1.
+      expect(rolledBack).toMatchObject({ published_version: 1, latest_version: 2, has_draft: false, subject: "Welcome, {{ first_name }}" });
+      const got = (await t.call({ method: "GET", url: "/v1/templates/welcome" })).json();
+      expect(got).toEqual(rolledBack);
+      expect((await t.call({ method: "GET", url: "/v1/templates" })).json().data).toEqual([rolledBack]);
+      const { subject, html, text, layout, variables } = got;
+      const saved = await update("welcome", { subject, html, text, layout, variables });
+      expect(saved).toEqual(rolledBack);
+      expect(await versions("welcome")).toEqual(["2:archived", "1:published"]);
+    });
+
     it("answers the template unchanged when the version is already the published one", async () => {
       const made = await create({ publish: true });
       t.clock.advance(1000);

@@ -64,7 +64,14 @@ export interface TemplateFilters {
 }
 
 /** Which version to read: a number, the draft, the published one, or the latest. */
-export type VersionSelector = number | "draft" | "published" | "latest";
+export type VersionSelector = number | "draft" | "published" | "latest" | "working";
+
+/**
+ * The version a template shows and an edit starts from: its draft, else its published version,
+ * else (never published) its latest. After a rollback the newest version is archived, and what
+ * the template is, is the version rolled back to. A draft is always the newest version.
+ */
+const WORKING_VERSION = "COALESCE((SELECT d.version FROM template_versions d WHERE d.template_id = t.id AND d.state = 'draft'), t.published_version, t.latest_version)";
 
 export const UQ_TEMPLATE_SLUG = "uq_templates__workspace_slug";
 
@@ -123,20 +130,22 @@ export class TemplatesRepository {
     if (typeof selector === "number") query.andWhere("v.version", selector);
     else if (selector === "draft") query.andWhere("v.state", "draft");
     else if (selector === "published") query.andWhereRaw("v.version = t.published_version");
+    else if (selector === "working") query.andWhereRaw(`v.version = ${WORKING_VERSION}`);
     else query.andWhereRaw("v.version = t.latest_version");
     const row = (await query) as Record<string, unknown> | undefined;
     return row ? { template: normaliseTemplate(row)!, version: normaliseJoinedVersion(row) } : undefined;
   }
 
   /**
-   * Templates, newest first, each with its latest version; `kind` keeps those of that kind,
+   * Templates, newest first, each with its working version (WORKING_VERSION); `kind` keeps those of that kind,
    * `layout` those whose published version or draft is sent in the layout with that slug (the
    * templates a change to it touches, now or once they are published: usersOfLayout's).
    */
   async list(workspaceId: string, page: PageRequest, { kind, layout }: TemplateFilters = {}): Promise<Page<Template>> {
     const query = this.knex("templates as t")
-      .join("template_versions as v", (on) => on.on("v.template_id", "=", "t.id").andOn("v.version", "=", "t.latest_version"))
+      .join("template_versions as v", "v.template_id", "t.id")
       .where("t.workspace_id", workspaceId)
+      .andWhereRaw(`v.version = ${WORKING_VERSION}`)
       .select([...TEMPLATE_COLUMNS, ...VERSION_COLUMNS]);
     if (kind !== undefined) query.andWhere("t.kind", kind);
     if (layout !== undefined) {
@@ -231,7 +240,8 @@ export class TemplatesRepository {
     await trx("templates").where({ id }).delete();
   }
 
-  static toWire(template: TemplateRow, latest: VersionRow): Template {
+  /** The template showing `working`: its draft, else its published version, else its latest (WORKING_VERSION). */
+  static toWire(template: TemplateRow, working: VersionRow): Template {
     return {
       id: template.id,
       object: "template",
@@ -240,14 +250,14 @@ export class TemplatesRepository {
       name: template.name,
       published_version: template.published_version,
       latest_version: template.latest_version,
-      has_draft: latest.state === "draft",
+      has_draft: working.state === "draft",
       revision: template.revision,
-      subject: latest.subject,
-      html: latest.html,
-      text: latest.text,
-      layout: latest.layout,
-      variables: latest.variables,
-      referenced_variables: referencedNames(latest),
+      subject: working.subject,
+      html: working.html,
+      text: working.text,
+      layout: working.layout,
+      variables: working.variables,
+      referenced_variables: referencedNames(working),
       created_at: toIso(template.created_at),
       updated_at: toIso(template.updated_at),
     };

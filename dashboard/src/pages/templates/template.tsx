@@ -228,7 +228,7 @@ function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesT
                 type="button"
                 className="button button--primary"
                 disabled={!template.has_draft && !dirty}
-                title={!template.has_draft && !dirty ? "Nothing to publish: the published version is the latest" : undefined}
+                title={!template.has_draft && !dirty ? "Nothing to publish: there is no draft, and the editors show the published version" : undefined}
                 onClick={() => setPublishing(template)}
               >
                 Publish
@@ -279,7 +279,7 @@ function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesT
         <div className="summary__row">
           <dt>Draft</dt>
           <dd data-testid="draft-status">
-            {dirty ? "Unsaved changes" : template.has_draft ? `v${template.latest_version}, saved ${formatDateTime(template.updated_at)}` : "None: the published version is the latest"}
+            {dirty ? "Unsaved changes" : template.has_draft ? `v${template.latest_version}, saved ${formatDateTime(template.updated_at)}` : "None: the editors show the published version"}
           </dd>
         </div>
       </dl>
