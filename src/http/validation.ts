@@ -103,7 +103,10 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
     const key = `${pointer}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ location, pointer, message });
+    // One entry per field: a value that broke two rules (too short, and not the pattern) says both.
+    const field = out.find((e) => e.pointer === pointer);
+    if (field) field.message = `${field.message}; ${message}`;
+    else out.push({ location, pointer, message });
   }
   return out;
 }

@@ -267,6 +267,15 @@ describe.each(databases)("platform ($name)", (database) => {
       expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
     });
 
+    it("lists a field once, however many rules it broke, naming each, and counts fields, not rules", async () => {
+      const one = expectProblem(await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", return_path_subdomain: "" } }), 422, "validation_failed");
+      const message = "must NOT have fewer than 1 characters; must be one DNS label: letters, digits and hyphens, not starting or ending with a hyphen";
+      expect(one.errors).toEqual([{ location: "body", pointer: "/return_path_subdomain", message }]);
+      expect(one.detail).toBe(`/return_path_subdomain: ${message}`);
+      const two = expectProblem(await t.call({ method: "POST", url: "/v1/domains", payload: { name: "", return_path_subdomain: "" } }), 422, "validation_failed");
+      expect(two.detail).toBe("2 fields are invalid.");
+    });
+
     it("answers 413 payload_too_large to a body over the limit", async () => {
       await t.close();
       t = await createTestApp(database, { BODY_LIMIT_BYTES: "2048" });
