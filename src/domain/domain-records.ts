@@ -37,6 +37,14 @@ export function recordsFor(name: string, returnPathDomain: string, keys: readonl
   ];
 }
 
+/** docs/domains.md's order: a client may read the records by position, and a form lists them so. */
+const RECORD_ORDER: Record<DomainRecord["purpose"], number> = { return_path: 0, spf: 1, dkim: 2, dkim_next: 3, dmarc: 4, tracking: 5 };
+
+/** The records in the documented order, whatever order a rotation or a tracking domain added them in (stable within a purpose). */
+export function inRecordOrder(records: readonly DomainRecord[]): DomainRecord[] {
+  return [...records].sort((a, b) => RECORD_ORDER[a.purpose] - RECORD_ORDER[b.purpose]);
+}
+
 const spfValue = (hostname: string) => `v=spf1 a:${hostname} ~all`;
 
 /**

@@ -10,7 +10,7 @@ import { newId } from "../domain/ids.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { DkimAlgorithm, DomainCheck, DomainRecord, DomainRow, DomainSettings, DomainsRepository, StoredDkimKey } from "../db/repositories/domains.js";
-import { checkRecord, dkimRecord, dmarcFallbackName, hostKey, missingRecords, recordsFor, trackingRecord, withCurrentHosts, type DnsAnswer } from "../domain/domain-records.js";
+import { checkRecord, dkimRecord, dmarcFallbackName, hostKey, inRecordOrder, missingRecords, recordsFor, trackingRecord, withCurrentHosts, type DnsAnswer } from "../domain/domain-records.js";
 import { afterCheck, afterUnansweredCheck, FAILING_RECHECK_MS, graceEndsAt, nextCheckAt, sendsLive, type DomainCheckPolicy, type DomainHealth, type DomainStatus } from "../domain/domain-status.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { components } from "../../generated/v1.js";
@@ -176,7 +176,7 @@ export class DomainsService {
     return this.untilSaved(() => this.rotatable(principal, id), "its new keys were being saved", async (row) => {
       next ??= await this.newKeys(this.clock.now(), row.dkim_keys.map((key) => key.selector), true);
       const dkimKeys = [...activeKeys(row.dkim_keys), ...next];
-      const records = [...row.records.filter((record) => record.purpose !== "dkim_next"), ...next.map((key) => dkimRecord(key, row.name, "dkim_next"))];
+      const records = inRecordOrder([...row.records.filter((record) => record.purpose !== "dkim_next"), ...next.map((key) => dkimRecord(key, row.name, "dkim_next"))]);
       if (!(await this.domains.replaceKeys(row.workspace_id, row.id, row, { dkim_keys: dkimKeys, records }))) return null;
       this.forget(row.workspace_id, row.name);
       return this.toWire({ ...row, dkim_keys: dkimKeys, records });
@@ -260,7 +260,7 @@ export class DomainsService {
       const current = row.records.find((record) => record.purpose === "tracking");
       // The same name keeps its record and last check; a new one starts pending.
       const tracking = trackingDomain === null ? [] : current?.name === trackingDomain ? [current] : [trackingRecord(trackingDomain, this.trackingHost)];
-      settings.records = [...others, ...tracking];
+      settings.records = inRecordOrder([...others, ...tracking]);
     }
     return settings;
   }
@@ -523,7 +523,7 @@ function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers
   if (next.length === 0 || !next.every(({ record, fresh }) => fresh && record.status === "verified")) return { dkim_keys: keys, records };
   return {
     dkim_keys: keys.filter((key) => key.pending_since !== undefined).map(({ pending_since: _started, ...key }) => key),
-    records: records.filter((record) => record.purpose !== "dkim").map((record) => (record.purpose === "dkim_next" ? { ...record, purpose: "dkim" as const, required: true } : record)),
+    records: inRecordOrder(records.filter((record) => record.purpose !== "dkim").map((record) => (record.purpose === "dkim_next" ? { ...record, purpose: "dkim" as const, required: true } : record))),
   };
 }
 

@@ -889,6 +889,8 @@ describe.each(databases)("Domains ($name)", (database) => {
         keys.map((k) => ({ purpose: "dkim_next", type: "TXT", name: `${k.selector}._domainkey.acme.example`, value: expect.stringMatching(/^v=DKIM1; k=(rsa|ed25519); p=/), priority: null, required: false, status: "pending", found: [] })),
       );
       expect(rotating.records.filter((r) => r.purpose !== "dkim_next")).toEqual(before.records);
+      // The waiting keys' records come next to the current ones, in the documented order.
+      expect(rotating.records.map((r) => r.purpose)).toEqual(["return_path", "spf", "dkim", "dkim", "dkim_next", "dkim_next", "dmarc"]);
       expect(await signers()).toEqual(before.dkim.map((k) => k.selector));
       expect((await t.call({ method: "GET", url: `/v1/domains/${before.id}` })).json()).toEqual(rotating);
 
@@ -913,6 +915,7 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(checked).toMatchObject({ status: "verified", dkim: rotating.dkim_rotation!.keys, dkim_rotation: null, verified_at: new Date(t.clock.now()).toISOString() });
       expect(checked.records.filter((r) => r.purpose === "dkim")).toEqual([rsa, ed].map((r) => ({ ...r!, purpose: "dkim", required: true, status: "verified", found: [r!.value] })));
       expect(nextRecords(checked)).toEqual([]);
+      expect(checked.records.map((r) => r.purpose)).toEqual(["return_path", "spf", "dkim", "dkim", "dmarc"]);
       expect(await signers()).toEqual(rotating.dkim_rotation!.keys.map((k) => k.selector));
       expect((await publishedBySigners()).map((p, i) => [rsa, ed][i]!.value.endsWith(`p=${p}`))).toEqual([true, true]);
       const row = await t.runtime.db.knex("domains").where({ id: before.id }).first();
