@@ -144,6 +144,17 @@ describe("templates in the dashboard", () => {
     expect(await editor("HTML").locator(".cm-problem-line").count()).toBe(0);
   });
 
+  it("types Liquid key by key as written: a typed %} steps over the one the editor closed {% with", async () => {
+    const typed = "Hi{% if plan %} on {{ plan }}{% endif %}";
+    await editor("Subject").click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.type(typed);
+    expect(await editor("Subject").textContent()).toBe(typed);
+    await replace(editor("Subject"), V1_SUBJECT);
+    await expect.poll(() => previewSettled()).toBe("Version 1, as it renders now.");
+  });
+
   it("says which sample values are missing or of the wrong type, as the server checks them", async () => {
     const samples = page.getByLabel("Sample values (JSON)");
     await samples.fill(JSON.stringify({ first_name: 42, plan: "Pro", coupon: "X" }));

@@ -34,6 +34,7 @@ export function CodeEditor({ label, value, onChange, language, variables = [], r
     const completions = variableKey === "" ? [] : variableKey.split("\n").map((name) => ({ label: name, type: "variable" }));
     return [
       language === "liquid-html" ? liquid({ base: html(), variables: completions }) : liquid({ variables: completions }),
+      typeOverPercentBrace,
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": label }),
       // Recomputed as the document changes, so a mark never points past its end.
@@ -62,3 +63,18 @@ export function CodeEditor({ label, value, onChange, language, variables = [], r
     </div>
   );
 }
+
+/**
+ * lang-liquid closes a tag as it is opened (`{` then `%` gives `{%|%}`), but typing its `%}`
+ * afterwards, as anyone who writes Liquid does, would write a second one: `{% endif %}%}`, saved
+ * with the draft. Here a typed `%` or `}` steps over the same character the editor wrote.
+ */
+const typeOverPercentBrace = EditorView.inputHandler.of((view, from, to, text) => {
+  if (from !== to || (text !== "%" && text !== "}")) return false;
+  const doc = view.state.doc;
+  const ahead = doc.sliceString(from, from + 2);
+  const closing = text === "%" ? ahead === "%}" : ahead.startsWith("}") && doc.sliceString(from - 1, from) === "%";
+  if (!closing) return false;
+  view.dispatch({ selection: { anchor: from + 1 }, scrollIntoView: true, userEvent: "input.type" });
+  return true;
+});
