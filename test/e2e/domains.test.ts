@@ -48,7 +48,7 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
   const heading = () => page.getByRole("heading", { level: 1 });
   const recordRows = () => page.getByTestId("dns-record-row");
   // By the label exactly: "DKIM" is also in "New DKIM key", and in DMARC's explanation, which
-  // follows the DKIM rows until a rotation's switch moves them to the end of the table.
+  // follows the DKIM rows.
   const rowsOf = (purpose: string) => recordRows().filter({ has: page.getByTestId("record-purpose").filter({ hasText: new RegExp(`^${purpose}$`) }) });
   const rowOf = (purpose: string, nth = 0) => rowsOf(purpose).nth(nth);
   const statuses = async () => (await page.getByTestId("record-status").locator(".badge").allTextContents()).map((text) => text.trim());
@@ -131,6 +131,9 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     expect(await alert.textContent()).toContain("Could not add the domain");
     expect(await alert.textContent()).toContain("validation_failed");
     expect(await alert.textContent()).toContain("/name");
+    // Said once: the field list names the field; the detail, which repeats it, is left out.
+    const message = await alert.locator(".error-state__fields li").first().textContent();
+    expect((await alert.textContent())!.split(message!.replace(/^\/name\s*/, "")).length - 1).toBe(1);
   });
 
   it("adds the domain and shows each DNS record to publish, with Copy buttons for its name and value", async () => {

@@ -261,6 +261,9 @@ describe.each(databases)("platform ($name)", (database) => {
       // Two enums in a oneOf read as one list.
       const [eventType] = await errorsOf({ method: "POST", url: "/v1/webhooks", payload: { url: "https://hooks.example/x", event_types: ["bogus"] } });
       expect(eventType).toEqual({ location: "body", pointer: "/event_types/0", message: expect.stringMatching(/^must be one of: message\.queued, .*domain\.verified/) });
+      expect(await errorsOf({ method: "POST", url: "/v1/webhooks", payload: { url: "ftp://files.example/hooks" } })).toEqual([
+        { location: "body", pointer: "/url", message: "must be an http:// or https:// URL" },
+      ]);
       expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage(), headers: { "idempotency-key": "k".repeat(256) } })).toEqual([
         { location: "header", pointer: "/idempotency-key", message: expect.stringMatching(/^must be 1 to 255 printable ASCII characters without spaces/) },
       ]);

@@ -67,7 +67,7 @@ interface ErrorStateProps {
   compact?: boolean;
 }
 
-/** A failed request: the problem's title, detail and code, its request id, and a Retry button. */
+/** A failed request: the problem's title, its detail or failing fields, its code and request id, and a Retry button. */
 export function ErrorState({ error, title, onRetry, compact = false }: ErrorStateProps) {
   const problem = describeError(error);
   const classes = ["error-state", compact ? "error-state--compact" : "", problem.permission ? "error-state--permission" : ""];
@@ -75,7 +75,8 @@ export function ErrorState({ error, title, onRetry, compact = false }: ErrorStat
     <div role="alert" className={classes.filter(Boolean).join(" ")}>
       <p className="error-state__title">{title ?? problem.title}</p>
       {title && <p className="error-state__detail">{problem.title}</p>}
-      {problem.detail && <p className="error-state__detail">{problem.detail}</p>}
+      {/* With field errors the list says what and where; the detail would say it again. */}
+      {problem.detail && problem.fieldErrors.length === 0 && <p className="error-state__detail">{problem.detail}</p>}
       {problem.permission && (
         <p className="error-state__detail">Your role in this workspace does not allow this. Ask an admin or an owner of the workspace.</p>
       )}
