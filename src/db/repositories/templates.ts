@@ -63,7 +63,7 @@ export interface TemplateFilters {
   layout?: string;
 }
 
-/** Which version to read: a number, the draft, the published one, or the latest. */
+/** Which version to read: a number, the draft, the published one, the latest, or the working one (WORKING_VERSION). */
 export type VersionSelector = number | "draft" | "published" | "latest" | "working";
 
 /**
