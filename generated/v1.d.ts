@@ -1210,7 +1210,9 @@ export interface paths {
          *     rendering (an unknown filter, or past the limits on time, loop iterations or output
          *     size) is `422 template_render_failed` with the field and line. The subject is answered as
          *     it is sent: line breaks become spaces, surrounding space is trimmed, and one longer than
-         *     998 characters is `422 validation_failed` at `/variables`. Nothing is stored. A
+         *     998 characters is `422 validation_failed` at `/variables`; so is a subject, html or
+         *     text of the template's own (or its layout's) that renders blank, as a send refuses it.
+         *     Nothing is stored. A
          *     template with a `layout` renders inside the layout's published version, as it sends, or
          *     inside the version `layout_version` names (`"draft"`: the layout's unpublished changes),
          *     so a layout can be checked against every template sent in it before it is published
@@ -2348,7 +2350,8 @@ export interface components {
              * @description Render a template instead of giving `subject`, `html` and `text` (which must then be
              *     left out). The variables are checked and the template rendered before the message is
              *     accepted: a problem is `422` and nothing is stored. The rendered subject is held to
-             *     `subject`'s limit of 998 characters.
+             *     `subject`'s limit of 998 characters; a subject, html or text (the template's own) that
+             *     renders blank is refused at `/template`, as an empty one given directly is.
              */
             template?: components["schemas"]["MessageTemplateInput"];
         };

@@ -9,7 +9,7 @@ import { referencedNames, TemplatesRepository, type ResolvedVersion, type Templa
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
 import { CONTENT_SLOT, kindProblems, slotProblems, withoutSlot } from "../templates/layouts.js";
 import type { RenderOutcome, SourceCheck } from "../templates/render-pool.js";
-import type { LayoutSources, RenderOptions } from "../templates/render-protocol.js";
+import type { LayoutSources, RenderedSources, RenderOptions } from "../templates/render-protocol.js";
 import { checkDeclarations, normaliseDeclarations, resolveValues } from "../templates/variables.js";
 import type { components } from "../../generated/v1.js";
 
@@ -290,16 +290,18 @@ export class TemplatesService {
     }
     const layout = await this.layoutToRenderIn(resolved, input.layout_version);
     const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/variables", true);
+    // As sending has it, but for a layout by itself (no subject, no content). The request's
+    // variables are what make a subject too long or a field empty here.
+    const sent = resolved.template.kind === "layout" ? rendered : sentContent(rendered, hasOwnText(resolved, layout), "/variables");
     return {
       object: "rendered_template",
       template_id: resolved.template.id,
       slug: resolved.template.slug,
       version: resolved.version.version,
       layout: layoutRef(layout),
-      // As sending has it: the request's variables are what makes a subject too long here.
-      subject: sentSubject(rendered.subject, "/variables"),
-      html: rendered.html,
-      text: rendered.text ?? "",
+      subject: sent.subject,
+      html: sent.html,
+      text: sent.text ?? "",
     };
   }
 
@@ -324,9 +326,9 @@ export class TemplatesService {
     }
     if (resolved.template.kind === "layout") throw layoutSentAlone(slug);
     const layout = await this.layoutOf(resolved, "/template/slug", (layoutSlug) => this.resolveForSend(workspaceId, layoutSlug, "published"));
-    const rendered = await this.renderVersion(resolved, layout, input.variables ?? {}, "/template/variables", false);
+    const rendered = sentContent(await this.renderVersion(resolved, layout, input.variables ?? {}, "/template/variables", false), hasOwnText(resolved, layout), "/template");
     return {
-      subject: sentSubject(rendered.subject, "/template"),
+      subject: rendered.subject,
       html: rendered.html,
       text: rendered.text,
       template: { id: resolved.template.id, slug: resolved.template.slug, version: resolved.version.version, layout: layoutRef(layout) },
@@ -486,19 +488,33 @@ export class TemplatesService {
   }
 }
 
+/** Whether the text sent is rendered from a text of the template's or its layout's, rather than derived from the html. */
+const hasOwnText = (resolved: ResolvedVersion, layout: ResolvedVersion | null) => resolved.version.text !== null || (layout !== null && layout.version.text !== null);
+
 /**
- * The subject a rendered template is sent with (and renderTemplate answers): one header line, so
- * line breaks a variable brought in become spaces, never a second header; and held to the
- * contract's limit on a subject given directly, counted as Ajv counts (code points). A longer one
- * is refused at `pointer`.
+ * The content a rendered template is sent with (and renderTemplate answers). The subject is one
+ * header line, so line breaks a variable brought in become spaces, never a second header; and it
+ * is held to the contract's limit on a subject given directly, counted as Ajv counts (code
+ * points). A subject, html or text of the template's own that renders blank is refused, as a
+ * direct send refuses an empty one: mail without a subject or body is a mistake, usually a
+ * variable left out. A text derived from the html may be empty (an html of an image alone).
+ * Problems are at `pointer`.
  */
-function sentSubject(rendered: string, pointer: string): string {
-  const subject = rendered.replace(/[\r\n\0]+/g, " ").trim();
+function sentContent(rendered: RenderedSources, ownText: boolean, pointer: string): RenderedSources {
+  const subject = rendered.subject.replace(/[\r\n\0]+/g, " ").trim();
   const chars = [...subject].length;
   if (chars > LIMITS.subjectMaxChars) {
     throw ValidationError.field(pointer, `renders a subject of ${chars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
   }
-  return subject;
+  const blank = [
+    ...(subject === "" ? ["subject"] : []),
+    ...(rendered.html.trim() === "" ? ["html"] : []),
+    ...(ownText && (rendered.text ?? "").trim() === "" ? ["text"] : []),
+  ];
+  if (blank.length > 0) {
+    throw ValidationError.field(pointer, `renders an empty ${new Intl.ListFormat("en-GB").format(blank)}: a message needs a subject and a body (check the template and the variables it uses)`);
+  }
+  return { ...rendered, subject };
 }
 
 const templateExists = (slug: string) =>

@@ -762,6 +762,23 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect((await render("welcome", { variables: { first_name: "😀".repeat(989) } })).statusCode).toBe(200);
     });
 
+    it("refuses a subject, html or text that renders empty, as a send does; a layout renders by itself empty of content", async () => {
+      await create({ publish: true, subject: "{{ title }}", html: "{% if show %}<p>Hi</p>{% endif %}\n", text: "{{ note }}", variables: [] });
+      const res = await render("welcome", { variables: { title: " \n " } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/variables", message: "renders an empty subject, html and text: a message needs a subject and a body (check the template and the variables it uses)" }] });
+      const html = await render("welcome", { variables: { title: "Hi", note: "n" } });
+      expect(html.json().errors).toEqual([{ location: "body", pointer: "/variables", message: expect.stringMatching(/^renders an empty html:/) }]);
+      expect((await render("welcome", { variables: { title: "Hi", note: "n", show: true } })).statusCode).toBe(200);
+      // Without a text of its own, the text is derived from the html, which is sent however little it says.
+      await create({ slug: "banner", publish: true, subject: "Hi", html: "<p></p>", variables: [] });
+      const banner = await render("banner");
+      expect(banner.statusCode, banner.body).toBe(200);
+      expect(banner.json().text).toBe("");
+      await create({ slug: "base", kind: "layout", publish: true, subject: undefined, html: "<div>{{ content }}</div>", variables: [] });
+      expect((await render("base")).statusCode).toBe(200);
+    });
+
     it("refuses variables past 1 MiB as JSON, defaults included, before rendering", async () => {
       await create({ publish: true, subject: "Hi", html: "<p>{{ first_name | size }} {{ plan }} {{ notes | size }}</p>", variables: [...WELCOME.variables, { name: "notes", type: "string", default: "n".repeat(60_000) }] });
       // {"first_name":"…","plan":"the free plan","notes":"…"}: 60,051 bytes besides first_name's value.
@@ -902,6 +919,21 @@ describe.each(databases)("Templates ($name)", (database) => {
       const longest = await send(templated({ slug: "welcome", variables: { first_name: "😀".repeat(989) } }));
       expect(longest.statusCode, longest.body.slice(0, 300)).toBe(202);
       expect([...(longest.json() as Message).subject]).toHaveLength(998);
+    });
+
+    it("refuses a template that renders an empty subject or body, naming the fields, and stores nothing; in a layout the html is the layout's", async () => {
+      await create({ publish: true, subject: "{{ title }}", html: "{{ body }}", variables: [] });
+      const res = await send(templated({ slug: "welcome", variables: { title: "", body: "" } }));
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/template", message: "renders an empty subject and html: a message needs a subject and a body (check the template and the variables it uses)" }] });
+      const batch = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: [templated({ slug: "welcome", variables: { title: "Hi" } }), templated({ slug: "welcome", variables: { title: "Hi", body: "<p>Hi</p>" } })] } });
+      expect(batch.json().data.map((item: { status: number }) => item.status)).toEqual([422, 202]);
+      expect(await storedMessages()).toBe(1);
+      await create({ slug: "base", kind: "layout", publish: true, subject: undefined, html: "<div>{{ content }}</div>", variables: [] });
+      await create({ slug: "framed", publish: true, subject: "Hi", html: "{{ body }}", layout: "base", variables: [] });
+      const framed = await send(templated({ slug: "framed", variables: {} }));
+      expect(framed.statusCode, framed.body).toBe(202);
+      expect(framed.json()).toMatchObject({ html: "<div></div>" });
     });
 
     it("works with a live key too: templates serve both environments", async () => {
