@@ -245,7 +245,7 @@ const refuseUnverifiedSender: Step = (recipients, message, ctx) => {
   if (message.scope.environment !== "live" || ctx.identity?.sendsLive) return { done: [], rest: recipients };
   const domain = domainOf(addressOf(message.from));
   const response = ctx.identity
-    ? `Not sent: ${domain} is no longer verified, and live mail is sent only from a verified domain (check its DNS records, then verifyDomain)`
+    ? `Not sent: ${domain} is no longer verified, and live mail is sent only from a verified domain (check its DNS records, then verify it)`
     : `Not sent: ${domain} is no longer a sending domain of this workspace, and live mail is sent only from a verified domain`;
   const done = recipients.map((recipient) => settle(recipient, "failed", response, { smtp_code: null, enhanced_status: "5.7.1", response, attempts: recipient.attempts }));
   return { done, rest: [] };

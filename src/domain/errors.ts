@@ -74,8 +74,8 @@ export class ValidationError extends DomainError {
 export class SenderDomainNotVerifiedError extends DomainError {
   constructor(domain: string, known: boolean) {
     const fix = known
-      ? `publish its DNS records (GET /v1/domains shows them) and call verifyDomain`
-      : `add it with createDomain (POST /v1/domains), publish the DNS records it returns, then call verifyDomain`;
+      ? `publish its DNS records (the domain lists them) and verify it`
+      : `add it as a domain of the workspace, publish the DNS records it is given, then verify it`;
     super("unprocessable", "sender_domain_not_verified", "Sender domain not verified", `Live mail from ${domain} needs ${domain} to be a verified domain of this workspace: ${fix}. Sandbox keys may send from any domain.`, {
       errors: [{ location: "body", pointer: "/from", message: `${domain} is not a verified domain of this workspace` }],
     });

@@ -201,7 +201,7 @@ export class DomainsService {
   private async rotatable(principal: Principal, id: string): Promise<DomainRow> {
     const row = await this.find(principal, id);
     if (row.status !== "verified") {
-      throw new ConflictError("domain_not_verified", "Domain not verified", `Only a verified domain's DKIM keys can be rotated; ${row.name} is ${row.status}. Publish its records and call verifyDomain first.`);
+      throw new ConflictError("domain_not_verified", "Domain not verified", `Only a verified domain's DKIM keys can be rotated; ${row.name} is ${row.status}. Publish its DNS records and verify it first.`);
     }
     return row;
   }
@@ -528,7 +528,7 @@ function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers
 }
 
 const domainExists = (name: string) =>
-  new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; get it with listDomains, or delete it first to start over with new keys.`);
+  new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; use that one, or delete it first to start over with new keys.`);
 
 /** A domain name as Domains store it (normaliseDomain; surrounding space and one trailing dot dropped). Null when invalid. */
 export function normaliseDomainName(input: string): string | null {

@@ -70,7 +70,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     const parsed = parseMailbox(defaultFrom);
     if (parsed.ok) from = parsed.mailbox;
   } else {
-    fail("/from", "is required: this workspace has no default sender (set default_from with updateWorkspace)");
+    fail("/from", "is required: this workspace has no default sender (default_from)");
   }
 
   const to = parseList("to");

@@ -220,7 +220,7 @@ export class TemplatesService {
       } else if (latest.state === "draft") {
         target = latest;
       } else {
-        throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first (updateTemplate), or give the version to publish again.`);
+        throw new ConflictError("nothing_to_publish", "Nothing to publish", `Template ${template.slug} has no draft: edit it first, or give the version to publish again.`);
       }
       if (target.version === template.published_version) return { template: TemplatesRepository.toWire(template, latest.state === "draft" ? latest : target), changed: false };
       await this.assertLayoutPublished(principal.workspaceId, `${template.slug}@${target.version}`, target.layout, trx);
@@ -263,7 +263,7 @@ export class TemplatesService {
       if (waiting > 0) {
         const messages = waiting === 1 ? "1 scheduled message that has" : `${waiting.toLocaleString("en-US")} scheduled messages that have`;
         const how = template.kind === "layout" ? "rendered in it" : "rendered from it";
-        throw new ConflictError("template_in_use", "Template in use", `${template.kind === "layout" ? "Layout" : "Template"} ${template.slug} is used by ${messages} not been sent yet (${how}): cancel them (cancelMessage) or wait until they are sent, then delete it.`);
+        throw new ConflictError("template_in_use", "Template in use", `${template.kind === "layout" ? "Layout" : "Template"} ${template.slug} is used by ${messages} not been sent yet (${how}): cancel them or wait until they are sent, then delete it.`);
       }
       const users = template.kind === "layout" ? await this.templates.usersOfLayout(trx, principal.workspaceId, template.slug) : [];
       if (users.length > 0) {
@@ -321,7 +321,7 @@ export class TemplatesService {
       const template = await this.templates.find(workspaceId, slug);
       if (!template) throw ValidationError.field("/template/slug", `no template ${slug} in this workspace`);
       if (template.kind === "layout") throw layoutSentAlone(slug);
-      if (version === undefined) throw ValidationError.field("/template/slug", `template ${slug} has no published version yet: publish it (publishTemplate), or send a version (${slug}@1)`);
+      if (version === undefined) throw ValidationError.field("/template/slug", `template ${slug} has no published version yet: publish it, or send a version (${slug}@1)`);
       throw ValidationError.field(fromSlug === undefined ? "/template/version" : "/template/slug", `template ${slug} has no version ${version}`);
     }
     if (resolved.template.kind === "layout") throw layoutSentAlone(slug);
@@ -394,7 +394,7 @@ export class TemplatesService {
     resolved: ResolvedVersion,
     pointer: string,
     lookUp: (slug: string) => Promise<ResolvedVersion | undefined>,
-    missing = "which has no published version yet: publish it (publishTemplate)",
+    missing = "which has no published version yet: publish it",
   ): Promise<ResolvedVersion | null> {
     const slug = resolved.version.layout;
     if (slug === null) return null;
@@ -404,7 +404,7 @@ export class TemplatesService {
     if (layout === undefined && (await this.templates.find(resolved.template.workspace_id, slug))?.kind === "layout") {
       throw ValidationError.field(pointer, `${sent}, ${missing}`);
     }
-    throw ValidationError.field(pointer, `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish it`);
+    throw ValidationError.field(pointer, `${sent}, which is no longer a layout of this workspace: give the template another layout and publish it`);
   }
 
   /**
@@ -416,7 +416,7 @@ export class TemplatesService {
     // Held until the publish commits: see holdLayout.
     const layout = await this.templates.find(workspaceId, layoutSlug, trx, "share");
     const sent = `${version} is sent in layout ${layoutSlug}`;
-    if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout (updateTemplate) and publish that.`);
+    if (layout?.kind !== "layout") throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which is no longer a layout of this workspace: give the template another layout and publish that.`);
     if (layout.published_version === null) throw new ConflictError("layout_unavailable", "Layout unavailable", `${sent}, which has no published version yet: publish ${layoutSlug} first.`);
   }
 
@@ -518,13 +518,13 @@ function sentContent(rendered: RenderedSources, ownText: boolean, pointer: strin
 }
 
 const templateExists = (slug: string) =>
-  new ConflictError("template_exists", "Template exists", `This workspace already has a template ${slug}. Slugs are permanent and unique: edit that template (updateTemplate), or choose another slug.`);
+  new ConflictError("template_exists", "Template exists", `This workspace already has a template ${slug}. Slugs are permanent and unique: edit that template, or choose another slug.`);
 
 const templateChanged = (template: TemplateRow, base: number) =>
   new ConflictError(
     "template_changed",
     "Template changed",
-    `Template ${template.slug} is at revision ${template.revision}, not ${base}: it was changed (a draft saved, a version published or rolled back) since you read it. Nothing was stored or published: get it again (getTemplate), then redo your edit, publish or rollback on it.`,
+    `Template ${template.slug} is at revision ${template.revision}, not ${base}: it was changed (a draft saved, a version published or rolled back) since you read it. Nothing was stored or published: get it again, then redo your edit, publish or rollback on it.`,
   );
 
 const layoutSentAlone = (slug: string) => ValidationError.field("/template/slug", `${slug} is a layout, which is not sent by itself: send a template that uses it (layout: ${slug})`);

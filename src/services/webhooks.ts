@@ -254,7 +254,7 @@ export class WebhooksService {
       throw new ConflictError(
         "webhook_disabled",
         "Webhook endpoint disabled",
-        `Webhook endpoint ${id} is disabled (${DISABLED_BECAUSE[row.disabled_reason ?? "manual"]}) and is sent nothing: enable it first (updateWebhook with enabled: true), then try again.`,
+        `Webhook endpoint ${id} is disabled (${DISABLED_BECAUSE[row.disabled_reason ?? "manual"]}) and is sent nothing: enable it first (enabled: true), then try again.`,
       );
     }
     return row;

@@ -76,7 +76,7 @@ describe("sending a test of a template from the dashboard", () => {
     const template = dialog().getByTestId("test-send-template");
     expect(await template.textContent()).toContain(`Sends ${SLUG} by its slug, as your code would, so its published version goes out: it has none yet. Publish it first.`);
     expect(await checked()).toMatch(/^It would not be sent/);
-    expect(await template.locator(".field__errors").textContent()).toBe(`template ${SLUG} has no published version yet: publish it (publishTemplate), or send a version (${SLUG}@1)`);
+    expect(await template.locator(".field__errors").textContent()).toBe(`template ${SLUG} has no published version yet: publish it, or send a version (${SLUG}@1)`);
     expect(await sendButton().isDisabled()).toBe(true);
     await screenshot(page, "template-test-send-unpublished");
     await dialog().getByRole("button", { name: "Cancel" }).click();
@@ -99,7 +99,7 @@ describe("sending a test of a template from the dashboard", () => {
     // The workspace has no default sender: the server's problem is shown under From.
     expect(await field("From (optional)").getAttribute("placeholder")).toMatch(/^Needed: no default sender/);
     expect(await checked()).toMatch(/^It would not be sent/);
-    expect(await fieldErrors("From (optional)").textContent()).toBe("is required: this workspace has no default sender (set default_from with updateWorkspace)");
+    expect(await fieldErrors("From (optional)").textContent()).toBe("is required: this workspace has no default sender (default_from)");
     expect(await sendButton().isDisabled()).toBe(true);
 
     await field("From (optional)").fill(SENDER);

@@ -492,13 +492,13 @@ describe.each(databases)("messages ($name)", (database) => {
       expect(unknown.statusCode).toBe(422);
       expect(unknown.json()).toMatchObject({ code: "sender_domain_not_verified", errors: [{ pointer: "/from" }] });
       expect(unknown.json().detail).toContain("acme.example");
-      expect(unknown.json().detail).toContain("POST /v1/domains");
+      expect(unknown.json().detail).toContain("add it as a domain of the workspace, publish the DNS records it is given, then verify it");
 
       // Added but not verified: the fix is to publish and verify.
       await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example" }, key: t.workspace.liveKey });
       const unverified = await send(aMessage(), { key: t.workspace.liveKey });
       expect(unverified.json()).toMatchObject({ code: "sender_domain_not_verified" });
-      expect(unverified.json().detail).toContain("verifyDomain");
+      expect(unverified.json().detail).toContain("publish its DNS records (the domain lists them) and verify it");
       // The workspace's default sender is held to the same rule.
       await t.call({ method: "PATCH", url: "/v1/workspace", payload: { default_from: "Acme <hello@acme.example>" } });
       const defaulted = await send({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { key: t.workspace.liveKey });

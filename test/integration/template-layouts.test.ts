@@ -164,7 +164,7 @@ describe.each(databases)("Template layouts ($name)", (database) => {
       expect(itself.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: expect.stringContaining("base is a layout") });
       const unpublished = await send({ slug: "welcome@1", variables: { first_name: "Ada" } });
       expect(unpublished.statusCode).toBe(422);
-      expect(unpublished.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: "welcome@1 is sent in layout base, which has no published version yet: publish it (publishTemplate)" });
+      expect(unpublished.json().errors[0]).toMatchObject({ pointer: "/template/slug", message: "welcome@1 is sent in layout base, which has no published version yet: publish it" });
       await update("base", { html: "<div>{{ content }}{% for i in (1..100000000) %}x{% endfor %}</div>" });
       await publish("base");
       await publish("welcome");

@@ -58,18 +58,18 @@ describe("problemsAt", () => {
   it("puts a 422's problems beside their field, a variable's led by its name", () => {
     const error = refusal(422, "validation_failed", [
       { pointer: "/to", message: 'is not a valid email address: "ada@"' },
-      { pointer: "/from", message: "is required: this workspace has no default sender (set default_from with updateWorkspace)" },
+      { pointer: "/from", message: "is required: this workspace has no default sender (default_from)" },
       { pointer: "/template/variables/first_name", message: "is required" },
       { pointer: "/template/variables/a~1b~0c", message: "is neither declared nor used by the template" },
     ]);
     expect(problemsAt(error, "to")).toEqual(['is not a valid email address: "ada@"']);
-    expect(problemsAt(error, "from")).toEqual(["is required: this workspace has no default sender (set default_from with updateWorkspace)"]);
+    expect(problemsAt(error, "from")).toEqual(["is required: this workspace has no default sender (default_from)"]);
     expect(problemsAt(error, "variables")).toEqual(["first_name is required", "a/b~c is neither declared nor used by the template"]);
     expect(problemsAt(error, "template")).toEqual([]);
   });
 
   it("shows a template without a published version beside the template, as the server words it", () => {
-    const message = "template welcome has no published version yet: publish it (publishTemplate), or send a version (welcome@1)";
+    const message = "template welcome has no published version yet: publish it, or send a version (welcome@1)";
     expect(problemsAt(refusal(422, "validation_failed", [{ pointer: "/template/slug", message }]), "template")).toEqual([message]);
   });
 
