@@ -171,9 +171,11 @@ export class SenderNotAllowedError extends DomainError {
 
 /** Some recipients are outside the key's `restrictions.recipient_domains`. */
 export class RecipientNotAllowedError extends DomainError {
-  constructor(refused: ReadonlyArray<{ type: string; email: string }>, allowed: readonly string[]) {
-    super("forbidden", "recipient_not_allowed", "Recipient not allowed for this key", `This API key may send only to addresses at ${allowed.join(", ")} (restrictions.recipient_domains); refused: ${refused.map((r) => r.email).join(", ")}.`, {
-      errors: refused.map((r) => ({ location: "body" as const, pointer: `/${r.type}`, message: `${r.email} is not at a domain this key may send to` })),
+  /** `refused` as given, each with its pointer; the detail names each address once. */
+  constructor(refused: ReadonlyArray<{ pointer: string; email: string }>, allowed: readonly string[]) {
+    const addresses = refused.map((r) => r.email).filter((email, i, all) => all.findIndex((first) => first.toLowerCase() === email.toLowerCase()) === i);
+    super("forbidden", "recipient_not_allowed", "Recipient not allowed for this key", `This API key may send only to addresses at ${allowed.join(", ")} (restrictions.recipient_domains); refused: ${addresses.join(", ")}.`, {
+      errors: refused.map((r) => ({ location: "body" as const, pointer: r.pointer, message: `${r.email} is not at a domain this key may send to` })),
     });
   }
 }

@@ -85,7 +85,7 @@ function blockListOf(allowedIps: readonly string[]): BlockList {
 }
 
 /** The sender and recipients a key with these limits may not use: empty when the message is within them. */
-export function outsideRestrictions(restrictions: KeyRestrictions, fromAddress: string, recipients: ReadonlyArray<{ type: string; email: string }>) {
+export function outsideRestrictions<Recipient extends { email: string }>(restrictions: KeyRestrictions, fromAddress: string, recipients: readonly Recipient[]) {
   const sender = restrictions.sender_domains;
   const senderRefused = sender !== null && !sender.includes(domainOf(fromAddress).toLowerCase());
   const allowedRecipients = restrictions.recipient_domains;

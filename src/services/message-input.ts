@@ -30,8 +30,15 @@ export const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 export interface PreparedContent extends MessageContent {
   fromAddress: string;
   recipients: NewRecipient[];
+  /** Every to, cc and bcc address as given, repeats too, with its pointer: a key's restrictions name each one refused. */
+  addressed: AddressedRecipient[];
   scheduledAt: number | null;
   expiresAt: number | null;
+}
+
+export interface AddressedRecipient {
+  pointer: string;
+  email: string;
 }
 
 export interface MessageRules {
@@ -48,15 +55,18 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
   const errors: FieldError[] = [];
   const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
 
+  const addressed: AddressedRecipient[] = [];
   const parseList = (field: "to" | "cc" | "bcc" | "reply_to"): Mailbox[] => {
     const value = input[field];
     if (value === undefined) return [];
     const list = Array.isArray(value) ? value : [value];
     const mailboxes: Mailbox[] = [];
     list.forEach((raw, i) => {
+      const pointer = Array.isArray(value) ? `/${field}/${i}` : `/${field}`;
       const parsed = parseMailbox(raw);
-      if (parsed.ok) mailboxes.push(parsed.mailbox);
-      else fail(Array.isArray(value) ? `/${field}/${i}` : `/${field}`, parsed.reason);
+      if (!parsed.ok) return fail(pointer, parsed.reason);
+      mailboxes.push(parsed.mailbox);
+      if (field !== "reply_to") addressed.push({ pointer, email: parsed.mailbox.address });
     });
     return mailboxes;
   };
@@ -145,6 +155,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     from: stored.from,
     fromAddress: from.address,
     recipients,
+    addressed,
     tags: input.tags ?? [],
     scheduledAt,
     expiresAt,

@@ -551,7 +551,7 @@ export class MessagesService {
 function assertKeyMaySend({ credential }: Principal, content: PreparedContent): void {
   const restrictions = credential.kind === "api_key" ? credential.restrictions : undefined;
   if (!restrictions) return;
-  const outside = outsideRestrictions(restrictions, content.fromAddress, content.recipients);
+  const outside = outsideRestrictions(restrictions, content.fromAddress, content.addressed);
   if (outside.sender !== null) throw new SenderNotAllowedError(outside.sender, restrictions.sender_domains ?? []);
   if (outside.recipients.length > 0) throw new RecipientNotAllowedError(outside.recipients, restrictions.recipient_domains ?? []);
 }

@@ -202,18 +202,20 @@ describe.each(databases)("API key restrictions ($name)", (database) => {
       expect(res.json().code).toBe("sender_not_allowed");
     });
 
-    it("refuses a message with any recipient outside recipient_domains, listing each, and stores nothing", async () => {
+    it("refuses a message with any recipient outside recipient_domains, pointing at each as given, and stores nothing", async () => {
       const key = await sendingKey({ recipient_domains: ["team.example"] });
-      const res = await send(key.secret, { from: "hello@acme.example", to: ["ada@team.example", "grace@example.com"], cc: "alan@TEAM.example", bcc: "eve@elsewhere.example", subject: "Hi", text: "Hi" });
+      const res = await send(key.secret, { from: "hello@acme.example", to: ["ada@team.example", "grace@example.com"], cc: ["alan@TEAM.example", "Grace <GRACE@example.com>"], bcc: "eve@elsewhere.example", subject: "Hi", text: "Hi" });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({
         code: "recipient_not_allowed",
+        detail: "This API key may send only to addresses at team.example (restrictions.recipient_domains); refused: grace@example.com, eve@elsewhere.example.",
         errors: [
-          { pointer: "/to", message: expect.stringContaining("grace@example.com") },
-          { pointer: "/bcc", message: expect.stringContaining("eve@elsewhere.example") },
+          { pointer: "/to/1", message: "grace@example.com is not at a domain this key may send to" },
+          { pointer: "/cc/1", message: "GRACE@example.com is not at a domain this key may send to" },
+          { pointer: "/bcc", message: "eve@elsewhere.example is not at a domain this key may send to" },
         ],
       });
-      expect(res.json().errors).toHaveLength(2);
+      expect(res.json().errors).toHaveLength(3);
       expect(await messageCount()).toBe(0);
       const inside = await send(key.secret, { from: "hello@acme.example", to: "ada@team.example", cc: "alan@TEAM.example", subject: "Hi", text: "Hi" });
       expect(inside.statusCode).toBe(202);
