@@ -2265,7 +2265,7 @@ export interface components {
             url?: string;
             /** @description MIME type; when absent, the fetched answer's Content-Type, else guessed from the file name. A `multipart/*` type, and a `message/*` type (an `.eml` file's guess) whose file is not 7-bit clean (NUL, bytes past ASCII, bare CR or LF, lines over 998 characters), is sent and stored as `application/octet-stream`, base64. */
             content_type?: string;
-            /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. */
+            /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. Each attachment's own: two that differ only in case are refused (422). */
             content_id?: string;
         } & (unknown | unknown);
         Attachment: {

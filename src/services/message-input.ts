@@ -250,11 +250,19 @@ export function checkedAttachments(given: readonly InlineAttachment[] | undefine
   const errors: FieldError[] = [];
   const fail = (pointer: string, message: string) => errors.push({ location: "body", pointer, message });
   const attachments: StoredAttachment[] = [];
+  // An html's cid: reference finds its part by Content-ID; with two parts of one id, which one it
+  // shows is up to the mail client. Clients differ on case, so ids differing only in case clash.
+  const contentIds = new Map<string, string>();
   (given ?? []).forEach((a, i) => {
     const pointer = `/attachments/${i}`;
     if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
     if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
     if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
+    else if (a.content_id !== undefined) {
+      const first = contentIds.get(a.content_id.toLowerCase());
+      if (first !== undefined) fail(`${pointer}/content_id`, `repeats the content_id of ${first} (content ids are compared without case): give each inline part its own`);
+      else contentIds.set(a.content_id.toLowerCase(), pointer);
+    }
     const content = a.content.replace(/\s+/g, "");
     if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
     const contentType = sendableContentType(a.content_type ?? detectMimeType(a.filename), content);

@@ -308,6 +308,15 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses two attachments with one content_id (in any case), which an html's cid: could not tell apart", async () => {
+      const logo = (content_id: string) => ({ filename: "logo.png", content: "iVBORw0KGgo=", content_id });
+      const res = await send(aMessage({ attachments: [logo("logo"), { filename: "a.txt", content: "b2s=" }, logo("Logo")] }));
+      expectValidationFailure(res, ["/attachments/2/content_id"]);
+      expect(res.json().errors[0].message).toBe("repeats the content_id of /attachments/0 (content ids are compared without case): give each inline part its own");
+      await expectNothingStored();
+      expect((await send(aMessage({ attachments: [logo("logo"), logo("logo-2x")] }))).statusCode).toBe(202);
+    });
+
     it("refuses a message whose stored content would pass 12 MiB as the database statement carries it (apostrophes count twice), on either database, storing nothing", async () => {
       // 8.5 MiB of apostrophes fit the 10 MB body, but MySQL's client escapes each ('\''): a
       // 17 MiB statement, past MariaDB's default max_allowed_packet (16 MiB).
