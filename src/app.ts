@@ -9,7 +9,8 @@ import { REDACTED, redactRequestUrl } from "./domain/redact.js";
 import { noteGivenFields, recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
-import { checkBindings, methodsForPath, operationsOf } from "./http/bindings.js";
+import { AllowedMethods } from "./http/allowed-methods.js";
+import { checkBindings, operationsOf } from "./http/bindings.js";
 import { createHandlers } from "./http/handlers.js";
 import type { Lifecycle } from "./http/readiness.js";
 import { storeIdempotentResponse, withIdempotency } from "./http/idempotency.js";
@@ -143,10 +144,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // A known path with an undeclared method is 405 with Allow (RFC 9110 §15.5.6); others are 404.
   const spec = loadSpec();
-  const methodsFor = methodsForPath(spec);
+  const allowedMethods = new AllowedMethods(spec);
+  app.addHook("onRoute", (route) => allowedMethods.addRoute(route.url, route.method));
   const unmatchedRoute = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
-    const allowed = methodsFor(path);
+    const allowed = allowedMethods.of(path);
     if (allowed === null) return problem(404, "not_found", "Not found", `No route ${req.method} ${path}.`, req.id);
     reply.header("allow", allowed.join(", "));
     return problem(405, "method_not_allowed", "Method not allowed", `${path} allows ${allowed.join(", ")}.`, req.id);

@@ -18,7 +18,7 @@ interface OperationObject {
   requestBody?: { required?: boolean };
 }
 
-const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
 
 export interface OperationInfo {
   operationId: string;
@@ -59,16 +59,4 @@ export function checkBindings(spec: OpenApiDocument, handlers: object, securityH
   for (const op of operations) if (op.security.length > 0 && op.minRole === null) problems.push(`operation ${op.operationId} declares no valid x-mailroom-role`);
   for (const scheme of schemes) if (typeof (securityHandlers as Record<string, unknown>)[scheme] !== "function") problems.push(`security scheme ${scheme} has no security handler`);
   if (problems.length > 0) throw new Error(`the contract and the handlers disagree: ${problems.join("; ")}`);
-}
-
-/**
- * The methods the contract declares for a concrete path, or null when no path template matches
- * (the difference between 405 Method Not Allowed and 404 Not Found).
- */
-export function methodsForPath(spec: OpenApiDocument): (path: string) => string[] | null {
-  const templates = Object.entries(spec.paths).map(([template, item]) => ({
-    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
-    methods: METHODS.filter((method) => method in (item as object)).map((method) => method.toUpperCase()),
-  }));
-  return (path) => templates.find((t) => t.pattern.test(path))?.methods ?? null;
 }

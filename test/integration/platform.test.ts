@@ -110,6 +110,22 @@ describe.each(databases)("platform ($name)", (database) => {
       expectProblem(await t.call({ method: "QUERY" as "GET", url: "/v1/messages/msg_x" }), 405, "method_not_allowed");
     });
 
+    it("answers 405 with Allow on the routes outside the contract too: the dashboard's /auth routes and tracking links", async () => {
+      const cases: Array<[string, string, string]> = [
+        ["GET", "/auth/sign-in", "POST"],
+        ["DELETE", "/auth/session", "GET"],
+        ["POST", "/t/o/token.gif", "GET"],
+        ["PUT", "/t/u/token", "GET, POST"],
+      ];
+      for (const [method, url, allow] of cases) {
+        const res = await t.call({ method: method as "GET", url, key: null });
+        const body = expectProblem(res, 405, "method_not_allowed");
+        expect(res.headers.allow, `${method} ${url}`).toBe(allow);
+        expect(body.detail).toBe(`${url} allows ${allow}.`);
+      }
+      expectProblem(await t.call({ method: "GET", url: "/auth/nope", key: null }), 404, "not_found");
+    });
+
     it("answers 400 invalid_request as a problem document to a malformed or over-long URL", async () => {
       for (const url of ["/v1/messages/%zz", "/v1/api-keys/%E0%A4%A"]) {
         expectProblem(await t.call({ method: "GET", url }), 400, "invalid_request");
