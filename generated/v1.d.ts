@@ -2762,7 +2762,7 @@ export interface components {
             domain: components["schemas"]["Domain"];
             /** @description Details of the change. */
             data: {
-                /** @description The names of the required records the check did not find verified; empty for `domain.verified`. */
+                /** @description The names of the required records the check did not find verified, each once; empty for `domain.verified`. A name may carry two records (the return-path's MX and SPF TXT): `domain.records` says which of them failed. */
                 missing_records: string[];
                 /** @description `domain.dkim_rotated` only: the selectors of the keys that sign from now on. */
                 selectors?: string[];

@@ -736,6 +736,22 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(receiver.unverified).toEqual([]);
     });
 
+    it("names a host that lost one of its two records once; the event's domain says which record failed", async () => {
+      const domain = await verifiedDomain();
+      await subscribe(["domain.temporary_failure"], t.workspace.liveKey);
+      const returnPath = record(domain, "return_path");
+      const spf = record(domain, "spf");
+      expect(spf.name).toBe(returnPath.name);
+      dns.set(returnPath.name, []);
+      publish(returnPath); // the MX again, without the SPF TXT
+      t.clock.advance(6 * HOUR);
+      await t.runtime.services.domains.recheckDue();
+      const [event] = await deliveries();
+      expect(event!.payload.data).toEqual({ missing_records: [returnPath.name] });
+      const records = (event!.payload.domain as Domain).records.filter((r) => r.name === returnPath.name);
+      expect(records.map((r) => [r.purpose, r.type, r.status])).toEqual([["return_path", "MX", "verified"], ["spf", "TXT", "missing"]]);
+    });
+
     it("announces the end of a DKIM rotation once, with the selectors that sign now and those retired", async () => {
       const domain = await verifiedDomain();
       await subscribe(null);
