@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useEffectEvent, useState, type DependencyList } from "react";
+import { useCallback, useEffect, useEffectEvent, useRef, useState, type DependencyList } from "react";
 import type { PageBody } from "mailroom";
 
 export interface RequestState<T> {
@@ -126,7 +126,19 @@ export interface ActionState<Args extends unknown[]> {
  */
 export function useAction<Args extends unknown[]>(action: (...args: Args) => Promise<void>): ActionState<Args> {
   const [state, setState] = useState<{ pending: boolean; error: unknown }>({ pending: false, error: undefined });
+  // The button that started it is disabled while it runs, which sends the keyboard's focus to the
+  // page's <body>; once it has settled, focus goes back to that button (as a <dialog> gives it
+  // back to the button that opened it), unless it has gone elsewhere meanwhile or the button has.
+  const started = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const element = started.current;
+    if (state.pending || element === null) return;
+    started.current = null;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (lost && element.isConnected) element.focus();
+  }, [state.pending]);
   const run = async (...args: Args) => {
+    started.current = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
     setState({ pending: true, error: undefined });
     try {
       await action(...args);
