@@ -86,16 +86,29 @@ export interface PagedState<Item> extends RequestState<PageBody<Item>> {
 }
 
 /**
+ * Where a paged list keeps the cursors of the pages it went past (the message log: in the
+ * address, so that a reload, Back and Forward keep the page). Whoever keeps them starts again
+ * from the first page when the list's filters change.
+ */
+export interface CursorTrail {
+  cursors: readonly string[];
+  go: (cursors: string[]) => void;
+}
+
+/**
  * One page of a cursor-paginated list, with Next and Previous. The API's cursors only go
  * forward, so the cursors of the pages already seen are kept on a stack: Previous pops it.
- * New deps (other filters) start again from the first page.
+ * New deps (other filters) start again from the first page. The stack is kept in the component
+ * unless a `trail` keeps it.
  */
 export function usePaged<Item>(
   load: (after: string | undefined, signal: AbortSignal) => Promise<PageBody<Item>>,
   deps: DependencyList,
+  trail?: CursorTrail,
 ): PagedState<Item> {
-  const [stack, setStack] = useState<{ deps: DependencyList; cursors: string[] }>({ deps, cursors: [] });
-  const cursors = sameDeps(stack.deps, deps) ? stack.cursors : [];
+  const [stack, setStack] = useState<{ deps: DependencyList; cursors: readonly string[] }>({ deps, cursors: [] });
+  const cursors = trail ? trail.cursors : sameDeps(stack.deps, deps) ? stack.cursors : [];
+  const go = (next: string[]) => (trail ? trail.go(next) : setStack({ deps, cursors: next }));
   const after = cursors.at(-1);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps, checked at its call site
   const page = useRequest((signal) => load(after, signal), [...deps, after]);
@@ -106,9 +119,9 @@ export function usePaged<Item>(
     hasPrevious: cursors.length > 0,
     hasNext: !page.loading && nextCursor !== null,
     next: () => {
-      if (nextCursor !== null) setStack({ deps, cursors: [...cursors, nextCursor] });
+      if (nextCursor !== null) go([...cursors, nextCursor]);
     },
-    previous: () => setStack({ deps, cursors: cursors.slice(0, -1) }),
+    previous: () => go(cursors.slice(0, -1)),
   };
 }
 
