@@ -96,8 +96,12 @@ describe("sending a test of a template from the dashboard", () => {
     expect(await field("To").inputValue()).toBe(OWNER.email);
     expect(JSON.parse(await field("Variables (JSON)").inputValue())).toEqual(SAMPLES);
 
-    // The workspace has no default sender: the server's problem is shown under From.
+    // The workspace has no default sender: the server's problem is shown under From, once Send is
+    // pressed (not on opening: nothing was tried yet), and nothing is sent.
     expect(await field("From (optional)").getAttribute("placeholder")).toMatch(/^Needed: no default sender/);
+    await expect.poll(() => status().textContent(), { timeout: 15_000 }).toBe("Fill in what is needed, then press Send.");
+    expect(await fieldErrors("From (optional)").count()).toBe(0);
+    await sendButton().click();
     expect(await checked()).toMatch(/^It would not be sent/);
     expect(await fieldErrors("From (optional)").textContent()).toBe("is required: this workspace has no default sender (default_from)");
     expect(await sendButton().isDisabled()).toBe(true);

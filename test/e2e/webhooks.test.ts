@@ -159,7 +159,9 @@ describe("webhook endpoints in the dashboard", () => {
     const failedId = receiver.received[1]?.id;
     const form = page.getByRole("form", { name: "Replay failed events" });
     await form.getByRole("button", { name: "Replay failed events" }).click();
-    await expect.poll(() => page.getByTestId("redeliver-result").textContent()).toBe("1 failed delivery is queued again.");
+    // Said beside the button, politely (role=status), not at the top of the card.
+    await expect.poll(() => form.getByRole("status").textContent()).toBe("1 failed delivery is queued again.");
+    expect(await page.getByTestId("redeliver-result").count()).toBe(0);
     await drain();
     const received = await receiver.waitFor(3);
     expect(received[2]?.id).toBe(failedId);

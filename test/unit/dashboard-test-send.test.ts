@@ -2,7 +2,7 @@ import { APIConnectionError, APIError } from "mailroom";
 import { describe, expect, it } from "vitest";
 import { formatDate } from "../../dashboard/src/lib/format.js";
 import { VariableInputError } from "../../dashboard/src/lib/templates.js";
-import { fieldOf, problemsAt, recipientOutlook, testSendBody } from "../../dashboard/src/lib/test-send.js";
+import { fieldOf, problemFields, problemsAt, recipientOutlook, testSendBody } from "../../dashboard/src/lib/test-send.js";
 
 /**
  * The template page's "Send a test" in the dashboard's helpers (dashboard/src/lib/test-send.ts):
@@ -79,6 +79,21 @@ describe("problemsAt", () => {
     expect(problemsAt(unreadable, "to")).toEqual([]);
     expect(problemsAt(refusal(429, "monthly_quota_exceeded"), "to")).toEqual([]);
     expect(problemsAt(new APIConnectionError(), "to")).toEqual([]);
+  });
+});
+
+describe("problemFields", () => {
+  it("names the fields a refusal is about, and none for a failure beside no field", () => {
+    const error = refusal(422, "validation_failed", [
+      { pointer: "/from", message: "is required" },
+      { pointer: "/template/variables/first_name", message: "is required" },
+      { pointer: "/subject", message: "is not allowed" },
+    ]);
+    expect(problemFields(error)).toEqual(["from", "variables", null]);
+    expect(problemFields(new VariableInputError("/template/variables", "The variables must be a JSON object."))).toEqual(["variables"]);
+    expect(problemFields(refusal(422, "validation_failed"))).toEqual([null]);
+    expect(problemFields(refusal(429, "monthly_quota_exceeded"))).toEqual([null]);
+    expect(problemFields(new APIConnectionError())).toEqual([null]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useEffectEvent, useState, type DependencyList } from "react";
+import { useCallback, useEffect, useEffectEvent, useRef, useState, type DependencyList } from "react";
 import type { PageBody } from "mailroom";
 
 export interface RequestState<T> {
@@ -86,16 +86,29 @@ export interface PagedState<Item> extends RequestState<PageBody<Item>> {
 }
 
 /**
+ * Where a paged list keeps the cursors of the pages it went past (the message log: in the
+ * address, so that a reload, Back and Forward keep the page). Whoever keeps them starts again
+ * from the first page when the list's filters change.
+ */
+export interface CursorTrail {
+  cursors: readonly string[];
+  go: (cursors: string[]) => void;
+}
+
+/**
  * One page of a cursor-paginated list, with Next and Previous. The API's cursors only go
  * forward, so the cursors of the pages already seen are kept on a stack: Previous pops it.
- * New deps (other filters) start again from the first page.
+ * New deps (other filters) start again from the first page. The stack is kept in the component
+ * unless a `trail` keeps it.
  */
 export function usePaged<Item>(
   load: (after: string | undefined, signal: AbortSignal) => Promise<PageBody<Item>>,
   deps: DependencyList,
+  trail?: CursorTrail,
 ): PagedState<Item> {
-  const [stack, setStack] = useState<{ deps: DependencyList; cursors: string[] }>({ deps, cursors: [] });
-  const cursors = sameDeps(stack.deps, deps) ? stack.cursors : [];
+  const [stack, setStack] = useState<{ deps: DependencyList; cursors: readonly string[] }>({ deps, cursors: [] });
+  const cursors = trail ? trail.cursors : sameDeps(stack.deps, deps) ? stack.cursors : [];
+  const go = (next: string[]) => (trail ? trail.go(next) : setStack({ deps, cursors: next }));
   const after = cursors.at(-1);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps, checked at its call site
   const page = useRequest((signal) => load(after, signal), [...deps, after]);
@@ -106,9 +119,9 @@ export function usePaged<Item>(
     hasPrevious: cursors.length > 0,
     hasNext: !page.loading && nextCursor !== null,
     next: () => {
-      if (nextCursor !== null) setStack({ deps, cursors: [...cursors, nextCursor] });
+      if (nextCursor !== null) go([...cursors, nextCursor]);
     },
-    previous: () => setStack({ deps, cursors: cursors.slice(0, -1) }),
+    previous: () => go(cursors.slice(0, -1)),
   };
 }
 
@@ -126,7 +139,19 @@ export interface ActionState<Args extends unknown[]> {
  */
 export function useAction<Args extends unknown[]>(action: (...args: Args) => Promise<void>): ActionState<Args> {
   const [state, setState] = useState<{ pending: boolean; error: unknown }>({ pending: false, error: undefined });
+  // The button that started it is disabled while it runs, which sends the keyboard's focus to the
+  // page's <body>; once it has settled, focus goes back to that button (as a <dialog> gives it
+  // back to the button that opened it), unless it has gone elsewhere meanwhile or the button has.
+  const started = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const element = started.current;
+    if (state.pending || element === null) return;
+    started.current = null;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (lost && element.isConnected) element.focus();
+  }, [state.pending]);
   const run = async (...args: Args) => {
+    started.current = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
     setState({ pending: true, error: undefined });
     try {
       await action(...args);

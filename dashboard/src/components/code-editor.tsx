@@ -35,6 +35,7 @@ export function CodeEditor({ label, value, onChange, language, variables = [], r
     return [
       language === "liquid-html" ? liquid({ base: html(), variables: completions }) : liquid({ variables: completions }),
       typeOverPercentBrace,
+      typeOverClosingTag,
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": label }),
       // Recomputed as the document changes, so a mark never points past its end.
@@ -76,5 +77,22 @@ const typeOverPercentBrace = EditorView.inputHandler.of((view, from, to, text) =
   const closing = text === "%" ? ahead === "%}" : ahead.startsWith("}") && doc.sliceString(from - 1, from) === "%";
   if (!closing) return false;
   view.dispatch({ selection: { anchor: from + 1 }, scrollIntoView: true, userEvent: "input.type" });
+  return true;
+});
+
+/**
+ * lang-html closes an element as it is opened (`<p>` gives `<p>|</p>`), but typing its closing
+ * tag afterwards, as anyone who writes HTML by hand does, would write a second one:
+ * `<p>hi</p></p>`. Here the `>` that finishes a typed `</p` in front of the `</p>` the editor
+ * wrote steps over that one instead, as typeOverPercentBrace does for Liquid's `%}`.
+ */
+const typeOverClosingTag = EditorView.inputHandler.of((view, from, to, text) => {
+  if (from !== to || text !== ">") return false;
+  const line = view.state.doc.lineAt(from);
+  const typed = /<\/([A-Za-z][\w:.-]*)$/.exec(line.text.slice(0, from - line.from));
+  if (!typed) return false;
+  const closing = `</${typed[1]}>`;
+  if (view.state.doc.sliceString(from, from + closing.length) !== closing) return false;
+  view.dispatch({ changes: { from, to: from + closing.length, insert: ">" }, selection: { anchor: from + 1 }, scrollIntoView: true, userEvent: "input.type" });
   return true;
 });

@@ -3,7 +3,7 @@ import type { Template } from "mailroom";
 import { useSearchParams } from "wouter";
 import { useApi } from "../api/api-context";
 import { collectPages, type Collected } from "../api/collect-pages";
-import { useRequest, type RequestState } from "../api/use-request";
+import { useRequest, type CursorTrail, type RequestState } from "../api/use-request";
 import { readForm } from "../lib/forms";
 import { Field } from "./field";
 import { SelectOptions } from "./select-options";
@@ -49,6 +49,28 @@ export function UrlFilters({ params, names, children }: UrlFiltersProps) {
       </div>
     </form>
   );
+}
+
+/** The query parameter of a paged list's page: the cursors it went past, one each, in order. */
+export const PAGE_PARAM = "page";
+
+/**
+ * A paged list's page (usePaged's trail), kept in the query string beside the filters, so that a
+ * reload, Back and Forward keep it: Next and Previous each make a history entry. Applying or
+ * clearing the filters drops it (the first page of the new view).
+ */
+export function useUrlPageTrail(): CursorTrail {
+  const [params, setParams] = useSearchParams();
+  return {
+    cursors: params.getAll(PAGE_PARAM),
+    go: (cursors) =>
+      setParams((previous) => {
+        const next = new URLSearchParams(previous);
+        next.delete(PAGE_PARAM);
+        for (const cursor of cursors) next.append(PAGE_PARAM, cursor);
+        return next;
+      }),
+  };
 }
 
 interface FilterSelectProps {

@@ -2,6 +2,13 @@ import { APIError, type ApiKeyRestrictions } from "mailroom";
 
 export type RestrictionField = keyof ApiKeyRestrictions;
 
+const RESTRICTION_FIELDS: readonly string[] = ["allowed_ips", "sender_domains", "recipient_domains"] satisfies RestrictionField[];
+
+/** A form control's name that is one of the restrictions. */
+export function isRestrictionField(name: string): name is RestrictionField {
+  return RESTRICTION_FIELDS.includes(name);
+}
+
 /**
  * The entries of a restriction's textarea: split on commas and line breaks, trimmed, empties
  * dropped, each once (the contract's lists are `uniqueItems`, so a repeat would be refused).

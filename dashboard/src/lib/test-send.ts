@@ -60,6 +60,16 @@ export function problemsAt(error: unknown, field: TestSendField): string[] {
   });
 }
 
+/**
+ * The fields a refusal is about: each problem's field, or null for one beside none of them (and
+ * for a failure that is no problem at a pointer: no answer, a 5xx).
+ */
+export function problemFields(error: unknown): Array<TestSendField | null> {
+  if (error instanceof VariableInputError) return [fieldOf(error.pointer)];
+  if (!(error instanceof APIError) || error.status !== 422 || error.errors.length === 0) return [null];
+  return error.errors.map(({ pointer }) => fieldOf(pointer));
+}
+
 type SimulatedOutcome = NonNullable<MessagePreviewRecipient["simulated_outcome"]>;
 
 // What the sandbox simulator would do (docs/sandbox.md), finishing "The simulator would …".

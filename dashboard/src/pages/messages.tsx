@@ -10,7 +10,7 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
-import { FilterSelect, TemplateFilter, UrlFilters, useFilterTemplates, type FilterTemplates } from "../components/url-filters";
+import { FilterSelect, PAGE_PARAM, TemplateFilter, UrlFilters, useFilterTemplates, useUrlPageTrail, type FilterTemplates } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
 import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
@@ -50,7 +50,8 @@ function SearchBox() {
         if (query === "") return;
         // An id goes straight to its message; anything else is taken as a recipient's address.
         if (/^msg_[A-Za-z0-9]+$/.test(query)) navigate(`/messages/${query}`);
-        else setParams((previous) => ({ ...Object.fromEntries(previous), recipient: query }));
+        // A new view starts from its first page.
+        else setParams((previous) => ({ ...Object.fromEntries([...previous].filter(([name]) => name !== PAGE_PARAM)), recipient: query }));
       }}
     >
       <Field label="Search messages">
@@ -92,6 +93,8 @@ export function MessagesPage() {
   const paged = usePaged(
     (after, signal) => api.call((mr) => mr.messages.list({ ...query, limit: PAGE_SIZE, ...(after ? { after } : {}) }, { signal })),
     [api, query],
+    // The page is in the address beside the filters (`?tag=welcome&page=msg_…`).
+    useUrlPageTrail(),
   );
   const templates = useFilterTemplates();
 

@@ -1,6 +1,7 @@
 import type { ApiKeyRestrictions } from "mailroom";
 import { Field } from "../../components/field";
-import { listOrNull, listText, restrictionProblems, type RestrictionField } from "../../lib/api-key-restrictions";
+import { useFieldMarks } from "../../components/use-field-marks";
+import { isRestrictionField, listOrNull, listText, restrictionProblems, type RestrictionField } from "../../lib/api-key-restrictions";
 import type { FormValues } from "../../lib/forms";
 
 /** The fields below as the form gives them: a field left empty, or not shown, is null (no limit). */
@@ -24,10 +25,20 @@ interface RestrictionFieldsProps {
 
 /** A key's restrictions (createApiKey and updateApiKey): where it may be used from and, for sending, which domains. */
 export function RestrictionFields({ current, sendingAccess, error, sent }: RestrictionFieldsProps) {
-  const problems = (field: RestrictionField) => restrictionProblems(error, field, sent?.[field]);
+  // A field changed since the refusal is no longer what was refused: its problems go (the others
+  // stay until their field changes too, or the next press answers anew).
+  const changed = useFieldMarks<RestrictionField>(error);
+  const problems = (field: RestrictionField) => (changed.has(field) ? [] : restrictionProblems(error, field, sent?.[field]));
   const text = (field: RestrictionField) => listText(current?.[field] ?? null);
   return (
-    <fieldset className="fieldset-plain">
+    <fieldset
+      className="fieldset-plain"
+      onChange={(event) => {
+        // The event of the textarea that changed, bubbled up to the fieldset.
+        const { target } = event;
+        if (target instanceof HTMLTextAreaElement && isRestrictionField(target.name)) changed.mark(target.name);
+      }}
+    >
       <legend>Restrictions (optional)</legend>
       <p className="field__hint">One a line, or separated by commas. Leave a field empty for no limit.</p>
       <Field label="Allowed IP addresses" hint="Addresses or CIDR ranges, IPv4 or IPv6, such as 203.0.113.0/24." errors={problems("allowed_ips")}>

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useId, useState } from "react";
 import type { Member, Role } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, usePaged } from "../../api/use-request";
@@ -32,6 +32,7 @@ export function MembersSection() {
   const { workspace } = useWorkspace();
   const { session, refresh } = useSession();
   const actor = workspace.role;
+  const lastOwnerReasonId = useId();
   const members = usePaged(
     (after, signal) => api.call((mr) => mr.accounts.listMembers({ limit: 100, ...(after ? { after } : {}) }, { signal })),
     [api],
@@ -89,15 +90,23 @@ export function MembersSection() {
               <td className="nowrap">{formatDate(member.joined_at)}</td>
               <td className="table__actions">
                 {isSelf(member) && (
-                  <button
-                    type="button"
-                    className="button button--small button--danger"
-                    disabled={lastOwner}
-                    title={lastOwner ? "A workspace needs at least one owner: make someone else an owner first" : undefined}
-                    onClick={() => setRemoving(member)}
-                  >
-                    Leave workspace
-                  </button>
+                  <>
+                    <button
+                      type="button"
+                      className="button button--small button--danger"
+                      disabled={lastOwner}
+                      aria-describedby={lastOwner ? lastOwnerReasonId : undefined}
+                      onClick={() => setRemoving(member)}
+                    >
+                      Leave workspace
+                    </button>
+                    {/* In words beside the button, not in a tooltip that a keyboard or a touch screen never shows. */}
+                    {lastOwner && (
+                      <span id={lastOwnerReasonId} className="field__hint members__reason">
+                        A workspace needs at least one owner: make someone else an owner first.
+                      </span>
+                    )}
+                  </>
                 )}
                 {!isSelf(member) && !lastOwner && mayRemoveMember(actor, member.role) && (
                   <button

@@ -9,11 +9,12 @@ import { DialogActions } from "../../components/action-button";
 import { Dialog } from "../../components/dialog";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
+import { useFieldMarks } from "../../components/use-field-marks";
 import { ENVIRONMENT_LABELS, type Environment } from "../../lib/environment";
 import { formatCount } from "../../lib/format";
 import { retrySafeRequests } from "../../lib/idempotent-attempt";
 import { VariableInputError } from "../../lib/templates";
-import { problemsAt, recipientOutlook, testSendBody, type TestSendForm } from "../../lib/test-send";
+import { problemFields, problemsAt, recipientOutlook, testSendBody, type TestSendField, type TestSendForm } from "../../lib/test-send";
 
 // As the editor's preview: typing does not check on every key.
 const CHECK_DELAY_MS = 600;
@@ -59,24 +60,43 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
     const body = testSendBody(template.slug, form);
     setSent(await requests.send(body, (idempotencyKey) => api.call((mr) => mr.messages.create(body, { idempotencyKey }))));
   });
-  const edit = (patch: Partial<TestSendForm>) => {
+  // As in the other forms, a field's problem is shown once it is the member's business: after a
+  // press of Send, or once they have been in the field (changed it, or left it). Until then a
+  // check that fails on untouched fields only (the From a workspace without a default sender
+  // needs) says nothing against them, and Send stays enabled to show them.
+  const touched = useFieldMarks<TestSendField>();
+  const [tried, setTried] = useState(false);
+  const shown = (field: TestSendField) => tried || touched.has(field);
+  const edit = (field: TestSendField, patch: Partial<TestSendForm>) => {
+    touched.mark(field);
     setForm((previous) => ({ ...previous, ...patch }));
     send.reset();
   };
+  const checkError = check.pending ? undefined : check.error;
+  const waiting = checkError !== undefined && !problemFields(checkError).some((field) => field === "template" || field === null || shown(field));
   // The send's refusal, else the check's: both answer for the body as it is now.
-  const problem = send.error ?? (check.pending ? undefined : check.error);
+  const problem = send.error ?? (waiting ? undefined : checkError);
+  const problemsOf = (field: TestSendField) => (field === "template" || shown(field) ? problemsAt(problem, field) : []);
 
   return (
     <form
       onSubmit={(event) => {
         event.preventDefault();
+        setTried(true);
         if (checked) void send.run();
       }}
     >
       <div className="dialog__body form test-send">
-        <TemplateLine template={template} environment={api.environment} problems={problemsAt(problem, "template")} />
-        <Field label="To" errors={problemsAt(problem, "to")}>
-          <input value={form.to} required autoComplete="email" spellCheck={false} onChange={(event) => edit({ to: event.target.value })} />
+        <TemplateLine template={template} environment={api.environment} problems={problemsOf("template")} />
+        <Field label="To" errors={problemsOf("to")}>
+          <input
+            value={form.to}
+            required
+            autoComplete="email"
+            spellCheck={false}
+            onChange={(event) => edit("to", { to: event.target.value })}
+            onBlur={() => touched.mark("to")}
+          />
         </Field>
         <Field
           label="From (optional)"
@@ -87,19 +107,27 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
                 ? "This workspace has no default sender (Settings), so give one here."
                 : "Empty: the workspace's default sender, if it has one."
           }
-          errors={problemsAt(problem, "from")}
+          errors={problemsOf("from")}
         >
           <input
             value={form.from}
             placeholder={defaultFrom ?? "Needed: no default sender, e.g. Acme <hello@acme.example>"}
             spellCheck={false}
-            onChange={(event) => edit({ from: event.target.value })}
+            onChange={(event) => edit("from", { from: event.target.value })}
+            onBlur={() => touched.mark("from")}
           />
         </Field>
-        <Field label="Variables (JSON)" hint="From the preview's sample values; checked against the variables of the version sent." errors={problemsAt(problem, "variables")}>
-          <textarea className="mono" rows={4} spellCheck={false} value={form.variablesText} onChange={(event) => edit({ variablesText: event.target.value })} />
+        <Field label="Variables (JSON)" hint="From the preview's sample values; checked against the variables of the version sent." errors={problemsOf("variables")}>
+          <textarea
+            className="mono"
+            rows={4}
+            spellCheck={false}
+            value={form.variablesText}
+            onChange={(event) => edit("variables", { variablesText: event.target.value })}
+            onBlur={() => touched.mark("variables")}
+          />
         </Field>
-        <CheckResult preview={check.data} stale={checked === undefined} pending={check.pending} failed={check.error !== undefined} environment={api.environment} />
+        <CheckResult preview={check.data} stale={checked === undefined} pending={check.pending} failed={check.error !== undefined} waiting={waiting} environment={api.environment} />
         {sent && (
           <p className="notice notice--success" role="status" data-testid="test-send-result">
             Sent: <Link href={`/messages/${sent.id}`}>see the message</Link> (<code>{sent.id}</code>, {sent.status}).
@@ -110,8 +138,9 @@ function TestSend({ template, variablesText, onClose }: Omit<TestSendDialogProps
         <ErrorState error={problem} title={send.error === undefined ? "This would not be sent" : "Could not send"} compact />
       )}
       <DialogActions onCancel={onClose} cancelLabel={sent ? "Close" : "Cancel"} pending={send.pending}>
-        {/* Only once the check has passed for the body as it is: what is sent is what was checked. */}
-        <button type="submit" className="button button--primary" disabled={send.pending || !checked}>
+        {/* Only once the check has passed for the body as it is: what is sent is what was checked.
+            Enabled too while its problems wait for a try, which shows them and sends nothing. */}
+        <button type="submit" className="button button--primary" disabled={send.pending || (!checked && !waiting)}>
           {send.pending ? "Sending…" : sent ? "Send again" : "Send"}
         </button>
       </DialogActions>
@@ -158,15 +187,17 @@ interface CheckResultProps {
   stale: boolean;
   pending: boolean;
   failed: boolean;
+  /** It failed on fields not touched yet: their problems wait for a press of Send. */
+  waiting: boolean;
   environment: Environment;
 }
 
 /** previewMessage's answer: the rendered subject, the sender, what happens to each recipient, the size. */
-function CheckResult({ preview, stale, pending, failed, environment }: CheckResultProps) {
+function CheckResult({ preview, stale, pending, failed, waiting, environment }: CheckResultProps) {
   return (
     <section className="test-send__check" aria-label="Check">
       <p className="template-preview__status muted" role="status" data-testid="test-send-status">
-        {pending ? "Checking…" : failed ? "It would not be sent: see the problems." : preview ? "Checked: it would be sent as follows." : ""}
+        {pending ? "Checking…" : waiting ? "Fill in what is needed, then press Send." : failed ? "It would not be sent: see the problems." : preview ? "Checked: it would be sent as follows." : ""}
       </p>
       {preview && (
         <div className={stale ? "template-preview--stale" : undefined}>

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from "react";
 import { defaultEdit, isVariableType, toRow, VARIABLE_TYPES, type VariableRow, type VariableType } from "../../lib/templates";
 
 // A string's default is typed as it is; any other type's as JSON.
@@ -21,6 +22,18 @@ interface VariablesFormProps {
  */
 export function VariablesForm({ rows, onChange, readOnly, referenced }: VariablesFormProps) {
   const change = (key: number, patch: Partial<VariableRow>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+  // Declare takes its own button away (the variable is declared now): the keyboard's focus goes
+  // to the row it added rather than falling to the page's <body>.
+  const [declaredKey, setDeclaredKey] = useState<number | null>(null);
+  const declaredName = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (declaredKey !== null) declaredName.current?.focus();
+  }, [declaredKey]);
+  const declare = (name: string) => {
+    const row = toRow({ name, type: "string", required: false });
+    setDeclaredKey(row.key);
+    onChange([...rows, row]);
+  };
   const declared = new Set(rows.map((row) => row.name.trim()));
   const undeclared = referenced.filter((name) => !declared.has(name));
   const unused = [...declared].filter((name) => name !== "" && !referenced.includes(name));
@@ -36,7 +49,7 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
           {!readOnly && (
             <div className="variables__declare">
               {undeclared.map((name) => (
-                <button key={name} type="button" className="button button--small" onClick={() => onChange([...rows, toRow({ name, type: "string", required: false })])}>
+                <button key={name} type="button" className="button button--small" onClick={() => declare(name)}>
                   Declare {name}
                 </button>
               ))}
@@ -74,6 +87,7 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
                 <tr key={row.key} data-testid="variable-row">
                   <td>
                     <input
+                      ref={row.key === declaredKey ? declaredName : undefined}
                       aria-label={`${label} name`}
                       value={row.name}
                       readOnly={readOnly}

@@ -86,12 +86,18 @@ function AttemptRow({ attempt, onRedeliver, redelivering }: AttemptRowProps) {
   );
 }
 
-/** replayWebhookEvents: every failed delivery of an event since a day, queued again in order. */
-function ReplayForm({ webhook, onReplayed }: { webhook: Webhook; onReplayed: (count: number) => void }) {
+/**
+ * replayWebhookEvents: every failed delivery of an event since a day, queued again in order. The
+ * result is said beside the button, as the Schedule card's is.
+ */
+function ReplayForm({ webhook, onReplayed }: { webhook: Webhook; onReplayed: () => void }) {
   const api = useApi();
+  const [replayed, setReplayed] = useState<number | null>(null);
   const replay = useAction(async (since: string) => {
+    setReplayed(null);
     const result = await api.call((mr) => mr.webhooks.replayEvents(webhook.id, { since }));
-    onReplayed(result.count);
+    setReplayed(result.count);
+    onReplayed();
   });
   return (
     <form
@@ -106,6 +112,9 @@ function ReplayForm({ webhook, onReplayed }: { webhook: Webhook; onReplayed: (co
         <input name="since" type="date" required max={dateInputValue()} defaultValue={dateInputValue(-1)} />
       </Field>
       <ActionButton label="Replay failed events" pendingLabel="Replaying…" pending={replay.pending} />
+      <span role="status" className="form__status" data-testid="replay-result">
+        {replayed !== null && !replay.pending && (replayed === 1 ? "1 failed delivery is queued again." : `${formatCount(replayed)} failed deliveries are queued again.`)}
+      </span>
       {replay.error !== undefined && <ErrorState error={replay.error} title="Could not replay the events" compact />}
     </form>
   );
@@ -175,13 +184,7 @@ export function Attempts({ webhook, canResend }: AttemptsProps) {
       </Loaded>
       <Pager paged={attempts} label="Attempts" />
       {canResend && (
-        <ReplayForm
-          webhook={webhook}
-          onReplayed={(count) => {
-            setQueued(count === 1 ? "1 failed delivery is queued again." : `${formatCount(count)} failed deliveries are queued again.`);
-            attempts.reload();
-          }}
-        />
+<ReplayForm webhook={webhook} onReplayed={() => attempts.reload()} />
       )}
     </Card>
   );

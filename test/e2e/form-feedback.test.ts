@@ -1,0 +1,215 @@
+import type { Mailroom } from "mailroom";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "../helpers/browser.js";
+import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
+import { templatePage } from "./template-page.js";
+
+/**
+ * Where the dashboard puts its feedback and the keyboard's focus, in real Chromium against the real
+ * server: field problems shown once they are the member's business (after a try, or a touch) and
+ * gone once the field is changed, an action's result beside its button, focus kept after an
+ * action, a disabled button's reason in words, the message log's page in the address, and the
+ * HTML editor's closing tags typed key by key. Each `it` opens the page it needs.
+ */
+const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
+const FROM = "Acme <hello@acme.example>";
+const SLUG = "order-shipped";
+const TEMPLATE = { slug: SLUG, name: "Order shipped", subject: "Your order", html: "<p>Your order is on its way. {{ coupon }}</p>" };
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+describe("feedback and focus in the dashboard's forms", () => {
+  let harness: DashboardHarness;
+  let page: Page;
+  let sandbox: Mailroom;
+  const { editor } = templatePage(() => page);
+
+  /** What has the keyboard's focus: "body" when nothing does. */
+  const focused = () =>
+    page.evaluate(() => {
+      const element = document.activeElement;
+      if (element === null || element === document.body) return "body";
+      return element.getAttribute("aria-label") ?? element.textContent?.trim() ?? element.tagName;
+    });
+
+  beforeAll(async () => {
+    harness = await startDashboardHarness({ owner: OWNER });
+    page = harness.page;
+    sandbox = await harness.sdk("sandbox");
+    // Published, so that Send a test can send it; its content uses coupon without declaring it.
+    await sandbox.templates.create(TEMPLATE);
+    await sandbox.templates.publish(SLUG);
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  describe("Send a test", () => {
+    const dialog = () => page.getByRole("dialog", { name: "Send a test" });
+    const from = () => dialog().getByLabel("From (optional)", { exact: true });
+    const fromErrors = () => dialog().locator(".field").filter({ has: page.getByLabel("From (optional)", { exact: true }) }).locator(".field__errors");
+    const status = () => dialog().getByTestId("test-send-status");
+
+    async function openDialog(): Promise<void> {
+      await page.goto(`/templates/${SLUG}`);
+      await page.getByRole("heading", { level: 1, name: "Order shipped" }).waitFor();
+      await page.getByRole("button", { name: "Send a test" }).click();
+      await dialog().waitFor();
+    }
+
+    it("shows the missing sender only once Send is pressed, not on opening", async () => {
+      await openDialog();
+      // The check has answered (the workspace has no default sender), but nothing was tried yet.
+      await expect.poll(() => status().textContent(), { timeout: 15_000 }).toBe("Fill in what is needed, then press Send.");
+      expect(await fromErrors().count()).toBe(0);
+      expect(await from().getAttribute("aria-invalid")).toBeNull();
+      expect(await dialog().getByText("This would not be sent").count()).toBe(0);
+
+      await dialog().getByRole("button", { name: "Send", exact: true }).click();
+      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (set default_from with updateWorkspace)");
+      expect(await from().getAttribute("aria-invalid")).toBe("true");
+      expect(await status().textContent()).toBe("It would not be sent: see the problems.");
+      expect(await dialog().getByRole("button", { name: "Send", exact: true }).isDisabled()).toBe(true);
+      expect((await sandbox.messages.list()).data).toEqual([]);
+      await screenshot(page, "template-test-send-tried");
+    });
+
+    it("shows a field's problem once the field has been visited", async () => {
+      await openDialog();
+      await expect.poll(() => status().textContent(), { timeout: 15_000 }).toBe("Fill in what is needed, then press Send.");
+      await from().focus();
+      await page.keyboard.press("Tab");
+      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (set default_from with updateWorkspace)");
+      await from().fill(FROM);
+      await expect.poll(() => status().textContent(), { timeout: 15_000 }).toMatch(/^Checked/);
+      expect(await fromErrors().count()).toBe(0);
+      await dialog().getByRole("button", { name: "Cancel" }).click();
+    });
+  });
+
+  it("clears an API key field's problem once that field is changed, not when another one is", async () => {
+    await page.goto("/developers/api-keys");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create API key" });
+    const ips = dialog.getByLabel("Allowed IP addresses");
+    const ipErrors = () => dialog.locator(".field").filter({ has: page.getByLabel("Allowed IP addresses", { exact: true }) }).locator(".field__errors");
+    await dialog.getByLabel("Name").fill("CI");
+    await ips.fill("127.0.0.1, 10.0.0.300");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => ips.getAttribute("aria-invalid")).toBe("true");
+    expect(await ipErrors().textContent()).toContain('"10.0.0.300" is not an IP address or CIDR range');
+
+    // Another field changed: the problem is still this one's.
+    await dialog.getByLabel("Name").fill("CI server");
+    expect(await ips.getAttribute("aria-invalid")).toBe("true");
+    expect(await ipErrors().count()).toBe(1);
+
+    await ips.fill("127.0.0.1, 10.0.0.30");
+    await expect.poll(() => ipErrors().count()).toBe(0);
+    expect(await ips.getAttribute("aria-invalid")).toBeNull();
+    // The form's error box still says what the last press was refused for.
+    expect(await dialog.getByText("Could not create the key").count()).toBe(1);
+    await screenshot(page, "api-key-create-problem-cleared");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+  });
+
+  it("says the result of Replay failed events beside its button, politely", async () => {
+    const webhook = await sandbox.webhooks.create({ url: "http://127.0.0.1:9/hooks", event_types: ["message.delivered"] });
+    await page.goto(`/webhooks/${webhook.id}`);
+    const form = page.getByRole("form", { name: "Replay failed events" });
+    await form.getByRole("button", { name: "Replay failed events" }).click();
+    const result = form.getByRole("status");
+    await expect.poll(() => result.textContent()).toBe("0 failed deliveries are queued again.");
+    expect(await page.getByTestId("redeliver-result").count()).toBe(0);
+  });
+
+  describe("focus after an action", () => {
+    it("stays on Reschedule once the message is moved", async () => {
+      const now = harness.server.testApp.clock.now();
+      const message = await sandbox.messages.create({ from: FROM, to: "lin@example.com", subject: "Reminder", html: "<p>Hi</p>", scheduled_at: new Date(now + HOUR).toISOString() });
+      await page.goto(`/messages/${message.id}`);
+      await page.getByRole("heading", { level: 1, name: "Reminder" }).waitFor();
+      const form = page.getByRole("form", { name: "Reschedule" });
+      const target = Math.floor((now + 3 * HOUR) / MINUTE) * MINUTE;
+      const local = await page.evaluate((ms) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 16), target);
+      await form.getByLabel("New time").fill(local);
+      await form.getByRole("button", { name: "Reschedule", exact: true }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.getByTestId("reschedule-result").textContent()).toMatch(/^Rescheduled for /);
+      expect(await focused()).toBe("Reschedule");
+    });
+
+    it("moves to the declared variable's row after Declare", async () => {
+      await page.goto(`/templates/${SLUG}`);
+      await page.getByRole("heading", { level: 1, name: "Order shipped" }).waitFor();
+      await page.getByRole("button", { name: "Declare coupon" }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("Variable 1 name");
+    });
+
+    it("stays on Invite once the invitation is created", async () => {
+      await page.goto("/settings");
+      const form = page.getByRole("form", { name: "Invite a member" });
+      await form.getByLabel("Email address").fill("lin@acme.example");
+      await form.getByRole("button", { name: "Invite", exact: true }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByTestId("invitation-url").waitFor();
+      expect(await focused()).toBe("Invite");
+    });
+  });
+
+  it("says in words, tied to the button, why the last owner cannot leave", async () => {
+    await page.goto("/settings");
+    const leave = page.getByRole("button", { name: "Leave workspace" });
+    expect(await leave.isDisabled()).toBe(true);
+    const describedBy = (await leave.getAttribute("aria-describedby")) ?? "";
+    expect(describedBy).not.toBe("");
+    const reason = page.locator(`[id="${describedBy}"]`);
+    expect(await reason.isVisible()).toBe(true);
+    expect(await reason.textContent()).toBe("A workspace needs at least one owner: make someone else an owner first.");
+  });
+
+  it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
+    const rows = () => page.getByTestId("message-row");
+    const pageLabel = () => page.getByRole("navigation", { name: "Messages pages" }).locator(".pager__page").textContent();
+    await sandbox.messages.createBatch({
+      messages: Array.from({ length: 27 }, (_, index) => ({ from: FROM, to: "delivered@simulator.test", subject: `Bulk ${index + 1}`, html: "<p>Hi</p>", tags: ["bulk"] })),
+    });
+    await page.goto("/messages?tag=bulk");
+    await expect.poll(() => rows().count()).toBe(25);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => rows().count()).toBe(2);
+    const second = new URL(page.url());
+    expect(second.searchParams.get("tag")).toBe("bulk");
+    expect(second.searchParams.getAll("page")).toHaveLength(1);
+
+    await page.reload();
+    await expect.poll(() => rows().count()).toBe(2);
+    expect(await pageLabel()).toBe("Page 2");
+    expect(await page.getByLabel("Tag").inputValue()).toBe("bulk");
+
+    await page.goBack();
+    await expect.poll(() => rows().count()).toBe(25);
+    expect(await pageLabel()).toBe("Page 1");
+    await page.goForward();
+    await expect.poll(() => rows().count()).toBe(2);
+    await page.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(() => rows().count()).toBe(25);
+    expect(new URL(page.url()).search).toBe("?tag=bulk");
+  });
+
+  it("does not double a closing HTML tag typed after the editor closed it", async () => {
+    await page.goto(`/templates/${SLUG}`);
+    const html = editor("HTML");
+    await html.click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.type("<p>hi</p>", { delay: 30 });
+    expect(await html.textContent()).toBe("<p>hi</p>");
+    await page.keyboard.type("<div><b>bold</b></div>", { delay: 30 });
+    expect(await html.textContent()).toBe("<p>hi</p><div><b>bold</b></div>");
+    expect(harness.opened.errors.filter((error) => !error.includes("status of 422"))).toEqual([]);
+  });
+});
