@@ -68,7 +68,7 @@ describe("feedback and focus in the dashboard's forms", () => {
       expect(await dialog().getByText("This would not be sent").count()).toBe(0);
 
       await dialog().getByRole("button", { name: "Send", exact: true }).click();
-      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (set default_from with updateWorkspace)");
+      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (default_from)");
       expect(await from().getAttribute("aria-invalid")).toBe("true");
       expect(await status().textContent()).toBe("It would not be sent: see the problems.");
       expect(await dialog().getByRole("button", { name: "Send", exact: true }).isDisabled()).toBe(true);
@@ -81,7 +81,7 @@ describe("feedback and focus in the dashboard's forms", () => {
       await expect.poll(() => status().textContent(), { timeout: 15_000 }).toBe("Fill in what is needed, then press Send.");
       await from().focus();
       await page.keyboard.press("Tab");
-      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (set default_from with updateWorkspace)");
+      await expect.poll(() => fromErrors().textContent()).toBe("is required: this workspace has no default sender (default_from)");
       await from().fill(FROM);
       await expect.poll(() => status().textContent(), { timeout: 15_000 }).toMatch(/^Checked/);
       expect(await fromErrors().count()).toBe(0);
