@@ -10,6 +10,7 @@ import { noteGivenFields, recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
 import { AllowedMethods } from "./http/allowed-methods.js";
+import { answerClientError } from "./http/client-errors.js";
 import { checkBindings, operationsOf } from "./http/bindings.js";
 import { createHandlers } from "./http/handlers.js";
 import type { Lifecycle } from "./http/readiness.js";
@@ -104,6 +105,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header("request-id", req.id);
       return sendProblem(reply, toProblem(error, req).problem);
     },
+    // And what Node's HTTP parser refuses before Fastify sees a request at all.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, newId("request", runtime.clock.now())),
   });
 
   const validators = createValidators();

@@ -1,4 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
+import { STATUS_CODES } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadSpec } from "../../src/http/spec.js";
 import { databases } from "../helpers/databases.js";
@@ -15,6 +17,17 @@ function expectProblem(res: LightMyRequestResponse, status: number, code: string
   expect(body.request_id).toMatch(REQUEST_ID);
   expect(body.request_id).toBe(res.headers["request-id"]);
   return body as Record<string, unknown>;
+}
+
+/** Sends `request` on a fresh connection and reads the answer until the server closes it. */
+function rawExchange(port: number, request: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
 }
 
 describe.each(databases)("platform ($name)", (database) => {
@@ -129,6 +142,29 @@ describe.each(databases)("platform ($name)", (database) => {
     it("answers 400 invalid_request as a problem document to a malformed or over-long URL", async () => {
       for (const url of ["/v1/messages/%zz", "/v1/api-keys/%E0%A4%A"]) {
         expectProblem(await t.call({ method: "GET", url }), 400, "invalid_request");
+      }
+    });
+
+    it("answers what Node's HTTP parser refuses before any route (a bad Content-Length, a space or raw byte in the URL, headers past the limit) as a problem with a request id", async () => {
+      await t.app.listen({ port: 0, host: "127.0.0.1" });
+      const { port } = t.app.server.address() as AddressInfo;
+      const cases: Array<[string, number, string]> = [
+        ["POST /v1/suppressions HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n", 400, "The Content-Length is not a number of bytes."],
+        ["GET /v1/suppressions?email=a b HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "The request line is not METHOD URL HTTP/1.1: percent-encode spaces in the URL."],
+        [`GET /v1/suppressions?email=ada@b\u00fccher.example HTTP/1.1\r\nHost: localhost\r\n\r\n`, 400, "The URL is not valid: percent-encode spaces and any byte past ASCII."],
+        ["GET /v1/messages HTTP/1.1\r\nHost: localhost\r\nBad Header: y\r\n\r\n", 400, "A header field's name or value is not valid HTTP."],
+        [`GET /v1/messages HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "The request's header fields are larger than the server takes (16 KiB)."],
+      ];
+      for (const [request, status, detail] of cases) {
+        const raw = await rawExchange(port, Buffer.from(request, "latin1"));
+        const [head = "", body = ""] = raw.split("\r\n\r\n", 2);
+        const [statusLine, ...fields] = head.split("\r\n");
+        const headers = Object.fromEntries(fields.map((f) => [f.slice(0, f.indexOf(":")).toLowerCase(), f.slice(f.indexOf(":") + 1).trim()]));
+        expect(statusLine, request.slice(0, 60)).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+        expect(headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+        expect(headers["request-id"]).toMatch(REQUEST_ID);
+        expect(Number(headers["content-length"])).toBe(Buffer.byteLength(body));
+        expect(JSON.parse(body)).toEqual({ type: "https://mailroom.dev/problems/invalid_request", title: "Invalid request", status, detail, code: "invalid_request", request_id: headers["request-id"] });
       }
     });
 
