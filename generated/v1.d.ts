@@ -2814,7 +2814,7 @@ export interface components {
              *     `inbound_id`, `from`, `subject` and `text` (and `content_truncated: true` when the
              *     reply was too large to carry whole: `getInboundMessage` has all of it); for
              *     complaints `feedback_type`,
-             *     `user_agent` and `reporting_mta`; for unsubscribes `method` (`one_click`, `page`,
+             *     `user_agent`, `reporting_mta` and `source_ip` (null when the report leaves one out); for unsubscribes `method` (`one_click`, `page`,
              *     `mailto`); `simulated: true` for sandbox outcomes.
              */
             data: {

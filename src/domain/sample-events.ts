@@ -50,7 +50,7 @@ function sampleData(type: EventType, at: number): Record<string, unknown> {
     case "message.deferred":
       return { smtp_code: 451, enhanced_status: "4.7.1", response: "451 4.7.1 Greylisted, try again later", remote_host: MX, attempt: 1, next_attempt_at: new Date(at + 5 * MINUTE).toISOString() };
     case "message.bounced":
-      return { smtp_code: 550, enhanced_status: "5.1.1", response: BOUNCE, remote_host: MX, attempt: 1, bounce_type: "hard", action: "failed", diagnostic_code: `smtp; ${BOUNCE}`, reporting_mta: "dns; mx1.example.com" };
+      return { smtp_code: 550, enhanced_status: "5.1.1", response: BOUNCE, remote_host: MX, attempt: 1, bounce_type: "hard", action: "failed", diagnostic_code: `smtp; ${BOUNCE}`, reporting_mta: "mx1.example.com" };
     case "message.failed":
       return { smtp_code: null, enhanced_status: "4.4.7", response: "Delivery time expired after 6 attempts; last answer: 451 4.7.1 Greylisted, try again later", attempts: 6 };
     case "message.suppressed":
@@ -62,7 +62,7 @@ function sampleData(type: EventType, at: number): Record<string, unknown> {
     case "message.clicked":
       return { url: "https://example.com/orders/1042", user_agent: BROWSER, ip: CLIENT_IP, machine_click: false, first_click: true };
     case "message.complained":
-      return { feedback_type: "abuse", user_agent: "ExampleFBL/1.0", reporting_mta: "dns; fbl.example.net", arrival_date: null };
+      return { feedback_type: "abuse", user_agent: "ExampleFBL/1.0", reporting_mta: "fbl.example.net", source_ip: "192.0.2.25" };
     case "message.unsubscribed":
       return { method: "one_click", user_agent: BROWSER, ip: CLIENT_IP };
     case "message.replied":

@@ -24,7 +24,7 @@ export function simulateDelivery(recipient: RecipientRecord, message: MessageRec
         response: "550 5.1.1 The email account that you tried to reach does not exist (simulated)",
         remoteHost: "mx.simulator.test[192.0.2.25]",
         // What the remote MTA's DSN (RFC 3464) would have said about it.
-        details: { bounce_type: "hard", action: "failed", diagnostic_code: "smtp; 550 5.1.1 The email account that you tried to reach does not exist", reporting_mta: "dns; mx.simulator.test" },
+        details: { bounce_type: "hard", action: "failed", diagnostic_code: "smtp; 550 5.1.1 The email account that you tried to reach does not exist", reporting_mta: "mx.simulator.test" },
       };
     case "deferred":
       // Deferred on the first attempt, delivered on the retry: a whole deferral cycle.
@@ -39,8 +39,9 @@ export function simulateDelivery(recipient: RecipientRecord, message: MessageRec
     case "complained":
       return delivered([
         open(DESKTOP),
-        // An ARF report (RFC 5965) as a mailbox provider's feedback loop sends it.
-        { type: "message.complained", data: { feedback_type: "abuse", user_agent: "SimulatorFBL/1.0", reporting_mta: "dns; fbl.simulator.test", arrival_date: null, simulated: true } },
+        // An ARF report (RFC 5965) as a mailbox provider's feedback loop sends it, with the fields
+        // the inbound server keeps of a real one (the reporting MTA without its "dns;" type).
+        { type: "message.complained", data: { feedback_type: "abuse", user_agent: "SimulatorFBL/1.0", reporting_mta: "fbl.simulator.test", source_ip: "192.0.2.25", simulated: true } },
       ]);
     case "unsubscribed":
       return delivered([open(PHONE), { type: "message.unsubscribed", data: { method: "one_click", user_agent: PHONE, ip: CLIENT_IP, simulated: true } }]);
