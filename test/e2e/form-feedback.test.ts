@@ -141,6 +141,30 @@ describe("feedback and focus in the dashboard's forms", () => {
       expect(await focused()).toBe("Reschedule");
     });
 
+    it("moves to the line saying the message was sent when Send now's answer takes the Schedule card away", async () => {
+      const message = await sandbox.messages.create({ from: FROM, to: "lin@example.com", subject: "Sent at once", html: "<p>Hi</p>", scheduled_at: new Date(harness.server.testApp.clock.now() + HOUR).toISOString() });
+      await page.goto(`/messages/${message.id}`);
+      await page.getByRole("heading", { level: 1, name: "Sent at once" }).waitFor();
+      // A worker may take a message the moment it is due, before the answer reads it back: here the
+      // worker runs between the server's change and the answer, which then says delivered, not scheduled.
+      await page.route(`**/v1/messages/${message.id}/reschedule`, async (route) => {
+        const response = await route.fetch();
+        await harness.server.testApp.drain();
+        await route.fulfill({ response, json: await sandbox.messages.get(message.id) });
+      });
+      try {
+        await page.getByRole("button", { name: "Send now" }).focus();
+        await page.keyboard.press("Enter");
+        await expect.poll(() => page.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
+        const line = page.getByTestId("send-now-result");
+        expect(await line.textContent()).toBe("Sent now: the message is delivered.");
+        expect(await line.getAttribute("role")).toBe("status");
+        await expect.poll(focused).toBe("Sent now: the message is delivered.");
+      } finally {
+        await page.unroute(`**/v1/messages/${message.id}/reschedule`);
+      }
+    });
+
     it("moves to the declared variable's row after Declare", async () => {
       await page.goto(`/templates/${SLUG}`);
       await page.getByRole("heading", { level: 1, name: "Order shipped" }).waitFor();

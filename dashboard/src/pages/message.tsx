@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Message, Recipient } from "mailroom";
 import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
@@ -180,6 +180,19 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
   // cancelMessage and rescheduleMessage need a developer: viewers see the message, not the controls.
   const canSend = hasRole(workspace.role, "developer");
   const [canceling, setCanceling] = useState<Message | null>(null);
+  // Send now's answer can find the message already taken by a worker (queued, or further): the
+  // Schedule card goes, with the button that had the keyboard's focus. The focus then goes to the
+  // line saying what became of the message, rather than falling to the page's <body>.
+  const [sentNow, setSentNow] = useState(false);
+  const sentNowLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (sentNow && lost) sentNowLine.current?.focus();
+  }, [sentNow]);
+  const onScheduleChange = (next: Message) => {
+    onChange(next);
+    if (next.status !== "scheduled") setSentNow(true);
+  };
   return (
     <>
       <PageHeader
@@ -210,7 +223,12 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         </p>
       )}
       <Summary message={message} />
-      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onChange} />}
+      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onScheduleChange} />}
+      {sentNow && message.status !== "scheduled" && (
+        <p ref={sentNowLine} tabIndex={-1} role="status" className="notice" data-testid="send-now-result">
+          Sent now: the message is {message.status}.
+        </p>
+      )}
       <Card title="Recipients" flush>
         <Recipients message={message} />
       </Card>
