@@ -1,5 +1,5 @@
 import type { Mailroom } from "mailroom";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
@@ -9,8 +9,8 @@ import { templatePage } from "./template-page.js";
  * Where the dashboard puts its feedback and the keyboard's focus, in real Chromium against the real
  * server: field problems shown once they are the member's business (after a try, or a touch) and
  * gone once the field is changed, an action's result beside its button, focus kept after an
- * action, a disabled button's reason in words, the message log's page in the address, and the
- * HTML editor's closing tags typed key by key. Each `it` opens the page it needs.
+ * action, a disabled control's reason in words (never a tooltip), the message log's page in the
+ * address, and the HTML editor's closing tags typed key by key. Each `it` opens the page it needs.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const FROM = "Acme <hello@acme.example>";
@@ -32,6 +32,17 @@ describe("feedback and focus in the dashboard's forms", () => {
       if (element === null || element === document.body) return "body";
       return element.getAttribute("aria-label") ?? element.textContent?.trim() ?? element.tagName;
     });
+
+  /** Why `control` is disabled: words shown on the page, tied to it with aria-describedby, and no tooltip. */
+  async function disabledReason(control: Locator): Promise<Locator> {
+    expect(await control.isDisabled()).toBe(true);
+    expect(await control.getAttribute("title")).toBeNull();
+    const describedBy = (await control.getAttribute("aria-describedby")) ?? "";
+    expect(describedBy).not.toBe("");
+    const reason = page.locator(`[id="${describedBy}"]`);
+    expect(await reason.isVisible()).toBe(true);
+    return reason;
+  }
 
   beforeAll(async () => {
     harness = await startDashboardHarness({ owner: OWNER });
@@ -186,13 +197,18 @@ describe("feedback and focus in the dashboard's forms", () => {
 
   it("says in words, tied to the button, why the last owner cannot leave", async () => {
     await page.goto("/settings");
-    const leave = page.getByRole("button", { name: "Leave workspace" });
-    expect(await leave.isDisabled()).toBe(true);
-    const describedBy = (await leave.getAttribute("aria-describedby")) ?? "";
-    expect(describedBy).not.toBe("");
-    const reason = page.locator(`[id="${describedBy}"]`);
-    expect(await reason.isVisible()).toBe(true);
+    const reason = await disabledReason(page.getByRole("button", { name: "Leave workspace" }));
     expect(await reason.textContent()).toBe("A workspace needs at least one owner: make someone else an owner first.");
+  });
+
+  it("ties the last owner's disabled role select to the same words, shown once, and no tooltip", async () => {
+    await page.goto("/settings");
+    const role = page.getByLabel(`Role for ${OWNER.email}`);
+    await role.waitFor();
+    const reason = await disabledReason(role);
+    expect(await page.getByRole("button", { name: "Leave workspace" }).getAttribute("aria-describedby")).toBe(await reason.getAttribute("id"));
+    expect(await reason.textContent()).toBe("A workspace needs at least one owner: make someone else an owner first.");
+    expect(await page.getByText("A workspace needs at least one owner").count()).toBe(1);
   });
 
   it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
