@@ -240,6 +240,36 @@ describe("feedback and focus in the dashboard's forms", () => {
     expect(new URL(page.url()).search).toBe("?tag=bulk");
   });
 
+  it("keeps filter values typed but not applied while the message log is paged", async () => {
+    const rows = () => page.getByTestId("message-row");
+    const filters = page.getByRole("form", { name: "Filters" });
+    const recipient = filters.getByLabel("Recipient", { exact: true });
+    const status = filters.getByLabel("Status", { exact: true });
+    await sandbox.messages.createBatch({
+      messages: Array.from({ length: 26 }, (_, index) => ({ from: FROM, to: "delivered@simulator.test", subject: `Typed ${index + 1}`, html: "<p>Hi</p>", tags: ["typed"] })),
+    });
+    await page.goto("/messages?tag=typed");
+    await expect.poll(() => rows().count()).toBe(25);
+    await recipient.fill("lin@example.com");
+    await status.selectOption("delivered");
+
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await recipient.inputValue()).toBe("lin@example.com");
+    expect(await status.inputValue()).toBe("delivered");
+    await page.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(() => rows().count()).toBe(25);
+    expect(await recipient.inputValue()).toBe("lin@example.com");
+    expect(await filters.getByLabel("Tag", { exact: true }).inputValue()).toBe("typed");
+
+    // Applied, they are the address's; Back to the view without them shows its own filters again.
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => new URL(page.url()).search).toBe("?status=delivered&recipient=lin%40example.com&tag=typed");
+    await page.goBack();
+    await expect.poll(() => recipient.inputValue()).toBe("");
+    expect(await status.inputValue()).toBe("");
+  });
+
   it("does not double a closing HTML tag typed after the editor closed it", async () => {
     await page.goto(`/templates/${SLUG}`);
     const html = editor("HTML");
