@@ -211,6 +211,17 @@ describe("feedback and focus in the dashboard's forms", () => {
     expect(await page.getByText("A workspace needs at least one owner").count()).toBe(1);
   });
 
+  it("says in words, tied to Publish, why a template has nothing to publish, and no tooltip", async () => {
+    await sandbox.templates.create({ slug: "receipt", name: "Receipt", subject: "Your receipt", html: "<p>Thank you.</p>" });
+    await sandbox.templates.publish("receipt");
+    await page.goto("/templates/receipt");
+    await page.getByRole("heading", { level: 1, name: "Receipt" }).waitFor();
+    const publish = page.getByRole("button", { name: "Publish", exact: true });
+    await expect.poll(() => publish.isDisabled()).toBe(true);
+    const reason = await disabledReason(publish);
+    expect(await reason.textContent()).toBe("None: the editors show the published version, so there is nothing to publish.");
+  });
+
   it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
     const rows = () => page.getByTestId("message-row");
     const pageLabel = () => page.getByRole("navigation", { name: "Messages pages" }).locator(".pager__page").textContent();
