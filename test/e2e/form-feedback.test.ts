@@ -167,13 +167,27 @@ describe("feedback and focus in the dashboard's forms", () => {
         await page.getByRole("button", { name: "Send now" }).focus();
         await page.keyboard.press("Enter");
         await expect.poll(() => page.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
-        const line = page.getByTestId("send-now-result");
+        const line = page.getByTestId("message-outcome");
         expect(await line.textContent()).toBe("Sent now: the message is delivered.");
         expect(await line.getAttribute("role")).toBe("status");
         await expect.poll(focused).toBe("Sent now: the message is delivered.");
       } finally {
         await page.unroute(`**/v1/messages/${message.id}/reschedule`);
       }
+    });
+
+    it("moves to the line saying the message was canceled once Cancel message takes its own button away", async () => {
+      const message = await sandbox.messages.create({ from: FROM, to: "lin@example.com", subject: "Called off", html: "<p>Hi</p>", scheduled_at: new Date(harness.server.testApp.clock.now() + HOUR).toISOString() });
+      await page.goto(`/messages/${message.id}`);
+      await page.getByRole("heading", { level: 1, name: "Called off" }).waitFor();
+      await page.getByRole("button", { name: "Cancel message" }).focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: "Cancel this message?" });
+      await dialog.getByRole("button", { name: "Cancel message" }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.getByRole("button", { name: "Cancel message" }).count()).toBe(0);
+      expect(await page.getByTestId("message-outcome").getAttribute("role")).toBe("status");
+      await expect.poll(focused).toBe("Canceled: recipients not yet delivered will not get it.");
     });
 
     it("moves to the declared variable's row after Declare", async () => {

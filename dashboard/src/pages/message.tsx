@@ -180,18 +180,19 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
   // cancelMessage and rescheduleMessage need a developer: viewers see the message, not the controls.
   const canSend = hasRole(workspace.role, "developer");
   const [canceling, setCanceling] = useState<Message | null>(null);
-  // Send now's answer can find the message already taken by a worker (queued, or further): the
-  // Schedule card goes, with the button that had the keyboard's focus. The focus then goes to the
-  // line saying what became of the message, rather than falling to the page's <body>.
-  const [sentNow, setSentNow] = useState(false);
-  const sentNowLine = useRef<HTMLParagraphElement>(null);
+  // Two actions take their own control away: Send now when its answer finds the message already
+  // taken by a worker (queued, or further: the Schedule card goes), and Cancel message (the message
+  // is no longer cancelable; its dialog gives the focus back to a button that is gone). The
+  // keyboard's focus then goes to a line saying what became of the message, not to the <body>.
+  const [outcome, setOutcome] = useState<"sent" | "canceled" | null>(null);
+  const outcomeLine = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
     const lost = document.activeElement === null || document.activeElement === document.body;
-    if (sentNow && lost) sentNowLine.current?.focus();
-  }, [sentNow]);
+    if (outcome !== null && lost) outcomeLine.current?.focus();
+  }, [outcome]);
   const onScheduleChange = (next: Message) => {
     onChange(next);
-    if (next.status !== "scheduled") setSentNow(true);
+    if (next.status !== "scheduled") setOutcome("sent");
   };
   return (
     <>
@@ -213,7 +214,10 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         confirmLabel="Cancel message"
         dismissLabel="Keep message"
         onClose={() => setCanceling(null)}
-        onConfirm={async (target) => onChange(await api.call((mr) => mr.messages.cancel(target.id)))}
+        onConfirm={async (target) => {
+          onChange(await api.call((mr) => mr.messages.cancel(target.id)));
+          setOutcome("canceled");
+        }}
       >
         {() => <p>Recipients not yet delivered will not get it. Recipients already delivered keep their status.</p>}
       </ConfirmDialog>
@@ -224,9 +228,9 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
       )}
       <Summary message={message} />
       {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onScheduleChange} />}
-      {sentNow && message.status !== "scheduled" && (
-        <p ref={sentNowLine} tabIndex={-1} role="status" className="notice" data-testid="send-now-result">
-          Sent now: the message is {message.status}.
+      {outcome !== null && (
+        <p ref={outcomeLine} tabIndex={-1} role="status" className="notice" data-testid="message-outcome">
+          {outcome === "sent" ? `Sent now: the message is ${message.status}.` : "Canceled: recipients not yet delivered will not get it."}
         </p>
       )}
       <Card title="Recipients" flush>
