@@ -1,5 +1,5 @@
 import type { Mailroom } from "mailroom";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
@@ -9,8 +9,8 @@ import { templatePage } from "./template-page.js";
  * Where the dashboard puts its feedback and the keyboard's focus, in real Chromium against the real
  * server: field problems shown once they are the member's business (after a try, or a touch) and
  * gone once the field is changed, an action's result beside its button, focus kept after an
- * action, a disabled button's reason in words, the message log's page in the address, and the
- * HTML editor's closing tags typed key by key. Each `it` opens the page it needs.
+ * action, a disabled control's reason in words (never a tooltip), the message log's page in the
+ * address, and the HTML editor's closing tags typed key by key. Each `it` opens the page it needs.
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const FROM = "Acme <hello@acme.example>";
@@ -32,6 +32,17 @@ describe("feedback and focus in the dashboard's forms", () => {
       if (element === null || element === document.body) return "body";
       return element.getAttribute("aria-label") ?? element.textContent?.trim() ?? element.tagName;
     });
+
+  /** Why `control` is disabled: words shown on the page, tied to it with aria-describedby, and no tooltip. */
+  async function disabledReason(control: Locator): Promise<Locator> {
+    expect(await control.isDisabled()).toBe(true);
+    expect(await control.getAttribute("title")).toBeNull();
+    const describedBy = (await control.getAttribute("aria-describedby")) ?? "";
+    expect(describedBy).not.toBe("");
+    const reason = page.locator(`[id="${describedBy}"]`);
+    expect(await reason.isVisible()).toBe(true);
+    return reason;
+  }
 
   beforeAll(async () => {
     harness = await startDashboardHarness({ owner: OWNER });
@@ -141,6 +152,44 @@ describe("feedback and focus in the dashboard's forms", () => {
       expect(await focused()).toBe("Reschedule");
     });
 
+    it("moves to the line saying the message was sent when Send now's answer takes the Schedule card away", async () => {
+      const message = await sandbox.messages.create({ from: FROM, to: "lin@example.com", subject: "Sent at once", html: "<p>Hi</p>", scheduled_at: new Date(harness.server.testApp.clock.now() + HOUR).toISOString() });
+      await page.goto(`/messages/${message.id}`);
+      await page.getByRole("heading", { level: 1, name: "Sent at once" }).waitFor();
+      // A worker may take a message the moment it is due, before the answer reads it back: here the
+      // worker runs between the server's change and the answer, which then says delivered, not scheduled.
+      await page.route(`**/v1/messages/${message.id}/reschedule`, async (route) => {
+        const response = await route.fetch();
+        await harness.server.testApp.drain();
+        await route.fulfill({ response, json: await sandbox.messages.get(message.id) });
+      });
+      try {
+        await page.getByRole("button", { name: "Send now" }).focus();
+        await page.keyboard.press("Enter");
+        await expect.poll(() => page.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
+        const line = page.getByTestId("message-outcome");
+        expect(await line.textContent()).toBe("Sent now: the message is delivered.");
+        expect(await line.getAttribute("role")).toBe("status");
+        await expect.poll(focused).toBe("Sent now: the message is delivered.");
+      } finally {
+        await page.unroute(`**/v1/messages/${message.id}/reschedule`);
+      }
+    });
+
+    it("moves to the line saying the message was canceled once Cancel message takes its own button away", async () => {
+      const message = await sandbox.messages.create({ from: FROM, to: "lin@example.com", subject: "Called off", html: "<p>Hi</p>", scheduled_at: new Date(harness.server.testApp.clock.now() + HOUR).toISOString() });
+      await page.goto(`/messages/${message.id}`);
+      await page.getByRole("heading", { level: 1, name: "Called off" }).waitFor();
+      await page.getByRole("button", { name: "Cancel message" }).focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: "Cancel this message?" });
+      await dialog.getByRole("button", { name: "Cancel message" }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.getByRole("button", { name: "Cancel message" }).count()).toBe(0);
+      expect(await page.getByTestId("message-outcome").getAttribute("role")).toBe("status");
+      await expect.poll(focused).toBe("Canceled: recipients not yet delivered will not get it.");
+    });
+
     it("moves to the declared variable's row after Declare", async () => {
       await page.goto(`/templates/${SLUG}`);
       await page.getByRole("heading", { level: 1, name: "Order shipped" }).waitFor();
@@ -162,13 +211,29 @@ describe("feedback and focus in the dashboard's forms", () => {
 
   it("says in words, tied to the button, why the last owner cannot leave", async () => {
     await page.goto("/settings");
-    const leave = page.getByRole("button", { name: "Leave workspace" });
-    expect(await leave.isDisabled()).toBe(true);
-    const describedBy = (await leave.getAttribute("aria-describedby")) ?? "";
-    expect(describedBy).not.toBe("");
-    const reason = page.locator(`[id="${describedBy}"]`);
-    expect(await reason.isVisible()).toBe(true);
+    const reason = await disabledReason(page.getByRole("button", { name: "Leave workspace" }));
     expect(await reason.textContent()).toBe("A workspace needs at least one owner: make someone else an owner first.");
+  });
+
+  it("ties the last owner's disabled role select to the same words, shown once, and no tooltip", async () => {
+    await page.goto("/settings");
+    const role = page.getByLabel(`Role for ${OWNER.email}`);
+    await role.waitFor();
+    const reason = await disabledReason(role);
+    expect(await page.getByRole("button", { name: "Leave workspace" }).getAttribute("aria-describedby")).toBe(await reason.getAttribute("id"));
+    expect(await reason.textContent()).toBe("A workspace needs at least one owner: make someone else an owner first.");
+    expect(await page.getByText("A workspace needs at least one owner").count()).toBe(1);
+  });
+
+  it("says in words, tied to Publish, why a template has nothing to publish, and no tooltip", async () => {
+    await sandbox.templates.create({ slug: "receipt", name: "Receipt", subject: "Your receipt", html: "<p>Thank you.</p>" });
+    await sandbox.templates.publish("receipt");
+    await page.goto("/templates/receipt");
+    await page.getByRole("heading", { level: 1, name: "Receipt" }).waitFor();
+    const publish = page.getByRole("button", { name: "Publish", exact: true });
+    await expect.poll(() => publish.isDisabled()).toBe(true);
+    const reason = await disabledReason(publish);
+    expect(await reason.textContent()).toBe("None: the editors show the published version, so there is nothing to publish.");
   });
 
   it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
@@ -198,6 +263,36 @@ describe("feedback and focus in the dashboard's forms", () => {
     await page.getByRole("button", { name: "Previous" }).click();
     await expect.poll(() => rows().count()).toBe(25);
     expect(new URL(page.url()).search).toBe("?tag=bulk");
+  });
+
+  it("keeps filter values typed but not applied while the message log is paged", async () => {
+    const rows = () => page.getByTestId("message-row");
+    const filters = page.getByRole("form", { name: "Filters" });
+    const recipient = filters.getByLabel("Recipient", { exact: true });
+    const status = filters.getByLabel("Status", { exact: true });
+    await sandbox.messages.createBatch({
+      messages: Array.from({ length: 26 }, (_, index) => ({ from: FROM, to: "delivered@simulator.test", subject: `Typed ${index + 1}`, html: "<p>Hi</p>", tags: ["typed"] })),
+    });
+    await page.goto("/messages?tag=typed");
+    await expect.poll(() => rows().count()).toBe(25);
+    await recipient.fill("lin@example.com");
+    await status.selectOption("delivered");
+
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await recipient.inputValue()).toBe("lin@example.com");
+    expect(await status.inputValue()).toBe("delivered");
+    await page.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(() => rows().count()).toBe(25);
+    expect(await recipient.inputValue()).toBe("lin@example.com");
+    expect(await filters.getByLabel("Tag", { exact: true }).inputValue()).toBe("typed");
+
+    // Applied, they are the address's; Back to the view without them shows its own filters again.
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => new URL(page.url()).search).toBe("?status=delivered&recipient=lin%40example.com&tag=typed");
+    await page.goBack();
+    await expect.poll(() => recipient.inputValue()).toBe("");
+    expect(await status.inputValue()).toBe("");
   });
 
   it("does not double a closing HTML tag typed after the editor closed it", async () => {

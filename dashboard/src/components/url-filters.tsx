@@ -24,11 +24,14 @@ interface UrlFiltersProps {
 export function UrlFilters({ params, names, children }: UrlFiltersProps) {
   const [, setParams] = useSearchParams();
   const active = names.some((name) => params.has(name));
+  // The filters' own part of the query string: the page (PAGE_PARAM) and anything else beside them left out.
+  const filters = new URLSearchParams(names.flatMap((name) => params.getAll(name).map((value) => [name, value])));
   return (
-    // Keyed by the query string: the fields show what the URL says after Back, or after anything
-    // else changes it (the message log's search box).
+    // Keyed by the filters in the URL: the fields show what it says after Back, or after anything
+    // else changes them (the message log's search box). Not by the whole query string, so that
+    // Next and Previous keep what was typed in the fields and not applied yet.
     <form
-      key={params.toString()}
+      key={filters.toString()}
       className="filters"
       aria-label="Filters"
       onSubmit={(event) => {
@@ -102,7 +105,7 @@ export type FilterTemplates = RequestState<Collected<Template>>;
 /**
  * The templates TemplateFilter offers: the workspace's standard ones (listTemplates). Layouts are
  * never sent by themselves, so they are no filter: the templates sent in them are. Loaded by the
- * page, outside UrlFilters, whose fields are drawn again whenever the query string changes.
+ * page, outside UrlFilters, whose fields are drawn again whenever the filters in the query string change.
  */
 export function useFilterTemplates(): FilterTemplates {
   const api = useApi();

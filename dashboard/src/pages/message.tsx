@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Message, Recipient } from "mailroom";
 import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
@@ -180,6 +180,20 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
   // cancelMessage and rescheduleMessage need a developer: viewers see the message, not the controls.
   const canSend = hasRole(workspace.role, "developer");
   const [canceling, setCanceling] = useState<Message | null>(null);
+  // Two actions take their own control away: Send now when its answer finds the message already
+  // taken by a worker (queued, or further: the Schedule card goes), and Cancel message (the message
+  // is no longer cancelable; its dialog gives the focus back to a button that is gone). The
+  // keyboard's focus then goes to a line saying what became of the message, not to the <body>.
+  const [outcome, setOutcome] = useState<"sent" | "canceled" | null>(null);
+  const outcomeLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (outcome !== null && lost) outcomeLine.current?.focus();
+  }, [outcome]);
+  const onScheduleChange = (next: Message) => {
+    onChange(next);
+    if (next.status !== "scheduled") setOutcome("sent");
+  };
   return (
     <>
       <PageHeader
@@ -200,7 +214,10 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         confirmLabel="Cancel message"
         dismissLabel="Keep message"
         onClose={() => setCanceling(null)}
-        onConfirm={async (target) => onChange(await api.call((mr) => mr.messages.cancel(target.id)))}
+        onConfirm={async (target) => {
+          onChange(await api.call((mr) => mr.messages.cancel(target.id)));
+          setOutcome("canceled");
+        }}
       >
         {() => <p>Recipients not yet delivered will not get it. Recipients already delivered keep their status.</p>}
       </ConfirmDialog>
@@ -210,7 +227,12 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         </p>
       )}
       <Summary message={message} />
-      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onChange} />}
+      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onScheduleChange} />}
+      {outcome !== null && (
+        <p ref={outcomeLine} tabIndex={-1} role="status" className="notice" data-testid="message-outcome">
+          {outcome === "sent" ? `Sent now: the message is ${message.status}.` : "Canceled: recipients not yet delivered will not get it."}
+        </p>
+      )}
       <Card title="Recipients" flush>
         <Recipients message={message} />
       </Card>

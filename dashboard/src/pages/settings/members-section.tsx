@@ -63,6 +63,10 @@ export function MembersSection() {
         {rows.map((member) => {
           const lastOwner = member.role === "owner" && owners === 1;
           const roles = assignableRoles(actor, member.role);
+          // Why the last owner's role select and Leave workspace are disabled: one line of words on
+          // the row, which both name with aria-describedby (a tooltip is never shown to a keyboard
+          // or a touch screen). Only an owner is offered the select, and then the last owner is them.
+          const lastOwnerReason = lastOwner && (isSelf(member) || roles.length > 0);
           return (
             <tr key={member.user_id} data-testid="member-row">
               <td>
@@ -78,7 +82,7 @@ export function MembersSection() {
                     aria-label={`Role for ${member.email}`}
                     value={member.role}
                     disabled={changeRole.pending || lastOwner}
-                    title={lastOwner ? "A workspace needs at least one owner" : undefined}
+                    aria-describedby={lastOwner ? lastOwnerReasonId : undefined}
                     onChange={(event) => {
                       if (isRole(event.target.value)) chooseRole(member, event.target.value);
                     }}
@@ -90,23 +94,20 @@ export function MembersSection() {
               <td className="nowrap">{formatDate(member.joined_at)}</td>
               <td className="table__actions">
                 {isSelf(member) && (
-                  <>
-                    <button
-                      type="button"
-                      className="button button--small button--danger"
-                      disabled={lastOwner}
-                      aria-describedby={lastOwner ? lastOwnerReasonId : undefined}
-                      onClick={() => setRemoving(member)}
-                    >
-                      Leave workspace
-                    </button>
-                    {/* In words beside the button, not in a tooltip that a keyboard or a touch screen never shows. */}
-                    {lastOwner && (
-                      <span id={lastOwnerReasonId} className="field__hint members__reason">
-                        A workspace needs at least one owner: make someone else an owner first.
-                      </span>
-                    )}
-                  </>
+                  <button
+                    type="button"
+                    className="button button--small button--danger"
+                    disabled={lastOwner}
+                    aria-describedby={lastOwner ? lastOwnerReasonId : undefined}
+                    onClick={() => setRemoving(member)}
+                  >
+                    Leave workspace
+                  </button>
+                )}
+                {lastOwnerReason && (
+                  <span id={lastOwnerReasonId} className="field__hint members__reason">
+                    A workspace needs at least one owner: make someone else an owner first.
+                  </span>
                 )}
                 {!isSelf(member) && !lastOwner && mayRemoveMember(actor, member.role) && (
                   <button

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { APIError, type Mailroom, type RenderedTemplate, type Template } from "mailroom";
 import { useLocation } from "wouter";
 import { useApi, useWorkspace } from "../../api/api-context";
@@ -160,6 +160,10 @@ function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesT
   const edited = editedContent({ subject, html, text, layout }, rows);
   const content = "content" in edited ? edited.content : null;
   const dirty = content !== null && !sameContent(content, contentOf(template));
+  // Publish is disabled while there is nothing to publish; the Draft row says why in words, and
+  // Publish names that row with aria-describedby (a tooltip is never shown to a keyboard or a touch screen).
+  const nothingToPublish = !template.has_draft && !dirty;
+  const draftStatusId = useId();
   const samples = previewSamples(content?.variables ?? [], previewWith);
   const shownSamples = samplesText ?? JSON.stringify(samples, null, 2);
   // A layout's slot completes like a variable, though it is none.
@@ -227,8 +231,8 @@ function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesT
               <button
                 type="button"
                 className="button button--primary"
-                disabled={!template.has_draft && !dirty}
-                title={!template.has_draft && !dirty ? "Nothing to publish: there is no draft, and the editors show the published version" : undefined}
+                disabled={nothingToPublish}
+                aria-describedby={nothingToPublish ? draftStatusId : undefined}
                 onClick={() => setPublishing(template)}
               >
                 Publish
@@ -278,8 +282,12 @@ function TemplateEditor({ template, onSaved, onReplaced, samplesText, onSamplesT
         </div>
         <div className="summary__row">
           <dt>Draft</dt>
-          <dd data-testid="draft-status">
-            {dirty ? "Unsaved changes" : template.has_draft ? `v${template.latest_version}, saved ${formatDateTime(template.updated_at)}` : "None: the editors show the published version"}
+          <dd id={draftStatusId} data-testid="draft-status">
+            {dirty
+              ? "Unsaved changes"
+              : template.has_draft
+                ? `v${template.latest_version}, saved ${formatDateTime(template.updated_at)}`
+                : `None: the editors show the published version${canEdit ? ", so there is nothing to publish." : "."}`}
           </dd>
         </div>
       </dl>
