@@ -96,6 +96,25 @@ describe("scheduled messages in the dashboard", () => {
     expect(await page.getByRole("button", { name: "Cancel message" }).count()).toBe(0);
   });
 
+  it("offers nothing more to move once sent now, and follows the message until the worker has sent it, without a reload", async () => {
+    const message = await scheduled("Follow me");
+    await open(message);
+    await scheduleForm().getByRole("button", { name: "Send now" }).click();
+
+    await expect.poll(() => result().textContent()).toBe("Due now: it is sent next.");
+    // Due now, the message is the worker's to send next: neither control is offered any more.
+    for (const name of ["Reschedule", "Send now"]) expect(await page.getByRole("button", { name, exact: true }).count(), name).toBe(0);
+    expect(await scheduleForm().count()).toBe(0);
+    expect(await summaryValue("Status").textContent()).toBe("scheduled");
+
+    // The worker sends it; the page reads the message again and shows it, no reload asked.
+    await harness.server.testApp.drain();
+    await expect.poll(() => summaryValue("Status").textContent(), { timeout: 10_000 }).toBe("delivered");
+    expect(await page.getByTestId("message-outcome").textContent()).toBe("Sent now: the message is delivered.");
+    expect(await result().count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Cancel message" }).count()).toBe(0);
+  });
+
   it("shows the API's problem when the message was canceled meanwhile, and leaves it canceled", async () => {
     const message = await scheduled("Canceled elsewhere");
     await open(message);

@@ -1,6 +1,6 @@
 // A message's send time as a person picks it: `<input type="datetime-local">` speaks the browser's
 // local wall-clock time to the minute, the API RFC 3339 instants (rescheduleMessage).
-import type { Event } from "mailroom";
+import type { Event, Message } from "mailroom";
 
 /** How far ahead a message may be scheduled (the contract: at most 30 days). */
 export const SCHEDULE_LIMIT_DAYS = 30;
@@ -53,4 +53,13 @@ export function scheduleChangeOf(event: Event): { at: string; previous: string |
   const data = event.data as Record<string, unknown>;
   if (typeof data.scheduled_at !== "string") return undefined;
   return { at: data.scheduled_at, previous: typeof data.previous_scheduled_at === "string" ? data.previous_scheduled_at : null };
+}
+
+/**
+ * Whether a scheduled message is due now: its send time is no later than its last change, as
+ * after a Send now (the server sets both to its own clock). Both are the server's times, so the
+ * browser's clock, which may disagree, is not asked. The worker takes such a message next.
+ */
+export function isDueNow(message: Pick<Message, "status" | "scheduled_at" | "updated_at">): boolean {
+  return message.status === "scheduled" && message.scheduled_at !== null && Date.parse(message.scheduled_at) <= Date.parse(message.updated_at);
 }

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { Message } from "mailroom";
 import { useApi } from "../api/api-context";
 import { useAction } from "../api/use-request";
@@ -6,13 +6,15 @@ import { ActionButton } from "../components/action-button";
 import { Card } from "../components/card";
 import { ErrorState } from "../components/error-state";
 import { Field } from "../components/field";
+import { useFocusWhenLost } from "../components/use-focus-when-lost";
 import { formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
-import { SCHEDULE_LIMIT_DAYS, dateTimeInputToInstant, dateTimeInputValue, scheduleBounds } from "../lib/schedule";
+import { SCHEDULE_LIMIT_DAYS, dateTimeInputToInstant, dateTimeInputValue, isDueNow, scheduleBounds } from "../lib/schedule";
 
 /**
  * Moves a scheduled message to another time, or sends it now (rescheduleMessage). The page shows
- * it only for a `scheduled` message and to members who may send.
+ * it only for a `scheduled` message and to members who may send. A message due now (after a Send
+ * now) is the worker's to send next: it is offered neither control, only a line saying so.
  */
 export function MessageSchedule({ message, onChange }: { message: Message; onChange: (message: Message) => void }) {
   const api = useApi();
@@ -24,7 +26,20 @@ export function MessageSchedule({ message, onChange }: { message: Message; onCha
     setChanged(scheduledAt === null ? "now" : "moved");
   });
   const bounds = scheduleBounds(message.expires_at);
+  const due = isDueNow(message);
+  // Send now takes its own button away: the keyboard's focus goes to the line that says why.
+  const dueLine = useRef<HTMLParagraphElement>(null);
+  useFocusWhenLost(dueLine, due && changed === "now" ? "due" : null);
 
+  if (due) {
+    return (
+      <Card title="Schedule">
+        <p ref={dueLine} tabIndex={-1} role="status" className="notice" data-testid="reschedule-result">
+          Due now: it is sent next.
+        </p>
+      </Card>
+    );
+  }
   return (
     <Card title="Schedule">
       <form
@@ -58,7 +73,6 @@ export function MessageSchedule({ message, onChange }: { message: Message; onCha
           </button>
           <span role="status" className="form__status" data-testid="reschedule-result">
             {changed === "moved" && !reschedule.pending && `Rescheduled for ${formatDateTime(message.scheduled_at)}.`}
-            {changed === "now" && !reschedule.pending && "Due now: it is sent next."}
           </span>
         </div>
       </form>

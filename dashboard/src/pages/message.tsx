@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useRef, useState } from "react";
 import type { Message, Recipient } from "mailroom";
 import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
@@ -14,15 +14,22 @@ import { ResourcePage } from "../components/resource-page";
 import { StatusBadge } from "../components/status-badge";
 import { SummaryList, SummaryRow } from "../components/summary-list";
 import { Table } from "../components/table";
+import { useFocusWhenLost } from "../components/use-focus-when-lost";
 import { stampsOf } from "../lib/engagement";
 import { formatCount, formatDateTime } from "../lib/format";
 import { isCancelable } from "../lib/message-status";
 import { hasRole } from "../lib/roles";
+import { isDueNow } from "../lib/schedule";
 import { Replies } from "./message-replies";
 import { MessageSchedule } from "./message-schedule";
 
 // A message rarely has more than a few events per recipient; past this the timeline says so.
 const EVENT_CAP = 1000;
+
+// A message due now is taken by the worker within moments: the page reads it again this often,
+// for this long, so that it shows what became of the message without a reload.
+const FOLLOW_INTERVAL_MS = 1500;
+const FOLLOW_FOR_MS = 30_000;
 
 /** What a message may track (Message.tracking), in words. */
 const TRACKED: Array<{ key: keyof Message["tracking"]; label: string }> = [
@@ -186,14 +193,29 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
   // keyboard's focus then goes to a line saying what became of the message, not to the <body>.
   const [outcome, setOutcome] = useState<"sent" | "canceled" | null>(null);
   const outcomeLine = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    const lost = document.activeElement === null || document.activeElement === document.body;
-    if (outcome !== null && lost) outcomeLine.current?.focus();
-  }, [outcome]);
+  useFocusWhenLost(outcomeLine, outcome);
   const onScheduleChange = (next: Message) => {
     onChange(next);
     if (next.status !== "scheduled") setOutcome("sent");
   };
+  // While the message is due now (a Send now, here or elsewhere), read it again until it is no
+  // longer scheduled: the status, the timeline and the outcome line follow the worker.
+  const due = isDueNow(message);
+  const followed = useEffectEvent(onScheduleChange);
+  useEffect(() => {
+    if (!due) return;
+    const controller = new AbortController();
+    const until = Date.now() + FOLLOW_FOR_MS;
+    const timer = setInterval(() => {
+      if (Date.now() > until) return clearInterval(timer);
+      // A failed read is left for the next one: the page keeps showing what it has.
+      api.call((mr) => mr.messages.get(message.id, { signal: controller.signal })).then(followed, () => undefined);
+    }, FOLLOW_INTERVAL_MS);
+    return () => {
+      clearInterval(timer);
+      controller.abort();
+    };
+  }, [api, message.id, due]);
   return (
     <>
       <PageHeader
