@@ -236,6 +236,28 @@ describe("feedback and focus in the dashboard's forms", () => {
     expect(await reason.textContent()).toBe("None: the editors show the published version, so there is nothing to publish.");
   });
 
+  it("says in words, tied to a required variable's disabled Default, why it has none, and no tooltip", async () => {
+    await sandbox.templates.create({
+      slug: "reminder",
+      name: "Reminder",
+      subject: "A reminder",
+      html: "<p>Hi {{ first_name }}, see you {{ day }}.</p>",
+      variables: [
+        { name: "first_name", type: "string", required: true },
+        { name: "day", type: "string", required: false },
+      ],
+    });
+    await page.goto("/templates/reminder");
+    await page.getByRole("heading", { level: 1, name: "Reminder" }).waitFor();
+    const reason = await disabledReason(page.getByLabel("Variable 1 default"));
+    expect(await reason.textContent()).toBe("None: a required variable is given by every send.");
+    // An optional variable's Default is open, and names no reason.
+    const optional = page.getByLabel("Variable 2 default");
+    expect(await optional.isDisabled()).toBe(false);
+    expect(await optional.getAttribute("aria-describedby")).toBeNull();
+    expect(await page.getByText("None: a required variable is given by every send.").count()).toBe(1);
+  });
+
   it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
     const rows = () => page.getByTestId("message-row");
     const pageLabel = () => page.getByRole("navigation", { name: "Messages pages" }).locator(".pager__page").textContent();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { defaultEdit, isVariableType, toRow, VARIABLE_TYPES, type VariableRow, type VariableType } from "../../lib/templates";
 
 // A string's default is typed as it is; any other type's as JSON.
@@ -34,6 +34,7 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
     setDeclaredKey(row.key);
     onChange([...rows, row]);
   };
+  const reasonIds = useId();
   const declared = new Set(rows.map((row) => row.name.trim()));
   const undeclared = referenced.filter((name) => !declared.has(name));
   const unused = [...declared].filter((name) => name !== "" && !referenced.includes(name));
@@ -83,6 +84,9 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
           <tbody>
             {rows.map((row, index) => {
               const label = `Variable ${index + 1}`;
+              // Why a required variable's Default is disabled: words under it, which it names with
+              // aria-describedby (a placeholder or a tooltip says nothing to a screen reader or a touch).
+              const requiredReasonId = `${reasonIds}-${row.key}`;
               return (
                 <tr key={row.key} data-testid="variable-row">
                   <td>
@@ -125,16 +129,21 @@ export function VariablesForm({ rows, onChange, readOnly, referenced }: Variable
                     />
                   </td>
                   <td>
-                    {/* A required variable has no default: every send gives it. */}
                     <input
                       aria-label={`${label} default`}
                       value={row.required ? "" : row.defaultText}
                       readOnly={readOnly}
                       disabled={row.required}
-                      placeholder={row.required ? "—" : row.type === "string" && row.emptyDefault ? EMPTY_STRING_DEFAULT : DEFAULT_PLACEHOLDERS[row.type]}
+                      aria-describedby={row.required ? requiredReasonId : undefined}
+                      placeholder={row.required ? undefined : row.type === "string" && row.emptyDefault ? EMPTY_STRING_DEFAULT : DEFAULT_PLACEHOLDERS[row.type]}
                       className={row.type === "string" ? undefined : "mono"}
                       onChange={(event) => change(row.key, defaultEdit(event.target.value))}
                     />
+                    {row.required && (
+                      <span id={requiredReasonId} className="field__hint variables__reason">
+                        None: a required variable is given by every send.
+                      </span>
+                    )}
                   </td>
                   <td>
                     <input
