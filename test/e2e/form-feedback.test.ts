@@ -258,6 +258,29 @@ describe("feedback and focus in the dashboard's forms", () => {
     expect(await page.getByText("None: a required variable is given by every send.").count()).toBe(1);
   });
 
+  it("tells an admin in words, once, why owners' roles are not theirs to change", async () => {
+    const admin = await harness.openAsInvitedMember({ name: "Lin Admin", email: "lin.admin@acme.example", password: "admin passphrase here" }, "admin");
+    try {
+      const { page: seen } = admin;
+      await seen.goto("/settings");
+      const owner = seen.getByTestId("member-row").filter({ hasText: OWNER.email });
+      await owner.waitFor();
+      // The owner's role is text, not a select, and the row has no Remove.
+      expect(await seen.getByLabel(`Role for ${OWNER.email}`).count()).toBe(0);
+      expect(await owner.getByRole("button", { name: `Remove ${OWNER.email}` }).count()).toBe(0);
+      const note = seen.getByTestId("members-owner-note");
+      expect(await note.isVisible()).toBe(true);
+      expect(await note.textContent()).toBe("Only an owner can change an owner's role or remove an owner.");
+      expect(await seen.getByText("Only an owner can change").count()).toBe(1);
+      expect(await owner.locator("[title]").count()).toBe(0);
+      // The note below admin is not theirs: they do change roles.
+      expect(await seen.getByTestId("members-read-only-note").count()).toBe(0);
+      expect(admin.errors).toEqual([]);
+    } finally {
+      await admin.context.close();
+    }
+  });
+
   it("keeps the message log's page in the address, through a reload, Back and Forward", async () => {
     const rows = () => page.getByTestId("message-row");
     const pageLabel = () => page.getByRole("navigation", { name: "Messages pages" }).locator(".pager__page").textContent();

@@ -134,6 +134,13 @@ export function MembersSection() {
           Admins and owners change members' roles and remove members.
         </p>
       )}
+      {/* An admin manages everyone below owner (mayAssign in src/domain/roles.ts): owners' rows show
+          their role as text and no Remove, so the card says why, once for every such row. */}
+      {actor === "admin" && (
+        <p className="card__padded muted" role="note" data-testid="members-owner-note">
+          Only an owner can change an owner's role or remove an owner.
+        </p>
+      )}
       {changeRole.error !== undefined && <ErrorState error={changeRole.error} title="Could not change the role" compact />}
       <Loaded state={members} what="members" compact>
         {(page) => table(page.data)}
