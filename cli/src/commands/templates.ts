@@ -179,7 +179,7 @@ export const templates: Noun = {
           }),
         };
         const template = await client().templates.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
+        output.result(template, () => renderTemplate(template), () => nextStep(template));
       },
     },
     {
@@ -239,7 +239,7 @@ export const templates: Noun = {
         });
         if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --subject, --html, --html-file, --text, --text-file, --no-text, --layout, --no-layout or --variables-file.");
         const template = await client().templates.update(requiredString(args, "template"), body);
-        output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
+        output.result(template, () => renderTemplate(template), () => nextStep(template));
       },
     },
     {
@@ -261,7 +261,7 @@ export const templates: Noun = {
         const version = versionOf(args.version, { draft: false }) as number | undefined;
         const body = definedOnly({ version, base_revision: baseRevisionOf(args["base-revision"]) });
         const template = await client().templates.publish(requiredString(args, "template"), body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(template, () => `${renderTemplate(template)}\n\nPublished: v${template.published_version} now sends as ${template.slug}.`);
+        output.result(template, () => renderTemplate(template), () => `Published: v${template.published_version} now sends as ${template.slug}.`);
       },
     },
     {

@@ -46,10 +46,11 @@ function renderWebhook(webhook: Webhook): string {
     ["created_at", webhook.created_at],
     ["updated_at", webhook.updated_at],
   ]);
-  return webhook.secret
-    ? `${details}\n\nsecret  ${webhook.secret}\n\nVerify each delivery's signature with this secret (mr.webhooks.verify, or any Standard Webhooks library). mailroom webhooks get-secret shows it again.`
-    : details;
+  return webhook.secret ? `${details}\n\nsecret  ${webhook.secret}` : details;
 }
+
+/** After a create, the only answer that holds the secret: what to do with it. */
+const SECRET_HINT = "Verify each delivery's signature with this secret (mr.webhooks.verify, or any Standard Webhooks library). mailroom webhooks get-secret shows it again.";
 
 function renderSecret(secret: WebhookSecret): string {
   return fields([
@@ -67,8 +68,10 @@ function renderDelivery(delivery: WebhookDelivery): string {
     ["attempts", delivery.attempts],
     ["next_attempt_at", delivery.next_attempt_at],
   ]);
-  return `${summary}\n\nQueued. Follow it with: mailroom webhooks list-attempts ${delivery.webhook_id} --event-id ${delivery.event_id}`;
+  return summary;
 }
+
+const followDelivery = (delivery: WebhookDelivery) => `Queued. Follow it with: mailroom webhooks list-attempts ${delivery.webhook_id} --event-id ${delivery.event_id}`;
 
 export const webhooks: Noun = {
   name: "webhooks",
@@ -90,7 +93,7 @@ export const webhooks: Noun = {
           ...definedOnly({ event_types: eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: args.enabled as boolean | undefined }),
         };
         const webhook = await client().webhooks.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(webhook, () => renderWebhook(webhook));
+        output.result(webhook, () => renderWebhook(webhook), () => (webhook.secret ? SECRET_HINT : undefined));
       },
     },
     {
@@ -191,7 +194,7 @@ export const webhooks: Noun = {
           { type: requiredString(args, "type") as WebhookEventType },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
-        output.result(delivery, () => renderDelivery(delivery));
+        output.result(delivery, () => renderDelivery(delivery), () => followDelivery(delivery));
       },
     },
     {
@@ -208,7 +211,7 @@ export const webhooks: Noun = {
           { event_id: requiredString(args, "event-id") },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
-        output.result(delivery, () => renderDelivery(delivery));
+        output.result(delivery, () => renderDelivery(delivery), () => followDelivery(delivery));
       },
     },
     {
