@@ -347,6 +347,29 @@ describe("usage errors", () => {
     expect(requests).toBe(0);
   });
 
+  // One strict parser for every whole-number flag: digits only, as written, echoed back when refused.
+  it.each(["abc", "", "0x10", "5e1", " 5", "5 ", "+5", "05.0"])("exits 2 for --limit %j, echoing it as given, before any request", async (limit) => {
+    let requests = 0;
+    const result = await runCli(["messages", "list", "--limit", limit], { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe(`--limit takes a whole number from 1 to 100; got "${limit}".`);
+    expect(requests).toBe(0);
+  });
+
+  it.each([
+    [["api-keys", "rotate", "key_1", "--overlap-seconds", "1e3"], '--overlap-seconds takes a whole number of seconds, 0 or more; got "1e3".'],
+    [["webhooks", "rotate-secret", "whk_1", "--overlap-seconds", "0x10"], '--overlap-seconds takes a whole number of seconds, 0 or more; got "0x10".'],
+    [["listen", "--forward-to", "http://localhost:4242", "--retries", " 3"], '--retries takes a whole number from 0 to 10; got " 3".'],
+  ])("exits 2 for %j, as for --limit", async (argv, message) => {
+    let requests = 0;
+    const result = await runCli(argv, { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe(message);
+    expect(requests).toBe(0);
+  });
+
   it("exits 2 when a verb misses its argument", async () => {
     const result = await runCli(["messages", "get"], { env, tty: true });
 

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import type { CreateApiKeyParams } from "mailroom";
 import type { Args, Noun } from "../command.js";
-import { UsageError, definedOnly, listOrNone, optionalString, requiredString } from "../command.js";
+import { UsageError, definedOnly, listOrNone, optionalString, overlapSecondsOf, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant, refuseRelativeWithKey } from "../time.js";
 import { apiKeyColumns, apiKeySecretHint, renderApiKey } from "./render.js";
@@ -120,10 +120,10 @@ export const apiKeys: Noun = {
       ],
       builder: (yargs) =>
         yargs
-          .option("overlap-seconds", { type: "number", describe: "How long the old secret keeps working (default 86400; 0 allowed)" })
+          .option("overlap-seconds", { type: "string", describe: "How long the old secret keeps working (default 86400; 0 allowed)" })
           .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
       async run({ client, output }, args) {
-        const overlap = args["overlap-seconds"] as number | undefined;
+        const overlap = overlapSecondsOf(args);
         const key = await client().apiKeys.rotate(
           requiredString(args, "api_key_id"),
           definedOnly({ overlap_seconds: overlap }),

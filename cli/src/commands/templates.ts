@@ -73,7 +73,7 @@ function baseRevisionOf(value: unknown): number | undefined {
 /** A version for --version or <version>: a whole number, or `draft` where the command allows it. */
 function versionOf(value: unknown, { draft, name = "--version" }: { draft: boolean; name?: string }): number | "draft" | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
+  const text = String(value);
   if (draft && text === "draft") return "draft";
   const number = Number(text);
   if (!/^\d+$/.test(text) || number < 1) throw new UsageError(`${name} takes a version number (1, 2, …)${draft ? " or draft" : ""}; got "${text}".`);

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import type { UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookEventType, WebhookSecret } from "mailroom";
 import type { Noun } from "../command.js";
-import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
+import { UsageError, definedOnly, optionalString, overlapSecondsOf, requiredString } from "../command.js";
 import { WEBHOOK_EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
@@ -168,12 +168,12 @@ export const webhooks: Noun = {
       ],
       builder: (yargs) =>
         yargs
-          .option("overlap-seconds", { type: "number", describe: "How long deliveries also carry the old secret's signature (default 86400; 0 ends it now)" })
+          .option("overlap-seconds", { type: "string", describe: "How long deliveries also carry the old secret's signature (default 86400; 0 ends it now)" })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const webhook = await client().webhooks.rotateSecret(
           requiredString(args, "webhook_id"),
-          definedOnly({ overlap_seconds: args["overlap-seconds"] as number | undefined }),
+          definedOnly({ overlap_seconds: overlapSecondsOf(args) }),
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
         output.result(webhook, () => renderWebhook(webhook));
