@@ -132,6 +132,30 @@ describe("mailroom webhooks update", () => {
     expect(api.seen).toEqual([{ method: "PATCH", target: `/v1/webhooks/${WEBHOOK_ID}`, authorization: "Bearer svc_test_stub", idempotencyKey: null, body: { enabled: true } }]);
   });
 
+  it.each([
+    [["--enabled", "yes"], '--enabled takes true or false; got "yes".'],
+    [["--enabled", "1"], '--enabled takes true or false; got "1".'],
+    // A bare --enabled would silently enable: refused, so that the value is always said.
+    [["--enabled"], '--enabled takes true or false; got "".'],
+  ])("exits 2 for %j, naming what it takes, with nothing sent", async (...flags) => {
+    for (const command of [["webhooks", "update", WEBHOOK_ID], ["webhooks", "create", "--url", "https://acme.example/h"]]) {
+      const api = stubApi(200, enabled);
+      const result = await runCli([...command, ...flags[0]], { env, fetch: api.fetch });
+
+      expect(result.code).toBe(2);
+      expect(problemOf(result).message).toBe(flags[1]);
+      expect(api.seen).toEqual([]);
+    }
+  });
+
+  it("PATCHes --enabled false", async () => {
+    const api = stubApi(200, enabled);
+
+    await runCli(["webhooks", "update", WEBHOOK_ID, "--enabled", "false"], { env, fetch: api.fetch });
+
+    expect(api.seen[0]?.body).toEqual({ enabled: false });
+  });
+
   it("sends event_types: null for --all-events and description: null for --no-description", async () => {
     const api = stubApi(200, enabled);
 
