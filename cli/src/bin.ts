@@ -12,6 +12,22 @@ const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 const exitOnSignal = (signal: NodeJS.Signals) => process.exit(128 + constants.signals[signal]);
 for (const signal of STOP_SIGNALS) process.on(signal, exitOnSignal);
 
+/**
+ * The reader of our output went away (`mailroom events tail | head -1`): it has what it wanted, so
+ * stop at once and quietly, exit 0, rather than die of an unhandled EPIPE with a stack trace, or
+ * tail on into a pipe nobody reads. Exit 0, not 141 (128 + SIGPIPE, what a process the signal
+ * ended reports), so that a script's `set -o pipefail` does not fail a pipeline that did what it
+ * was asked. A closed stderr only loses what would have been said there: the command goes on, and
+ * its exit code still tells how it went.
+ */
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+});
+
 let stop!: () => void;
 const interrupted = new Promise<void>((resolve) => (stop = resolve));
 

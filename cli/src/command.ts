@@ -50,6 +50,25 @@ export class UsageError extends Error {
 }
 
 /**
+ * A whole-number flag's value: decimal digits only, exactly as written, from `min` (to `max`).
+ * The one parser for every such flag: Number() would take "0x10", "5e1", " 5" and "" (as 0), and
+ * yargs' own number type turns "abc" into NaN, so a refusal could not even say what was given.
+ * `what` is how the refusal names the flag (`--limit`, `<attachment_index>`).
+ */
+export function wholeNumber(value: unknown, what: string, { min, max, unit }: { min: number; max?: number; unit?: string }): number {
+  const text = String(value);
+  const number = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(number >= min && (max === undefined || number <= max))) {
+    const range = max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`;
+    throw new UsageError(`${what} takes a whole number${unit ? ` of ${unit}` : ""}${range}; got "${text}".`);
+  }
+  return number;
+}
+
+/** `--overlap-seconds` of a secret's rotation (api-keys, webhooks): how long the old one keeps working. */
+export const overlapSecondsOf = (args: Args) => (args["overlap-seconds"] === undefined ? undefined : wholeNumber(args["overlap-seconds"], "--overlap-seconds", { min: 0, unit: "seconds" }));
+
+/**
  * The call succeeded but some of what it asked for was refused (a batch with refused messages):
  * exit code 1, once the command has printed its result. `details` joins the message in JSON mode.
  */

@@ -1,14 +1,14 @@
 import type { Argv } from "yargs";
 import type { PagePromise } from "mailroom";
 import type { Args, Context } from "./command.js";
-import { definedOnly, optionalString } from "./command.js";
+import { definedOnly, optionalString, wholeNumber } from "./command.js";
 import { table } from "./output.js";
 import { parsePastInstant } from "./time.js";
 
 /** The pagination and date-range flags every list command has. */
 export function listFlags(yargs: Argv, { createdRange = true } = {}): Argv {
   const withPaging = yargs
-    .option("limit", { type: "number", describe: "Page size (1-100)", default: 20, coerce: pageSize })
+    .option("limit", { type: "string", describe: "Page size (1-100)", default: "20", coerce: pageSize })
     .option("after", { type: "string", describe: "Cursor: the next_cursor of the previous page" })
     .option("all", { type: "boolean", describe: "Fetch every page, not just the first", default: false });
   if (!createdRange) return withPaging;
@@ -18,9 +18,8 @@ export function listFlags(yargs: Argv, { createdRange = true } = {}): Argv {
 }
 
 /** Checked here, so that a bad --limit is a usage error (exit 2) rather than a round trip. */
-function pageSize(value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > 100) throw new Error(`--limit takes a whole number from 1 to 100; got ${value}.`);
-  return value;
+function pageSize(value: string): number {
+  return wholeNumber(value, "--limit", { min: 1, max: 100 });
 }
 
 /** The API's query parameters for those flags. */

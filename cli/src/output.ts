@@ -18,9 +18,13 @@ export class Output {
   // Every human text passes through printable() (JSON escapes control characters itself): most of
   // it quotes what others wrote (a reply, a mail server's answer, an API error's detail).
 
-  /** One result: JSON as-is, or the human rendering. */
-  result(data: unknown, human: () => string): void {
+  /**
+   * One result: JSON as-is, or the human rendering. `hint`, what to do next ("Follow it with: …"),
+   * is not part of it: see hint().
+   */
+  result(data: unknown, human: () => string, hint?: () => string | undefined): void {
     this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human(), { lines: true })}\n`);
+    if (hint) this.hint(hint());
   }
 
   /** One item of a stream (`events tail`): a JSON line, or a human line. */
@@ -31,6 +35,14 @@ export class Output {
   /** Progress and hints: stderr, and only for a person at a terminal. */
   progress(text: string): void {
     if (this.io.stderr.isTTY) this.io.stderr.write(`${printable(text, { lines: true })}\n`);
+  }
+
+  /**
+   * What a person could do next: in human mode only, and like progress to stderr on a terminal
+   * only, so that `mailroom … --no-json | tail -1` gets the result, not advice about it.
+   */
+  hint(text: string | undefined): void {
+    if (!this.json && text !== undefined) this.progress(text);
   }
 
   /** A warning that does not stop the command: stderr, always, so that scripts can log it. */

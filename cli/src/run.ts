@@ -1,5 +1,5 @@
 import yargs, { type Argv } from "yargs";
-import { APIConnectionError, APIError, APITimeoutError, MailroomConfigurationError, type Mailroom } from "mailroom";
+import { APIConnectionError, APIError, APITimeoutError, MailroomConfigurationError, RedirectError, type Mailroom } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
 import { EXIT, RefusedError, UsageError } from "./command.js";
 import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
@@ -152,6 +152,7 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   if (error instanceof APIError) {
     const lines = problemLines(`Error: ${error.status} ${error.code}`, error);
     if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
+    if (error instanceof RedirectError) lines.push("Set MAILROOM_BASE_URL (or --base-url) to where it points: the API did not carry out the request.");
     if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
     if (error.request_id) lines.push(`Request id: ${error.request_id}`);
     const key = rerunKey(error);

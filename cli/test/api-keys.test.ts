@@ -58,7 +58,8 @@ describe("mailroom api-keys create", () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^secret {2}svc_test_\S+$/m);
-    expect(result.stdout).toContain("The secret is shown only now: store it somewhere safe.");
+    expect(result.stdout).not.toContain("shown only now");
+    expect(result.stderr).toBe("The secret is shown only now: store it somewhere safe.\n");
     // Made with the environment's key: that key is its creator.
     expect(result.stdout).toMatch(/^created_by +api_key key_[0-9a-z]{26}$/m);
   });

@@ -207,6 +207,17 @@ describe("mailroom doctor, with a key the server refuses or limits", () => {
     });
   });
 
+  it("fails authentication for a user access token the server does not take, saying tokens last 15 minutes and how to get a new one", async () => {
+    const { code, check, statuses } = await doctor(cliEnv(server, "mru_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+
+    expect(code).toBe(1);
+    expect(statuses).toMatchObject({ api_key: "pass", server: "pass", authentication: "fail" });
+    const { detail, fix } = check("authentication") as { detail: string; fix: string };
+    expect(detail).toMatch(/^the server refused the user access token: it is invalid or expired \(a token lasts 15 minutes\) \(\w+\)$/);
+    expect(fix).toContain("POST /auth/token");
+    expect(fix).not.toContain("api-keys create");
+  });
+
   it("fails authentication for a revoked key", async () => {
     const key = await createKey("full_access");
     expect((await doctor(cliEnv(server, key.secret))).code).toBe(0);

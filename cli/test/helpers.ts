@@ -38,6 +38,8 @@ export interface RunOptions {
   env: Record<string, string | undefined>;
   /** Pretend stdout and stderr are a terminal: human output, progress on stderr. */
   tty?: boolean;
+  /** Whether stderr is a terminal, when it differs from stdout (`mailroom … | tail` at a terminal). Default: `tty`. */
+  stderrTty?: boolean;
   /** Files --html-file / --attach can read, by path; other paths are read from disk. */
   files?: Record<string, string | Buffer>;
   /** Files --output writes, by path, instead of the disk. Default: the disk. */
@@ -66,7 +68,7 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
   let stderr = "";
   const io: Io = {
     stdout: { write: (chunk: string | Uint8Array) => stdoutChunks.push(Buffer.from(chunk)), isTTY: options.tty ?? false },
-    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: options.tty ?? false },
+    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: options.stderrTty ?? options.tty ?? false },
     env: options.env,
     readFile: async (path) => {
       const given = options.files?.[path];

@@ -35,7 +35,7 @@ describe("mailroom messages preview", () => {
     expect(result.stdout).toMatch(/^ada@example\.com +to +be simulated: delivered$/m);
     expect(result.stdout).toMatch(/^bounced@simulator\.test +to +be simulated: bounced$/m);
     expect(result.stdout).toContain("Hi Ada");
-    expect(result.stdout).toContain("Nothing was sent.");
+    expect(result.stderr).toContain("Nothing was sent.");
   });
 
   it("prints only the RFC 5322 source with --mime", async () => {

@@ -191,7 +191,24 @@ describe("mailroom send", () => {
     const id = /^id\s+(msg_\w+)$/m.exec(result.stdout)?.[1];
     expect(id).toBeDefined();
     expect(result.stdout).toContain("RECIPIENT");
-    expect(result.stdout).toContain(`Accepted. Follow it with: mailroom messages get ${id}`);
+    expect(result.stderr).toBe(`Accepted. Follow it with: mailroom messages get ${id}\n`);
+    expect(result.stdout).not.toContain("Follow it with");
+  });
+
+  it("keeps hints off stdout, and off stderr unless that is a terminal, in human mode too (--no-json | tail)", async () => {
+    const flags = ["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--no-json"];
+    const piped = await runCli(flags, { env, stderrTty: true });
+    const logged = await runCli(flags, { env });
+    const dryRun = await runCli([...flags, "--dry-run"], { env, stderrTty: true });
+
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(/^id\s+msg_/m);
+    expect(piped.stdout).not.toContain("Follow it with");
+    expect(piped.stderr).toMatch(/^Accepted\. Follow it with: mailroom messages get msg_\w+\n$/);
+    expect(logged.stdout).not.toContain("Follow it with");
+    expect(logged.stderr).toBe("");
+    expect(dryRun.stdout).not.toContain("Nothing was sent");
+    expect(dryRun.stderr).toBe("Nothing was sent. Send it with: mailroom send (the same flags, without --dry-run)\n");
   });
 
   describe("when the API refuses the message", () => {

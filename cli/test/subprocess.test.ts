@@ -78,6 +78,28 @@ describe("the mailroom binary", () => {
     expect(events.filter((event) => event.tags.includes("tail-process")).map((event) => [event.type, event.message_id])).toEqual([["message.queued", id]]);
   });
 
+  // As `mailroom … | head -1`: the reader takes what it wants and closes the pipe.
+  it("stops quietly, exit 0, when the reader of events tail's output closes the pipe", async () => {
+    await api(server).send({ to: "delivered@simulator.test", tags: ["tail-epipe"] });
+    const tail = spawnCli(["events", "tail", "--since", "1h", "--interval", "0.1"], env);
+    await eventually(() => expect(tail.stdout()).toContain("\n"));
+    tail.child.stdout?.destroy();
+    // The next event is the next write, into the closed pipe.
+    await api(server).send({ to: "delivered@simulator.test", tags: ["tail-epipe"] });
+    const { code, signal, stderr } = await tail.exited;
+
+    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: "" });
+  });
+
+  it("stops quietly, exit 0, when the reader closes the pipe before a long output is written", async () => {
+    // 30 days by the hour: some 720 buckets, far more than a pipe holds at once.
+    const metrics = spawnCli(["metrics", "get", "--granularity", "hour", "--from", "30d"], env);
+    metrics.child.stdout?.once("data", () => metrics.child.stdout?.destroy());
+    const { code, signal, stderr } = await metrics.exited;
+
+    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: "" });
+  });
+
   it("forwards events with listen, signed with the secret it prints, and stops cleanly, exit 0, on SIGINT", async () => {
     let secret = "";
     // Until the test has read the secret, deliveries fail to verify and are refused: listen retries them.

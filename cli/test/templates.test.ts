@@ -91,7 +91,8 @@ describe("mailroom templates create", () => {
     expect(result.stdout).toMatch(/^first_name\s+string\s+required\s+The recipient's first name$/m);
     expect(result.stdout).toMatch(/^plan\s+string\s+default "the free plan"$/m);
     expect(result.stdout).toContain("text: derived from the HTML");
-    expect(result.stdout).toMatch(/Draft v2 saved\. Check it with: mailroom templates render welcome --version draft; send it with: mailroom templates publish welcome\n$/);
+    expect(result.stdout).toContain("text: derived from the HTML\n");
+    expect(result.stderr).toBe("Draft v2 saved. Check it with: mailroom templates render welcome --version draft; send it with: mailroom templates publish welcome\n");
   });
 
   it.each([
@@ -279,7 +280,31 @@ describe("mailroom templates publish", () => {
     const result = await runCli(["templates", "publish", "welcome", "--version", "2"], { env, tty: true, fetch: api.fetch });
 
     expect(api.seen[0]?.body).toEqual({ version: 2 });
-    expect(result.stdout).toMatch(/\n\nPublished: v2 now sends as welcome\.\n$/);
+    expect(result.stdout).not.toContain("Published:");
+    expect(result.stderr).toBe("Published: v2 now sends as welcome.\n");
+  });
+
+  // A layout is never sent by itself (422): its hints point at the templates sent in it.
+  describe("the hints for a layout, which cannot be sent by itself", () => {
+    const hint = async (argv: string[], answer: Template) => (await runCli(argv, { env, tty: true, fetch: stubApi(200, answer).fetch })).stderr;
+    const create = ["templates", "create", "--kind", "layout", "--slug", "base", "--name", "Base", "--html", LAYOUT_HTML];
+
+    it("after create --publish: the templates sent in it use that version, and how to list them", async () => {
+      expect(await hint([...create, "--publish"], baseLayout)).toBe("v1 is published: the templates sent in layout base use it; see them with: mailroom templates list --layout base\n");
+    });
+
+    it("after a draft: what publishing it changes, how to check it in a template, and how to publish it", async () => {
+      const draft: Template = { ...baseLayout, latest_version: 2, has_draft: true };
+      expect(await hint(create, draft)).toBe(
+        "Draft v2 saved. Publishing it changes the mail of every template sent in layout base (mailroom templates list --layout base); check one in it with: mailroom templates render <template> --layout-version draft; publish it with: mailroom templates publish base\n",
+      );
+    });
+
+    it("after publish: the templates sent in it now use that version", async () => {
+      expect(await hint(["templates", "publish", "base"], { ...baseLayout, published_version: 2, latest_version: 2 })).toBe(
+        "Published: the templates sent in layout base now use v2; see them with: mailroom templates list --layout base\n",
+      );
+    });
   });
 
   it("exits 2 for a --version that is not a number", async () => {

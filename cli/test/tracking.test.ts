@@ -118,7 +118,7 @@ describe("mailroom domains update", () => {
     expect(result.stdout).toMatch(/^track_clicks\s+workspace default$/m);
     expect(result.stdout).toMatch(/^tracking_domain\s+track\.acme\.example$/m);
     expect(result.stdout).toMatch(/^CNAME\s+track\.acme\.example\s+pending \(optional\)\s+track\.mailroom\.example$/m);
-    expect(result.stdout).toContain(`Publish the tracking record (CNAME track.acme.example -> track.mailroom.example), then run: mailroom domains verify ${DOMAIN_ID}`);
+    expect(result.stderr).toBe(`Publish the tracking record (CNAME track.acme.example -> track.mailroom.example), then run: mailroom domains verify ${DOMAIN_ID}\n`);
   });
 
   it("exits 1 with the field's pointer when the API refuses the tracking domain", async () => {

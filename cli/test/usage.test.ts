@@ -65,6 +65,41 @@ describe("configuration", () => {
     expect(result.stderr).toContain(`Is the server running at ${baseUrl}? Start one with \`make run\`, or set MAILROOM_BASE_URL.`);
   });
 
+  describe("a server that answers with a redirect (http for https, a proxy)", () => {
+    const redirecting = async (run: (baseUrl: string) => Promise<CliResult>) => {
+      const seen: string[] = [];
+      const proxy = createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.writeHead(302, { location: `https://mailroom.example${req.url ?? ""}` }).end();
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      try {
+        return { result: await run(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`), seen };
+      } finally {
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    };
+    const send = ["send", "--from", "a@acme.example", "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi"];
+
+    it("names the status and where it points, once, without the advice for a request that may have run", async () => {
+      const { result, seen } = await redirecting((baseUrl) => runCli(send, { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: baseUrl }, tty: true }));
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("Error: 302 http_302: the server answered 302, redirecting to https://mailroom.example/v1/messages: the Mailroom API does not redirect, so set the base URL to where that points.");
+      expect(result.stderr).toContain("Set MAILROOM_BASE_URL (or --base-url) to where it points: the API did not carry out the request.");
+      expect(result.stderr).not.toContain("Could not reach");
+      expect(result.stderr).not.toContain("carried out all the same");
+      expect(seen).toEqual(["POST /v1/messages"]);
+    });
+
+    it("is an API error with its status in JSON mode, without an idempotency_key to run it again with", async () => {
+      const { result } = await redirecting((baseUrl) => runCli(send, { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: baseUrl } }));
+
+      expect(result.code).toBe(1);
+      expect(problemOf(result)).toEqual({ status: 302, code: "http_302", detail: expect.stringContaining("redirecting to https://mailroom.example/v1/messages") });
+    });
+  });
+
   it("reports an unreachable server as JSON in JSON mode", async () => {
     const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: "http://mailroom.invalid:3000" }, fetch: refusedConnection });
 
@@ -309,6 +344,29 @@ describe("usage errors", () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--limit");
+    expect(requests).toBe(0);
+  });
+
+  // One strict parser for every whole-number flag: digits only, as written, echoed back when refused.
+  it.each(["abc", "", "0x10", "5e1", " 5", "5 ", "+5", "05.0"])("exits 2 for --limit %j, echoing it as given, before any request", async (limit) => {
+    let requests = 0;
+    const result = await runCli(["messages", "list", "--limit", limit], { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe(`--limit takes a whole number from 1 to 100; got "${limit}".`);
+    expect(requests).toBe(0);
+  });
+
+  it.each([
+    [["api-keys", "rotate", "key_1", "--overlap-seconds", "1e3"], '--overlap-seconds takes a whole number of seconds, 0 or more; got "1e3".'],
+    [["webhooks", "rotate-secret", "whk_1", "--overlap-seconds", "0x10"], '--overlap-seconds takes a whole number of seconds, 0 or more; got "0x10".'],
+    [["listen", "--forward-to", "http://localhost:4242", "--retries", " 3"], '--retries takes a whole number from 0 to 10; got " 3".'],
+  ])("exits 2 for %j, as for --limit", async (argv, message) => {
+    let requests = 0;
+    const result = await runCli(argv, { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toBe(message);
     expect(requests).toBe(0);
   });
 

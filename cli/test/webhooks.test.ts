@@ -56,7 +56,9 @@ describe("mailroom webhooks create", () => {
     const result = await runCli(["webhooks", "create", "--url", "https://acme.example/hooks/mailroom"], { env, tty: true, fetch: stubApi(201, created).fetch });
 
     expect(result.stdout).toMatch(/^event_types\s+message\.delivered, message\.bounced$/m);
-    expect(result.stdout).toContain(`\n\nsecret  ${created.secret}\n\nVerify each delivery's signature with this secret`);
+    expect(result.stdout).toContain(`\n\nsecret  ${created.secret}\n`);
+    expect(result.stdout).not.toContain("Verify each delivery's signature");
+    expect(result.stderr).toMatch(/^Verify each delivery's signature with this secret/);
   });
 
   it("exits 2 for an unknown event type, listing every type, and sends nothing", async () => {
@@ -128,6 +130,30 @@ describe("mailroom webhooks update", () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(api.seen).toEqual([{ method: "PATCH", target: `/v1/webhooks/${WEBHOOK_ID}`, authorization: "Bearer svc_test_stub", idempotencyKey: null, body: { enabled: true } }]);
+  });
+
+  it.each([
+    [["--enabled", "yes"], '--enabled takes true or false; got "yes".'],
+    [["--enabled", "1"], '--enabled takes true or false; got "1".'],
+    // A bare --enabled would silently enable: refused, so that the value is always said.
+    [["--enabled"], '--enabled takes true or false; got "".'],
+  ])("exits 2 for %j, naming what it takes, with nothing sent", async (...flags) => {
+    for (const command of [["webhooks", "update", WEBHOOK_ID], ["webhooks", "create", "--url", "https://acme.example/h"]]) {
+      const api = stubApi(200, enabled);
+      const result = await runCli([...command, ...flags[0]], { env, fetch: api.fetch });
+
+      expect(result.code).toBe(2);
+      expect(problemOf(result).message).toBe(flags[1]);
+      expect(api.seen).toEqual([]);
+    }
+  });
+
+  it("PATCHes --enabled false", async () => {
+    const api = stubApi(200, enabled);
+
+    await runCli(["webhooks", "update", WEBHOOK_ID, "--enabled", "false"], { env, fetch: api.fetch });
+
+    expect(api.seen[0]?.body).toEqual({ enabled: false });
   });
 
   it("sends event_types: null for --all-events and description: null for --no-description", async () => {
@@ -213,7 +239,8 @@ describe("mailroom webhooks test", () => {
 
     expect(json.json<WebhookDelivery>()).toEqual(queued);
     expect(api.seen[0]).toMatchObject({ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/test`, body: { type: "message.delivered" }, idempotencyKey: expect.any(String) });
-    expect(human.stdout).toContain(`Queued. Follow it with: mailroom webhooks list-attempts ${WEBHOOK_ID} --event-id ${EVENT_ID}\n`);
+    expect(human.stdout).not.toContain("Follow it with");
+    expect(human.stderr).toBe(`Queued. Follow it with: mailroom webhooks list-attempts ${WEBHOOK_ID} --event-id ${EVENT_ID}\n`);
   });
 
   it("queues a sample of a domain's --type", async () => {

@@ -143,7 +143,9 @@ export class Mailroom {
       pathSerializer: safePathSerializer,
       querySerializer,
       // The API answers redirects only by mistake; following one would resend the key elsewhere.
-      redirect: "error",
+      // "manual" hands the 3xx over as it came (in Node; a browser hides it: an opaque redirect),
+      // so that the RedirectError made of it can name the status and the Location.
+      redirect: "manual",
     });
     this.http.use(jsonSuccesses, idempotencyKeyOnErrors);
     this.messages = new Messages(this);

@@ -58,6 +58,8 @@ export class APIError extends MailroomError {
 
   /** The subclass for a status, so callers can catch `NotFoundError` rather than compare numbers. */
   static from(status: number, body: unknown, headers: Headers, idempotencyKey?: string): APIError {
+    // A redirect's body is a page for browsers: what matters is where it points.
+    if (isRedirect(status)) return new RedirectError(status, undefined, headers, RedirectError.detailFor(status, headers), idempotencyKey);
     const problem = isProblem(body) ? body : undefined;
     const fallback = typeof body === "string" && body.length > 0 ? body.slice(0, 500) : undefined;
     const ErrorClass = errorClassFor(status);
@@ -108,6 +110,32 @@ export class RateLimitError extends APIError {
 }
 export class InternalServerError extends APIError {
   override name = "InternalServerError";
+}
+
+/**
+ * A 3xx. The API never redirects, so the base URL points somewhere else: http for an https
+ * server, a proxy, an old address. Not followed (that would send the API key wherever the
+ * Location says), and not retried (a redirect answers the same every time); the request was not
+ * carried out by the API.
+ */
+export class RedirectError extends APIError {
+  override name = "RedirectError";
+  /** Where the server redirected to (its `Location`, made absolute), when it said. */
+  get location(): string | undefined {
+    return this.headers.get("location") ?? undefined;
+  }
+
+  /** @internal the error's detail: the status, where it points, and the fix. */
+  static detailFor(status: number, headers: Headers): string {
+    const location = headers.get("location");
+    const where = location === null ? "without saying where to (no Location)" : `redirecting to ${location}`;
+    return `the server answered ${status}, ${where}: the Mailroom API does not redirect, so set the base URL to where that points.`;
+  }
+}
+
+/** Whether `status` is a redirect (3xx), which the SDK neither follows nor retries. */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
 }
 
 /** No HTTP answer arrived: DNS, refused or reset connection, TLS, or an aborted request. */

@@ -13,6 +13,7 @@ export {
   UnprocessableEntityError,
   RateLimitError,
   InternalServerError,
+  RedirectError,
   APIConnectionError,
   APITimeoutError,
   retryAfterMs,

@@ -1,4 +1,4 @@
-import { APIConnectionError, APITimeoutError, retryAfterMs } from "./errors.js";
+import { APIConnectionError, APITimeoutError, isRedirect, retryAfterMs } from "./errors.js";
 
 export type Fetch = (input: Request) => Promise<Response>;
 
@@ -154,13 +154,15 @@ async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: n
     // a Request that only its own pending promise still holds stops following at the next
     // garbage collection. The wait for the headers therefore ends on the signal itself.
     const response = await untilAborted(fetchImpl(new Request(request, { signal })), signal, () => undefined);
+    // A browser hides a redirect's status and Location (an opaque redirect, status 0).
+    if (response.type === "opaqueredirect") throw new Error("the server answered with a redirect (which a browser does not show); the Mailroom API does not redirect, so check the base URL");
     // The timeout covers the body too: read it here (API answers are small JSON documents), so
     // that a server that stalls after its headers cannot hang the caller, whatever the fetch.
     const body = await untilAborted(response.arrayBuffer(), signal, () => void response.body?.cancel().catch(() => undefined));
     return new Response(response.status === 204 || response.status === 304 ? null : body, {
       status: response.status,
       statusText: response.statusText,
-      headers: response.headers,
+      headers: isRedirect(response.status) ? withAbsoluteLocation(response.headers, request.url) : response.headers,
     });
   } catch (error) {
     if (timeout.signal.aborted) throw new APITimeoutError(timeoutMs);
@@ -169,6 +171,19 @@ async function fetchWithTimeout(fetchImpl: Fetch, request: Request, timeoutMs: n
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A redirect's headers with its `Location` resolved against the request's URL (RFC 9110 §10.2.2),
+ * so that the error can say where it points in full: the Response made of it has no URL to
+ * resolve against.
+ */
+function withAbsoluteLocation(headers: Headers, requestUrl: string): Headers {
+  const location = headers.get("location");
+  if (location === null || !URL.canParse(location, requestUrl)) return headers;
+  const absolute = new Headers(headers);
+  absolute.set("location", new URL(location, requestUrl).href);
+  return absolute;
 }
 
 /**

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { APIConnectionError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError, readEnvVar } from "../src/index.js";
+import { APIError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError, readEnvVar, RedirectError } from "../src/index.js";
 import { fakeClient, fakeFetch, json } from "./helpers.js";
 
 const workspace = () => json(200, { id: "ws_1", object: "workspace" });
@@ -154,8 +154,39 @@ describe("redirects", () => {
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     const mr = new Mailroom({ apiKey: "svc_test_secret", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
-    await expect(mr.workspace.get()).rejects.toBeInstanceOf(APIConnectionError);
+    await expect(mr.workspace.get()).rejects.toBeInstanceOf(RedirectError);
     expect(seen.map((request) => request.url)).toEqual(["/v1/workspace"]);
+  });
+
+  it.each([301, 302, 307, 308])("throws a %i as a RedirectError naming the status and where it points, without retrying it", async (status) => {
+    const seen: string[] = [];
+    server = createServer((req, res) => {
+      seen.push(req.url ?? "");
+      res.writeHead(status, { location: `https://mailroom.example${req.url ?? ""}`, "content-type": "text/html" }).end("<a href=\"…\">Moved</a>");
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const mr = new Mailroom({ apiKey: "svc_test_secret", baseUrl: `http://127.0.0.1:${port}` });
+
+    const error = await mr.messages.create({ to: "ada@example.com", subject: "Hi", text: "Hi" }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ status, code: `http_${status}`, location: "https://mailroom.example/v1/messages" });
+    expect((error as RedirectError).message).toBe(
+      `${status} http_${status}: the server answered ${status}, redirecting to https://mailroom.example/v1/messages: the Mailroom API does not redirect, so set the base URL to where that points.`,
+    );
+    // A redirect answers the same every time: one request, not 1 + maxRetries.
+    expect(seen).toEqual(["/v1/messages"]);
+  });
+
+  it("makes a relative Location absolute, against the request's URL", async () => {
+    server = createServer((_req, res) => res.writeHead(302, { location: "/api/v1/workspace" }).end());
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const mr = new Mailroom({ apiKey: "svc_test_secret", baseUrl: `http://127.0.0.1:${port}` });
+
+    await expect(mr.workspace.get()).rejects.toMatchObject({ status: 302, location: `http://127.0.0.1:${port}/api/v1/workspace` });
   });
 });
 

@@ -72,7 +72,7 @@ function renderInvitation(invitation: Invitation & { accept_url?: string }): str
     ["expires_at", invitation.expires_at],
   ]);
   if (!invitation.accept_url) return details;
-  return `${details}\n\naccept_url  ${invitation.accept_url}\n\nThe link is shown only now: send it to ${invitation.email}; it works until ${invitation.expires_at}.`;
+  return `${details}\n\naccept_url  ${invitation.accept_url}`;
 }
 
 /**
@@ -167,7 +167,7 @@ export const accounts: Noun = {
       async run({ client, output }, args) {
         const body = { email: requiredString(args, "email"), ...definedOnly({ role: optionalString(args, "role") as Role | undefined }) };
         const invitation: InvitationWithUrl = await client().accounts.createInvitation(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(invitation, () => renderInvitation(invitation));
+        output.result(invitation, () => renderInvitation(invitation), () => `The link is shown only now: send it to ${invitation.email}; it works until ${invitation.expires_at}.`);
       },
     },
     {

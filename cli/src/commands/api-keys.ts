@@ -1,10 +1,10 @@
 import type { Argv } from "yargs";
 import type { CreateApiKeyParams } from "mailroom";
 import type { Args, Noun } from "../command.js";
-import { UsageError, definedOnly, listOrNone, optionalString, requiredString } from "../command.js";
+import { UsageError, definedOnly, listOrNone, optionalString, overlapSecondsOf, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant, refuseRelativeWithKey } from "../time.js";
-import { apiKeyColumns, renderApiKey } from "./render.js";
+import { apiKeyColumns, apiKeySecretHint, renderApiKey } from "./render.js";
 
 /** The key's `restrictions`, one comma-separated flag each (ApiKeyRestrictionsInput). */
 const RESTRICTION_FLAGS = [
@@ -60,7 +60,7 @@ export const apiKeys: Noun = {
           }),
         };
         const key = await client().apiKeys.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(key, () => renderApiKey(key));
+        output.result(key, () => renderApiKey(key), () => apiKeySecretHint(key));
       },
     },
     {
@@ -80,7 +80,7 @@ export const apiKeys: Noun = {
       examples: [["$0 api-keys get key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Show one key"]],
       async run({ client, output }, args) {
         const key = await client().apiKeys.get(requiredString(args, "api_key_id"));
-        output.result(key, () => renderApiKey(key));
+        output.result(key, () => renderApiKey(key), () => apiKeySecretHint(key));
       },
     },
     {
@@ -97,7 +97,7 @@ export const apiKeys: Noun = {
         const body = definedOnly({ name: optionalString(args, "name"), restrictions: restrictionsOf(args) });
         if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --allowed-ips, --sender-domains or --recipient-domains (a list, or none to lift the limit).");
         const key = await client().apiKeys.update(requiredString(args, "api_key_id"), body);
-        output.result(key, () => renderApiKey(key));
+        output.result(key, () => renderApiKey(key), () => apiKeySecretHint(key));
       },
     },
     {
@@ -120,16 +120,16 @@ export const apiKeys: Noun = {
       ],
       builder: (yargs) =>
         yargs
-          .option("overlap-seconds", { type: "number", describe: "How long the old secret keeps working (default 86400; 0 allowed)" })
+          .option("overlap-seconds", { type: "string", describe: "How long the old secret keeps working (default 86400; 0 allowed)" })
           .option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
       async run({ client, output }, args) {
-        const overlap = args["overlap-seconds"] as number | undefined;
+        const overlap = overlapSecondsOf(args);
         const key = await client().apiKeys.rotate(
           requiredString(args, "api_key_id"),
           definedOnly({ overlap_seconds: overlap }),
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
-        output.result(key, () => renderApiKey(key));
+        output.result(key, () => renderApiKey(key), () => apiKeySecretHint(key));
       },
     },
   ],

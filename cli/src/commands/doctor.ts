@@ -65,6 +65,10 @@ const redact = (key: string) => (key.length > 16 ? `${key.slice(0, 9)}…${key.s
 const CREATE_KEY_FIX =
   "Create a key in the dashboard (API keys) or with `mailroom api-keys create` and a full_access key, then set MAILROOM_API_KEY; `make bootstrap` in the server's repository prints a first one.";
 
+/** A user access token (mru_…) is not created but exchanged for, and lasts 15 minutes (docs/dashboard.md). */
+const NEW_TOKEN_FIX =
+  "Get a new token: the dashboard's signed-in session exchanges itself for one (POST /auth/token, see docs/dashboard.md), then set MAILROOM_API_KEY to it. For a script, an API key (svc_…) does not expire so soon.";
+
 async function checkApiKey(findings: Findings): Promise<CheckResult> {
   const { apiKey } = findings;
   if (!apiKey) return fail("no API key", NO_API_KEY_FIX);
@@ -103,7 +107,10 @@ async function checkAuthentication(client: Mailroom, findings: Findings): Promis
   try {
     workspace = await client.workspace.get();
   } catch (error) {
-    if (error instanceof AuthenticationError) return fail(`the server refused the key: it is invalid, revoked or expired (${error.code})`, CREATE_KEY_FIX);
+    if (error instanceof AuthenticationError) {
+      if (findings.apiKey?.startsWith("mru_")) return fail(`the server refused the user access token: it is invalid or expired (a token lasts 15 minutes) (${error.code})`, NEW_TOKEN_FIX);
+      return fail(`the server refused the key: it is invalid, revoked or expired (${error.code})`, CREATE_KEY_FIX);
+    }
     // Reading the workspace needs full_access, as everything but sending does: a key refused it
     // is a sending_access key (the server's detail says so).
     if (error instanceof PermissionDeniedError) {

@@ -98,7 +98,7 @@ export const domains: Noun = {
       async run({ client, output }, args) {
         const body = { name: requiredString(args, "name"), ...definedOnly({ return_path_subdomain: optionalString(args, "return-path-subdomain") }) };
         const domain = await client().domains.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(domain, () => `${renderDomain(domain)}\n\nPublish these records, then run: mailroom domains verify ${domain.id}`);
+        output.result(domain, () => renderDomain(domain), () => `Publish these records, then run: mailroom domains verify ${domain.id}`);
       },
     },
     {
@@ -151,11 +151,14 @@ export const domains: Noun = {
           throw new UsageError("Nothing to update: give --track-opens, --track-clicks (each with --no- or -default forms) or --tracking-domain (or --no-tracking-domain).");
         }
         const domain = await client().domains.update(requiredString(args, "domain_id"), body);
-        output.result(domain, () => {
-          const cname = domain.records.find((record) => record.purpose === "tracking");
-          const publish = cname && cname.status !== "verified" ? `\n\nPublish the tracking record (${cname.type} ${cname.name} -> ${cname.value}), then run: mailroom domains verify ${domain.id}` : "";
-          return `${renderDomain(domain)}${publish}`;
-        });
+        output.result(
+          domain,
+          () => renderDomain(domain),
+          () => {
+            const cname = domain.records.find((record) => record.purpose === "tracking");
+            return cname && cname.status !== "verified" ? `Publish the tracking record (${cname.type} ${cname.name} -> ${cname.value}), then run: mailroom domains verify ${domain.id}` : undefined;
+          },
+        );
       },
     },
     {

@@ -7,7 +7,7 @@ import { renderInbound } from "./render.js";
 const MAX_ATTACHMENT_INDEX = 1000;
 
 function attachmentIndex(value: unknown): number {
-  const text = String(value).trim();
+  const text = String(value);
   const index = Number(text);
   if (!/^\d+$/.test(text) || index > MAX_ATTACHMENT_INDEX) throw new UsageError(`<attachment_index> is an attachment's index (0, 1, …) as \`mailroom inbound get\` lists them; got "${String(value)}".`);
   return index;

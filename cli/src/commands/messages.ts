@@ -33,7 +33,7 @@ export const createMessage: Command = {
     refuseRelativeWithKey(args, ["schedule", "expires-at"]);
     const body = await messageBody(args, io);
     const message = await client().messages.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-    output.result(message, () => `${renderMessage(message)}\n\nAccepted. Follow it with: mailroom messages get ${message.id}`);
+    output.result(message, () => renderMessage(message), () => `Accepted. Follow it with: mailroom messages get ${message.id}`);
   },
 };
 
@@ -63,7 +63,7 @@ export const previewMessage: Command = {
       io.stdout.write(preview.mime);
       return;
     }
-    output.result(preview, () => `${renderPreview(preview)}\n\nNothing was sent. Send it with: mailroom send (the same flags, without --dry-run)`);
+    output.result(preview, () => renderPreview(preview), () => "Nothing was sent. Send it with: mailroom send (the same flags, without --dry-run)");
   },
 };
 

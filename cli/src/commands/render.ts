@@ -164,8 +164,11 @@ export function renderApiKey(key: ApiKey & { secret?: string; previous_secret_ex
     ["created_by", key.created_by && `${key.created_by.type} ${key.created_by.id}`],
     ["previous_secret_expires_at", key.previous_secret_expires_at],
   ]);
-  return key.secret ? `${details}\n\nsecret  ${key.secret}\n\nThe secret is shown only now: store it somewhere safe.` : details;
+  return key.secret ? `${details}\n\nsecret  ${key.secret}` : details;
 }
+
+/** The hint after an answer that holds a key's secret (create, rotate): it is not shown again. */
+export const apiKeySecretHint = (key: ApiKey & { secret?: string }) => (key.secret ? "The secret is shown only now: store it somewhere safe." : undefined);
 
 /**
  * A key's limits on one line (`ips 203.0.113.0/24 · from acme.example · to anywhere`), or

@@ -73,7 +73,7 @@ function baseRevisionOf(value: unknown): number | undefined {
 /** A version for --version or <version>: a whole number, or `draft` where the command allows it. */
 function versionOf(value: unknown, { draft, name = "--version" }: { draft: boolean; name?: string }): number | "draft" | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
+  const text = String(value);
   if (draft && text === "draft") return "draft";
   const number = Number(text);
   if (!/^\d+$/.test(text) || number < 1) throw new UsageError(`${name} takes a version number (1, 2, …)${draft ? " or draft" : ""}; got "${text}".`);
@@ -132,11 +132,26 @@ function renderRendered(rendered: RenderedTemplate): string {
   return [sources, `subject   ${rendered.subject}`, `html:\n${rendered.html}`, `text:\n${rendered.text}`].join("\n\n");
 }
 
-/** What a person does next with the template, said after create, update and publish. */
+/**
+ * What a person does next with the template, said after create and update. A layout is never sent
+ * by itself (422), so its hints point at the templates sent in it instead.
+ */
 function nextStep(template: Template): string {
+  if (template.kind === "layout") {
+    if (!template.has_draft) return `v${template.published_version} is published: the templates sent in layout ${template.slug} use it; see them with: ${templatesIn(template)}`;
+    return `Draft v${template.latest_version} saved. Publishing it changes the mail of every template sent in layout ${template.slug} (${templatesIn(template)}); check one in it with: mailroom templates render <template> --layout-version draft; publish it with: mailroom templates publish ${template.slug}`;
+  }
   if (template.has_draft) return `Draft v${template.latest_version} saved. Check it with: mailroom templates render ${template.slug} --version draft; send it with: mailroom templates publish ${template.slug}`;
   return `v${template.published_version} is published: mailroom send --to … --template ${template.slug} sends it.`;
 }
+
+/** Said after publish: what now sends. */
+function published(template: Template): string {
+  if (template.kind === "layout") return `Published: the templates sent in layout ${template.slug} now use v${template.published_version}; see them with: ${templatesIn(template)}`;
+  return `Published: v${template.published_version} now sends as ${template.slug}.`;
+}
+
+const templatesIn = (layout: Template) => `mailroom templates list --layout ${layout.slug}`;
 
 export const templates: Noun = {
   name: "templates",
@@ -179,7 +194,7 @@ export const templates: Noun = {
           }),
         };
         const template = await client().templates.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
+        output.result(template, () => renderTemplate(template), () => nextStep(template));
       },
     },
     {
@@ -239,7 +254,7 @@ export const templates: Noun = {
         });
         if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --name, --subject, --html, --html-file, --text, --text-file, --no-text, --layout, --no-layout or --variables-file.");
         const template = await client().templates.update(requiredString(args, "template"), body);
-        output.result(template, () => `${renderTemplate(template)}\n\n${nextStep(template)}`);
+        output.result(template, () => renderTemplate(template), () => nextStep(template));
       },
     },
     {
@@ -261,7 +276,7 @@ export const templates: Noun = {
         const version = versionOf(args.version, { draft: false }) as number | undefined;
         const body = definedOnly({ version, base_revision: baseRevisionOf(args["base-revision"]) });
         const template = await client().templates.publish(requiredString(args, "template"), body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(template, () => `${renderTemplate(template)}\n\nPublished: v${template.published_version} now sends as ${template.slug}.`);
+        output.result(template, () => renderTemplate(template), () => published(template));
       },
     },
     {

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import type { UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookEventType, WebhookSecret } from "mailroom";
-import type { Noun } from "../command.js";
-import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
+import type { Args, Noun } from "../command.js";
+import { UsageError, definedOnly, optionalString, overlapSecondsOf, requiredString } from "../command.js";
 import { WEBHOOK_EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
@@ -30,7 +30,19 @@ function endpointFlags(yargs: Argv, { update }: { update: boolean }): Argv {
     .option("url", { type: "string", describe: "Where events are POSTed (http or https)", ...(update ? {} : { demandOption: "Give the endpoint's --url." }) })
     .option("event-type", { type: "string", array: true, describe: "Only this event type, a message's or a domain's (repeatable, or comma-separated); default every type" })
     .option("description", { type: "string", describe: update ? "A note of your own; --no-description clears it" : "A note of your own" })
-    .option("enabled", { type: "boolean", describe: update ? "true sends events to it (and re-enables one Mailroom disabled); false stops" : "false adds it disabled" });
+    .option("enabled", { type: "string", describe: update ? "true sends events to it (and re-enables one Mailroom disabled); false stops" : "false adds it disabled" });
+}
+
+/**
+ * `--enabled true|false`, the value always said: as a yargs boolean, `--enabled yes` left "yes"
+ * over as an unknown argument and a bare `--enabled` silently enabled. `--no-enabled` is false.
+ */
+function enabledOf(args: Args): boolean | undefined {
+  const value = args.enabled;
+  if (value === undefined) return undefined;
+  if (value === "true") return true;
+  if (value === "false" || value === false) return false;
+  throw new UsageError(`--enabled takes true or false; got "${String(value)}".`);
 }
 
 function renderWebhook(webhook: Webhook): string {
@@ -46,10 +58,11 @@ function renderWebhook(webhook: Webhook): string {
     ["created_at", webhook.created_at],
     ["updated_at", webhook.updated_at],
   ]);
-  return webhook.secret
-    ? `${details}\n\nsecret  ${webhook.secret}\n\nVerify each delivery's signature with this secret (mr.webhooks.verify, or any Standard Webhooks library). mailroom webhooks get-secret shows it again.`
-    : details;
+  return webhook.secret ? `${details}\n\nsecret  ${webhook.secret}` : details;
 }
+
+/** After a create, the only answer that holds the secret: what to do with it. */
+const SECRET_HINT = "Verify each delivery's signature with this secret (mr.webhooks.verify, or any Standard Webhooks library). mailroom webhooks get-secret shows it again.";
 
 function renderSecret(secret: WebhookSecret): string {
   return fields([
@@ -67,8 +80,10 @@ function renderDelivery(delivery: WebhookDelivery): string {
     ["attempts", delivery.attempts],
     ["next_attempt_at", delivery.next_attempt_at],
   ]);
-  return `${summary}\n\nQueued. Follow it with: mailroom webhooks list-attempts ${delivery.webhook_id} --event-id ${delivery.event_id}`;
+  return summary;
 }
+
+const followDelivery = (delivery: WebhookDelivery) => `Queued. Follow it with: mailroom webhooks list-attempts ${delivery.webhook_id} --event-id ${delivery.event_id}`;
 
 export const webhooks: Noun = {
   name: "webhooks",
@@ -87,10 +102,10 @@ export const webhooks: Noun = {
       async run({ client, output }, args) {
         const body = {
           url: requiredString(args, "url"),
-          ...definedOnly({ event_types: eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: args.enabled as boolean | undefined }),
+          ...definedOnly({ event_types: eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: enabledOf(args) }),
         };
         const webhook = await client().webhooks.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(webhook, () => renderWebhook(webhook));
+        output.result(webhook, () => renderWebhook(webhook), () => (webhook.secret ? SECRET_HINT : undefined));
       },
     },
     {
@@ -128,7 +143,7 @@ export const webhooks: Noun = {
           url: optionalString(args, "url"),
           event_types: args["all-events"] === true ? null : eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES),
           description: args.description === false ? null : optionalString(args, "description"),
-          enabled: args.enabled as boolean | undefined,
+          enabled: enabledOf(args),
         });
         if (Object.keys(body).length === 0) throw new UsageError("Nothing to update: give --url, --event-type (or --all-events), --description (or --no-description) or --enabled.");
         const webhook = await client().webhooks.update(requiredString(args, "webhook_id"), body);
@@ -165,12 +180,12 @@ export const webhooks: Noun = {
       ],
       builder: (yargs) =>
         yargs
-          .option("overlap-seconds", { type: "number", describe: "How long deliveries also carry the old secret's signature (default 86400; 0 ends it now)" })
+          .option("overlap-seconds", { type: "string", describe: "How long deliveries also carry the old secret's signature (default 86400; 0 ends it now)" })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const webhook = await client().webhooks.rotateSecret(
           requiredString(args, "webhook_id"),
-          definedOnly({ overlap_seconds: args["overlap-seconds"] as number | undefined }),
+          definedOnly({ overlap_seconds: overlapSecondsOf(args) }),
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
         output.result(webhook, () => renderWebhook(webhook));
@@ -191,7 +206,7 @@ export const webhooks: Noun = {
           { type: requiredString(args, "type") as WebhookEventType },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
-        output.result(delivery, () => renderDelivery(delivery));
+        output.result(delivery, () => renderDelivery(delivery), () => followDelivery(delivery));
       },
     },
     {
@@ -208,7 +223,7 @@ export const webhooks: Noun = {
           { event_id: requiredString(args, "event-id") },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
-        output.result(delivery, () => renderDelivery(delivery));
+        output.result(delivery, () => renderDelivery(delivery), () => followDelivery(delivery));
       },
     },
     {

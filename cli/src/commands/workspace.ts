@@ -32,7 +32,7 @@ const CONTENT_RETENTION_DAYS = { flag: "content-retention-days", unit: "days", m
 function countOrNone(value: unknown, { flag, unit, max }: { flag: string; unit: string; max: number }): number | null | undefined {
   if (value === undefined) return undefined;
   if (isNone(value)) return null;
-  const text = String(value).trim();
+  const text = String(value);
   const count = Number(text);
   if (!/^\d+$/.test(text) || count < 1 || count > max) {
     throw new UsageError(`--${flag} takes a whole number of ${unit} from 1 to ${max}, or none; got "${String(value)}".`);
