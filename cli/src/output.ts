@@ -24,7 +24,8 @@ export class Output {
    */
   result(data: unknown, human: () => string, hint?: () => string | undefined): void {
     this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human(), { lines: true })}\n`);
-    if (hint) this.hint(hint());
+    // Worked out only when it will be shown: in JSON mode the answer may lack what a hint reads.
+    if (hint && this.showsHints) this.hint(hint());
   }
 
   /** One item of a stream (`events tail`): a JSON line, or a human line. */
@@ -42,7 +43,11 @@ export class Output {
    * only, so that `mailroom … --no-json | tail -1` gets the result, not advice about it.
    */
   hint(text: string | undefined): void {
-    if (!this.json && text !== undefined) this.progress(text);
+    if (this.showsHints && text !== undefined) this.progress(text);
+  }
+
+  private get showsHints(): boolean {
+    return !this.json && this.io.stderr.isTTY === true;
   }
 
   /** A warning that does not stop the command: stderr, always, so that scripts can log it. */
