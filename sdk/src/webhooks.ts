@@ -1,7 +1,7 @@
 // Standard Webhooks (https://www.standardwebhooks.com), version 1 signatures: HMAC-SHA256 over
 // "<webhook-id>.<webhook-timestamp>.<raw body>" with the endpoint's `whsec_` secret. Web Crypto
 // only, so receivers can verify in Node, in browsers and at the edge.
-import { MailroomError } from "./errors.js";
+import { MailroomConfigurationError, MailroomError } from "./errors.js";
 
 /** A delivery that must not be trusted: bad or missing signature, stale timestamp, bad secret. */
 export class WebhookVerificationError extends MailroomError {
@@ -44,7 +44,7 @@ export async function verifyWebhook<Payload>(rawBody: string | Uint8Array, heade
   if (Math.abs(nowSeconds - Number(timestamp)) > tolerance) {
     throw new WebhookVerificationError("The webhook-timestamp is too far from now: a replay, or a clock out of sync.");
   }
-  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
+  const body = rawBodyText(rawBody, "verify");
   const expected = base64Decode(await hmac(secret, `${id}.${timestamp}.${body}`));
   const matches = signatures
     .split(" ")
@@ -59,10 +59,45 @@ export async function verifyWebhook<Payload>(rawBody: string | Uint8Array, heade
 }
 
 /** The headers Mailroom would send with `payload` (what `mr.webhooks.sign` does). */
-export async function signWebhook(payload: string, secret: string, options: SignOptions): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
-  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const signature = await hmac(secret, `${options.id}.${timestamp}.${payload}`);
+export async function signWebhook(
+  payload: string | Uint8Array,
+  secret: string,
+  options: SignOptions,
+): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
+  const body = rawBodyText(payload, "sign");
+  if (typeof options.id !== "string" || options.id === "") throw new MailroomConfigurationError("Give the delivery's webhook-id as `id` (an event id, evt_…).");
+  const timestamp = String(options.timestamp === undefined ? Math.floor(Date.now() / 1000) : checkedTimestamp(options.timestamp));
+  const signature = await hmac(secret, `${options.id}.${timestamp}.${body}`);
   return { "webhook-id": options.id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+}
+
+/**
+ * The body as the text that is signed. Anything but a string or bytes is a misuse that would
+ * otherwise sign or compare "[object Object]" (a body a framework has already parsed, say), so it
+ * is refused by name rather than as a signature that never matches.
+ */
+function rawBodyText(body: unknown, use: "verify" | "sign"): string {
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  const given = body === null ? "null" : typeof body === "object" ? "a parsed object" : `a ${typeof body}`;
+  throw new MailroomConfigurationError(
+    use === "verify"
+      ? `Pass the raw body, exactly as received, as a string or bytes, not ${given}: a parsed and re-serialised body no longer matches its signature (in Express, express.raw({ type: "application/json" })).`
+      : `Pass the payload as the string that will be sent (JSON.stringify(event)), or its bytes, not ${given}: the signature covers those exact bytes.`,
+  );
+}
+
+/** Below this, a timestamp reads as seconds; above it (the year 5138), as the milliseconds Date.now() gives. */
+const LARGEST_SECONDS = 100_000_000_000;
+
+function checkedTimestamp(timestamp: number): number {
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new MailroomConfigurationError(`Invalid timestamp ${String(timestamp)}: give whole seconds since the epoch.`);
+  }
+  if (timestamp >= LARGEST_SECONDS) {
+    throw new MailroomConfigurationError(`Invalid timestamp ${timestamp}: give seconds since the epoch, not milliseconds (Math.floor(Date.now() / 1000)).`);
+  }
+  return timestamp;
 }
 
 async function hmac(secret: string, content: string): Promise<string> {

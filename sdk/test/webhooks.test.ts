@@ -182,6 +182,14 @@ describe("the body argument", () => {
     await expect(webhooks.verify(reserialised, signedByStandardWebhooks(secret), secret)).rejects.toThrow(WebhookVerificationError);
   });
 
+  it("is refused, naming the fix, when it is a parsed object rather than the raw body (a misuse, not a bad signature)", async () => {
+    const secret = newSecret();
+    const parsed = JSON.parse(payload) as unknown as string;
+    const verifying = webhooks.verify(parsed, signedByStandardWebhooks(secret), secret);
+    await expect(verifying).rejects.toThrow(MailroomConfigurationError);
+    await expect(verifying).rejects.toThrow(/raw body.*parsed object/);
+  });
+
   it("is refused when it is signed but not JSON", async () => {
     const secret = newSecret();
     await expect(webhooks.verify("not json", signedByStandardWebhooks(secret, "not json"), secret)).rejects.toThrow(/not JSON/);
@@ -220,6 +228,30 @@ describe("webhooks.sign", () => {
     const at = new Date("2026-11-21T10:00:00Z");
     const ours = await webhooks.sign(payload, secret, { id: "msg_1", timestamp: at.getTime() / 1000 });
     expect(ours).toEqual({ "webhook-id": "msg_1", "webhook-timestamp": String(at.getTime() / 1000), "webhook-signature": new StandardWebhook(secret).sign("msg_1", at, payload) });
+  });
+
+  it.each([
+    ["an object", { type: "message.delivered" }],
+    ["a number", 42],
+  ])("refuses %s as the payload: it signs the string that will be sent, not a value to serialise", async (_, value) => {
+    const signing = webhooks.sign(value as unknown as string, newSecret(), { id: "msg_1" });
+    await expect(signing).rejects.toThrow(MailroomConfigurationError);
+    await expect(signing).rejects.toThrow(/JSON\.stringify/);
+  });
+
+  it("signs raw bytes as the same string", async () => {
+    const secret = newSecret();
+    const headers = await webhooks.sign(new TextEncoder().encode(payload), secret, { id: "msg_1", timestamp: 1_790_000_000 });
+    expect(headers).toEqual(await webhooks.sign(payload, secret, { id: "msg_1", timestamp: 1_790_000_000 }));
+  });
+
+  it.each([
+    ["no id", { id: "" }, /id/],
+    ["a timestamp that is not whole seconds", { id: "msg_1", timestamp: 1.5 }, /timestamp/],
+    ["a timestamp in milliseconds", { id: "msg_1", timestamp: Date.now() }, /seconds/],
+  ])("refuses %s", async (_, options, message) => {
+    await expect(webhooks.sign(payload, newSecret(), options)).rejects.toThrow(message);
+    await expect(webhooks.sign(payload, newSecret(), options)).rejects.toThrow(MailroomConfigurationError);
   });
 
   it("round-trips through verify", async () => {

@@ -112,8 +112,11 @@ export class Webhooks {
     return verifyWebhook<Payload>(rawBody, headers, secret, options);
   }
 
-  /** The headers Mailroom would send with `payload`: for testing a receiver without a server. */
-  sign(payload: string, secret: string, options: SignOptions): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
+  /**
+   * The headers Mailroom would send with `payload`, the body as a string (`JSON.stringify(event)`)
+   * or bytes: for testing a receiver without a server.
+   */
+  sign(payload: string | Uint8Array, secret: string, options: SignOptions): Promise<Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>> {
     return signWebhook(payload, secret, options);
   }
 
