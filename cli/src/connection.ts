@@ -1,6 +1,7 @@
-import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, readEnvVar, type APIConnectionError } from "mailroom";
+import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, readEnvVar, USER_AGENT, type APIConnectionError } from "mailroom";
 import type { Args } from "./command.js";
 import type { Io } from "./io.js";
+import { VERSION } from "./version.js";
 
 /** What to do without a key; `doctor` gives the same fix. */
 export const NO_API_KEY_FIX = "Set MAILROOM_API_KEY (export MAILROOM_API_KEY=svc_test_…; `make bootstrap` in the server's repository prints one) or pass --api-key.";
@@ -47,5 +48,5 @@ export const keySource = (args: Args) => (args["api-key"] === undefined ? "MAILR
 
 /** The SDK client every command calls the API through (with the test's fetch when `io` has one). */
 export function newClient(apiKey: string, baseUrl: string, io: Io): Mailroom {
-  return new Mailroom({ apiKey, baseUrl, ...(io.fetch ? { fetch: io.fetch } : {}) });
+  return new Mailroom({ apiKey, baseUrl, defaultHeaders: { "user-agent": `mailroom-cli/${VERSION} ${USER_AGENT}` }, ...(io.fetch ? { fetch: io.fetch } : {}) });
 }

@@ -40,6 +40,20 @@ describe("configuration", () => {
     expect(result.json()).toMatchObject({ id: server.testApp.workspace.id });
   });
 
+  it("names itself and the SDK in User-Agent, so that request logs tell the CLI's calls apart", async () => {
+    const agents: Array<string | null> = [];
+    const fetch = async (request: Request) => {
+      agents.push(request.headers.get("user-agent"));
+      return Response.json({ id: "ws_1", object: "workspace" });
+    };
+
+    const result = await runCli(["workspace", "get"], { env: { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" }, fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    const version = (name: string) => (JSON.parse(readFileSync(join(REPO, name, "package.json"), "utf8")) as { version: string }).version;
+    expect(agents).toEqual([`mailroom-cli/${version("cli")} mailroom-node/${version("sdk")}`]);
+  });
+
   it("exits 1 with the 401 invalid_api_key problem for a key the server does not know", async () => {
     const result = await runCli(["workspace", "get"], { env: cliEnv(server, "svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") });
 

@@ -4,6 +4,7 @@ import type { paths } from "./generated/v1.js";
 import { Page, PagePromise, type PageBody } from "./pagination.js";
 import { followsUnknownOutcome, retryingFetch, type Fetch, type RetryPolicy } from "./transport.js";
 import type { DeletedObject } from "./types.js";
+import { USER_AGENT } from "./version.js";
 import { Accounts } from "./resources/accounts.js";
 import { ApiKeys } from "./resources/api-keys.js";
 import { Domains } from "./resources/domains.js";
@@ -139,7 +140,7 @@ export class Mailroom {
     this.http = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: retryingFetch(fetchImpl, policy),
-      headers: { ...given.defaultHeaders, authorization: `Bearer ${apiKey}` },
+      headers: { ...identity(), ...given.defaultHeaders, authorization: `Bearer ${apiKey}` },
       pathSerializer: safePathSerializer,
       querySerializer,
       // The API answers redirects only by mistake; following one would resend the key elsewhere.
@@ -233,6 +234,14 @@ export class Mailroom {
   initEndingCredential(options: RequestOptions | undefined) {
     return { ...this.init(options, "POST"), fetch: this.credentialEndingFetch };
   }
+}
+
+/**
+ * The `User-Agent` to send: the SDK's, outside a browser. A page keeps the browser's own, which
+ * says more, and which Chromium would not let a script replace anyway.
+ */
+function identity(): Record<string, string> {
+  return "document" in globalThis ? {} : { "user-agent": USER_AGENT };
 }
 
 /**

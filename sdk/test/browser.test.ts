@@ -69,6 +69,18 @@ describe("the SDK in a browser", () => {
     expect("process" in context).toBe(false);
   });
 
+  it("leaves User-Agent to the browser in a page", async () => {
+    const context: Record<string, unknown> = { ...browserGlobals(), document: {} };
+    runInNewContext(await browserBundle(), context);
+    const sent: Request[] = [];
+    const stubFetch = async (request: Request) => {
+      sent.push(request);
+      return new Response(JSON.stringify({ id: "ws_1", object: "workspace" }), { status: 200, headers: { "content-type": "application/json" } });
+    };
+    await runInNewContext(`new MailroomSDK.Mailroom({ apiKey: "svc_test_browser", baseUrl: "https://mail.example", fetch: stubFetch }).workspace.get()`, { ...context, stubFetch });
+    expect(sent[0]?.headers.has("user-agent")).toBe(false);
+  });
+
   it("needs the key passed in, where there is no process.env to read it from", async () => {
     const context: Record<string, unknown> = browserGlobals();
     runInNewContext(await browserBundle(), context);

@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { APIError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError, readEnvVar, RedirectError } from "../src/index.js";
+import { APIError, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, isSendableApiKey, Mailroom, MailroomConfigurationError, MailroomError, readEnvVar, RedirectError, USER_AGENT, VERSION } from "../src/index.js";
 import { fakeClient, fakeFetch, json } from "./helpers.js";
 
 const workspace = () => json(200, { id: "ws_1", object: "workspace" });
@@ -110,6 +111,22 @@ describe("new Mailroom()", () => {
       ["billing", "abc"],
       ["billing", null],
     ]);
+  });
+
+  it("names itself in User-Agent, with its version, so that request logs tell SDK calls apart", async () => {
+    const fake = fakeFetch([workspace()]);
+    await fakeClient(fake).workspace.get();
+    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(VERSION).toBe(version);
+    expect(fake.requests[0]?.headers.get("user-agent")).toBe(`mailroom-node/${version}`);
+  });
+
+  it("lets a program built on it put its own name first in User-Agent (as the CLI does)", async () => {
+    const fake = fakeFetch([workspace(), workspace()]);
+    const mr = fakeClient(fake, { defaultHeaders: { "User-Agent": `acme-billing/2.1 ${USER_AGENT}` } });
+    await mr.workspace.get();
+    await mr.workspace.get({ headers: { "user-agent": "one-off/1" } });
+    expect(fake.requests.map((request) => request.headers.get("user-agent"))).toEqual([`acme-billing/2.1 mailroom-node/${VERSION}`, "one-off/1"]);
   });
 });
 
