@@ -72,12 +72,26 @@ describe("mailroom suppressions create", () => {
     expect(api.seen).toMatchObject([{ body: { email: "ada@example.com", reason: "unsubscribe", detail: "Asked by phone" }, idempotencyKey: "unsub-ada" }]);
   });
 
-  it("prints the existing suppression when the address already was one (200), and exits 0", async () => {
+  it("says on a terminal that the address is now suppressed (201)", async () => {
+    const result = await runCli(["suppressions", "create", "--email", "ada@example.com"], { env, tty: true, fetch: stubApi(201, manual).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\n\nSuppressed: messages to ada@example\.com are not sent\.\n$/);
+  });
+
+  it("prints the existing suppression when the address already was one (200), saying since when and why, and exits 0", async () => {
     const result = await runCli(["suppressions", "create", "--email", "gone@example.com"], { env, tty: true, fetch: stubApi(200, bounce).fetch });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^reason\s+hard_bounce$/m);
-    expect(result.stdout).toMatch(/\n\nSuppressed: messages to gone@example\.com are not sent\.\n$/);
+    expect(result.stdout).toMatch(new RegExp(`\n\nAlready suppressed since ${bounce.created_at} \\(hard_bounce\\): messages to gone@example\\.com are not sent\\. Nothing was changed\\.\n$`));
+  });
+
+  it("prints the existing suppression as the API sent it in JSON mode (200)", async () => {
+    const result = await runCli(["suppressions", "create", "--email", "gone@example.com"], { env, fetch: stubApi(200, bounce).fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json<Suppression>()).toEqual(bounce);
   });
 
   it("refuses --reason hard_bounce, which only Mailroom records, and a missing --email, sending nothing", async () => {

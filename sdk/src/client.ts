@@ -1,4 +1,5 @@
 import createClient, { createQuerySerializer, defaultPathSerializer, type Client, type Middleware } from "openapi-fetch";
+import { APIPromise, type WithResponse } from "./api-promise.js";
 import { APIConnectionError, APIError, MailroomConfigurationError, MailroomError } from "./errors.js";
 import type { paths } from "./generated/v1.js";
 import { Page, PagePromise, type PageBody } from "./pagination.js";
@@ -171,22 +172,19 @@ export class Mailroom {
     return new Mailroom({ ...this.#options, baseUrl: this.baseUrl, ...options });
   }
 
-  /** @internal the data of a successful call, or the typed error for its status. */
-  async unwrap<Data>(call: Promise<FetchResult<Data>>): Promise<Data> {
-    const { data, error, response } = await settled(call);
-    if (!response.ok) throw APIError.from(response.status, error, response.headers, sentIdempotencyKeys.get(response));
-    return data as Data;
+  /** @internal the data of a successful call (and its response), or the typed error for its status. */
+  unwrap<Data>(call: Promise<FetchResult<Data>>): APIPromise<Data> {
+    return new APIPromise(answerOf(call));
   }
 
   /**
    * @internal the answer of a DELETE made with initRepeatedDelete whose success is a
    * DeletedObject: a 404 after an attempt whose outcome is unknown means that attempt deleted it,
-   * so `deleted`, what the server answered it, is the answer.
+   * so `deleted`, what the server answered it, is the answer (with that 404 as its response).
    */
-  async unwrapDeleted(call: Promise<FetchResult<DeletedObject>>, deleted: DeletedObject): Promise<DeletedObject> {
-    const { response } = await settled(call);
-    if (response.status === 404 && followsUnknownOutcome(response)) return deleted;
-    return this.unwrap(call);
+  unwrapDeleted(call: Promise<FetchResult<DeletedObject>>, deleted: DeletedObject): APIPromise<DeletedObject> {
+    const answer = settled(call).then(({ response }) => (response.status === 404 && followsUnknownOutcome(response) ? { data: deleted, response } : answerOf(call)));
+    return new APIPromise(answer);
   }
 
   /**
@@ -234,6 +232,13 @@ export class Mailroom {
   initEndingCredential(options: RequestOptions | undefined) {
     return { ...this.init(options, "POST"), fetch: this.credentialEndingFetch };
   }
+}
+
+/** The data of a successful call with its response, or the typed error for its status. */
+async function answerOf<Data>(call: Promise<FetchResult<Data>>): Promise<WithResponse<Data>> {
+  const { data, error, response } = await settled(call);
+  if (!response.ok) throw APIError.from(response.status, error, response.headers, sentIdempotencyKeys.get(response));
+  return { data: data as Data, response };
 }
 
 /**

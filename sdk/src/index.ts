@@ -1,6 +1,8 @@
 export { Mailroom, newIdempotencyKey, isSendableApiKey, readEnvVar, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions, RequestOptions } from "./client.js";
 export { USER_AGENT, VERSION } from "./version.js";
+export { APIPromise } from "./api-promise.js";
+export type { WithResponse } from "./api-promise.js";
 export {
   MailroomError,
   MailroomConfigurationError,

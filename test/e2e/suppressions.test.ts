@@ -76,6 +76,16 @@ describe("the suppression list in the dashboard", () => {
     await screenshot(page, "suppressions");
   });
 
+  it("says an address already suppressed was, and changes nothing of it", async () => {
+    await add("ada@example.com", "Manual", "Another note");
+    const notice = page.getByTestId("suppression-added");
+    expect(await notice.textContent()).toMatch(/^ada@example\.com was already suppressed in sandbox \(Unsubscribe, since .+\): nothing was changed\.$/);
+    await expect.poll(() => rows().count()).toBe(3);
+    const ada = rows().filter({ hasText: "ada@example.com" });
+    expect(await ada.textContent()).toContain("Asked by phone");
+    expect(await ada.textContent()).not.toContain("Another note");
+  });
+
   it("filters by reason and by address, keeping the filters in the address bar", async () => {
     await filter({ reason: "unsubscribe" });
     await page.waitForURL((url) => url.searchParams.get("reason") === "unsubscribe");

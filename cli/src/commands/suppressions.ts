@@ -67,10 +67,16 @@ export const suppressions: Noun = {
           email: requiredString(args, "email"),
           ...definedOnly({ reason: optionalString(args, "reason") as GivenReason | undefined, detail: optionalString(args, "detail") }),
         };
-        // An address already suppressed answers its existing suppression (reason and all), so
-        // what is printed is always what now holds.
-        const suppression = await client().suppressions.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(suppression, () => `${renderSuppression(suppression)}\n\nSuppressed: messages to ${suppression.email} are not sent.`);
+        // An address already suppressed answers its existing suppression (reason and all) with
+        // 200 rather than 201, so what is printed is always what now holds, and says which.
+        const { data: suppression, response } = await client()
+          .suppressions.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }))
+          .withResponse();
+        const outcome =
+          response.status === 201
+            ? `Suppressed: messages to ${suppression.email} are not sent.`
+            : `Already suppressed since ${suppression.created_at} (${suppression.reason}): messages to ${suppression.email} are not sent. Nothing was changed.`;
+        output.result(suppression, () => `${renderSuppression(suppression)}\n\n${outcome}`);
       },
     },
     createSuppressionBatch,

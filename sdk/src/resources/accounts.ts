@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { Account, Invitation, InvitationWithUrl, Member, QueryParams, RequestBody, WorkspaceMembership } from "../types.js";
@@ -11,12 +12,12 @@ import { Resource } from "./resource.js";
  */
 export class Accounts extends Resource {
   /** `getAccount`: the user behind the token and every workspace they belong to, with their role. */
-  get(options?: RequestOptions): Promise<Account> {
+  get(options?: RequestOptions): APIPromise<Account> {
     return this.client.unwrap(this.client.http.GET("/v1/account", this.client.init(options)));
   }
 
   /** `createWorkspace`: a new workspace owned by the calling user. */
-  createWorkspace(params: RequestBody<"createWorkspace">, options?: RequestOptions): Promise<WorkspaceMembership> {
+  createWorkspace(params: RequestBody<"createWorkspace">, options?: RequestOptions): APIPromise<WorkspaceMembership> {
     return this.client.unwrap(this.client.http.POST("/v1/workspaces", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -26,14 +27,14 @@ export class Accounts extends Resource {
   }
 
   /** `updateMember`: change a member's role (only owners grant or take away `owner`). */
-  updateMember(userId: string, params: RequestBody<"updateMember">, options?: RequestOptions): Promise<Member> {
+  updateMember(userId: string, params: RequestBody<"updateMember">, options?: RequestOptions): APIPromise<Member> {
     return this.client.unwrap(
       this.client.http.PATCH("/v1/members/{user_id}", { params: { path: { user_id: userId } }, body: params, ...this.client.init(options, "PATCH") }),
     );
   }
 
   /** `removeMember`: take the user out of the workspace; their tokens for it stop working at once. */
-  removeMember(userId: string, options?: RequestOptions): Promise<Member> {
+  removeMember(userId: string, options?: RequestOptions): APIPromise<Member> {
     return this.client.unwrap(this.client.http.DELETE("/v1/members/{user_id}", { params: { path: { user_id: userId } }, ...this.client.init(options, "DELETE") }));
   }
 
@@ -42,12 +43,12 @@ export class Accounts extends Resource {
    * token stops working at once. The last owner cannot leave (`ConflictError`, `last_owner`).
    * Not sent again after an attempt whose outcome is unknown: its error is thrown (see the README).
    */
-  leaveWorkspace(options?: RequestOptions): Promise<Member> {
+  leaveWorkspace(options?: RequestOptions): APIPromise<Member> {
     return this.client.unwrap(this.client.http.POST("/v1/workspace/leave", this.client.initEndingCredential(options)));
   }
 
   /** `createInvitation`: invite an address with a role; `accept_url` is shown only now. */
-  createInvitation(params: RequestBody<"createInvitation">, options?: RequestOptions): Promise<InvitationWithUrl> {
+  createInvitation(params: RequestBody<"createInvitation">, options?: RequestOptions): APIPromise<InvitationWithUrl> {
     return this.client.unwrap(this.client.http.POST("/v1/invitations", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -57,7 +58,7 @@ export class Accounts extends Resource {
   }
 
   /** `revokeInvitation`: withdraw a pending invitation; its link stops working. */
-  revokeInvitation(invitationId: string, options?: RequestOptions): Promise<Invitation> {
+  revokeInvitation(invitationId: string, options?: RequestOptions): APIPromise<Invitation> {
     return this.client.unwrap(
       this.client.http.DELETE("/v1/invitations/{invitation_id}", { params: { path: { invitation_id: invitationId } }, ...this.client.init(options, "DELETE") }),
     );

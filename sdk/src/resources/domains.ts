@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { DeletedObject, Domain, QueryParams, RequestBody } from "../types.js";
@@ -9,7 +10,7 @@ import { Resource } from "./resource.js";
  */
 export class Domains extends Resource {
   /** `createDomain`: add a domain; the answer lists the DNS records to publish, then `verify`. */
-  create(params: RequestBody<"createDomain">, options?: RequestOptions): Promise<Domain> {
+  create(params: RequestBody<"createDomain">, options?: RequestOptions): APIPromise<Domain> {
     return this.client.unwrap(this.client.http.POST("/v1/domains", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -19,7 +20,7 @@ export class Domains extends Resource {
   }
 
   /** `getDomain`: the domain and its records, as of the last verification. */
-  get(domainId: string, options?: RequestOptions): Promise<Domain> {
+  get(domainId: string, options?: RequestOptions): APIPromise<Domain> {
     return this.client.unwrap(this.client.http.GET("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.init(options) }));
   }
 
@@ -27,14 +28,14 @@ export class Domains extends Resource {
    * `updateDomain`: its open and click tracking defaults (null follows the workspace) and its
    * tracking domain (publish the `tracking` CNAME record it adds); fields left out keep their value.
    */
-  update(domainId: string, params: RequestBody<"updateDomain">, options?: RequestOptions): Promise<Domain> {
+  update(domainId: string, params: RequestBody<"updateDomain">, options?: RequestOptions): APIPromise<Domain> {
     return this.client.unwrap(
       this.client.http.PATCH("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, body: params, ...this.client.init(options, "PATCH") }),
     );
   }
 
   /** `deleteDomain`: remove the domain and its keys; live mail from it is refused from now on. */
-  delete(domainId: string, options?: RequestOptions): Promise<DeletedObject> {
+  delete(domainId: string, options?: RequestOptions): APIPromise<DeletedObject> {
     return this.client.unwrapDeleted(
       this.client.http.DELETE("/v1/domains/{domain_id}", { params: { path: { domain_id: domainId } }, ...this.client.initRepeatedDelete(options) }),
       { id: domainId, object: "domain", deleted: true },
@@ -49,7 +50,7 @@ export class Domains extends Resource {
   }
 
   /** `rotateDomainDkim`: new DKIM keys, in `dkim_rotation`; publish their `dkim_next` records, then `verify`, and they take over. */
-  rotateDkim(domainId: string, options?: RequestOptions): Promise<Domain> {
+  rotateDkim(domainId: string, options?: RequestOptions): APIPromise<Domain> {
     return this.client.unwrap(
       this.client.http.POST("/v1/domains/{domain_id}/rotate-dkim", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "POST") }),
     );

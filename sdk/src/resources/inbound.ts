@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { InboundMessage } from "../types.js";
 import { Resource } from "./resource.js";
@@ -8,7 +9,7 @@ import { Resource } from "./resource.js";
  */
 export class Inbound extends Resource {
   /** `getInboundMessage`: the reply with its text, quoted history, attachments' metadata and SPF/DKIM/DMARC results. */
-  get(inboundId: string, options?: RequestOptions): Promise<InboundMessage> {
+  get(inboundId: string, options?: RequestOptions): APIPromise<InboundMessage> {
     return this.client.unwrap(this.client.http.GET("/v1/inbound/{inbound_id}", { params: { path: { inbound_id: inboundId } }, ...this.client.init(options) }));
   }
 

@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, QueryParams, RequestBody } from "../types.js";
@@ -6,7 +7,7 @@ import { Resource } from "./resource.js";
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
 export class Messages extends Resource {
   /** `createMessage`: accept a message for delivery (202; durable once this resolves). */
-  create(params: RequestBody<"createMessage">, options?: RequestOptions): Promise<Message> {
+  create(params: RequestBody<"createMessage">, options?: RequestOptions): APIPromise<Message> {
     return this.client.unwrap(this.client.http.POST("/v1/messages", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -16,7 +17,7 @@ export class Messages extends Resource {
    * problem, so check every item's `status`; only a malformed batch as a whole throws. One
    * Idempotency-Key covers the batch, so a retry never sends any of its messages twice.
    */
-  createBatch(params: RequestBody<"createMessageBatch">, options?: RequestOptions): Promise<MessageBatch> {
+  createBatch(params: RequestBody<"createMessageBatch">, options?: RequestOptions): APIPromise<MessageBatch> {
     return this.client.unwrap(this.client.http.POST("/v1/messages/batch", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -26,7 +27,7 @@ export class Messages extends Resource {
    * per recipient its suppression or, in sandbox, its simulated outcome). Stores, sends and
    * counts nothing.
    */
-  preview(params: RequestBody<"previewMessage">, options?: RequestOptions): Promise<MessagePreview> {
+  preview(params: RequestBody<"previewMessage">, options?: RequestOptions): APIPromise<MessagePreview> {
     return this.client.unwrap(this.client.http.POST("/v1/messages/preview", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -38,12 +39,12 @@ export class Messages extends Resource {
   }
 
   /** `getMessage`: the message with its recipients, their status and the rendered content. */
-  get(messageId: string, options?: RequestOptions): Promise<Message> {
+  get(messageId: string, options?: RequestOptions): APIPromise<Message> {
     return this.client.unwrap(this.client.http.GET("/v1/messages/{message_id}", { params: { path: { message_id: messageId } }, ...this.client.init(options) }));
   }
 
   /** `cancelMessage`: cancel a scheduled message that has not been sent yet. */
-  cancel(messageId: string, options?: RequestOptions): Promise<Message> {
+  cancel(messageId: string, options?: RequestOptions): APIPromise<Message> {
     return this.client.unwrap(
       this.client.http.POST("/v1/messages/{message_id}/cancel", { params: { path: { message_id: messageId } }, ...this.client.init(options, "POST") }),
     );
@@ -55,7 +56,7 @@ export class Messages extends Resource {
    * `message_not_scheduled`; a time more than 30 days ahead or past its `expires_at` throws
    * UnprocessableEntityError.
    */
-  reschedule(messageId: string, params: RequestBody<"rescheduleMessage">, options?: RequestOptions): Promise<Message> {
+  reschedule(messageId: string, params: RequestBody<"rescheduleMessage">, options?: RequestOptions): APIPromise<Message> {
     return this.client.unwrap(
       this.client.http.POST("/v1/messages/{message_id}/reschedule", {
         params: { path: { message_id: messageId } },

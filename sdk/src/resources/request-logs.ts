@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { QueryParams, RequestLog } from "../types.js";
@@ -13,7 +14,7 @@ export class RequestLogs extends Resource {
   }
 
   /** `getRequestLog`: one request, by the `Request-Id` its answer carried (an `APIError`'s `request_id`). */
-  get(requestId: string, options?: RequestOptions): Promise<RequestLog> {
+  get(requestId: string, options?: RequestOptions): APIPromise<RequestLog> {
     return this.client.unwrap(this.client.http.GET("/v1/request-logs/{request_id}", { params: { path: { request_id: requestId } }, ...this.client.init(options) }));
   }
 }

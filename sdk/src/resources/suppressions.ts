@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { DeletedObject, QueryParams, RequestBody, Suppression, SuppressionBatch } from "../types.js";
@@ -12,9 +13,10 @@ export class Suppressions extends Resource {
 
   /**
    * `createSuppression`: stop sending to an address. An address already suppressed resolves to
-   * its existing suppression (the API answers 200 rather than 201; both resolve the same way).
+   * its existing suppression (the API answers 200 rather than 201; both resolve the same way, and
+   * `withResponse()` tells them apart).
    */
-  create(params: RequestBody<"createSuppression">, options?: RequestOptions): Promise<Suppression> {
+  create(params: RequestBody<"createSuppression">, options?: RequestOptions): APIPromise<Suppression> {
     return this.client.unwrap(this.client.http.POST("/v1/suppressions", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -25,19 +27,19 @@ export class Suppressions extends Resource {
    * so check every item's `status`; only a malformed batch as a whole throws. One
    * Idempotency-Key covers the batch, so a retry replays its answer rather than running it again.
    */
-  createBatch(params: RequestBody<"createSuppressionBatch">, options?: RequestOptions): Promise<SuppressionBatch> {
+  createBatch(params: RequestBody<"createSuppressionBatch">, options?: RequestOptions): APIPromise<SuppressionBatch> {
     return this.client.unwrap(this.client.http.POST("/v1/suppressions/batch", { body: params, ...this.client.init(options, "POST") }));
   }
 
   /** `getSuppression`: the address, why, and the message that caused it. */
-  get(suppressionId: string, options?: RequestOptions): Promise<Suppression> {
+  get(suppressionId: string, options?: RequestOptions): APIPromise<Suppression> {
     return this.client.unwrap(
       this.client.http.GET("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.init(options) }),
     );
   }
 
   /** `deleteSuppression`: take the address off the list; later messages are sent to it again. */
-  delete(suppressionId: string, options?: RequestOptions): Promise<DeletedObject> {
+  delete(suppressionId: string, options?: RequestOptions): APIPromise<DeletedObject> {
     return this.client.unwrapDeleted(
       this.client.http.DELETE("/v1/suppressions/{suppression_id}", { params: { path: { suppression_id: suppressionId } }, ...this.client.initRepeatedDelete(options) }),
       { id: suppressionId, object: "suppression", deleted: true },

@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
 import type { DeletedObject, QueryParams, RenderedTemplate, RequestBody, Template, TemplateVersion } from "../types.js";
@@ -11,7 +12,7 @@ import { Resource } from "./resource.js";
  */
 export class Templates extends Resource {
   /** `createTemplate`: version 1, a draft unless `publish: true`. A Liquid syntax error is a 422 naming the field and line. */
-  create(params: RequestBody<"createTemplate">, options?: RequestOptions): Promise<Template> {
+  create(params: RequestBody<"createTemplate">, options?: RequestOptions): APIPromise<Template> {
     return this.client.unwrap(this.client.http.POST("/v1/templates", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -21,19 +22,19 @@ export class Templates extends Resource {
   }
 
   /** `getTemplate`: by slug or id, with its latest version (the draft, when there is one). */
-  get(template: string, options?: RequestOptions): Promise<Template> {
+  get(template: string, options?: RequestOptions): APIPromise<Template> {
     return this.client.unwrap(this.client.http.GET("/v1/templates/{template}", { params: { path: { template } }, ...this.client.init(options) }));
   }
 
   /** `updateTemplate`: change the draft (made from the published version if there is none); nothing sends differently until `publish`. */
-  update(template: string, params: RequestBody<"updateTemplate">, options?: RequestOptions): Promise<Template> {
+  update(template: string, params: RequestBody<"updateTemplate">, options?: RequestOptions): APIPromise<Template> {
     return this.client.unwrap(
       this.client.http.PATCH("/v1/templates/{template}", { params: { path: { template } }, body: params, ...this.client.init(options, "PATCH") }),
     );
   }
 
   /** `publishTemplate`: the draft becomes the version that sends; `{ version }` re-publishes an earlier one (a rollback). */
-  publish(template: string, params: RequestBody<"publishTemplate"> = {}, options?: RequestOptions): Promise<Template> {
+  publish(template: string, params: RequestBody<"publishTemplate"> = {}, options?: RequestOptions): APIPromise<Template> {
     return this.client.unwrap(
       this.client.http.POST("/v1/templates/{template}/publish", { params: { path: { template } }, body: params, ...this.client.init(options, "POST") }),
     );
@@ -47,14 +48,14 @@ export class Templates extends Resource {
   }
 
   /** `getTemplateVersion`: one version, exactly as it sends when addressed as `slug@version`. */
-  getVersion(template: string, version: number, options?: RequestOptions): Promise<TemplateVersion> {
+  getVersion(template: string, version: number, options?: RequestOptions): APIPromise<TemplateVersion> {
     return this.client.unwrap(
       this.client.http.GET("/v1/templates/{template}/versions/{version}", { params: { path: { template, version } }, ...this.client.init(options) }),
     );
   }
 
   /** `deleteTemplate`: the template and every version; 409 `template_in_use` while a scheduled message still needs it. */
-  delete(template: string, options?: RequestOptions): Promise<DeletedObject> {
+  delete(template: string, options?: RequestOptions): APIPromise<DeletedObject> {
     // By slug, a repeat after an unknown outcome could delete a newer template of that slug, and
     // the id to answer is unknown: only a delete by id (tpl_…, never a slug) is sent again.
     const byId = template.startsWith("tpl_");
@@ -67,7 +68,7 @@ export class Templates extends Resource {
    * `renderTemplate`: the subject, html and text a send would produce, without sending. Variables
    * are checked against the version's declarations first (one 422 lists every problem).
    */
-  render(template: string, params: RequestBody<"renderTemplate"> = {}, options?: RequestOptions): Promise<RenderedTemplate> {
+  render(template: string, params: RequestBody<"renderTemplate"> = {}, options?: RequestOptions): APIPromise<RenderedTemplate> {
     return this.client.unwrap(
       this.client.http.POST("/v1/templates/{template}/render", { params: { path: { template } }, body: params, ...this.client.init(options, "POST") }),
     );

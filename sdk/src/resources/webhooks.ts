@@ -1,3 +1,4 @@
+import type { APIPromise } from "../api-promise.js";
 import type { Mailroom, RequestOptions } from "../client.js";
 import { MailroomConfigurationError } from "../errors.js";
 import type { PagePromise } from "../pagination.js";
@@ -17,7 +18,7 @@ export class Webhooks {
   constructor(private readonly mailroom?: Mailroom) {}
 
   /** `createWebhook`: a new endpoint; the answer's `secret` verifies its deliveries (`getSecret` shows it again). */
-  create(params: RequestBody<"createWebhook">, options?: RequestOptions): Promise<Webhook> {
+  create(params: RequestBody<"createWebhook">, options?: RequestOptions): APIPromise<Webhook> {
     const client = this.client();
     return client.unwrap(client.http.POST("/v1/webhooks", { body: params, ...client.init(options, "POST") }));
   }
@@ -29,13 +30,13 @@ export class Webhooks {
   }
 
   /** `getWebhook`: the endpoint, its status and, when Mailroom disabled it, why. */
-  get(webhookId: string, options?: RequestOptions): Promise<Webhook> {
+  get(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
     const client = this.client();
     return client.unwrap(client.http.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } }, ...client.init(options) }));
   }
 
   /** `updateWebhook`: change the fields given; `enabled: true` also re-enables an endpoint Mailroom disabled. */
-  update(webhookId: string, params: RequestBody<"updateWebhook">, options?: RequestOptions): Promise<Webhook> {
+  update(webhookId: string, params: RequestBody<"updateWebhook">, options?: RequestOptions): APIPromise<Webhook> {
     const client = this.client();
     return client.unwrap(
       client.http.PATCH("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } }, body: params, ...client.init(options, "PATCH") }),
@@ -43,7 +44,7 @@ export class Webhooks {
   }
 
   /** `deleteWebhook`: the endpoint, its pending deliveries and its recorded attempts. */
-  delete(webhookId: string, options?: RequestOptions): Promise<DeletedObject> {
+  delete(webhookId: string, options?: RequestOptions): APIPromise<DeletedObject> {
     const client = this.client();
     return client.unwrapDeleted(
       client.http.DELETE("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } }, ...client.initRepeatedDelete(options) }),
@@ -52,13 +53,13 @@ export class Webhooks {
   }
 
   /** `getWebhookSecret`: the current signing secret, and the previous one while a rotation's overlap lasts. */
-  getSecret(webhookId: string, options?: RequestOptions): Promise<WebhookSecret> {
+  getSecret(webhookId: string, options?: RequestOptions): APIPromise<WebhookSecret> {
     const client = this.client();
     return client.unwrap(client.http.GET("/v1/webhooks/{webhook_id}/secret", { params: { path: { webhook_id: webhookId } }, ...client.init(options) }));
   }
 
   /** `rotateWebhookSecret`: a new secret; deliveries carry both signatures for `overlap_seconds` (default 24 h). */
-  rotateSecret(webhookId: string, params: RequestBody<"rotateWebhookSecret"> = {}, options?: RequestOptions): Promise<Webhook> {
+  rotateSecret(webhookId: string, params: RequestBody<"rotateWebhookSecret"> = {}, options?: RequestOptions): APIPromise<Webhook> {
     const client = this.client();
     return client.unwrap(
       client.http.POST("/v1/webhooks/{webhook_id}/rotate-secret", { params: { path: { webhook_id: webhookId } }, body: params, ...client.init(options, "POST") }),
@@ -66,7 +67,7 @@ export class Webhooks {
   }
 
   /** `testWebhook`: queue a sample event of `type` (its `data.test` is true) for the endpoint. */
-  test(webhookId: string, params: RequestBody<"testWebhook">, options?: RequestOptions): Promise<WebhookDelivery> {
+  test(webhookId: string, params: RequestBody<"testWebhook">, options?: RequestOptions): APIPromise<WebhookDelivery> {
     const client = this.client();
     return client.unwrap(
       client.http.POST("/v1/webhooks/{webhook_id}/test", { params: { path: { webhook_id: webhookId } }, body: params, ...client.init(options, "POST") }),
@@ -74,7 +75,7 @@ export class Webhooks {
   }
 
   /** `redeliverWebhookEvent`: queue one event for the endpoint again, with the same `webhook-id`. */
-  redeliverEvent(webhookId: string, params: RequestBody<"redeliverWebhookEvent">, options?: RequestOptions): Promise<WebhookDelivery> {
+  redeliverEvent(webhookId: string, params: RequestBody<"redeliverWebhookEvent">, options?: RequestOptions): APIPromise<WebhookDelivery> {
     const client = this.client();
     return client.unwrap(
       client.http.POST("/v1/webhooks/{webhook_id}/redeliver", { params: { path: { webhook_id: webhookId } }, body: params, ...client.init(options, "POST") }),
@@ -82,7 +83,7 @@ export class Webhooks {
   }
 
   /** `replayWebhookEvents`: queue again every failed delivery of an event created at or after `since`. */
-  replayEvents(webhookId: string, params: RequestBody<"replayWebhookEvents">, options?: RequestOptions): Promise<WebhookReplay> {
+  replayEvents(webhookId: string, params: RequestBody<"replayWebhookEvents">, options?: RequestOptions): APIPromise<WebhookReplay> {
     const client = this.client();
     return client.unwrap(
       client.http.POST("/v1/webhooks/{webhook_id}/replay", { params: { path: { webhook_id: webhookId } }, body: params, ...client.init(options, "POST") }),

@@ -5,14 +5,26 @@ import { ActionButton, DialogActions } from "../../components/action-button";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { readForm } from "../../lib/forms";
-import { isAddableReason, type AddableReason } from "../../lib/suppressions";
+import { ENVIRONMENT_LABELS } from "../../lib/environment";
+import { formatDateTime } from "../../lib/format";
+import { isAddableReason, reasonLabel, type AddableReason } from "../../lib/suppressions";
 import { ReasonSelect } from "./reason-select";
 
+/**
+ * What adding an address came to: its suppression, and whether it was already one (the API answers
+ * 200 rather than 201, with the suppression as it was: the reason and note given are not applied).
+ */
+export interface AddedSuppression {
+  suppression: Suppression;
+  alreadySuppressed: boolean;
+}
+
 /** createSuppression: an address, why, and a note. Hard bounces are only recorded by Mailroom. */
-export function AddSuppressionForm({ onAdded, onCancel }: { onAdded: (suppression: Suppression) => void; onCancel: () => void }) {
+export function AddSuppressionForm({ onAdded, onCancel }: { onAdded: (outcome: AddedSuppression) => void; onCancel: () => void }) {
   const api = useApi();
   const add = useAction(async (email: string, reason: AddableReason, detail: string) => {
-    onAdded(await api.call((mr) => mr.suppressions.create({ email, reason, ...(detail ? { detail } : {}) })));
+    const { data, response } = await api.call((mr) => mr.suppressions.create({ email, reason, ...(detail ? { detail } : {}) }).withResponse());
+    onAdded({ suppression: data, alreadySuppressed: response.status === 200 });
   });
   return (
     <form
@@ -42,5 +54,17 @@ export function AddSuppressionForm({ onAdded, onCancel }: { onAdded: (suppressio
         <ActionButton label="Suppress address" pendingLabel="Adding…" pending={add.pending} />
       </DialogActions>
     </form>
+  );
+}
+
+/** The line that says what adding did, or that the address was already suppressed and is unchanged. */
+export function AddedNotice({ added: { suppression, alreadySuppressed } }: { added: AddedSuppression }) {
+  const environment = ENVIRONMENT_LABELS[suppression.environment].toLowerCase();
+  const why = `(${reasonLabel(suppression.reason)}, since ${formatDateTime(suppression.created_at)})`;
+  return (
+    <p className={alreadySuppressed ? "notice" : "notice notice--success"} role="status" data-testid="suppression-added">
+      <strong>{suppression.email}</strong>
+      {alreadySuppressed ? ` was already suppressed in ${environment} ${why}: nothing was changed.` : ` is suppressed in ${environment} ${why}.`}
+    </p>
   );
 }

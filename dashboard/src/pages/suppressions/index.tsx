@@ -15,7 +15,7 @@ import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
 import { hasRole } from "../../lib/roles";
 import { SUPPRESSION_REASONS, isSuppressionReason, reasonLabel } from "../../lib/suppressions";
-import { AddSuppressionForm } from "./add-suppression-form";
+import { AddedNotice, AddSuppressionForm, type AddedSuppression } from "./add-suppression-form";
 import { ImportSuppressionsCard } from "./import-suppressions-card";
 
 const PAGE_SIZE = 25;
@@ -118,7 +118,7 @@ export function SuppressionsPage() {
     [api, query],
   );
   const [adding, setAdding] = useState(false);
-  const [added, setAdded] = useState<Suppression | null>(null);
+  const [added, setAdded] = useState<AddedSuppression | null>(null);
   const [removing, setRemoving] = useState<Suppression | null>(null);
   const environment = ENVIRONMENT_LABELS[api.environment].toLowerCase();
 
@@ -140,12 +140,7 @@ export function SuppressionsPage() {
           You can see the suppression list. Developers, admins and owners add and remove addresses.
         </p>
       )}
-      {added && (
-        <p className="notice notice--success" role="status" data-testid="suppression-added">
-          <strong>{added.email}</strong> is suppressed in {ENVIRONMENT_LABELS[added.environment].toLowerCase()} ({reasonLabel(added.reason)}, since{" "}
-          {formatDateTime(added.created_at)}).
-        </p>
-      )}
+      {added && <AddedNotice added={added} />}
       <FilterForm params={params} />
       <section className="card card--flush" aria-label="Suppression list">
         <Loaded state={paged} what="suppressions">
@@ -168,9 +163,9 @@ export function SuppressionsPage() {
       <Dialog open={adding} title="Add an address" onClose={() => setAdding(false)}>
         <AddSuppressionForm
           onCancel={() => setAdding(false)}
-          onAdded={(suppression) => {
+          onAdded={(outcome) => {
             setAdding(false);
-            setAdded(suppression);
+            setAdded(outcome);
             paged.reload();
           }}
         />
@@ -182,7 +177,7 @@ export function SuppressionsPage() {
         onClose={() => setRemoving(null)}
         onConfirm={async (suppression) => {
           await api.call((mr) => mr.suppressions.delete(suppression.id));
-          if (added?.id === suppression.id) setAdded(null);
+          if (added?.suppression.id === suppression.id) setAdded(null);
           paged.reload();
         }}
       >
