@@ -65,6 +65,13 @@ export function wholeNumber(value: unknown, what: string, { min, max, unit }: { 
   return number;
 }
 
+/**
+ * yargs options for a whole-number flag with a default. A string, so that wholeNumber() judges
+ * what was typed (yargs' number type would make "abc" NaN), and shown in --help as the number it
+ * is (`[default: 20]`), not as the string yargs is given (`[default: "20"]`).
+ */
+export const wholeNumberDefault = (value: number) => ({ type: "string", default: String(value), defaultDescription: String(value) }) as const;
+
 /** `--overlap-seconds` of a secret's rotation (api-keys, webhooks): how long the old one keeps working. */
 export const overlapSecondsOf = (args: Args) => (args["overlap-seconds"] === undefined ? undefined : wholeNumber(args["overlap-seconds"], "--overlap-seconds", { min: 0, unit: "seconds" }));
 

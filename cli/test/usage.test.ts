@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { nouns } from "../src/commands/index.js";
+import { nouns, shortcuts, tools } from "../src/commands/index.js";
 import { REPO, cliEnv, closedPort, problemBody, problemOf, refusedConnection, runCli, type CliResult, type RunOptions } from "./helpers.js";
 
 let server: TestServer;
@@ -285,6 +285,23 @@ describe("help and version", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ {6}--status /m);
     expect(result.stdout).toContain("Examples:\n  mailroom messages list --status bounced");
+  });
+
+  it("shows a whole-number flag's default as the number it is, not as a quoted string", async () => {
+    const list = await runCli(["messages", "list", "--help"], { env });
+    const listen = await runCli(["listen", "--help"], { env });
+
+    expect(list.stdout).toMatch(/^ +--limit +Page size \(1-100\) +\[string\] \[default: 20\]$/m);
+    expect(listen.stdout).toMatch(/\[string\] \[default: 3\]$/m);
+  });
+
+  it("quotes no default on any command's --help", async () => {
+    const verbs = [...nouns.flatMap((noun) => noun.commands.map((command) => [noun.name, command.command.split(" ")[0] ?? ""])), ...Object.keys({ ...shortcuts, ...tools }).map((name) => [name])];
+
+    for (const verb of verbs) {
+      const result = await runCli([...verb, "--help"], { env });
+      expect(result.stdout, verb.join(" ")).not.toMatch(/\[default: "/);
+    }
   });
 
   it("needs no API key for --help", async () => {
