@@ -5,11 +5,23 @@ import { run } from "./run.js";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
+/** What the command asked to be said if a signal ends it (Io.beforeSignalExit). */
+let lastWords = () => {};
+
 /**
  * Ctrl-C (SIGINT) and SIGTERM end a command at once, with the status a shell reports for a process
- * the signal ended (128 + its number: 130, 143), unless the command catches them (below).
+ * the signal ended (128 + its number: 130, 143), unless the command catches them (below). What it
+ * asked to be said first (the request a stop leaves in doubt) is said; a write to a pipe can still
+ * be under way (they are asynchronous on POSIX), so the exit waits until stderr has taken it.
  */
-const exitOnSignal = (signal: NodeJS.Signals) => process.exit(128 + constants.signals[signal]);
+function exitOnSignal(signal: NodeJS.Signals): void {
+  const status = 128 + constants.signals[signal];
+  try {
+    lastWords();
+  } finally {
+    process.stderr.write("", () => process.exit(status));
+  }
+}
 for (const signal of STOP_SIGNALS) process.on(signal, exitOnSignal);
 
 /**
@@ -52,4 +64,5 @@ process.exitCode = await run(process.argv.slice(2), {
   },
   interrupted,
   catchInterrupts,
+  beforeSignalExit: (say) => (lastWords = say),
 });

@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import { APIConnectionError, APIError, type Mailroom, type OperationId } from "mailroom";
+import type { Mailroom, OperationId } from "mailroom";
 import type { Io } from "./io.js";
 import type { Output } from "./output.js";
 
@@ -14,6 +14,14 @@ export interface Context {
   client(): Mailroom;
   output: Output;
   io: Io;
+  /**
+   * Runs `call` with `key` as the Idempotency-Key that `--idempotency-key` should be given to run
+   * the command again, in place of the ones its requests are sent with, or none (undefined) where
+   * a rerun takes none: what the CLI names when the call fails with its outcome unknown, or is
+   * stopped before its answer came. For commands whose requests are sent under keys of their own
+   * making, or whose rerun needs no key.
+   */
+  rerunWith<T>(key: string | undefined, call: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -65,6 +73,13 @@ export function wholeNumber(value: unknown, what: string, { min, max, unit }: { 
   return number;
 }
 
+/**
+ * yargs options for a whole-number flag with a default. A string, so that wholeNumber() judges
+ * what was typed (yargs' number type would make "abc" NaN), and shown in --help as the number it
+ * is (`[default: 20]`), not as the string yargs is given (`[default: "20"]`).
+ */
+export const wholeNumberDefault = (value: number) => ({ type: "string", default: String(value), defaultDescription: String(value) }) as const;
+
 /** `--overlap-seconds` of a secret's rotation (api-keys, webhooks): how long the old one keeps working. */
 export const overlapSecondsOf = (args: Args) => (args["overlap-seconds"] === undefined ? undefined : wholeNumber(args["overlap-seconds"], "--overlap-seconds", { min: 0, unit: "seconds" }));
 
@@ -80,16 +95,6 @@ export class RefusedError extends Error {
   ) {
     super(message);
   }
-}
-
-/**
- * `error` carrying the Idempotency-Key that `--idempotency-key` should be given to run the command
- * again (which the CLI's error names), in place of the one the SDK sent, or none (undefined) where a
- * rerun takes no key. For commands whose requests are sent under keys of their own making.
- */
-export function rerunWith(error: unknown, key: string | undefined): unknown {
-  if (error instanceof APIError || error instanceof APIConnectionError) error.idempotency_key = key;
-  return error;
 }
 
 export function optionalString(args: Args, key: string): string | undefined {

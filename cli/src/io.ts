@@ -20,6 +20,12 @@ export interface Io {
    * for every other command. Absent where there are no signals to catch (tests).
    */
   catchInterrupts?(): void;
+  /**
+   * Sets what to say when Ctrl-C (SIGINT) or SIGTERM ends the command at once (as it does unless
+   * the command catches interrupts): `say` runs just before the process exits, so it writes at
+   * once or not at all. Absent where there are no signals.
+   */
+  beforeSignalExit?(say: () => void): void;
   /** The Mailroom client's fetch; tests may inject one. Default: the global fetch. */
   fetch?: (input: Request) => Promise<Response>;
 }

@@ -1,14 +1,14 @@
 import type { Argv } from "yargs";
 import type { PagePromise } from "mailroom";
 import type { Args, Context } from "./command.js";
-import { definedOnly, optionalString, wholeNumber } from "./command.js";
+import { definedOnly, optionalString, wholeNumber, wholeNumberDefault } from "./command.js";
 import { table } from "./output.js";
 import { parsePastInstant } from "./time.js";
 
 /** The pagination and date-range flags every list command has. */
 export function listFlags(yargs: Argv, { createdRange = true } = {}): Argv {
   const withPaging = yargs
-    .option("limit", { type: "string", describe: "Page size (1-100)", default: "20", coerce: pageSize })
+    .option("limit", { ...wholeNumberDefault(20), describe: "Page size (1-100)", coerce: pageSize })
     .option("after", { type: "string", describe: "Cursor: the next_cursor of the previous page" })
     .option("all", { type: "boolean", describe: "Fetch every page, not just the first", default: false });
   if (!createdRange) return withPaging;

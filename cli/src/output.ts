@@ -25,7 +25,7 @@ export class Output {
   result(data: unknown, human: () => string, hint?: () => string | undefined): void {
     this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human(), { lines: true })}\n`);
     // Worked out only when it will be shown: in JSON mode the answer may lack what a hint reads.
-    if (hint && this.showsHints) this.hint(hint());
+    if (hint && this.showsHints) this.aside(hint());
   }
 
   /** One item of a stream (`events tail`): a JSON line, or a human line. */
@@ -33,9 +33,9 @@ export class Output {
     this.io.stdout.write(this.json ? `${JSON.stringify(data)}\n` : `${printable(human(), { lines: true })}\n`);
   }
 
-  /** Progress and hints: stderr, and only for a person at a terminal. */
+  /** How far a long command has got (`fetched 100…`): for a person at a terminal, in either mode. */
   progress(text: string): void {
-    if (this.io.stderr.isTTY) this.io.stderr.write(`${printable(text, { lines: true })}\n`);
+    if (this.showsProgress) this.aside(text);
   }
 
   /**
@@ -43,16 +43,29 @@ export class Output {
    * only, so that `mailroom … --no-json | tail -1` gets the result, not advice about it.
    */
   hint(text: string | undefined): void {
-    if (this.showsHints && text !== undefined) this.progress(text);
+    if (this.showsHints) this.aside(text);
   }
 
+  /**
+   * The one rule for what is said aside from the result: only to a person, who is there when
+   * stderr is a terminal; in a log or a pipe it would only be noise among the errors.
+   */
+  private get showsProgress(): boolean {
+    return this.io.stderr.isTTY === true;
+  }
+
+  /** Hints also need the human output: in JSON mode stdout goes to a program, whatever reads stderr. */
   private get showsHints(): boolean {
-    return !this.json && this.io.stderr.isTTY === true;
+    return this.showsProgress && !this.json;
+  }
+
+  private aside(text: string | undefined): void {
+    if (text !== undefined) this.io.stderr.write(`${printable(text, { lines: true })}\n`);
   }
 
   /** A warning that does not stop the command: stderr, always, so that scripts can log it. */
   warn(text: string): void {
-    this.io.stderr.write(`warning: ${printable(text, { lines: true })}\n`);
+    this.aside(`warning: ${text}`);
   }
 
   /** An error: a problem document as JSON in JSON mode, else words. Always on stderr. */

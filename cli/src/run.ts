@@ -6,6 +6,7 @@ import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.j
 import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, noAnswerFix } from "./connection.js";
 import type { Io } from "./io.js";
 import { Output, problemLines } from "./output.js";
+import { Unanswered } from "./unanswered.js";
 import { VERSION } from "./version.js";
 
 export { EXIT } from "./command.js";
@@ -117,11 +118,17 @@ function onceEach(args: Args, yargs: Argv): true {
 
 async function execute(command: Command, args: Args, io: Io): Promise<number> {
   const output = new Output(io, args.json as boolean | undefined);
+  const unanswered = new Unanswered();
+  io.beforeSignalExit?.(() => reportStop(output, unanswered.rerunKey));
+  // Every request of the command goes through it (a probe's or doctor's client too), so that a stop
+  // can name the POST it leaves in doubt.
+  const watched: Io = { ...io, fetch: unanswered.watch(io.fetch ?? ((request) => fetch(request))) };
   let client: Mailroom | undefined;
   const context: Context = {
-    client: () => (client ??= createClient(args, io)),
+    client: () => (client ??= createClient(args, watched)),
     output,
-    io,
+    io: watched,
+    rerunWith: (key, call) => unanswered.rerunWith(key, call),
   };
   try {
     return (await command.run(context, args)) ?? EXIT.ok;
@@ -191,12 +198,26 @@ function rerunKey(error: APIError | APIConnectionError): string | undefined {
 }
 
 function rerunHint(error: APIError | APIConnectionError, key: string): string {
-  // No full stop after the flag: it would be copied with the key.
-  const flag = `--idempotency-key ${shellWord(key)}`;
   if (error instanceof APIError && error.code === "idempotency_key_in_use") {
-    return `The first run with this Idempotency-Key is still going; for its answer, run the same command again with ${flag}`;
+    return `The first run with this Idempotency-Key is still going; for its answer, run the same command again with ${rerunFlag(key)}`;
   }
-  return `It may have been carried out all the same; to try again without doing it twice, run the same command with ${flag}`;
+  return mayHaveRun(key);
+}
+
+const mayHaveRun = (key: string) => `It may have been carried out all the same; to try again without doing it twice, run the same command with ${rerunFlag(key)}`;
+
+// No full stop after the flag in the sentences that end with it: it would be copied with the key.
+const rerunFlag = (key: string) => `--idempotency-key ${shellWord(key)}`;
+
+/**
+ * What a stop (Ctrl-C, SIGTERM) says as it ends the command: nothing, unless it leaves a POST in
+ * doubt whose rerun takes a key; then, on stderr in either mode, that it may have run and the key
+ * to run the command again with. Exit 130 or 143 all the same: the command did not finish.
+ */
+function reportStop(output: Output, key: string | undefined): void {
+  if (key === undefined) return;
+  const stopped = "Interrupted before the server answered";
+  output.error({ error: "interrupted", message: `${stopped}: the request may have been carried out all the same.`, idempotency_key: key }, `${stopped}. ${mayHaveRun(key)}`);
 }
 
 /** `word` as a shell reads it back: bare when it can be, else single-quoted (a key the user chose may hold a space). */

@@ -168,10 +168,11 @@ describe("mailroom domains delete", () => {
     expect(api.seen).toMatchObject([{ method: "DELETE", target: `/v1/domains/${DOMAIN_ID}`, idempotencyKey: null }]);
   });
 
-  it("says so on a terminal, and when to remove the DNS records", async () => {
+  it("says so on a terminal, and when to remove the DNS records as a hint", async () => {
     const result = await runCli(["domains", "delete", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, deleted).fetch });
 
-    expect(result.stdout).toBe(`Deleted ${DOMAIN_ID}. Remove its DNS records once the mail it signed has been delivered.\n`);
+    expect(result.stdout).toBe(`Deleted ${DOMAIN_ID}.\n`);
+    expect(result.stderr).toBe("Remove its DNS records once the mail it signed has been delivered.\n");
   });
 });
 
@@ -191,6 +192,7 @@ describe("mailroom domains verify", () => {
 
     expect(result.stdout).toMatch(/^status\s+verified$/m);
     expect(result.stdout).toMatch(/\n\nVerified: live mail may be sent from this domain\.\n$/);
+    expect(result.stderr).toBe("");
   });
 
   it("says how many required records are still missing, and exits 0: the check itself worked", async () => {
@@ -199,7 +201,8 @@ describe("mailroom domains verify", () => {
     const result = await runCli(["domains", "verify", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, waiting).fetch });
 
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Still pending: 2 required records not found as published.");
+    expect(result.stdout).toMatch(/\n\nStill pending: 2 required records not found as published\.\n$/);
+    expect(result.stderr).toBe(`DNS changes can take a while to show; verifying again is harmless: mailroom domains verify ${DOMAIN_ID}\n`);
   });
 
   it("says since when records are missing and that live mail still goes out, for a domain in its grace period", async () => {
@@ -211,6 +214,8 @@ describe("mailroom domains verify", () => {
     expect(result.stdout).toMatch(/^next_check_at\s+2026-11-22T17:20:00Z$/m);
     expect(result.stdout).toMatch(/^grace_ends_at\s+2026-11-25T15:20:00Z$/m);
     expect(result.stdout).toContain("Records missing since 2026-11-22T15:20:00Z: 1 required record not found as published. Live mail is still sent until the grace period ends at 2026-11-25T15:20:00Z, then refused");
+    expect(result.stdout).not.toContain("domains verify dom_");
+    expect(result.stderr).toBe(`Publish the missing records again, then run: mailroom domains verify ${DOMAIN_ID}\n`);
   });
 
   it("says live mail is refused for a failed domain, which the server no longer checks by itself", async () => {
@@ -220,6 +225,8 @@ describe("mailroom domains verify", () => {
 
     expect(result.stdout).toMatch(/^next_check_at\s+\(none: checked when you run domains verify\)$/m);
     expect(result.stdout).toContain("Failed: 1 required record not found as published, past the grace period. Live mail from this domain is refused");
+    expect(result.stdout).not.toContain("domains verify dom_");
+    expect(result.stderr).toBe(`Publish the missing records again, then run: mailroom domains verify ${DOMAIN_ID}\n`);
   });
 });
 
@@ -234,13 +241,29 @@ describe("mailroom domains rotate-dkim", () => {
     expect(api.seen).toEqual([{ method: "POST", target: `/v1/domains/${DOMAIN_ID}/rotate-dkim`, authorization: "Bearer svc_test_stub", idempotencyKey: expect.any(String), body: undefined }]);
   });
 
-  it("lists the new records to publish on a terminal, marked as new keys, and what happens next", async () => {
+  it("lists the new records to publish on a terminal, marked as new keys, and what happens next as a hint", async () => {
     const result = await runCli(["domains", "rotate-dkim", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, rotating).fetch });
 
     expect(result.stdout).toMatch(/^dkim_rotation\s+mr2611q7k-rsa, mr2611q7k-ed \(since 2026-11-22T10:00:00Z; not signing yet\)$/m);
+    expect(result.stdout).toMatch(/^TXT\s+mr2611q7k-rsa\._domainkey\.acme\.example\s+pending \(new key\)\s+v=DKIM1; k=rsa; p=/m);
     expect(result.stdout).toMatch(/^TXT\s+mr2611q7k-ed\._domainkey\.acme\.example\s+pending \(new key\)\s+v=DKIM1; k=ed25519; p=/m);
-    expect(result.stdout).toContain("Publish the new keys' records:\nTXT mr2611q7k-rsa._domainkey.acme.example -> v=DKIM1; k=rsa; p=");
-    expect(result.stdout).toContain(`Then run: mailroom domains verify ${DOMAIN_ID}`);
+    expect(result.stdout).not.toContain("Publish");
+    expect(result.stdout).not.toContain("domains verify dom_");
+    expect(result.stderr).toBe(
+      `Publish the records marked "new key", then run: mailroom domains verify ${DOMAIN_ID}\n` +
+        "Mail is signed with the current keys until every new record is found; keep the old records published for a week after that.\n",
+    );
+  });
+
+  it("keeps that hint off stdout, and off stderr unless that is a terminal (--no-json | tail)", async () => {
+    const piped = await runCli(["domains", "rotate-dkim", DOMAIN_ID, "--no-json"], { env, stderrTty: true, fetch: stubApi(200, rotating).fetch });
+    const logged = await runCli(["domains", "rotate-dkim", DOMAIN_ID, "--no-json"], { env, fetch: stubApi(200, rotating).fetch });
+
+    expect(piped.stdout).toMatch(/^dkim_rotation\s+/m);
+    expect(piped.stdout).not.toContain("Publish");
+    expect(piped.stderr).toContain(`mailroom domains verify ${DOMAIN_ID}`);
+    expect(logged.stdout).not.toContain("Publish");
+    expect(logged.stderr).toBe("");
   });
 
   it("exits 1 with the API's 409 domain_not_verified for a domain that is not verified", async () => {

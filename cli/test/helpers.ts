@@ -55,6 +55,11 @@ export interface RunOptions {
 export interface RunningCli {
   stdout(): string;
   stderr(): string;
+  /**
+   * What Ctrl-C does to a command that does not catch it, up to the exit (the binary then exits
+   * 130, while here the run goes on): it says what the command left to say, on stderr.
+   */
+  stop(): void;
   done: Promise<CliResult>;
 }
 
@@ -66,6 +71,7 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
   const stdoutChunks: Buffer[] = [];
   const stdout = () => Buffer.concat(stdoutChunks);
   let stderr = "";
+  let lastWords = () => {};
   const io: Io = {
     stdout: { write: (chunk: string | Uint8Array) => stdoutChunks.push(Buffer.from(chunk)), isTTY: options.tty ?? false },
     stderr: { write: (chunk: string) => (stderr += chunk), isTTY: options.stderrTty ?? options.tty ?? false },
@@ -80,11 +86,12 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
       else await writeFile(path, data);
     },
     interrupted: options.interrupted ?? new Promise<void>(() => undefined),
+    beforeSignalExit: (say) => (lastWords = say),
     ...(options.stdin !== undefined ? { readStdin: async () => Buffer.from(options.stdin as string) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const done = run(argv, io).then((code) => result(code, stdout(), stderr));
-  return { stdout: () => stdout().toString("utf8"), stderr: () => stderr, done };
+  return { stdout: () => stdout().toString("utf8"), stderr: () => stderr, stop: () => lastWords(), done };
 }
 
 export function runCli(argv: string[], options: RunOptions): Promise<CliResult> {

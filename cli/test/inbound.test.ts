@@ -73,7 +73,7 @@ describe("mailroom inbound get", () => {
     expect(api.seen).toMatchObject([{ method: "GET", target: `/v1/inbound/${INBOUND_ID}` }]);
   });
 
-  it("shows the new text, the quoted history set apart, the checks and how to download each attachment, on a terminal", async () => {
+  it("shows the new text, the quoted history set apart, the checks and the attachments on a terminal, and how to download one as a hint", async () => {
     const result = await runCli(["inbound", "get", INBOUND_ID], { env, tty: true, fetch: stubApi(200, reply).fetch });
 
     expect(result.code, result.stderr).toBe(0);
@@ -82,7 +82,19 @@ describe("mailroom inbound get", () => {
     expect(result.stdout).toMatch(/^Thanks, that worked!$/m);
     expect(result.stdout).toMatch(/^Quoted history:\n {2}On Sat, 21 Nov 2026 at 10:00, Acme <hello@acme.example> wrote:\n {2}> Hello Ada$/m);
     expect(result.stdout).toMatch(/^0\s+screenshot\.png\s+image\/png\s+48213$/m);
-    expect(result.stdout).toContain(`mailroom inbound get-attachment ${INBOUND_ID} <index> --output <file>`);
+    expect(result.stdout).not.toContain("get-attachment");
+    expect(result.stderr).toBe(`Download an attachment with: mailroom inbound get-attachment ${INBOUND_ID} <index> --output <file>\n`);
+  });
+
+  it("keeps the download hint off stdout, and off stderr unless that is a terminal (--no-json | tail)", async () => {
+    const piped = await runCli(["inbound", "get", INBOUND_ID, "--no-json"], { env, stderrTty: true, fetch: stubApi(200, reply).fetch });
+    const logged = await runCli(["inbound", "get", INBOUND_ID, "--no-json"], { env, fetch: stubApi(200, reply).fetch });
+
+    expect(piped.stdout).toMatch(/^0\s+screenshot\.png/m);
+    expect(piped.stdout).not.toContain("get-attachment");
+    expect(piped.stderr).toContain("mailroom inbound get-attachment");
+    expect(logged.stdout).not.toContain("get-attachment");
+    expect(logged.stderr).toBe("");
   });
 
   it("says the content was removed, and offers no download, once the content retention removed it", async () => {
@@ -93,6 +105,7 @@ describe("mailroom inbound get", () => {
     expect(result.stdout).toMatch(/^content_removed_at\s+2026-12-01T10:00:00.000Z$/m);
     expect(result.stdout).toContain("(content removed by the workspace's content retention)");
     expect(result.stdout).not.toContain("get-attachment");
+    expect(result.stderr).toBe("");
   });
 });
 

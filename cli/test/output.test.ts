@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { cell, fields, printable, table } from "../src/output.js";
+import { Output, cell, fields, printable, table } from "../src/output.js";
 import { api, cliEnv, problemOf, runCli, stubApi } from "./helpers.js";
 
 describe("output mode", () => {
@@ -54,6 +54,46 @@ describe("output mode", () => {
     expect([asJson.stdout, inWords.stdout]).toEqual(["", ""]);
     expect(JSON.parse(asJson.stderr)).toMatchObject({ type: expect.stringContaining("not_found"), status: 404, code: "not_found", request_id: expect.any(String) });
     expect(inWords.stderr).toMatch(/^Error: 404 not_found: .+\nRequest id: \S+\n$/);
+  });
+});
+
+describe("progress and hints", () => {
+  /** An Output over buffers: stdout a pipe or a terminal as `json` asks, stderr a terminal or not. */
+  function output({ json, stderrTty }: { json: boolean; stderrTty: boolean }) {
+    const written = { stdout: "", stderr: "" };
+    const io = {
+      stdout: { write: (chunk: string | Uint8Array) => (written.stdout += String(chunk)), isTTY: !json },
+      stderr: { write: (chunk: string) => (written.stderr += chunk), isTTY: stderrTty },
+      env: {},
+      readFile: () => Promise.reject(new Error("no files")),
+      writeFile: () => Promise.reject(new Error("no files")),
+      interrupted: new Promise<void>(() => undefined),
+    };
+    return { output: new Output(io, undefined), written };
+  }
+
+  it.each([
+    { json: false, stderrTty: true, progress: true, hints: true },
+    { json: true, stderrTty: true, progress: true, hints: false },
+    { json: false, stderrTty: false, progress: false, hints: false },
+    { json: true, stderrTty: false, progress: false, hints: false },
+  ])("go to stderr only when it is a terminal, and hints in human mode only (JSON mode $json, stderr a terminal $stderrTty)", ({ json, stderrTty, progress, hints }) => {
+    const { output: out, written } = output({ json, stderrTty });
+
+    out.progress("fetched 100…");
+    out.hint("Follow it with: mailroom messages get msg_1");
+    out.result({ id: "msg_2" }, () => "id  msg_2", () => "Follow it with: mailroom messages get msg_2");
+
+    expect(written.stderr).toBe([...(progress ? ["fetched 100…"] : []), ...(hints ? ["Follow it with: mailroom messages get msg_1", "Follow it with: mailroom messages get msg_2"] : [])].map((line) => `${line}\n`).join(""));
+    expect(written.stdout).not.toContain("Follow it with");
+  });
+
+  it("works a hint out only when it will be shown", () => {
+    const { output: out } = output({ json: true, stderrTty: true });
+
+    out.result({}, () => "", () => {
+      throw new Error("a hint of JSON mode was worked out");
+    });
   });
 });
 

@@ -41,28 +41,90 @@ describe("the mailroom binary", () => {
     expect(JSON.parse(stderr)).toMatchObject({ status: 404, code: "not_found" });
   });
 
+  /** A server that takes each connection and reads the request, but never answers: a command waits on it. */
+  async function silentServer() {
+    const connections: Socket[] = [];
+    let received = "";
+    const silent = createNetServer((socket) => {
+      connections.push(socket);
+      socket.setEncoding("utf8").on("data", (chunk: string) => (received += chunk));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      /** The request's head once it has all come, else undefined. */
+      head: () => (received.includes("\r\n\r\n") ? received.slice(0, received.indexOf("\r\n\r\n")) : undefined),
+      close: async () => {
+        for (const socket of connections) socket.destroy();
+        await new Promise((resolve) => silent.close(resolve));
+      },
+    };
+  }
+
   it.each([
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const)("ends a command waiting for an answer at once on %s, with exit %i as shells report it", async (signal, status) => {
-    // A server that takes the connection and never answers: the command waits on it.
-    const connections: Socket[] = [];
-    const silent = createNetServer((socket) => connections.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const silent = await silentServer();
     try {
-      const command = spawnCli(["workspace", "get"], { ...env, MAILROOM_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
-      await eventually(() => expect(connections).toHaveLength(1));
+      const command = spawnCli(["workspace", "get"], { ...env, MAILROOM_BASE_URL: silent.url });
+      await eventually(() => expect(silent.head()).toBeDefined());
 
       const sentAt = Date.now();
       command.child.kill(signal);
-      const { code } = await command.exited;
+      const { code, stderr } = await command.exited;
 
       expect(code).toBe(status);
       expect(Date.now() - sentAt).toBeLessThan(2_000);
+      // A read left unanswered changed nothing: there is nothing to say.
+      expect(stderr).toBe("");
     } finally {
-      for (const socket of connections) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
+  });
+
+  describe("stopped while a POST awaits its answer", () => {
+    const send = ["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Stopped", "--text", "Hi"];
+
+    it("says in JSON, on SIGINT, that the send may have run and under which Idempotency-Key to run it again, and exits 130 at once", async () => {
+      const silent = await silentServer();
+      try {
+        const command = spawnCli(send, { ...env, MAILROOM_BASE_URL: silent.url });
+        await eventually(() => expect(silent.head()).toBeDefined());
+        const key = /^idempotency-key: (.+)$/im.exec(silent.head() ?? "")?.[1];
+        expect(key).toMatch(/^[0-9a-f-]{36}$/);
+
+        const sentAt = Date.now();
+        command.child.kill("SIGINT");
+        const { code, stdout, stderr } = await command.exited;
+
+        expect(code).toBe(130);
+        expect(Date.now() - sentAt).toBeLessThan(2_000);
+        expect(stdout).toBe("");
+        expect(JSON.parse(stderr)).toEqual({ error: "interrupted", message: "Interrupted before the server answered: the request may have been carried out all the same.", idempotency_key: key });
+      } finally {
+        await silent.close();
+      }
+    });
+
+    it("says it in words with --no-json, on SIGTERM, quoting a key of the user's own as the shell reads it back, and exits 143", async () => {
+      const silent = await silentServer();
+      try {
+        const command = spawnCli([...send, "--no-json", "--idempotency-key", "order 1234"], { ...env, MAILROOM_BASE_URL: silent.url });
+        await eventually(() => expect(silent.head()).toMatch(/^idempotency-key: order 1234$/im));
+
+        command.child.kill("SIGTERM");
+        const { code, stdout, stderr } = await command.exited;
+
+        expect(code).toBe(143);
+        expect(stdout).toBe("");
+        expect(stderr).toBe(
+          "Interrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key 'order 1234'\n",
+        );
+      } finally {
+        await silent.close();
+      }
+    });
   });
 
   it("follows events with events tail and stops cleanly, exit 0, on SIGINT", async () => {

@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { nouns } from "../src/commands/index.js";
-import { REPO, cliEnv, closedPort, problemBody, problemOf, refusedConnection, runCli, type CliResult, type RunOptions } from "./helpers.js";
+import { nouns, shortcuts, tools } from "../src/commands/index.js";
+import { REPO, cliEnv, closedPort, contractExample, eventually, problemBody, problemOf, refusedConnection, runCli, startCli, stubApi, type CliResult, type RunOptions } from "./helpers.js";
 
 let server: TestServer;
 
@@ -258,6 +258,70 @@ describe("an error after which the request may have run", () => {
     const preview = await runCli([...send, "--dry-run"], { env, fetch: failed.fetch, tty: true });
     expect(preview.stderr).not.toContain("--idempotency-key");
   });
+
+  it("gives no key for leaving a workspace, which takes no --idempotency-key: the token a rerun would need ends with it", async () => {
+    const failed = answering(badGateway);
+
+    const json = await runCli(["accounts", "leave-workspace"], { env, fetch: failed.fetch });
+    const words = await runCli(["accounts", "leave-workspace"], { env, fetch: failed.fetch, tty: true });
+
+    expect(failed.key()).toHaveLength(2);
+    expect(problemOf(json)).not.toHaveProperty("idempotency_key");
+    expect(words.stderr).not.toContain("--idempotency-key");
+  });
+
+  describe("stopped by Ctrl-C (or SIGTERM) before the answer came", () => {
+    const unanswered = () => new Promise<Response>(() => undefined);
+
+    /** Runs the CLI until `api` has been asked `requests` times, then stops it as Ctrl-C would; answers what it said. */
+    async function stopWhenAsked(argv: string[], api: ReturnType<typeof answering>, options: Omit<RunOptions, "env" | "fetch"> = {}, requests = 1): Promise<string> {
+      const running = startCli(argv, { env, fetch: api.fetch, ...options });
+      await eventually(() => expect(api.keys).toHaveLength(requests));
+      running.stop();
+      return running.stderr();
+    }
+
+    it("names the Idempotency-Key of the send it leaves in doubt, as JSON in JSON mode", async () => {
+      const api = answering(unanswered);
+
+      const stderr = await stopWhenAsked(send, api);
+
+      expect(JSON.parse(stderr)).toEqual({ error: "interrupted", message: "Interrupted before the server answered: the request may have been carried out all the same.", idempotency_key: api.keys[0] });
+    });
+
+    it("names it too while the SDK waits to send it again after a 5xx, whose request may have run", async () => {
+      const api = answering(() => new Response(JSON.stringify(problemBody(502, "bad_gateway")), { status: 502, headers: { "content-type": "application/problem+json", "retry-after": "30" } }));
+
+      const stderr = await stopWhenAsked(send, api, { tty: true });
+
+      expect(stderr).toBe(`Interrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key ${api.keys[0]}\n`);
+    });
+
+    it("names the key a suppression import is run again with, not its request's <key>#<n>", async () => {
+      const api = answering(unanswered);
+
+      const stderr = await stopWhenAsked(["suppressions", "import", "--file", "-", "--idempotency-key", "import-1"], api, { stdin: "ada@example.com\n" });
+
+      expect(api.keys).toEqual(["import-1#1"]);
+      expect(JSON.parse(stderr)).toMatchObject({ error: "interrupted", idempotency_key: "import-1" });
+    });
+
+    it("says nothing for a read, a preview (which changes nothing) or leaving a workspace (which takes no key)", async () => {
+      for (const argv of [["messages", "get", "msg_1"], [...send, "--dry-run"], ["accounts", "leave-workspace"]]) {
+        expect(await stopWhenAsked(argv, answering(unanswered), { tty: true }), argv.join(" ")).toBe("");
+      }
+    });
+
+    it("says nothing once the server has answered", async () => {
+      const running = startCli(send, { env, fetch: stubApi(202, contractExample("QueuedMessage")).fetch });
+      const { code } = await running.done;
+
+      running.stop();
+
+      expect(code, running.stderr()).toBe(0);
+      expect(running.stderr()).toBe("");
+    });
+  });
 });
 
 describe("help and version", () => {
@@ -299,6 +363,23 @@ describe("help and version", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ {6}--status /m);
     expect(result.stdout).toContain("Examples:\n  mailroom messages list --status bounced");
+  });
+
+  it("shows a whole-number flag's default as the number it is, not as a quoted string", async () => {
+    const list = await runCli(["messages", "list", "--help"], { env });
+    const listen = await runCli(["listen", "--help"], { env });
+
+    expect(list.stdout).toMatch(/^ +--limit +Page size \(1-100\) +\[string\] \[default: 20\]$/m);
+    expect(listen.stdout).toMatch(/\[string\] \[default: 3\]$/m);
+  });
+
+  it("quotes no default on any command's --help", async () => {
+    const verbs = [...nouns.flatMap((noun) => noun.commands.map((command) => [noun.name, command.command.split(" ")[0] ?? ""])), ...Object.keys({ ...shortcuts, ...tools }).map((name) => [name])];
+
+    for (const verb of verbs) {
+      const result = await runCli([...verb, "--help"], { env });
+      expect(result.stdout, verb.join(" ")).not.toMatch(/\[default: "/);
+    }
   });
 
   it("needs no API key for --help", async () => {

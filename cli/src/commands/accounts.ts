@@ -145,8 +145,8 @@ export const accounts: Noun = {
       operationId: "leaveWorkspace",
       examples: [["$0 accounts leave-workspace", "Leave the workspace (the last owner cannot)"]],
       // No --idempotency-key: leaving ends the token, so a rerun is refused 401 whatever its key.
-      async run({ client, output }) {
-        const member = await client().accounts.leaveWorkspace();
+      async run({ client, output, rerunWith }) {
+        const member = await rerunWith(undefined, () => client().accounts.leaveWorkspace());
         output.result(member, () => `${renderMember(member)}\n\nLeft the workspace.`);
       },
     },

@@ -71,12 +71,20 @@ function verdict(domain: Domain): string {
   if (domain.status === "verified") return "Verified: live mail may be sent from this domain.";
   const waiting = domain.records.filter((record) => record.required && record.status !== "verified").length;
   const missing = `${waiting} required record${waiting === 1 ? "" : "s"} not found as published`;
-  if (domain.status === "temporary_failure") {
-    return `Records missing since ${domain.failing_since}: ${missing}. Live mail is still sent until the grace period ends at ${domain.grace_ends_at}, then refused; publish the records again and re-run domains verify.`;
-  }
-  if (domain.status === "failed") return `Failed: ${missing}, past the grace period. Live mail from this domain is refused until the records are published again and domains verify finds them.`;
-  return `Still pending: ${missing}. DNS changes can take a while to show; verifying again is harmless.`;
+  if (domain.status === "temporary_failure") return `Records missing since ${domain.failing_since}: ${missing}. Live mail is still sent until the grace period ends at ${domain.grace_ends_at}, then refused.`;
+  if (domain.status === "failed") return `Failed: ${missing}, past the grace period. Live mail from this domain is refused.`;
+  return `Still pending: ${missing}.`;
 }
+
+/** The hint after a verification that did not verify: wait for DNS, or publish what went missing. */
+function afterVerify(domain: Domain): string | undefined {
+  if (domain.status === "verified") return undefined;
+  if (domain.status === "pending") return `DNS changes can take a while to show; verifying again is harmless: mailroom domains verify ${domain.id}`;
+  return publishThenVerify("the missing records again", domain);
+}
+
+/** The hint after an answer with DNS records to publish: which ones, and the command that checks them. */
+const publishThenVerify = (records: string, domain: Domain) => `Publish ${records}, then run: mailroom domains verify ${domain.id}`;
 
 export const domains: Noun = {
   name: "domains",
@@ -98,7 +106,7 @@ export const domains: Noun = {
       async run({ client, output }, args) {
         const body = { name: requiredString(args, "name"), ...definedOnly({ return_path_subdomain: optionalString(args, "return-path-subdomain") }) };
         const domain = await client().domains.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(domain, () => renderDomain(domain), () => `Publish these records, then run: mailroom domains verify ${domain.id}`);
+        output.result(domain, () => renderDomain(domain), () => publishThenVerify("these records", domain));
       },
     },
     {
@@ -156,7 +164,7 @@ export const domains: Noun = {
           () => renderDomain(domain),
           () => {
             const cname = domain.records.find((record) => record.purpose === "tracking");
-            return cname && cname.status !== "verified" ? `Publish the tracking record (${cname.type} ${cname.name} -> ${cname.value}), then run: mailroom domains verify ${domain.id}` : undefined;
+            return cname && cname.status !== "verified" ? publishThenVerify(`the tracking record (${cname.type} ${cname.name} -> ${cname.value})`, domain) : undefined;
           },
         );
       },
@@ -168,7 +176,11 @@ export const domains: Noun = {
       examples: [["$0 domains delete dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending from a domain"]],
       async run({ client, output }, args) {
         const deleted = await client().domains.delete(requiredString(args, "domain_id"));
-        output.result(deleted, () => `Deleted ${deleted.id}. Remove its DNS records once the mail it signed has been delivered.`);
+        output.result(
+          deleted,
+          () => `Deleted ${deleted.id}.`,
+          () => "Remove its DNS records once the mail it signed has been delivered.",
+        );
       },
     },
     {
@@ -182,7 +194,7 @@ export const domains: Noun = {
       builder: (yargs) => yargs.option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const domain = await client().domains.verify(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(domain, () => `${renderDomain(domain)}\n\n${verdict(domain)}`);
+        output.result(domain, () => `${renderDomain(domain)}\n\n${verdict(domain)}`, () => afterVerify(domain));
       },
     },
     {
@@ -193,13 +205,13 @@ export const domains: Noun = {
       builder: (yargs) => yargs.option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const domain = await client().domains.rotateDkim(requiredString(args, "domain_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
-        output.result(domain, () => {
-          const next = domain.records.filter((record) => record.purpose === "dkim_next").map((record) => `${record.type} ${record.name} -> ${record.value}`);
-          return (
-            `${renderDomain(domain)}\n\nPublish the new keys' records:\n${next.join("\n")}\n\nThen run: mailroom domains verify ${domain.id}\n` +
-            "Mail is signed with the current keys until every new record is found; keep the old records published for a week after that."
-          );
-        });
+        output.result(
+          domain,
+          () => renderDomain(domain),
+          () =>
+            `${publishThenVerify('the records marked "new key"', domain)}\n` +
+            "Mail is signed with the current keys until every new record is found; keep the old records published for a week after that.",
+        );
       },
     },
   ],

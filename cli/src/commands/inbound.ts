@@ -1,7 +1,7 @@
 import type { Noun } from "../command.js";
 import { UsageError, optionalString, requiredString } from "../command.js";
 import { writeUserFile } from "../io.js";
-import { renderInbound } from "./render.js";
+import { downloadHint, renderInbound } from "./render.js";
 
 /** The contract's bounds for an attachment's index. */
 const MAX_ATTACHMENT_INDEX = 1000;
@@ -24,7 +24,7 @@ export const inbound: Noun = {
       examples: [["$0 inbound get inb_01jd3k8m2q5v7w9x1y3z5a7b9c", "Read a reply"]],
       async run({ client, output }, args) {
         const received = await client().inbound.get(requiredString(args, "inbound_id"));
-        output.result(received, () => renderInbound(received));
+        output.result(received, () => renderInbound(received), () => downloadHint(received));
       },
     },
     {

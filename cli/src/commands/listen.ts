@@ -1,6 +1,6 @@
 import { readEnvVar, Webhooks, type Event } from "mailroom";
 import type { Args, Command, Context } from "../command.js";
-import { UsageError, optionalString, requiredString, wholeNumber } from "../command.js";
+import { UsageError, optionalString, requiredString, wholeNumber, wholeNumberDefault } from "../command.js";
 import { EventTail, Polling, intervalFlag } from "../event-tail.js";
 import { EVENT_TYPES, eventTypeList } from "../event-types.js";
 import { Forwarder, newWebhookSecret, type ForwardResult } from "../forwarder.js";
@@ -10,6 +10,8 @@ import { parsePastInstant } from "../time.js";
 const ATTEMPT_TIMEOUT_MS = 30_000;
 /** The wait before the first retry of a failed forward (then 1 s, 2 s, …). */
 const FIRST_BACKOFF_MS = 500;
+/** Retries of a failed forward unless --retries says otherwise. */
+const DEFAULT_RETRIES = 3;
 
 /**
  * `mailroom listen`: this environment's events, forwarded to a local receiver as they happen, signed
@@ -32,7 +34,7 @@ export const listen: Command = {
       .option("secret", { type: "string", describe: "Sign with this whsec_ secret (default: $MAILROOM_WEBHOOK_SECRET, else a new random one, printed at start); visible to other users in the process list, unlike the variable" })
       .option("since", { type: "string", describe: "First forward the events since then (10m, 1h, RFC 3339); default: only new ones" })
       .option("interval", intervalFlag(1, "Seconds between polls of the event list"))
-      .option("retries", { type: "string", describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling, or the receiver's Retry-After up to 60 s)", default: "3" }),
+      .option("retries", { ...wholeNumberDefault(DEFAULT_RETRIES), describe: "Retries of a forward the receiver fails (backoff 0.5 s, doubling, or the receiver's Retry-After up to 60 s)" }),
   run: listenAndForward,
 };
 
@@ -41,7 +43,7 @@ async function listenAndForward({ client, output, io }: Context, args: Args): Pr
   const types = eventTypeList(args, "events", EVENT_TYPES);
   const since = optionalString(args, "since");
   const startAt = since === undefined ? undefined : parsePastInstant(since, "since");
-  const retries = wholeNumber(args.retries ?? "3", "--retries", { min: 0, max: 10 });
+  const retries = wholeNumber(args.retries, "--retries", { min: 0, max: 10 });
   // From the environment too: a flag's value shows in the process list (ps) to every user of the machine.
   const fromFlag = args.secret !== undefined;
   const given = fromFlag ? optionalString(args, "secret") : readEnvVar(io.env, "MAILROOM_WEBHOOK_SECRET");

@@ -1,6 +1,6 @@
 import { MESSAGE_BATCH_LIMIT, type CreateMessageBatchParams, type MessageStatus } from "mailroom";
 import type { Args, Command, Noun } from "../command.js";
-import { RefusedError, UsageError, definedOnly, optionalString, requiredString, rerunWith } from "../command.js";
+import { RefusedError, UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { readFileOrStdin, type Io } from "../io.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant, refuseRelativeWithKey } from "../time.js";
@@ -48,17 +48,13 @@ export const previewMessage: Command = {
     ["$0 messages preview --to ada@example.com --template welcome --var first_name=Ada --mime > welcome.eml", "Save the source to open in a mail client"],
   ],
   builder: (yargs) => messageFlags(yargs).option("mime", { type: "boolean", describe: "Print only the RFC 5322 source (before tracking and DKIM)" }),
-  async run({ client, output, io }, args) {
+  async run({ client, output, io, rerunWith }, args) {
     const body = await messageBody(args, io);
     // Never the user's --idempotency-key (the SDK sends a key of its own): the server keys a
     // POST's answer to its path, so a preview stored under the key would make the send it
     // suggests, with the same flags, 422 idempotency_key_reused, and a second preview a replay.
-    // A preview changes nothing, so a failed one needs no key to be run again with.
-    const preview = await client()
-      .messages.preview(body)
-      .catch((error: unknown) => {
-        throw rerunWith(error, undefined);
-      });
+    // A preview changes nothing, so a failed or stopped one needs no key to be run again with.
+    const preview = await rerunWith(undefined, () => client().messages.preview(body));
     if (args.mime === true) {
       io.stdout.write(preview.mime);
       return;

@@ -103,10 +103,10 @@ export const replyColumns = {
   row: (reply: InboundMessage) => [reply.id, cell(reply.from), cell(reply.subject, 50), reply.authentication.dmarc, reply.received_at],
 };
 
-/**
- * A reply as people read mail: its fields, the new text, the quoted history set apart, and the
- * attachments with the command that downloads each.
- */
+/** A reply's attachments that can still be downloaded: none once the content retention removed them. */
+const downloadable = (inbound: InboundMessage) => (inbound.content_removed_at === null ? inbound.attachments : []);
+
+/** A reply as people read mail: its fields, the new text, the quoted history set apart, and the attachments. */
 export function renderInbound(inbound: InboundMessage): string {
   const summary = fields([
     ["id", inbound.id],
@@ -124,12 +124,17 @@ export function renderInbound(inbound: InboundMessage): string {
   const body = inbound.content_removed_at !== null ? "(content removed by the workspace's content retention)" : (inbound.text ?? (inbound.html ? "(HTML only: see --json)" : "(no text)"));
   const parts = [summary, body];
   if (inbound.quoted_text) parts.push(`Quoted history:\n${inbound.quoted_text.replace(/^/gm, "  ")}`);
-  if (inbound.attachments.length > 0 && inbound.content_removed_at === null) {
-    const rows = inbound.attachments.map((attachment) => [String(attachment.index), attachment.filename ?? "(unnamed)", attachment.content_type, String(attachment.size)]);
-    parts.push(`${table(["INDEX", "FILENAME", "TYPE", "BYTES"], rows)}\n\nDownload one with: mailroom inbound get-attachment ${inbound.id} <index> --output <file>`);
+  const attachments = downloadable(inbound);
+  if (attachments.length > 0) {
+    const rows = attachments.map((attachment) => [String(attachment.index), attachment.filename ?? "(unnamed)", attachment.content_type, String(attachment.size)]);
+    parts.push(table(["INDEX", "FILENAME", "TYPE", "BYTES"], rows));
   }
   return parts.join("\n\n");
 }
+
+/** The hint after a reply with attachments: the command that downloads one. */
+export const downloadHint = (inbound: InboundMessage) =>
+  downloadable(inbound).length > 0 ? `Download an attachment with: mailroom inbound get-attachment ${inbound.id} <index> --output <file>` : undefined;
 
 /** One line per message of a batch (its id, or why it was refused), then the count of each. */
 export function renderBatch(batch: MessageBatch): string {

@@ -1,8 +1,8 @@
-import { newIdempotencyKey, SUPPRESSION_BATCH_LIMIT, type Mailroom, type Problem, type Suppression, type SuppressionBatchItem } from "mailroom";
-import type { Command } from "../command.js";
-import { RefusedError, UsageError, optionalString, requiredString, rerunWith } from "../command.js";
+import { newIdempotencyKey, SUPPRESSION_BATCH_LIMIT, type Problem, type Suppression, type SuppressionBatchItem } from "mailroom";
+import type { Command, Context } from "../command.js";
+import { RefusedError, UsageError, optionalString, requiredString } from "../command.js";
 import { readFileOrStdin } from "../io.js";
-import { table, type Output } from "../output.js";
+import { table } from "../output.js";
 import { describeProblem } from "./render.js";
 import { GIVEN_REASONS, readSuppressionFile, type GivenReason, type SuppressionFileFormat, type SuppressionRow } from "./suppression-file.js";
 
@@ -39,7 +39,7 @@ const addresses = (value: number) => `${count(value)} ${value === 1 ? "address" 
  * its own key, `<key>#<n>`, so that running the same file again with the same key replays the
  * requests that were answered (the server keeps their answers) and sends only the rest.
  */
-async function sendInRequests(mr: Mailroom, rows: SuppressionRow[], key: { value: string; generated: boolean }, output: Output): Promise<ImportedAddress[]> {
+async function sendInRequests({ client, output, rerunWith }: Context, rows: SuppressionRow[], key: { value: string; generated: boolean }): Promise<ImportedAddress[]> {
   const requests = Math.ceil(rows.length / SUPPRESSION_BATCH_LIMIT);
   const resume = `run the same command on the same file${key.generated ? ` with --idempotency-key ${key.value}` : ""} to finish`;
   if (requests > 1) output.progress(`${addresses(rows.length)}, in ${requests} requests of up to ${count(SUPPRESSION_BATCH_LIMIT)}; if it stops, ${resume}.`);
@@ -48,11 +48,11 @@ async function sendInRequests(mr: Mailroom, rows: SuppressionRow[], key: { value
     const part = rows.slice(start, start + SUPPRESSION_BATCH_LIMIT);
     let batch;
     try {
-      batch = await mr.suppressions.createBatch({ suppressions: part.map((row) => row.body) }, { idempotencyKey: `${key.value}#${request}` });
+      // Run again, the command is given the key itself, not this request's <key>#<n>.
+      batch = await rerunWith(key.value, () => client().suppressions.createBatch({ suppressions: part.map((row) => row.body) }, { idempotencyKey: `${key.value}#${request}` }));
     } catch (error) {
       if (start > 0) output.progress(`Stopped at ${count(start)} / ${addresses(rows.length)}: ${resume}; the requests already answered are not sent again.`);
-      // Run again, the command is given the key itself, not this request's <key>#<n>.
-      throw rerunWith(error, key.value);
+      throw error;
     }
     for (const item of batch.data) {
       const row = part[item.index];
@@ -127,14 +127,15 @@ export const createSuppressionBatch: Command = {
       })
       .option("reason", { type: "string", choices: GIVEN_REASONS, describe: "The reason for addresses the file gives none (default manual)" })
       .option("idempotency-key", { type: "string", describe: "Make running it again safe: request n is sent as <key>#n (default: a new key per run)" }),
-  async run({ client, output, io }, args) {
+  async run(context, args) {
+    const { output, io } = context;
     const { source, content } = await readFileOrStdin(io, requiredString(args, "file"), "file");
     const { format, rows } = readSuppressionFile(content.toString("utf8"), source, optionalString(args, "reason") as GivenReason | undefined);
     const given = optionalString(args, "idempotency-key");
     const key = { value: given ?? newIdempotencyKey(), generated: given === undefined };
     const suffix = `#${Math.ceil(rows.length / SUPPRESSION_BATCH_LIMIT)}`;
     if (key.value.length + suffix.length > KEY_LIMIT) throw new UsageError(`--idempotency-key: at most ${KEY_LIMIT - suffix.length} characters for this file, since "${suffix}" is added to it.`);
-    const result = summarise(key.value, rows.length, await sendInRequests(client(), rows, key, output));
+    const result = summarise(key.value, rows.length, await sendInRequests(context, rows, key));
     output.result(result, () => renderImport(result, format));
     if (result.counts.refused > 0) throw refusal(result, format);
   },

@@ -1,0 +1,52 @@
+import { APIConnectionError, APIError } from "mailroom";
+
+type Fetch = (request: Request) => Promise<Response>;
+
+/**
+ * The POST whose outcome a stop (Ctrl-C, SIGTERM) would leave in doubt, and the Idempotency-Key
+ * that makes running the command again safe. A POST is in doubt from its sending until a success
+ * answers it: before then it may have been carried out with its answer lost, may still be running
+ * (409 idempotency_key_in_use, which the SDK waits out), or the SDK may be about to send it again
+ * under the same key (after a 5xx). An error answer ends the command at once, and its report names
+ * the key where a rerun takes one (see rerunWith).
+ */
+export class Unanswered {
+  #sent: string | undefined;
+  /** Set while a rerunWith call runs: the key a rerun takes instead of the ones sent, or none. */
+  #rerun: { key: string | undefined } | undefined;
+
+  /** `fetch`, noting each POST's Idempotency-Key from its sending until a success answers it. */
+  watch(fetch: Fetch): Fetch {
+    return async (request) => {
+      const key = request.method === "POST" ? (request.headers.get("idempotency-key") ?? undefined) : undefined;
+      if (key !== undefined) this.#sent = key;
+      const response = await fetch(request);
+      if (key !== undefined && response.ok && this.#sent === key) this.#sent = undefined;
+      return response;
+    };
+  }
+
+  /**
+   * Runs `call` with `key` as what `--idempotency-key` should be given to run the command again,
+   * in place of the keys its requests are sent with (`suppressions import` sends `<key>#<n>`), or
+   * none: a preview changes nothing, and leaving a workspace ends the token a rerun would need.
+   * What an error of the call names, and what a stop during it names.
+   */
+  async rerunWith<T>(key: string | undefined, call: () => Promise<T>): Promise<T> {
+    this.#rerun = { key };
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof APIError || error instanceof APIConnectionError) error.idempotency_key = key;
+      throw error;
+    } finally {
+      this.#rerun = undefined;
+    }
+  }
+
+  /** The key to run the command again with, were it stopped now: none while no POST is in doubt. */
+  get rerunKey(): string | undefined {
+    if (this.#sent === undefined) return undefined;
+    return this.#rerun ? this.#rerun.key : this.#sent;
+  }
+}
