@@ -68,6 +68,15 @@ export class Output {
     this.aside(`warning: ${text}`);
   }
 
+  /**
+   * An error a stop (Ctrl-C) leaves to report: at a terminal on a line of its own, since the
+   * terminal has echoed `^C` on the current one.
+   */
+  stopped(data: unknown, human: string): void {
+    if (this.showsProgress) this.io.stderr.write("\n");
+    this.error(data, human);
+  }
+
   /** An error: a problem document as JSON in JSON mode, else words. Always on stderr. */
   error(data: unknown, human: string): void {
     this.io.stderr.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human, { lines: true })}\n`);

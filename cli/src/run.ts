@@ -217,7 +217,7 @@ const rerunFlag = (key: string) => `--idempotency-key ${shellWord(key)}`;
 function reportStop(output: Output, key: string | undefined): void {
   if (key === undefined) return;
   const stopped = "Interrupted before the server answered";
-  output.error({ error: "interrupted", message: `${stopped}: the request may have been carried out all the same.`, idempotency_key: key }, `${stopped}. ${mayHaveRun(key)}`);
+  output.stopped({ error: "interrupted", message: `${stopped}: the request may have been carried out all the same.`, idempotency_key: key }, `${stopped}. ${mayHaveRun(key)}`);
 }
 
 /** `word` as a shell reads it back: bare when it can be, else single-quoted (a key the user chose may hold a space). */

@@ -289,12 +289,12 @@ describe("an error after which the request may have run", () => {
       expect(JSON.parse(stderr)).toEqual({ error: "interrupted", message: "Interrupted before the server answered: the request may have been carried out all the same.", idempotency_key: api.keys[0] });
     });
 
-    it("names it too while the SDK waits to send it again after a 5xx, whose request may have run", async () => {
+    it("names it too while the SDK waits to send it again after a 5xx, whose request may have run, on a line of its own after the terminal's ^C", async () => {
       const api = answering(() => new Response(JSON.stringify(problemBody(502, "bad_gateway")), { status: 502, headers: { "content-type": "application/problem+json", "retry-after": "30" } }));
 
       const stderr = await stopWhenAsked(send, api, { tty: true });
 
-      expect(stderr).toBe(`Interrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key ${api.keys[0]}\n`);
+      expect(stderr).toBe(`\nInterrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key ${api.keys[0]}\n`);
     });
 
     it("names the key a suppression import is run again with, not its request's <key>#<n>", async () => {
