@@ -31,11 +31,11 @@ export function dateTimeInputToInstant(value: string): string | undefined {
 }
 
 /**
- * The range a datetime-local input offers for a new send time: from now to 30 days ahead, and
- * before the message's `expires_at` (the API refuses a time at or after it). The browser keeps a
- * typed time within it; the server still has the last word, by its own clock.
+ * The range a datetime-local input offers for a new send time: from `now` (the server's) to 30
+ * days ahead, and before the message's `expires_at` (the API refuses a time at or after it). The
+ * browser keeps a typed time within it; the server still has the last word, by its own clock.
  */
-export function scheduleBounds(expiresAt: string | null, now: number = Date.now()): { min: string; max: string } {
+export function scheduleBounds(expiresAt: string | null, now: number): { min: string; max: string } {
   const limit = now + SCHEDULE_LIMIT_DAYS * DAY_MS;
   // The input counts whole minutes and its max is inclusive: the last minute that starts before
   // expires_at is the latest one allowed.

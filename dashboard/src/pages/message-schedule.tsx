@@ -1,6 +1,7 @@
 import { useRef, useState } from "react";
 import type { Message } from "mailroom";
 import { useApi } from "../api/api-context";
+import { serverClock } from "../api/server-clock";
 import { useAction } from "../api/use-request";
 import { ActionButton } from "../components/action-button";
 import { Card } from "../components/card";
@@ -26,7 +27,8 @@ export function MessageSchedule({ message, due, onChange }: { message: Message; 
     onChange(await api.call((mr) => mr.messages.reschedule(message.id, { scheduled_at: scheduledAt })));
     setChanged(scheduledAt === null ? "now" : "moved");
   });
-  const bounds = scheduleBounds(message.expires_at);
+  // From the server's now, which judges the new time: the browser's clock may be off.
+  const bounds = scheduleBounds(message.expires_at, serverClock.now());
   // Send now takes its own button away: the keyboard's focus goes to the line that says why.
   const dueLine = useRef<HTMLParagraphElement>(null);
   useFocusWhenLost(dueLine, due && changed === "now" ? "due" : null);
