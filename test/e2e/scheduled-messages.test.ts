@@ -1,14 +1,15 @@
 import type { Mailroom, Message } from "mailroom";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { screenshot } from "../helpers/browser.js";
+import { openPage, screenshot, signInThroughPage } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
 
 /**
- * A scheduled message on its page, in real Chromium against the real server: moved to a time
- * picked in the browser's own time zone, sent now, a refusal shown with the API's detail,
- * canceled after asking, and a viewer who sees the message but none of these controls. The
- * server's clock is a test clock (the worker does not run: `drain()` delivers what is due).
+ * A scheduled message on its page, in real Chromium against the real server: its send time
+ * arriving by the server's clock while a browser's clock is wrong, moved to a time picked in the
+ * browser's own time zone, sent now, a refusal shown with the API's detail, canceled after asking,
+ * and a viewer who sees the message but none of these controls. The server's clock is a test clock
+ * (the worker does not run: `drain()` delivers what is due).
  */
 const OWNER = { email: "ada@acme.example", password: "correct horse battery" };
 const VIEWER = { name: "Grace Hopper", email: "grace@acme.example", password: "another fine passphrase" };
@@ -25,7 +26,7 @@ describe("scheduled messages in the dashboard", () => {
   const heading = () => page.getByRole("heading", { level: 1 });
   const scheduleForm = () => page.getByRole("form", { name: "Reschedule" });
   const result = () => page.getByTestId("reschedule-result");
-  const summaryValue = (label: string) => page.locator(".summary__row", { has: page.locator("dt", { hasText: label }) }).locator("dd");
+  const summaryValue = (label: string, on: Page = page) => on.locator(".summary__row", { has: on.locator("dt", { hasText: label }) }).locator("dd");
   const now = () => harness.server.testApp.clock.now();
 
   /** A message scheduled `hours` ahead of the server's clock, with its own subject. */
@@ -48,6 +49,50 @@ describe("scheduled messages in the dashboard", () => {
 
   afterAll(async () => {
     await harness?.close();
+  });
+
+  it("notices its send time arriving by the server's clock, not the browser's, and follows it until the worker has sent it", async () => {
+    const serverClock = harness.server.testApp.clock;
+    const slow = await openPage(harness.browser, harness.server.baseUrl);
+    try {
+      const { page: seen } = slow;
+      // This browser's clock is an hour slow: by it, the send time is an hour away.
+      await seen.clock.install({ time: Date.now() - HOUR });
+      await signInThroughPage(seen, OWNER.email, OWNER.password);
+      // The server's Date headers are written by the real clock, so here the test clock, which
+      // decides when a message is due, keeps to it (first in this file: it only moves forward).
+      serverClock.set(Date.now());
+      const message = await mr.messages.create({ ...LETTER, subject: "On time", scheduled_at: new Date(Date.now() + 6_000).toISOString() });
+      await open(message, seen);
+      const card = seen.getByRole("region", { name: "Schedule" });
+      const line = seen.getByTestId("reschedule-result");
+      expect(await card.getByRole("form", { name: "Reschedule" }).count()).toBe(1);
+      // The New time field starts at the server's now, not this browser's hour-old one.
+      const earliest = await card.getByLabel("New time").evaluate((input) => new Date((input as HTMLInputElement).min).getTime());
+      expect(Math.abs(earliest - Date.now())).toBeLessThan(2 * MINUTE);
+      // The card's live regions as they are before the time comes.
+      await card.locator('[role="status"]').evaluateAll((regions) => regions.forEach((region) => region.setAttribute("data-before", "")));
+
+      // The time comes: the card says so, in a live region that was there before (screen readers
+      // announce a change to one, not one that appears), and offers neither button.
+      await expect.poll(() => line.textContent(), { timeout: 15_000 }).toBe("Due now: it is sent next.");
+      expect(await line.evaluate((element) => element.closest('[role="status"]')?.hasAttribute("data-before") ?? false)).toBe(true);
+      expect(await seen.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
+      for (const name of ["Reschedule", "Send now"]) expect(await seen.getByRole("button", { name, exact: true }).count(), name).toBe(0);
+      expect(await summaryValue("Status", seen).textContent()).toBe("scheduled");
+      await screenshot(seen, "message-due-now");
+
+      // The worker sends it; the page reads the message again and shows it, no reload asked.
+      serverClock.set(Date.now());
+      await harness.server.testApp.drain();
+      await expect.poll(() => summaryValue("Status", seen).textContent(), { timeout: 10_000 }).toBe("delivered");
+      expect(await seen.getByTestId("message-outcome").textContent()).toBe("Sent at its scheduled time: the message is delivered.");
+      // Playwright puts its clock into every frame: the email preview's sandbox blocks it, as it
+      // blocks any script.
+      expect(slow.errors.filter((error) => !error.includes("'about:srcdoc' because the document's frame is sandboxed"))).toEqual([]);
+    } finally {
+      await slow.context.close();
+    }
   });
 
   it("moves a scheduled message to the time picked in the browser's time zone, and its timeline records the move", async () => {

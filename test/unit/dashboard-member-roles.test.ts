@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignableRoles, mayAssignRole, mayRemoveMember, ROLES, roleChangeToConfirm } from "../../dashboard/src/lib/member-roles.js";
+import { assignableRoles, mayAssignRole, mayRemoveMember, ROLES, roleChangeToConfirm, soleOwnerId } from "../../dashboard/src/lib/member-roles.js";
 import { mayAssign } from "../../src/domain/roles.js";
 
 /**
@@ -59,5 +59,22 @@ describe("roleChangeToConfirm", () => {
     expect(roleChangeToConfirm({ from: "admin", to: "viewer", self: false })).toBeNull();
     expect(roleChangeToConfirm({ from: "owner", to: "admin", self: false })).toBeNull();
     expect(roleChangeToConfirm({ from: "admin", to: "admin", self: true })).toBeNull();
+  });
+});
+
+describe("soleOwnerId", () => {
+  const member = (user_id: string, role: (typeof ROLES)[number]) => ({ user_id, role });
+
+  it("names the only owner among every member, wherever the list put them", () => {
+    expect(soleOwnerId({ items: [member("usr_a", "admin"), member("usr_b", "viewer"), member("usr_c", "owner")], capped: false })).toBe("usr_c");
+  });
+
+  it("names nobody when another owner is among them, or when there is no owner", () => {
+    expect(soleOwnerId({ items: [member("usr_a", "owner"), member("usr_b", "viewer"), member("usr_c", "owner")], capped: false })).toBeNull();
+    expect(soleOwnerId({ items: [member("usr_a", "viewer")], capped: false })).toBeNull();
+  });
+
+  it("names nobody from a capped list with one owner so far, as another may be past the cap", () => {
+    expect(soleOwnerId({ items: [member("usr_a", "owner"), member("usr_b", "viewer")], capped: true })).toBeNull();
   });
 });

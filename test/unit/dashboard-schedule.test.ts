@@ -1,6 +1,6 @@
 import type { Event } from "mailroom";
 import { describe, expect, it } from "vitest";
-import { SCHEDULE_LIMIT_DAYS, dateTimeInputToInstant, dateTimeInputValue, isDueNow, scheduleBounds, scheduleChangeOf } from "../../dashboard/src/lib/schedule.js";
+import { SCHEDULE_LIMIT_DAYS, dateTimeInputToInstant, dateTimeInputValue, isDueNow, isSentNow, scheduleBounds, scheduleChangeOf } from "../../dashboard/src/lib/schedule.js";
 
 /**
  * The message page's Reschedule form and the timeline's words for a move
@@ -79,13 +79,27 @@ describe("what a message.scheduled event says of the send time", () => {
 describe("a scheduled message due now", () => {
   const at = "2030-05-01T09:00:00.000Z";
 
-  it("is due once its send time is no later than its last change, as Send now leaves it", () => {
-    expect(isDueNow({ status: "scheduled", scheduled_at: at, updated_at: at })).toBe(true);
-    expect(isDueNow({ status: "scheduled", scheduled_at: "2030-05-01T08:59:00.000Z", updated_at: at })).toBe(true);
+  it("is due once its send time is no later than its last change, as Send now leaves it, whatever the page reads of the server's clock", () => {
+    expect(isDueNow({ status: "scheduled", scheduled_at: at, updated_at: at }, false)).toBe(true);
+    expect(isDueNow({ status: "scheduled", scheduled_at: "2030-05-01T08:59:00.000Z", updated_at: at }, false)).toBe(true);
+  });
+
+  it("is due once its send time has come by the server's clock", () => {
+    expect(isDueNow({ status: "scheduled", scheduled_at: "2030-05-01T10:00:00.000Z", updated_at: at }, true)).toBe(true);
   });
 
   it("is not due while its send time is ahead, nor once it is no longer scheduled", () => {
-    expect(isDueNow({ status: "scheduled", scheduled_at: "2030-05-01T10:00:00.000Z", updated_at: at })).toBe(false);
-    expect(isDueNow({ status: "queued", scheduled_at: at, updated_at: at })).toBe(false);
+    expect(isDueNow({ status: "scheduled", scheduled_at: "2030-05-01T10:00:00.000Z", updated_at: at }, false)).toBe(false);
+    expect(isDueNow({ status: "queued", scheduled_at: at, updated_at: at }, true)).toBe(false);
+  });
+});
+
+describe("a scheduled message sent now", () => {
+  const at = "2030-05-01T09:00:00.000Z";
+
+  it("was sent now when its send time is no later than its last change, and not when its time is still ahead", () => {
+    expect(isSentNow({ scheduled_at: at, updated_at: at })).toBe(true);
+    expect(isSentNow({ scheduled_at: "2030-05-01T10:00:00.000Z", updated_at: at })).toBe(false);
+    expect(isSentNow({ scheduled_at: null, updated_at: at })).toBe(false);
   });
 });

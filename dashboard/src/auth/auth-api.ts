@@ -4,6 +4,7 @@
 // them the same way.
 import { APIConnectionError, APIError } from "mailroom";
 import type { Role, User, WorkspaceMembership } from "mailroom";
+import { serverClock } from "../api/server-clock.js";
 import type { Environment } from "../lib/environment.js";
 
 export type SignupMode = "first_user" | "open" | "invitation_only";
@@ -57,8 +58,9 @@ async function send(method: Method, path: string, body?: unknown): Promise<Respo
     headers["content-type"] = "application/json";
     headers["x-csrf-token"] = csrfToken ?? "";
   }
+  let response: Response;
   try {
-    return await fetch(path, {
+    response = await fetch(path, {
       method,
       headers,
       credentials: "same-origin",
@@ -68,6 +70,9 @@ async function send(method: Method, path: string, body?: unknown): Promise<Respo
   } catch (cause) {
     throw new APIConnectionError("Could not reach the Mailroom server. Check your connection and try again.", { cause });
   }
+  // Whatever it answers, it tells the page the server's time (api/server-clock.ts).
+  serverClock.observe(response);
+  return response;
 }
 
 async function readBody(response: Response): Promise<unknown> {

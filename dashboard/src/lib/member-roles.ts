@@ -1,4 +1,4 @@
-import type { Role } from "mailroom";
+import type { Member, Role } from "mailroom";
 import { hasRole } from "./roles.js";
 
 /** Every role, most powerful first, as the pickers list them (docs/dashboard.md, Roles). */
@@ -39,4 +39,15 @@ export function roleChangeToConfirm({ from, to, self }: { from: Role; to: Role; 
   if (to === "owner" && from !== "owner") return "grant_owner";
   if (self && !hasRole(to, from)) return "demote_self";
   return null;
+}
+
+/**
+ * The workspace's only owner, whom the server will neither demote nor remove nor let leave
+ * (409 last_owner), found among every member (an owner may be on any page of the list); null when
+ * there are other owners, or when `members` may not be all of them and holds one owner so far
+ * (`capped`: the server still has the last word).
+ */
+export function soleOwnerId(members: { items: readonly Pick<Member, "user_id" | "role">[]; capped: boolean }): string | null {
+  const [owner, ...others] = members.items.filter((member) => member.role === "owner");
+  return owner !== undefined && others.length === 0 && !members.capped ? owner.user_id : null;
 }

@@ -31,11 +31,11 @@ export function dateTimeInputToInstant(value: string): string | undefined {
 }
 
 /**
- * The range a datetime-local input offers for a new send time: from now to 30 days ahead, and
- * before the message's `expires_at` (the API refuses a time at or after it). The browser keeps a
- * typed time within it; the server still has the last word, by its own clock.
+ * The range a datetime-local input offers for a new send time: from `now` (the server's) to 30
+ * days ahead, and before the message's `expires_at` (the API refuses a time at or after it). The
+ * browser keeps a typed time within it; the server still has the last word, by its own clock.
  */
-export function scheduleBounds(expiresAt: string | null, now: number = Date.now()): { min: string; max: string } {
+export function scheduleBounds(expiresAt: string | null, now: number): { min: string; max: string } {
   const limit = now + SCHEDULE_LIMIT_DAYS * DAY_MS;
   // The input counts whole minutes and its max is inclusive: the last minute that starts before
   // expires_at is the latest one allowed.
@@ -56,10 +56,18 @@ export function scheduleChangeOf(event: Event): { at: string; previous: string |
 }
 
 /**
- * Whether a scheduled message is due now: its send time is no later than its last change, as
- * after a Send now (the server sets both to its own clock). Both are the server's times, so the
- * browser's clock, which may disagree, is not asked. The worker takes such a message next.
+ * Whether a scheduled message was sent now, here or through another door: its send time is no
+ * later than its last change, as a Send now leaves it (the server sets both to its own clock).
  */
-export function isDueNow(message: Pick<Message, "status" | "scheduled_at" | "updated_at">): boolean {
-  return message.status === "scheduled" && message.scheduled_at !== null && Date.parse(message.scheduled_at) <= Date.parse(message.updated_at);
+export function isSentNow(message: Pick<Message, "scheduled_at" | "updated_at">): boolean {
+  return message.scheduled_at !== null && Date.parse(message.scheduled_at) <= Date.parse(message.updated_at);
+}
+
+/**
+ * Whether a scheduled message is due now, the worker's to send next: its send time has come by
+ * the server's clock (`sendTimeReached`: the browser's clock, which may be off, is not asked), or
+ * it was sent now, which the page's reading of the server's clock may trail by a second.
+ */
+export function isDueNow(message: Pick<Message, "status" | "scheduled_at" | "updated_at">, sendTimeReached: boolean): boolean {
+  return message.status === "scheduled" && (sendTimeReached || isSentNow(message));
 }

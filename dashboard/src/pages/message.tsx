@@ -3,6 +3,7 @@ import type { Message, Recipient } from "mailroom";
 import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
+import { useServerTimeReached } from "../api/use-server-time-reached";
 import { Card } from "../components/card";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { CopyButton } from "../components/copy-button";
@@ -19,7 +20,7 @@ import { stampsOf } from "../lib/engagement";
 import { formatCount, formatDateTime } from "../lib/format";
 import { isCancelable } from "../lib/message-status";
 import { hasRole } from "../lib/roles";
-import { isDueNow } from "../lib/schedule";
+import { isDueNow, isSentNow } from "../lib/schedule";
 import { Replies } from "./message-replies";
 import { MessageSchedule } from "./message-schedule";
 
@@ -30,6 +31,20 @@ const EVENT_CAP = 1000;
 // for this long, so that it shows what became of the message without a reload.
 const FOLLOW_INTERVAL_MS = 1500;
 const FOLLOW_FOR_MS = 30_000;
+
+/** What became of the message through the page, said on the line under the summary. */
+type Outcome = "sent_now" | "sent_on_time" | "canceled";
+
+function outcomeLine(outcome: Outcome, status: Message["status"]): string {
+  switch (outcome) {
+    case "sent_now":
+      return `Sent now: the message is ${status}.`;
+    case "sent_on_time":
+      return `Sent at its scheduled time: the message is ${status}.`;
+    case "canceled":
+      return "Canceled: recipients not yet delivered will not get it.";
+  }
+}
 
 /** What a message may track (Message.tracking), in words. */
 const TRACKED: Array<{ key: keyof Message["tracking"]; label: string }> = [
@@ -191,17 +206,23 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
   // taken by a worker (queued, or further: the Schedule card goes), and Cancel message (the message
   // is no longer cancelable; its dialog gives the focus back to a button that is gone). The
   // keyboard's focus then goes to a line saying what became of the message, not to the <body>.
-  const [outcome, setOutcome] = useState<"sent" | "canceled" | null>(null);
-  const outcomeLine = useRef<HTMLParagraphElement>(null);
-  useFocusWhenLost(outcomeLine, outcome);
+  // A send time that simply came is no doing of the member's: it leaves their focus be.
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const outcomeRef = useRef<HTMLParagraphElement>(null);
+  useFocusWhenLost(outcomeRef, outcome === "sent_on_time" ? null : outcome);
   const onScheduleChange = (next: Message) => {
     onChange(next);
-    if (next.status !== "scheduled") setOutcome("sent");
+    if (next.status !== "scheduled") setOutcome("sent_now");
   };
-  // While the message is due now (a Send now, here or elsewhere), read it again until it is no
-  // longer scheduled: the status, the timeline and the outcome line follow the worker.
-  const due = isDueNow(message);
-  const followed = useEffectEvent(onScheduleChange);
+  // While the message is due now (a Send now, here or elsewhere, or its send time come by the
+  // server's clock while the page is open), read it again until it is no longer scheduled: the
+  // status, the timeline and the outcome line follow the worker.
+  const sendTimeReached = useServerTimeReached(message.scheduled_at);
+  const due = isDueNow(message, sendTimeReached);
+  const followed = useEffectEvent((next: Message) => {
+    onChange(next);
+    if (next.status !== "scheduled") setOutcome(isSentNow(message) ? "sent_now" : "sent_on_time");
+  });
   useEffect(() => {
     if (!due) return;
     const controller = new AbortController();
@@ -249,10 +270,10 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
         </p>
       )}
       <Summary message={message} />
-      {canSend && message.status === "scheduled" && <MessageSchedule message={message} onChange={onScheduleChange} />}
+      {canSend && message.status === "scheduled" && <MessageSchedule message={message} due={due} onChange={onScheduleChange} />}
       {outcome !== null && (
-        <p ref={outcomeLine} tabIndex={-1} role="status" className="notice" data-testid="message-outcome">
-          {outcome === "sent" ? `Sent now: the message is ${message.status}.` : "Canceled: recipients not yet delivered will not get it."}
+        <p ref={outcomeRef} tabIndex={-1} role="status" className="notice" data-testid="message-outcome">
+          {outcomeLine(outcome, message.status)}
         </p>
       )}
       <Card title="Recipients" flush>

@@ -1,6 +1,7 @@
 import { useId, useState } from "react";
 import type { Member, Role } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
+import { useAllMembers } from "../../api/use-all-members";
 import { useAction, usePaged } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { Card } from "../../components/card";
@@ -10,7 +11,7 @@ import { Loaded } from "../../components/loaded";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
-import { assignableRoles, mayRemoveMember, roleChangeToConfirm } from "../../lib/member-roles";
+import { assignableRoles, mayRemoveMember, roleChangeToConfirm, soleOwnerId } from "../../lib/member-roles";
 import { hasRole } from "../../lib/roles";
 import { RoleOptions, isRole } from "./roles";
 
@@ -37,12 +38,18 @@ export function MembersSection() {
     (after, signal) => api.call((mr) => mr.accounts.listMembers({ limit: 100, ...(after ? { after } : {}) }, { signal })),
     [api],
   );
+  // The server refuses to demote or remove a workspace's last owner, or let them leave (409
+  // last_owner); the page does not offer it. Who that is takes every page of members: the one
+  // shown may list one owner while another is on the next.
+  const everyone = useAllMembers();
   const [removing, setRemoving] = useState<Member | null>(null);
   const [confirming, setConfirming] = useState<PendingChange | null>(null);
   const isSelf = (member: Member) => member.user_id === session.user?.id;
   const applyRole = async (member: Member, role: Role) => {
     const updated = await api.call((mr) => mr.accounts.updateMember(member.user_id, { role }));
-    members.update((page) => ({ ...page, data: page.data.map((row) => (row.user_id === updated.user_id ? updated : row)) }));
+    const withUpdated = (rows: Member[]) => rows.map((row) => (row.user_id === updated.user_id ? updated : row));
+    members.update((page) => ({ ...page, data: withUpdated(page.data) }));
+    everyone.update((all) => ({ ...all, items: withUpdated(all.items) }));
     // The session holds the member's own role, which decides what every page offers them.
     if (isSelf(member)) refresh();
   };
@@ -53,15 +60,11 @@ export function MembersSection() {
     else setConfirming({ member, role, reason });
   };
 
-  const table = (rows: Member[]) => {
-    // The server refuses to demote or remove a workspace's last owner (409 last_owner); the page
-    // does not offer it. (With more than 100 members the count covers the first page only, and
-    // the server still has the last word.)
-    const owners = rows.filter((row) => row.role === "owner").length;
+  const table = (rows: Member[], soleOwner: string | null) => {
     return (
       <Table columns={["Name", "Email", "Role", "Joined"]} actions>
         {rows.map((member) => {
-          const lastOwner = member.role === "owner" && owners === 1;
+          const lastOwner = member.user_id === soleOwner;
           const roles = assignableRoles(actor, member.role);
           // Why the last owner's role select and Leave workspace are disabled: one line of words on
           // the row, which both name with aria-describedby (a tooltip is never shown to a keyboard
@@ -143,7 +146,12 @@ export function MembersSection() {
       )}
       {changeRole.error !== undefined && <ErrorState error={changeRole.error} title="Could not change the role" compact />}
       <Loaded state={members} what="members" compact>
-        {(page) => table(page.data)}
+        {(page) => (
+          // The rows wait for the owners too, so that the last owner's controls never show enabled first.
+          <Loaded state={everyone} what="members" compact>
+            {(all) => table(page.data, soleOwnerId(all))}
+          </Loaded>
+        )}
       </Loaded>
       <Pager paged={members} label="Members" />
       <ConfirmDialog
@@ -177,6 +185,7 @@ export function MembersSection() {
           if (!isSelf(member)) {
             await api.call((mr) => mr.accounts.removeMember(member.user_id));
             members.reload();
+            everyone.reload();
             return;
           }
           await api.call((mr) => mr.accounts.leaveWorkspace());
