@@ -29,8 +29,8 @@ export class ServerClock {
 /**
  * The page's one reading of the server's clock, from the answers of the dashboard's `/auth`
  * routes (auth/auth-api.ts): the session as the page loads, then every token exchange, at least
- * one every 10 minutes of use. The SDK does not show a `/v1` answer's headers, and the dashboard
- * gives it no `fetch` of its own (only the auth module calls fetch); a clock keeps its offset
- * over minutes.
+ * one every 10 minutes of use, which is often enough: a clock keeps its offset over minutes. A
+ * `/v1` answer's headers are seen only by a call that asks for them (`withResponse()`), and the
+ * dashboard gives the SDK no `fetch` of its own (only the auth module calls fetch).
  */
 export const serverClock = new ServerClock();
