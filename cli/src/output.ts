@@ -19,8 +19,9 @@ export class Output {
   // it quotes what others wrote (a reply, a mail server's answer, an API error's detail).
 
   /**
-   * One result: JSON as-is, or the human rendering. `hint`, what to do next ("Follow it with: …"),
-   * is not part of it: see hint().
+   * One result: JSON as-is, or the human rendering. `hint`, what a person could do next ("Follow it
+   * with: …"), is not part of it: it is said in human mode only, and like progress to stderr on a
+   * terminal only, so that `mailroom … --no-json | tail -1` gets the result, not advice about it.
    */
   result(data: unknown, human: () => string, hint?: () => string | undefined): void {
     this.io.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${printable(human(), { lines: true })}\n`);
@@ -36,14 +37,6 @@ export class Output {
   /** How far a long command has got (`fetched 100…`): for a person at a terminal, in either mode. */
   progress(text: string): void {
     if (this.showsProgress) this.aside(text);
-  }
-
-  /**
-   * What a person could do next: in human mode only, and like progress to stderr on a terminal
-   * only, so that `mailroom … --no-json | tail -1` gets the result, not advice about it.
-   */
-  hint(text: string | undefined): void {
-    if (this.showsHints) this.aside(text);
   }
 
   /**

@@ -81,10 +81,9 @@ describe("progress and hints", () => {
     const { output: out, written } = output({ json, stderrTty });
 
     out.progress("fetched 100…");
-    out.hint("Follow it with: mailroom messages get msg_1");
     out.result({ id: "msg_2" }, () => "id  msg_2", () => "Follow it with: mailroom messages get msg_2");
 
-    expect(written.stderr).toBe([...(progress ? ["fetched 100…"] : []), ...(hints ? ["Follow it with: mailroom messages get msg_1", "Follow it with: mailroom messages get msg_2"] : [])].map((line) => `${line}\n`).join(""));
+    expect(written.stderr).toBe([...(progress ? ["fetched 100…"] : []), ...(hints ? ["Follow it with: mailroom messages get msg_2"] : [])].map((line) => `${line}\n`).join(""));
     expect(written.stdout).not.toContain("Follow it with");
   });
 
