@@ -42,12 +42,42 @@ export function createValidators() {
       const key = `${part}\u0000${JSON.stringify(schema)}`;
       let validate = compiled.get(key);
       if (!validate) {
-        validate = part === "body" ? body.compile(schema) : params.compile(part === "headers" ? lowerCaseHeaderSchema(schema) : schema);
+        const coerced = part === "headers" ? lowerCaseHeaderSchema(schema) : schema;
+        validate = part === "body" ? body.compile(schema) : integersInDigits(coerced, params.compile(coerced));
         compiled.set(key, validate);
       }
       return validate;
     },
   };
+}
+
+/** An integer as a query, path or header value: digits, with an optional sign. */
+const DIGITS = /^[+-]?[0-9]+$/;
+
+/**
+ * Ajv coerces a string to an integer when `x == +x`, and JavaScript's `+` trims whitespace (NBSP
+ * included) and reads `7.0`, `1e1` and `0x10`: `?limit=7%C2%A0` was page size 7. An integer
+ * parameter is refused unless it is written in digits, as clients write one and as other servers
+ * (and Schemathesis) read one; what passes is then coerced by Ajv as before.
+ */
+function integersInDigits(schema: object, validate: Validate): Validate {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integers = Object.keys(properties).filter((name) => {
+    const type = properties[name]?.type;
+    return type === "integer" || (Array.isArray(type) && type.includes("integer"));
+  });
+  if (integers.length === 0) return validate;
+  const checked = ((data: Record<string, unknown> | undefined) => {
+    const loose = integers.find((name) => [data?.[name]].flat().some((value) => typeof value === "string" && !DIGITS.test(value)));
+    if (loose === undefined) {
+      const valid = validate(data);
+      checked.errors = validate.errors;
+      return valid;
+    }
+    checked.errors = [{ instancePath: `/${pointerSegment(loose)}`, schemaPath: `#/properties/${pointerSegment(loose)}/type`, keyword: "type", params: { type: "integer" }, message: "must be integer" }];
+    return false;
+  }) as Validate;
+  return checked;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { STATUS_CODES } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { newId } from "../../src/domain/ids.js";
 import { loadSpec } from "../../src/http/spec.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -171,6 +172,35 @@ describe.each(databases)("platform ($name)", (database) => {
     it("answers 422 naming the path parameter when an id is over-long", async () => {
       const body = expectProblem(await t.call({ method: "GET", url: `/v1/api-keys/key_${"0".repeat(200)}` }), 422, "validation_failed");
       expect(body.errors).toEqual([expect.objectContaining({ location: "path", pointer: "/api_key_id" })]);
+    });
+
+    // Ajv coerces a string to a number when `x == +x`, and JavaScript's `+` trims whitespace
+    // (NBSP included) and reads decimals, exponents and hex: `limit=7%C2%A0` was page size 7.
+    it("answers 422 to an integer query or path parameter that is not written as a whole number", async () => {
+      const cases: Array<[string, string, string]> = [
+        ["/v1/api-keys?limit=7%C2%A0", "query", "/limit"],
+        ["/v1/api-keys?limit=%207", "query", "/limit"],
+        ["/v1/api-keys?limit=7%0A", "query", "/limit"],
+        ["/v1/api-keys?limit=7.0", "query", "/limit"],
+        ["/v1/api-keys?limit=1e1", "query", "/limit"],
+        ["/v1/api-keys?limit=0x10", "query", "/limit"],
+        ["/v1/api-keys?limit=1_0", "query", "/limit"],
+        ["/v1/api-keys?limit=%EF%BC%97", "query", "/limit"],
+        ["/v1/api-keys?limit=", "query", "/limit"],
+        ["/v1/templates/welcome/versions/1.0", "path", "/version"],
+        ["/v1/templates/welcome/versions/%201", "path", "/version"],
+        [`/v1/inbound/${newId("inbound")}/attachments/0x0`, "path", "/attachment_index"],
+      ];
+      for (const [url, location, pointer] of cases) {
+        const body = expectProblem(await t.call({ method: "GET", url }), 422, "validation_failed");
+        expect(body.errors, url).toEqual([{ location, pointer, message: "must be integer" }]);
+      }
+    });
+
+    it("takes an integer parameter written with digits alone, a sign or leading zeros", async () => {
+      for (const url of ["/v1/api-keys?limit=7", "/v1/api-keys?limit=07", "/v1/api-keys?limit=%2B7"]) {
+        expect((await t.call({ method: "GET", url })).statusCode, url).toBe(200);
+      }
     });
   });
 
