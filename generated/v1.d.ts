@@ -659,7 +659,9 @@ export interface paths {
         };
         /**
          * List the workspace's members
-         * @description The members of the token's workspace, oldest account first.
+         * @description The members of the token's workspace, oldest account first. `role` narrows the list to
+         *     one role: `?role=owner&limit=2` says whether an owner is the only one (whom the server will
+         *     neither demote nor remove nor let leave: `409 last_owner`).
          */
         get: operations["listMembers"];
         put?: never;
@@ -5475,6 +5477,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page (a user id). */
                 after?: components["parameters"]["MemberCursor"];
+                /** @description Only the members with this role. */
+                role?: components["schemas"]["Role"];
             };
             header?: never;
             path?: never;

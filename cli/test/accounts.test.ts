@@ -112,6 +112,25 @@ describe("mailroom accounts list-members", () => {
     expect(result.stdout).toContain("More: --after cur_2 (or --all)");
   });
 
+  it("passes --role to list the members with one role", async () => {
+    const api = stubApi(200, page([member]));
+
+    const result = await runCli(["accounts", "list-members", "--role", "owner"], { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/members?limit=20&role=owner"]);
+  });
+
+  it("refuses a --role that is not one before any request, naming the roles", async () => {
+    const api = stubApi(200, page([member]));
+
+    const result = await runCli(["accounts", "list-members", "--role", "superuser"], { env, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain('Choices: "owner", "admin", "developer", "viewer"');
+    expect(api.seen).toEqual([]);
+  });
+
   it("refuses a --limit out of range before any request", async () => {
     const api = stubApi(200, page([member]));
 

@@ -140,7 +140,7 @@ export function createHandlers(
       return workspace;
     },
 
-    listMembers: async (req) => services.members.listMembers(principalOf(req), pageOf(req.query)),
+    listMembers: async (req) => services.members.listMembers(principalOf(req), { role: req.query.role }, pageOf(req.query)),
 
     updateMember: async (req) => {
       const { member, changed } = await services.members.updateMember(principalOf(req), req.params.user_id, req.body);

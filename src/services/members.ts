@@ -68,9 +68,9 @@ export class MembersService {
     return { id, object: "workspace_membership", name, role: "owner", joined_at: new Date(now).toISOString() };
   }
 
-  async listMembers(principal: Principal, page: PageRequest): Promise<Page<Schemas["Member"]>> {
+  async listMembers(principal: Principal, filters: { role?: Role | undefined }, page: PageRequest): Promise<Page<Schemas["Member"]>> {
     memberOf(principal);
-    return this.repositories.members.list(principal.workspaceId, page);
+    return this.repositories.members.list(principal.workspaceId, filters, page);
   }
 
   /**

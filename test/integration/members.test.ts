@@ -213,6 +213,28 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       ]);
     });
 
+    it("lists the members with one role, paged as the whole list is", async () => {
+      const grace = await member("grace@acme.example", "owner");
+      await member("alan@acme.example", "developer");
+      const linus = await member("linus@acme.example", "owner");
+      const emails = (res: { json(): { data: Array<{ email: string }> } }) => res.json().data.map((m) => m.email);
+      const first = await as(grace.token).get("/v1/members?role=owner&limit=2");
+      expect(first.statusCode).toBe(200);
+      expect(emails(first)).toEqual(["ada@acme.example", "grace@acme.example"]);
+      expect(first.json()).toMatchObject({ has_more: true, next_cursor: grace.userId });
+      const rest = await as(grace.token).get(`/v1/members?role=owner&limit=2&after=${first.json().next_cursor}`);
+      expect(emails(rest)).toEqual(["linus@acme.example"]);
+      expect(rest.json()).toMatchObject({ has_more: false, next_cursor: null });
+      expect(emails(await as(linus.token).get("/v1/members?role=developer"))).toEqual(["alan@acme.example"]);
+      expect(emails(await as(linus.token).get("/v1/members?role=viewer"))).toEqual([]);
+    });
+
+    it("refuses a role that is not one", async () => {
+      const res = await as(ownerToken).get("/v1/members?role=superuser");
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "query", pointer: "/role", message: "must be one of: owner, admin, developer, viewer" }] });
+    });
+
     it("keeps the last owner: no demotion, no removal", async () => {
       for (const res of [await as(ownerToken).patch(`/v1/members/${owner.userId}`, { role: "admin" }), await as(ownerToken).delete(`/v1/members/${owner.userId}`)]) {
         expect(res.statusCode).toBe(409);

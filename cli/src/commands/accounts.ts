@@ -115,8 +115,15 @@ export const accounts: Noun = {
       aliases: ["members"],
       describe: "List the workspace's members, oldest account first",
       operationId: "listMembers",
-      examples: [["$0 accounts list-members", "Everyone in the workspace and their role"]],
-      ...accountsList((accounts, query) => accounts.listMembers(query), memberColumns),
+      examples: [
+        ["$0 accounts list-members", "Everyone in the workspace and their role"],
+        ["$0 accounts list-members --role owner", "Who can grant and take away the owner role"],
+      ],
+      builder: (yargs) => listFlags(yargs, { createdRange: false }).option("role", { type: "string", choices: ROLES, describe: "Only the members with this role" }),
+      run: (context, args) => {
+        const query = { ...listQuery(args, { createdRange: false }), ...definedOnly({ role: optionalString(args, "role") as Role | undefined }) };
+        return printList(context, args, context.client().accounts.listMembers(query), memberColumns);
+      },
     },
     {
       command: "update-member <user_id>",

@@ -42,8 +42,10 @@ export class MembersRepository {
     return row && MembersRepository.memberToWire(row);
   }
 
-  async list(workspaceId: string, page: PageRequest): Promise<Page<Member>> {
-    return paginate<MemberRow, Member>(this.members(workspaceId), "m.user_id", (row) => row.user_id, page, "asc", MembersRepository.memberToWire);
+  async list(workspaceId: string, filters: { role?: Role | undefined }, page: PageRequest): Promise<Page<Member>> {
+    const query = this.members(workspaceId);
+    if (filters.role !== undefined) query.where("m.role", filters.role);
+    return paginate<MemberRow, Member>(query, "m.user_id", (row) => row.user_id, page, "asc", MembersRepository.memberToWire);
   }
 
   /** The workspaces a user belongs to, oldest membership first. */
