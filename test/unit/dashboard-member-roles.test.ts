@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignableRoles, mayAssignRole, mayRemoveMember, ROLES, roleChangeToConfirm, soleOwnerId } from "../../dashboard/src/lib/member-roles.js";
+import { assignableRoles, mayAssignRole, mayRemoveMember, ROLES, ownersAfter, roleChangeToConfirm, soleOwnerId } from "../../dashboard/src/lib/member-roles.js";
 import { mayAssign } from "../../src/domain/roles.js";
 
 /**
@@ -65,16 +65,27 @@ describe("roleChangeToConfirm", () => {
 describe("soleOwnerId", () => {
   const member = (user_id: string, role: (typeof ROLES)[number]) => ({ user_id, role });
 
-  it("names the only owner among every member, wherever the list put them", () => {
-    expect(soleOwnerId({ items: [member("usr_a", "admin"), member("usr_b", "viewer"), member("usr_c", "owner")], capped: false })).toBe("usr_c");
+  it("names the owner of a first page of owners that holds one and has no more", () => {
+    expect(soleOwnerId({ data: [member("usr_c", "owner")], has_more: false })).toBe("usr_c");
   });
 
-  it("names nobody when another owner is among them, or when there is no owner", () => {
-    expect(soleOwnerId({ items: [member("usr_a", "owner"), member("usr_b", "viewer"), member("usr_c", "owner")], capped: false })).toBeNull();
-    expect(soleOwnerId({ items: [member("usr_a", "viewer")], capped: false })).toBeNull();
+  it("names nobody when there is another owner, on the page or past it, or none", () => {
+    expect(soleOwnerId({ data: [member("usr_a", "owner"), member("usr_c", "owner")], has_more: false })).toBeNull();
+    expect(soleOwnerId({ data: [member("usr_a", "owner")], has_more: true })).toBeNull();
+    expect(soleOwnerId({ data: [], has_more: false })).toBeNull();
+  });
+});
+
+describe("ownersAfter", () => {
+  const member = (user_id: string, role: (typeof ROLES)[number]) => ({ user_id, role });
+
+  it("adds a member made owner, and takes out an owner given another role", () => {
+    expect(ownersAfter({ data: [member("usr_a", "owner")], has_more: false }, member("usr_b", "owner"))).toEqual({ data: [member("usr_a", "owner"), member("usr_b", "owner")], has_more: false });
+    expect(ownersAfter({ data: [member("usr_a", "owner"), member("usr_b", "owner")], has_more: false }, member("usr_a", "admin"))).toEqual({ data: [member("usr_b", "owner")], has_more: false });
   });
 
-  it("names nobody from a capped list with one owner so far, as another may be past the cap", () => {
-    expect(soleOwnerId({ items: [member("usr_a", "owner"), member("usr_b", "viewer")], capped: true })).toBeNull();
+  it("keeps the page as it was for a change among the other roles", () => {
+    const owners = { data: [member("usr_a", "owner")], has_more: true };
+    expect(ownersAfter(owners, member("usr_b", "viewer"))).toEqual(owners);
   });
 });

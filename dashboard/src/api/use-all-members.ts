@@ -8,7 +8,7 @@ const MEMBERS_CAP = 1000;
 
 /**
  * Every member of the workspace, page after page (listMembers pages at 100), for what needs them
- * all rather than the page shown: their addresses, who the owners are.
+ * all rather than the page shown: their addresses.
  */
 export function useAllMembers(): RequestState<Collected<Member>> {
   const api = useApi();

@@ -41,13 +41,25 @@ export function roleChangeToConfirm({ from, to, self }: { from: Role; to: Role; 
   return null;
 }
 
+/** A first page of the workspace's owners (`listMembers` with `role=owner`). */
+export interface OwnersPage<M extends Pick<Member, "user_id" | "role">> {
+  data: readonly M[];
+  has_more: boolean;
+}
+
 /**
  * The workspace's only owner, whom the server will neither demote nor remove nor let leave
- * (409 last_owner), found among every member (an owner may be on any page of the list); null when
- * there are other owners, or when `members` may not be all of them and holds one owner so far
- * (`capped`: the server still has the last word).
+ * (409 last_owner): the one owner of a first page of owners with no more after it; null when
+ * there are others, wherever the whole list of members would put them.
  */
-export function soleOwnerId(members: { items: readonly Pick<Member, "user_id" | "role">[]; capped: boolean }): string | null {
-  const [owner, ...others] = members.items.filter((member) => member.role === "owner");
-  return owner !== undefined && others.length === 0 && !members.capped ? owner.user_id : null;
+export function soleOwnerId(owners: OwnersPage<Pick<Member, "user_id" | "role">>): string | null {
+  const [owner, ...others] = owners.data;
+  return owner !== undefined && others.length === 0 && !owners.has_more ? owner.user_id : null;
+}
+
+/** The page of owners once `changed` has its new role: made owner, it joins; no longer one, it leaves. */
+export function ownersAfter<M extends Pick<Member, "user_id" | "role">>(owners: OwnersPage<M>, changed: M): OwnersPage<M> {
+  const others = owners.data.filter((owner) => owner.user_id !== changed.user_id);
+  if (changed.role === "owner") return { ...owners, data: [...others, changed] };
+  return others.length === owners.data.length ? owners : { ...owners, data: others };
 }

@@ -1,8 +1,7 @@
 import { useId, useState } from "react";
 import type { Member, Role } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
-import { useAllMembers } from "../../api/use-all-members";
-import { useAction, usePaged } from "../../api/use-request";
+import { useAction, usePaged, useRequest } from "../../api/use-request";
 import { useSession } from "../../auth/session";
 import { Card } from "../../components/card";
 import { ConfirmDialog } from "../../components/confirm-dialog";
@@ -11,7 +10,7 @@ import { Loaded } from "../../components/loaded";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { formatDate } from "../../lib/format";
-import { assignableRoles, mayRemoveMember, roleChangeToConfirm, soleOwnerId } from "../../lib/member-roles";
+import { assignableRoles, mayRemoveMember, ownersAfter, roleChangeToConfirm, soleOwnerId, type OwnersPage } from "../../lib/member-roles";
 import { hasRole } from "../../lib/roles";
 import { RoleOptions, isRole } from "./roles";
 
@@ -39,9 +38,12 @@ export function MembersSection() {
     [api],
   );
   // The server refuses to demote or remove a workspace's last owner, or let them leave (409
-  // last_owner); the page does not offer it. Who that is takes every page of members: the one
-  // shown may list one owner while another is on the next.
-  const everyone = useAllMembers();
+  // last_owner); the page does not offer it. Who that is, the owners say (two are enough to know),
+  // not the page of members shown, which may list one owner while another is on the next.
+  const owners = useRequest(async (signal): Promise<OwnersPage<Member>> => {
+    const { data, has_more } = await api.call((mr) => mr.accounts.listMembers({ role: "owner", limit: 2 }, { signal }));
+    return { data, has_more };
+  }, [api]);
   const [removing, setRemoving] = useState<Member | null>(null);
   const [confirming, setConfirming] = useState<PendingChange | null>(null);
   const isSelf = (member: Member) => member.user_id === session.user?.id;
@@ -49,7 +51,7 @@ export function MembersSection() {
     const updated = await api.call((mr) => mr.accounts.updateMember(member.user_id, { role }));
     const withUpdated = (rows: Member[]) => rows.map((row) => (row.user_id === updated.user_id ? updated : row));
     members.update((page) => ({ ...page, data: withUpdated(page.data) }));
-    everyone.update((all) => ({ ...all, items: withUpdated(all.items) }));
+    owners.update((page) => ownersAfter(page, updated));
     // The session holds the member's own role, which decides what every page offers them.
     if (isSelf(member)) refresh();
   };
@@ -148,8 +150,8 @@ export function MembersSection() {
       <Loaded state={members} what="members" compact>
         {(page) => (
           // The rows wait for the owners too, so that the last owner's controls never show enabled first.
-          <Loaded state={everyone} what="members" compact>
-            {(all) => table(page.data, soleOwnerId(all))}
+          <Loaded state={owners} what="members" compact>
+            {(ownerPage) => table(page.data, soleOwnerId(ownerPage))}
           </Loaded>
         )}
       </Loaded>
@@ -185,7 +187,7 @@ export function MembersSection() {
           if (!isSelf(member)) {
             await api.call((mr) => mr.accounts.removeMember(member.user_id));
             members.reload();
-            everyone.reload();
+            owners.reload();
             return;
           }
           await api.call((mr) => mr.accounts.leaveWorkspace());
