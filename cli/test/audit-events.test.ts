@@ -53,6 +53,15 @@ describe("mailroom audit-events list", () => {
     ]);
   });
 
+  it("takes --actor-id and --target-id, the API's names, for --actor and --target", async () => {
+    const api = stubApi(200, page([]));
+
+    const result = await runCli(["audit-events", "list", "--actor-id", "usr_01jd3k8m2q5v7w9x1y3z5a7b9a", "--target-id", "key_01jd3k8m2q5v7w9x1y3z5a7b9c"], { env: stubEnv, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen.map((seen) => seen.target)).toEqual(["/v1/audit-events?limit=20&actor_id=usr_01jd3k8m2q5v7w9x1y3z5a7b9a&target_id=key_01jd3k8m2q5v7w9x1y3z5a7b9c"]);
+  });
+
   it("takes --created-after 7d as seven days ago", async () => {
     const api = stubApi(200, page([]));
     const before = Date.now();

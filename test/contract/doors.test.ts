@@ -51,6 +51,14 @@ describe("every operation of the contract", () => {
     expect(command?.split(" ")[0]).toBe(nounOf(tag));
   });
 
+  it.each(operations.filter((operation) => operation.query.length > 0))("$operationId: each query parameter is a flag of its CLI command", async ({ operationId, query }) => {
+    const words = commandsByOperation().get(operationId)!.split(" ").filter((word) => !word.startsWith("<") && !word.startsWith("["));
+    let help = "";
+    const sink = { write: (chunk: string) => ((help += chunk), true), isTTY: false };
+    await run([...words, "--help"], { stdout: sink, stderr: sink, env: {}, readFile: sampleFile, writeFile: async () => undefined, interrupted: Promise.resolve(), fetch: () => Promise.reject(new Error("no calls in this test")) });
+    for (const name of query) expect(help, `mailroom ${words.join(" ")} --${name.replace(/_/g, "-")}`).toMatch(new RegExp(`^\\s+(--[a-z-]+, )*--${name.replace(/_/g, "-")}\\b`, "m"));
+  });
+
   it.each(operations)("$operationId shows SDK, CLI and curl samples that call it", ({ operationId, tag, samples }) => {
     expect(samples.map((sample) => sample.label)).toEqual(["Node SDK", "CLI", "curl"]);
     const [sdk, cli] = samples;

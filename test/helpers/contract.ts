@@ -77,14 +77,26 @@ export interface ContractOperation {
   operationId: string;
   tag: string;
   samples: Array<{ label: string; source: string }>;
+  /** The names of its query parameters (the filters and paging of a list). */
+  query: string[];
 }
 
-export const contractOperations = (): ContractOperation[] =>
-  Object.values(loadSpec().paths).flatMap((item) =>
-    Object.values(item as Record<string, { operationId?: string; tags?: string[]; "x-codeSamples"?: ContractOperation["samples"] }>)
+type Parameter = { name?: string; in?: string; $ref?: string };
+
+export function contractOperations(): ContractOperation[] {
+  const spec = loadSpec();
+  const resolve = (parameter: Parameter) => (parameter.$ref ? (jsonPointer(spec, parameter.$ref.slice(1)) as Parameter) : parameter);
+  return Object.values(spec.paths).flatMap((item) =>
+    Object.values(item as Record<string, { operationId?: string; tags?: string[]; parameters?: Parameter[]; "x-codeSamples"?: ContractOperation["samples"] }>)
       .filter((operation) => typeof operation === "object" && operation?.operationId)
-      .map((operation) => ({ operationId: operation.operationId as string, tag: (operation.tags ?? [])[0] as string, samples: operation["x-codeSamples"] ?? [] })),
+      .map((operation) => ({
+        operationId: operation.operationId as string,
+        tag: (operation.tags ?? [])[0] as string,
+        samples: operation["x-codeSamples"] ?? [],
+        query: (operation.parameters ?? []).map(resolve).flatMap((parameter) => (parameter.in === "query" && parameter.name ? [parameter.name] : [])),
+      })),
   );
+}
 
 /** `ApiKeys` -> `apiKeys` (the SDK resource). */
 export const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);

@@ -26,8 +26,8 @@ export const auditEvents: Noun = {
       builder: (yargs) =>
         listFlags(yargs)
           .option("operation", { type: "string", describe: "Only changes made by this operation (e.g. revokeApiKey)" })
-          .option("actor", { type: "string", describe: "Only changes made by this API key (key_…) or member (usr_…)" })
-          .option("target", { type: "string", describe: "Only changes to this object (e.g. a key's or a domain's id)" }),
+          .option("actor", { type: "string", alias: "actor-id", describe: "Only changes made by this API key (key_…) or member (usr_…)" })
+          .option("target", { type: "string", alias: "target-id", describe: "Only changes to this object (e.g. a key's or a domain's id)" }),
       async run(context, args) {
         const filters = definedOnly({ operation: optionalString(args, "operation"), actor_id: optionalString(args, "actor"), target_id: optionalString(args, "target") });
         await printList(context, args, context.client().auditEvents.list({ ...listQuery(args), ...filters }), auditEventColumns);
