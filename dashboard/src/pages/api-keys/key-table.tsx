@@ -1,4 +1,5 @@
 import type { Actor, ApiKey } from "mailroom";
+import { serverClock } from "../../api/server-clock";
 import { Table } from "../../components/table";
 import { describeActor, type MemberEmails } from "../../lib/actors";
 import { describeRestrictions } from "../../lib/api-key-restrictions";
@@ -6,7 +7,8 @@ import { PERMISSION_LABELS, formatDate, formatDateTime } from "../../lib/format"
 
 type KeyStatus = "active" | "expired" | "revoked";
 
-function statusOf(key: ApiKey, now = Date.now()): KeyStatus {
+/** `now`: the server's clock, which decides when a key stops working (a browser's may be hours off). */
+function statusOf(key: ApiKey, now: number): KeyStatus {
   if (key.revoked_at) return "revoked";
   if (key.expires_at && Date.parse(key.expires_at) <= now) return "expired";
   return "active";
@@ -31,7 +33,7 @@ export function KeyTable({ keys, memberEmails, canManage, canManageFullAccess, o
   return (
     <Table columns={["Name", "Key", "Permission", "Created", "Last used", "Expires", "Status"]} actions={canManage}>
       {keys.map((key) => {
-        const status = statusOf(key);
+        const status = statusOf(key, serverClock.now());
         const restrictions = describeRestrictions(key.restrictions);
         const mayChange = canManageFullAccess || key.permission !== "full_access";
         return (
@@ -56,7 +58,9 @@ export function KeyTable({ keys, memberEmails, canManage, canManageFullAccess, o
             </td>
             <td className="nowrap">{formatDate(key.expires_at, "Never")}</td>
             <td>
-              <span className={`badge badge--key-${status}`}>{status}</span>
+              <span className={`badge badge--key-${status}`} data-testid="api-key-status">
+                {status}
+              </span>
             </td>
             {canManage && (
               <td className="table__actions">
