@@ -70,8 +70,8 @@ describe("scheduled messages in the dashboard", () => {
       // The New time field starts at the server's now, not this browser's hour-old one.
       const earliest = await card.getByLabel("New time").evaluate((input) => new Date((input as HTMLInputElement).min).getTime());
       expect(Math.abs(earliest - Date.now())).toBeLessThan(2 * MINUTE);
-      // The card's live regions as they are before the time comes.
-      await card.locator('[role="status"]').evaluateAll((regions) => regions.forEach((region) => region.setAttribute("data-before", "")));
+      // The page's live regions as they are before the time comes.
+      await seen.locator('[role="status"]').evaluateAll((regions) => regions.forEach((region) => region.setAttribute("data-before", "")));
 
       // The time comes: the card says so, in a live region that was there before (screen readers
       // announce a change to one, not one that appears), and offers neither button.
@@ -87,6 +87,8 @@ describe("scheduled messages in the dashboard", () => {
       await harness.server.testApp.drain();
       await expect.poll(() => summaryValue("Status", seen).textContent(), { timeout: 10_000 }).toBe("delivered");
       expect(await seen.getByTestId("message-outcome").textContent()).toBe("Sent at its scheduled time: the message is delivered.");
+      // Announced from a live region that was there before, as the Due now line was.
+      expect(await seen.getByTestId("message-outcome").evaluate((element) => element.closest('[role="status"]')?.hasAttribute("data-before") ?? false)).toBe(true);
       // Playwright puts its clock into every frame: the email preview's sandbox blocks it, as it
       // blocks any script.
       expect(slow.errors.filter((error) => !error.includes("'about:srcdoc' because the document's frame is sandboxed"))).toEqual([]);

@@ -271,11 +271,15 @@ function MessageView({ message, onChange }: { message: Message; onChange: (messa
       )}
       <Summary message={message} />
       {canSend && message.status === "scheduled" && <MessageSchedule message={message} due={due} onChange={onScheduleChange} />}
-      {outcome !== null && (
-        <p ref={outcomeRef} tabIndex={-1} role="status" className="notice" data-testid="message-outcome">
-          {outcomeLine(outcome, message.status)}
-        </p>
-      )}
+      {/* A live region for as long as the page is shown: screen readers announce a line put into
+          one (a send time that came by itself), not reliably one that appears with its region. */}
+      <div role="status">
+        {outcome !== null && (
+          <p ref={outcomeRef} tabIndex={-1} className="notice" data-testid="message-outcome">
+            {outcomeLine(outcome, message.status)}
+          </p>
+        )}
+      </div>
       <Card title="Recipients" flush>
         <Recipients message={message} />
       </Card>
