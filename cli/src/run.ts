@@ -119,7 +119,7 @@ function onceEach(args: Args, yargs: Argv): true {
 async function execute(command: Command, args: Args, io: Io): Promise<number> {
   const output = new Output(io, args.json as boolean | undefined);
   const unanswered = new Unanswered();
-  io.beforeSignalExit?.(() => reportStop(output, unanswered.rerunKey));
+  io.beforeSignalExit?.(() => reportStop(output, unanswered.inDoubt));
   // Every request of the command goes through it (a probe's or doctor's client too), so that a stop
   // can name the POST it leaves in doubt.
   const watched: Io = { ...io, fetch: unanswered.watch(io.fetch ?? ((request) => fetch(request))) };
@@ -198,11 +198,11 @@ function rerunKey(error: APIError | APIConnectionError): string | undefined {
 }
 
 function rerunHint(error: APIError | APIConnectionError, key: string): string {
-  if (error instanceof APIError && error.code === "idempotency_key_in_use") {
-    return `The first run with this Idempotency-Key is still going; for its answer, run the same command again with ${rerunFlag(key)}`;
-  }
+  if (error instanceof APIError && error.code === "idempotency_key_in_use") return `The first run with this Idempotency-Key is still going; for its answer, ${runAgain(key)}`;
   return mayHaveRun(key);
 }
+
+const runAgain = (key: string) => `run the same command again with ${rerunFlag(key)}`;
 
 const mayHaveRun = (key: string) => `It may have been carried out all the same; to try again without doing it twice, run the same command with ${rerunFlag(key)}`;
 
@@ -211,11 +211,18 @@ const rerunFlag = (key: string) => `--idempotency-key ${shellWord(key)}`;
 
 /**
  * What a stop (Ctrl-C, SIGTERM) says as it ends the command: nothing, unless it leaves a POST in
- * doubt whose rerun takes a key; then, on stderr in either mode, that it may have run and the key
+ * doubt whose rerun takes a key; then, on stderr in either mode, that it may have run (or, during
+ * a 409 idempotency_key_in_use wait, that the first run with the key is still going) and the key
  * to run the command again with. Exit 130 or 143 all the same: the command did not finish.
  */
-function reportStop(output: Output, key: string | undefined): void {
-  if (key === undefined) return;
+function reportStop(output: Output, inDoubt: { key: string; stillGoing: boolean } | undefined): void {
+  if (inDoubt === undefined) return;
+  const { key, stillGoing } = inDoubt;
+  if (stillGoing) {
+    const stopped = "Interrupted while the first run with this Idempotency-Key was still going";
+    output.stopped({ error: "interrupted", message: `${stopped}.`, idempotency_key: key }, `${stopped}. For its answer, ${runAgain(key)}`);
+    return;
+  }
   const stopped = "Interrupted before the server answered";
   output.stopped({ error: "interrupted", message: `${stopped}: the request may have been carried out all the same.`, idempotency_key: key }, `${stopped}. ${mayHaveRun(key)}`);
 }

@@ -12,6 +12,8 @@ type Fetch = (request: Request) => Promise<Response>;
  */
 export class Unanswered {
   #sent: string | undefined;
+  /** Whether the server last answered the POST in doubt 409 idempotency_key_in_use: another run with its key is still going. */
+  #inUse = false;
   /** Set while a rerunWith call runs: the key a rerun takes instead of the ones sent, or none. */
   #rerun: { key: string | undefined } | undefined;
 
@@ -19,9 +21,16 @@ export class Unanswered {
   watch(fetch: Fetch): Fetch {
     return async (request) => {
       const key = request.method === "POST" ? (request.headers.get("idempotency-key") ?? undefined) : undefined;
-      if (key !== undefined) this.#sent = key;
+      if (key !== undefined && key !== this.#sent) {
+        this.#sent = key;
+        this.#inUse = false;
+      }
       const response = await fetch(request);
-      if (key !== undefined && response.ok && this.#sent === key) this.#sent = undefined;
+      if (key !== undefined && this.#sent === key) {
+        // The one 409 a POST is sent again after (the SDK waits out no other).
+        this.#inUse = response.status === 409;
+        if (response.ok) this.#sent = undefined;
+      }
       return response;
     };
   }
@@ -44,9 +53,12 @@ export class Unanswered {
     }
   }
 
-  /** The key to run the command again with, were it stopped now: none while no POST is in doubt. */
-  get rerunKey(): string | undefined {
-    if (this.#sent === undefined) return undefined;
-    return this.#rerun ? this.#rerun.key : this.#sent;
+  /**
+   * What a stop now would leave in doubt: the key to run the command again with, and whether the
+   * first run with it is still going (a 409 being waited out); none while no POST is in doubt.
+   */
+  get inDoubt(): { key: string; stillGoing: boolean } | undefined {
+    const key = this.#sent === undefined ? undefined : this.#rerun ? this.#rerun.key : this.#sent;
+    return key === undefined ? undefined : { key, stillGoing: this.#inUse };
   }
 }

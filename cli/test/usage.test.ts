@@ -297,6 +297,16 @@ describe("an error after which the request may have run", () => {
       expect(stderr).toBe(`\nInterrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key ${api.keys[0]}\n`);
     });
 
+    it("says the first run with the key is still going while the SDK waits out a 409 idempotency_key_in_use", async () => {
+      const api = answering(() => new Response(JSON.stringify(problemBody(409, "idempotency_key_in_use")), { status: 409, headers: { "content-type": "application/problem+json", "retry-after": "30" } }));
+
+      const words = await stopWhenAsked([...send, "--idempotency-key", "order-1234"], api, { tty: true });
+      const json = await stopWhenAsked([...send, "--idempotency-key", "order-1234"], answering(() => new Response(JSON.stringify(problemBody(409, "idempotency_key_in_use")), { status: 409, headers: { "content-type": "application/problem+json", "retry-after": "30" } })));
+
+      expect(words).toBe("\nInterrupted while the first run with this Idempotency-Key was still going. For its answer, run the same command again with --idempotency-key order-1234\n");
+      expect(JSON.parse(json)).toEqual({ error: "interrupted", message: "Interrupted while the first run with this Idempotency-Key was still going.", idempotency_key: "order-1234" });
+    });
+
     it("names the key a suppression import is run again with, not its request's <key>#<n>", async () => {
       const api = answering(unanswered);
 
