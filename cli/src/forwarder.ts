@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { retryAfterMs, type Webhooks } from "mailroom";
+import { VERSION } from "./version.js";
 
 /** The longest a receiver's `Retry-After` is waited for; past it the retry comes sooner, as the SDK's cap. */
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -67,7 +68,7 @@ export class Forwarder {
     try {
       const response = await fetch(this.options.url, {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "mailroom-cli-listen", ...headers },
+        headers: { "content-type": "application/json", "user-agent": `mailroom-cli/${VERSION} (listen)`, ...headers },
         body,
         redirect: "manual",
         signal: AbortSignal.any([signal, timeout]),

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventType, PageBody } from "mailroom";
+import { VERSION } from "../src/version.js";
 import type { TestServer } from "../../test/helpers/http-server.js";
 import {
   type Delivery,
@@ -143,6 +144,8 @@ describe("mailroom listen", () => {
     expect(receiver.deliveries.map((delivery) => delivery.verified)).toEqual([queued, delivered, opened]);
     expect(receiver.deliveries.map((delivery) => delivery.headers["webhook-id"])).toEqual([queued.id, delivered.id, opened.id]);
     expect(receiver.deliveries.map((delivery) => delivery.headers["content-type"])).toEqual(["application/json", "application/json", "application/json"]);
+    // Said to be the CLI's forwarder, with its version, as its API calls say the CLI's.
+    expect(receiver.deliveries.map((delivery) => delivery.headers["user-agent"])).toEqual(Array(3).fill(`mailroom-cli/${VERSION} (listen)`));
     expect(linesOf(stdout)).toEqual(
       [queued, delivered, opened].map((event) => ({
         id: event.id,
