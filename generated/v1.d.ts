@@ -3887,7 +3887,10 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request could not be read (malformed JSON, bad header). */
+        /**
+         * @description The request could not be read (malformed JSON, a body that is not UTF-8, bad header).
+         *     JSON is read as UTF-8 whatever the `charset` parameter says (RFC 8259).
+         */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -4044,7 +4047,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is not `application/json`. */
+        /**
+         * @description The request body is not `application/json`, or was sent with a `Content-Encoding`
+         *     (the server decodes none: send the body uncompressed).
+         */
         UnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];

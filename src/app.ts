@@ -22,6 +22,7 @@ import { registerRequestLog } from "./http/request-log.js";
 import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
 import { tooDeepPointer } from "./http/json-depth.js";
+import { jsonBodyText, refuseContentEncoding } from "./http/json-body.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
@@ -115,12 +116,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // An empty JSON body means "no body" (rotateApiKey's body is optional); anything else must parse.
   const defaultJson = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, raw, done) => {
+    let body: string;
+    try {
+      refuseContentEncoding(req.headers);
+      body = jsonBodyText(raw as Buffer);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
     if (body === "") return done(null, undefined);
-    defaultJson(req, body as string, (error, parsed) => {
+    defaultJson(req, body, (error, parsed) => {
       // The parser refuses a __proto__ or constructor.prototype key (prototype poisoning) as if the
       // body were not JSON; it is JSON, refused on purpose, so the answer names the key.
-      const pointer = error ? prototypeKeyPointer(body as string) : null;
+      const pointer = error ? prototypeKeyPointer(body) : null;
       if (pointer !== null) return done(ValidationError.field(pointer, "is a key no request body may use (it could reach an object's prototype)"), undefined);
       const deep = error ? null : tooDeepPointer(parsed, LIMITS.bodyDepth);
       if (deep !== null) return done(ValidationError.field(deep, `is nested more than ${LIMITS.bodyDepth} levels deep`), undefined);

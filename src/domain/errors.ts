@@ -11,6 +11,7 @@ export type ErrorKind =
   | "not_found"
   | "conflict"
   | "unprocessable"
+  | "unsupported_media"
   | "rate_limited"
   | "gone"
   | "unavailable";

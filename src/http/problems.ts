@@ -21,6 +21,7 @@ const STATUS_BY_KIND: Record<DomainError["kind"], number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  unsupported_media: 415,
   rate_limited: 429,
   gone: 410,
   unavailable: 503,

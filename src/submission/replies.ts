@@ -16,6 +16,7 @@ const BY_KIND: Record<ErrorKind, SmtpReply> = {
   forbidden: { code: 550, text: "5.7.1" },
   bad_request: { code: 554, text: "5.6.0" },
   unprocessable: { code: 554, text: "5.6.0" },
+  unsupported_media: { code: 554, text: "5.6.1" },
   not_found: { code: 554, text: "5.6.0" },
   gone: { code: 554, text: "5.6.0" },
   conflict: { code: 451, text: "4.3.0" },

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { STATUS_CODES } from "node:http";
 import { connect, type AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { newId } from "../../src/domain/ids.js";
 import { loadSpec } from "../../src/http/spec.js";
@@ -279,6 +280,30 @@ describe.each(databases)("platform ($name)", (database) => {
         expectProblem(res, 400, "invalid_json");
       }
       expect(await keyCount()).toBe(before);
+    });
+
+    it("answers 400 invalid_json to a body that is not UTF-8, whatever its charset parameter says, and stores nothing", async () => {
+      const before = await keyCount();
+      const latin1 = Buffer.concat([Buffer.from('{"name": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+      for (const type of ["application/json", "application/json; charset=iso-8859-1"]) {
+        const body = expectProblem(await t.call({ method: "POST", url: "/v1/api-keys", payload: latin1, headers: { "content-type": type } }), 400, "invalid_json");
+        expect(body.detail, type).toContain("UTF-8");
+      }
+      expect(await keyCount()).toBe(before);
+      // RFC 8259: JSON is UTF-8 and a charset parameter changes nothing, so ASCII sent as Latin-1 is read as sent.
+      const ascii = await t.call({ method: "POST", url: "/v1/api-keys", payload: '{"name": "cafe"}', headers: { "content-type": "application/json; charset=iso-8859-1" } });
+      expect(ascii.statusCode).toBe(201);
+    });
+
+    it("answers 415 unsupported_media_type to a body sent with a Content-Encoding, and stores nothing", async () => {
+      const before = await keyCount();
+      for (const [encoding, payload] of [["gzip", gzipSync('{"name": "zipped"}')], ["br", Buffer.from('{"name": "plain but labelled br"}')]] as const) {
+        const body = expectProblem(await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json", "content-encoding": encoding } }), 415, "unsupported_media_type");
+        expect(body.detail, encoding).toContain(`Content-Encoding ${encoding}`);
+      }
+      expect(await keyCount()).toBe(before);
+      const identity = await t.call({ method: "POST", url: "/v1/api-keys", payload: '{"name": "identity"}', headers: { "content-type": "application/json", "content-encoding": "identity" } });
+      expect(identity.statusCode).toBe(201);
     });
 
     it("answers 422 naming a __proto__ or constructor.prototype key anywhere in a body, and stores nothing", async () => {
