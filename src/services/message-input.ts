@@ -3,6 +3,7 @@ import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/a
 import { parseInstant } from "../domain/clock.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
+import { describesMimeBody } from "../domain/mime-headers.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import { statementBytes } from "../db/rows.js";
 import type { components } from "../../generated/v1.js";
@@ -15,8 +16,12 @@ export type MessageInput = Omit<CreateMessageRequest, "attachments"> & { attachm
 
 /** Header fields Mailroom writes itself; a client setting them would forge or break the message. */
 const RESERVED_HEADERS = new Set(
-  ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "content-type", "content-transfer-encoding", "dkim-signature", "received", "list-unsubscribe-post"],
+  ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "dkim-signature", "received", "list-unsubscribe-post"],
 );
+
+function isReservedHeader(name: string): boolean {
+  return RESERVED_HEADERS.has(name.toLowerCase()) || describesMimeBody(name);
+}
 /**
  * List-Unsubscribe (RFC 2369) is the one list header a sender gives: `<mailto:…>` and/or
  * `<https://…>`. With an https URI Mailroom adds `List-Unsubscribe-Post: List-Unsubscribe=One-Click`
@@ -105,7 +110,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     const pointer = `/headers/${pointerSegment(name)}`;
     const earlier = named.get(name.toLowerCase());
     named.set(name.toLowerCase(), earlier ?? name);
-    if (RESERVED_HEADERS.has(name.toLowerCase())) fail(pointer, `${name} is set by Mailroom and cannot be given`);
+    if (isReservedHeader(name)) fail(pointer, `${name} is set by Mailroom and cannot be given`);
     // Header names are case-insensitive (RFC 5322 §1.2.2): X-Foo and x-foo are one field given twice.
     else if (earlier !== undefined) fail(pointer, `repeats ${earlier} (header names are case-insensitive): give each field once`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");

@@ -4,6 +4,7 @@ import type { AddressObject, Attachment, EmailAddress, HeaderLines, ParsedMail }
 import { detectExtension } from "nodemailer/lib/mime-funcs/mime-types.js";
 import { formatMailbox, normaliseAddress } from "../domain/addresses.js";
 import type { FieldError } from "../domain/errors.js";
+import { describesMimeBody } from "../domain/mime-headers.js";
 import { mediaTypeOf } from "../smtp/mime-part.js";
 import type { components } from "../../generated/v1.js";
 
@@ -26,16 +27,11 @@ type CreateMessageRequest = components["schemas"]["CreateMessageRequest"];
  *   tracking); they are consumed, never sent, and an unknown one is refused rather than ignored.
  */
 
-/** Headers Mailroom writes itself for every message: a submitted one's are dropped, not refused. */
+/** Headers Mailroom writes itself for every message, with those that describe the MIME body: a submitted one's are dropped, not refused. */
 const REPLACED_HEADERS = new Set([
   "date",
   "message-id",
   "mime-version",
-  "content-type",
-  "content-transfer-encoding",
-  "content-disposition",
-  "content-id",
-  "content-description",
   "received",
   "return-path",
   "dkim-signature",
@@ -178,7 +174,7 @@ function splitHeaders(lines: HeaderLines, fail: (pointer: string, message: strin
   const seen = new Set<string>();
   const control = new Map<ControlHeader, string>();
   for (const { key, line } of lines) {
-    if (REPLACED_HEADERS.has(key) || MAPPED_HEADERS.has(key)) continue;
+    if (REPLACED_HEADERS.has(key) || describesMimeBody(key) || MAPPED_HEADERS.has(key)) continue;
     const colon = line.indexOf(":");
     const name = line.slice(0, colon).trim();
     const value = headerText(line.slice(colon + 1));

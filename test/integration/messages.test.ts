@@ -443,6 +443,21 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses header fields that describe the MIME body Mailroom composes, and keeps Content-Language", async () => {
+      const res = await send({
+        from: "hello@acme.example",
+        to: "ada@example.com",
+        subject: "Hi",
+        html: "<p>Hi</p>",
+        headers: { "Content-Disposition": "attachment; filename=x.bin", "content-id": "<x@example.com>", "Content-Description": "d", "Content-Location": "https://example.com/x" },
+      });
+      expectValidationFailure(res, ["/headers/Content-Disposition", "/headers/content-id", "/headers/Content-Description", "/headers/Content-Location"]);
+      expect(res.json().errors[1].message).toBe("content-id is set by Mailroom and cannot be given");
+      await expectNothingStored();
+      const withLanguage = await send({ from: "hello@acme.example", to: "ada@example.com", subject: "Hallo", html: "<p>Hallo</p>", headers: { "Content-Language": "de" } });
+      expect(withLanguage.statusCode, withLanguage.body).toBe(202);
+    });
+
     it("answers 413 payload_too_large for a body over the configured limit", async () => {
       const small = await createTestApp(database, { BODY_LIMIT_BYTES: "2048" });
       try {

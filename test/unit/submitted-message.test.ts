@@ -103,6 +103,8 @@ describe("submittedMessage", () => {
       "X-Note: =?UTF-8?Q?caf=C3=A9?= for two",
       "MIME-Version: 1.0",
       "Content-Type: text/plain; charset=utf-8",
+      "Content-Location: https://acme.example/mail/1",
+      "Content-Language: en",
     );
     const result = submittedMessage(await parse(message), ["b@example.com"]);
     expect(result.ok && result.request.headers).toEqual({
@@ -111,6 +113,7 @@ describe("submittedMessage", () => {
       "List-Unsubscribe": "<https://acme.example/u/1>",
       "Thread-Topic": "a long folded topic",
       "X-Note": "café for two",
+      "Content-Language": "en",
     });
   });
 
