@@ -6758,9 +6758,9 @@ export interface operations {
                 /** @description The size of each bucket (UTC hours or days). */
                 granularity?: "hour" | "day";
                 /** @description Only messages carrying this tag. */
-                tag?: string;
+                tag?: components["schemas"]["Tag"];
                 /** @description Only messages sent from the template with this slug. */
-                template?: string;
+                template?: components["schemas"]["TemplateSlug"];
             };
             header?: never;
             path?: never;

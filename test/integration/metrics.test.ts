@@ -274,6 +274,9 @@ describe.each(databases)("Metrics ($name)", (database) => {
       ["?from=yesterday", "/from"],
       ["?to=2026-11-21", "/to"],
       ["?tag=", "/tag"],
+      // A tag or slug that no message can carry, refused as listMessages refuses it, not read as "no traffic".
+      ["?tag=a%20b", "/tag"],
+      ["?template=Welcome", "/template"],
     ])("refuses %s as the contract does, naming %s", async (query, pointer) => {
       const res = await t.call({ method: "GET", url: `/v1/metrics${query}` });
       expect(res.statusCode, res.body).toBe(422);
