@@ -165,6 +165,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return problem(405, "method_not_allowed", "Method not allowed", `${path} allows ${allowed.join(", ")}.`, req.id);
   };
 
+  // Fastify's router lets a path parameter be empty, so /v1/messages/ would be getMessage with
+  // an empty id (a 422 about the id's length) while /v1/events/ is no route: both are the route
+  // that is not there, before authentication as any unknown path is.
+  app.addHook("onRequest", async (req, reply) => {
+    const operationId = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+    if (operationId === undefined || !Object.values(req.params as Record<string, string>).includes("")) return;
+    return sendProblem(reply, unmatchedRoute(req, reply));
+  });
+
   app.setErrorHandler((error, req, reply) => {
     // Errors raised while serving an unmatched route (Fastify parses bodies even then) are
     // answered as the unmatched route they are.

@@ -114,6 +114,17 @@ describe.each(databases)("platform ($name)", (database) => {
       expectProblem(await t.call({ method: "GET", url: "/", key: null }), 404, "not_found");
     });
 
+    it("answers a trailing slash, which leaves an id empty, as the route that is not there, for every collection alike", async () => {
+      for (const url of ["/v1/messages/", "/v1/templates/", "/v1/webhooks/", "/v1/api-keys/", "/v1/events/", "/v1/messages//events", "/v1/templates/welcome/versions/"]) {
+        for (const key of [undefined, null]) {
+          const body = expectProblem(await t.call({ method: "GET", url, ...(key === null ? { key } : {}) }), 404, "not_found");
+          expect(body.detail, url).toBe(`No route GET ${url}.`);
+        }
+      }
+      const deletion = expectProblem(await t.call({ method: "DELETE", url: "/v1/webhooks/" }), 404, "not_found");
+      expect(deletion.detail).toBe("No route DELETE /v1/webhooks/.");
+    });
+
     it("answers 405 method_not_allowed with Allow for a known path and an undeclared method", async () => {
       const put = await t.call({ method: "PUT", url: "/v1/workspace", payload: { name: "x" } });
       expectProblem(put, 405, "method_not_allowed");
