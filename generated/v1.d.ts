@@ -237,8 +237,9 @@ export interface paths {
          *     ahead, not more than a minute past (`422`: a date that far back is taken for a mistake),
          *     and before the message's `expires_at`. The message keeps its id, content and Idempotency-Key;
          *     a `message.scheduled` event records the change (`data.scheduled_at` and
-         *     `data.previous_scheduled_at`). A message that is no longer `scheduled` (queued, sent or
-         *     canceled) is `409 message_not_scheduled`.
+         *     `data.previous_scheduled_at`); the time it already has changes nothing (no event, the
+         *     same `updated_at`). A message that is no longer `scheduled` (queued, sent or canceled)
+         *     is `409 message_not_scheduled`.
          */
         post: operations["rescheduleMessage"];
         delete?: never;

@@ -502,7 +502,8 @@ export class MessagesService {
   /**
    * Moves a scheduled message to another time, or to now (null, or a time not after now): the
    * message keeps its id and content, its job its new due time, and a `message.scheduled` event
-   * records the change. Only while it is `scheduled` and no worker is handing it off.
+   * records the change (the time it already has changes nothing). Only while it is `scheduled`
+   * and no worker is handing it off.
    */
   async reschedule(principal: Principal, id: string, input: RescheduleMessageRequest): Promise<Message> {
     const scope = scopeOf(principal);
@@ -518,6 +519,8 @@ export class MessagesService {
       if (leasedUntil !== null && leasedUntil >= now) {
         throw new ConflictError("message_not_scheduled", "Message not scheduled", `Message ${id} is being handed off for delivery right now; it can no longer be rescheduled.`);
       }
+      // Its own time again is no change: no event for webhooks to fan out, updated_at kept.
+      if (record.scheduled_at === at) return;
       if (record.expires_at !== null && at >= record.expires_at) {
         throw ValidationError.field("/scheduled_at", `must be before the message's expires_at (${toIso(record.expires_at)})`);
       }

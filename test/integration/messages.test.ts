@@ -853,6 +853,15 @@ describe.each(databases)("messages ($name)", (database) => {
       ]);
     });
 
+    it("changes nothing, and records no event, when the time given is the one it has", async () => {
+      const body = await scheduledIn(HOUR);
+      t.clock.advance(60_000);
+      const res = await reschedule(body.id, body.scheduled_at);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ id: body.id, status: "scheduled", scheduled_at: body.scheduled_at, updated_at: body.updated_at });
+      expect((await events(body.id)).map((e) => e.type)).toEqual(["message.scheduled"]);
+    });
+
     it("moves a scheduled message to an earlier time", async () => {
       const body = await scheduledIn(5 * HOUR);
       expect((await reschedule(body.id, iso(t.clock.now() + HOUR))).statusCode).toBe(200);
