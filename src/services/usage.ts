@@ -9,7 +9,7 @@ type Usage = components["schemas"]["Usage"];
 
 /** The longest range `getUsage` answers: `to` at most this many days after `from`. */
 export const MAX_USAGE_RANGE_DAYS = 366;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Live usage per UTC day and month, and the monthly quota. Counting happens where mail is
@@ -34,8 +34,7 @@ export class UsageService {
 
   /** The first instant of the UTC month after the one `now` is in: when the quota resets. */
   static nextMonthStart(now: number): number {
-    const date = new Date(now);
-    return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+    return monthStart(now, 1);
   }
 
   /**
@@ -125,16 +124,18 @@ export class UsageService {
   }
 }
 
-/** The first instant of the UTC month an instant is in. */
-function monthStart(ms: number): number {
+/** The first instant of the UTC month an instant is in, or of a month that many after it. */
+function monthStart(ms: number, monthsAfter = 0): number {
   const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  return new Date(0).setUTCFullYear(date.getUTCFullYear(), date.getUTCMonth() + monthsAfter, 1);
 }
 
 /** Epoch ms of a "YYYY-MM-DD" UTC day that exists in the calendar, or a 422 naming the query parameter. */
 function parseDay(value: string, pointer: string): number {
-  const match = DATE.exec(value);
-  const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : NaN;
+  const match = DATE.test(value);
+  // Date.parse of the ISO form, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const ms = match ? Date.parse(`${value}T00:00:00Z`) : NaN;
   if (!match || Number.isNaN(ms) || UsageService.dayOf(ms) !== value) {
     throw new ValidationError([{ location: "query", pointer, message: "must be a date as YYYY-MM-DD" }]);
   }

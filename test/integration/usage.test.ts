@@ -123,6 +123,13 @@ describe.each(databases)("Usage ($name)", (database) => {
       expect(old.days).toHaveLength(367);
     });
 
+    it("reads a date of the first century as the date it is, not as 19xx", async () => {
+      const body = await usage("?from=0001-01-01&to=0001-01-03");
+      expect(body).toMatchObject({ from: "0001-01-01", to: "0001-01-03", totals: { messages: 0 } });
+      expect(body.days.map((d: { date: string }) => d.date)).toEqual(["0001-01-01", "0001-01-02", "0001-01-03"]);
+      expect(body.months.map((m: { month: string }) => m.month)).toEqual(["0001-01"]);
+    });
+
     it("accepts a range of 366 days", async () => {
       const body = await usage("?from=2024-01-01&to=2025-01-01");
       expect(body.days).toHaveLength(367);
