@@ -21,7 +21,7 @@ import { registerMetaRoutes } from "./http/meta-routes.js";
 import { registerRequestLog } from "./http/request-log.js";
 import { registerTrackingRoutes } from "./http/tracking-routes.js";
 import { problem, sendProblem, toProblem } from "./http/problems.js";
-import { tooDeepPointer } from "./http/json-depth.js";
+import { unreadableValue } from "./http/json-values.js";
 import { jsonBodyText, refuseContentEncoding } from "./http/json-body.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
@@ -130,8 +130,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // body were not JSON; it is JSON, refused on purpose, so the answer names the key.
       const pointer = error ? prototypeKeyPointer(body) : null;
       if (pointer !== null) return done(ValidationError.field(pointer, "is a key no request body may use (it could reach an object's prototype)"), undefined);
-      const deep = error ? null : tooDeepPointer(parsed, LIMITS.bodyDepth);
-      if (deep !== null) return done(ValidationError.field(deep, `is nested more than ${LIMITS.bodyDepth} levels deep`), undefined);
+      const unreadable = error ? null : unreadableValue(parsed, LIMITS.bodyDepth);
+      if (unreadable !== null) return done(ValidationError.field(unreadable.pointer, unreadable.message), undefined);
       done(error, parsed);
     });
   });

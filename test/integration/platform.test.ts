@@ -317,6 +317,23 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(identity.statusCode).toBe(201);
     });
 
+    it("answers 422 naming a number no JSON reader keeps exactly (past the largest double, or an integer past 2^53), and stores nothing", async () => {
+      const before = await keyCount();
+      for (const [payload, pointer] of [
+        ['{"name": "x", "expires_at": 1e400}', "/expires_at"],
+        ['{"name": "x", "expires_at": -1E+999}', "/expires_at"],
+        [`{"name": "x", "extra": {"order": [7, ${"9".repeat(400)}]}}`, "/extra/order/1"],
+        ['{"name": "x", "extra": {"order": 12345678901234567890123}}', "/extra/order"],
+      ]) {
+        const body = expectProblem(await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } }), 422, "validation_failed");
+        expect(body.errors, payload).toEqual([{ location: "body", pointer, message: expect.stringContaining("send it as a string") }]);
+      }
+      expect(await keyCount()).toBe(before);
+      // The largest integer a double keeps exactly, and a fraction with many digits, are numbers as any other.
+      const exact = await t.call({ method: "POST", url: "/v1/api-keys", payload: '{"name": "x", "extra": 9007199254740991}', headers: { "content-type": "application/json" } });
+      expect(expectProblem(exact, 422, "validation_failed").errors).toEqual([{ location: "body", pointer: "/extra", message: "is not a known field" }]);
+    });
+
     it("answers 422 naming a __proto__ or constructor.prototype key anywhere in a body, and stores nothing", async () => {
       const before = await keyCount();
       for (const [payload, pointer] of [

@@ -1,0 +1,39 @@
+import { pointerSegment } from "../domain/json-pointer.js";
+
+export interface UnreadableValue {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * The first value of a parsed body that cannot be taken as sent, with its JSON Pointer, or null:
+ * one nested deeper than `maxDepth` (a top-level object or array is depth 1), or a number that
+ * JSON.parse may not have kept exactly. RFC 8259 §6: a number past the largest double becomes
+ * Infinity (and would be stored and rendered as "Infinity"), and an integer past 2^53 - 1 may
+ * have been rounded (an order number would change; the parsed value cannot tell). Iterative, so
+ * it cannot itself run out of stack on the bodies it is there to refuse.
+ */
+export function unreadableValue(value: unknown, maxDepth: number): UnreadableValue | null {
+  const pending: Array<{ value: unknown; pointer: string; depth: number }> = [{ value, pointer: "", depth: 1 }];
+  while (pending.length > 0) {
+    const { value: current, pointer, depth } = pending.pop()!;
+    if (typeof current === "number") {
+      const problem = inexactNumber(current);
+      if (problem !== null) return { pointer, message: problem };
+      continue;
+    }
+    if (current === null || typeof current !== "object") continue;
+    if (depth > maxDepth) return { pointer, message: `is nested more than ${maxDepth} levels deep` };
+    const entries: Array<[string, unknown]> = Array.isArray(current) ? current.map((item, i) => [String(i), item]) : Object.entries(current);
+    for (const [key, child] of entries) {
+      if (typeof child === "number" || (child !== null && typeof child === "object")) pending.push({ value: child, pointer: `${pointer}/${pointerSegment(key)}`, depth: depth + 1 });
+    }
+  }
+  return null;
+}
+
+function inexactNumber(value: number): string | null {
+  if (!Number.isFinite(value)) return "is a number too large for any JSON reader to keep; send it as a string";
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return "is an integer past 2^53 - 1, which JSON readers may not keep exactly; send it as a string";
+  return null;
+}
