@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { NotFoundError, type APIPromise, type Suppression } from "../src/index.js";
+import { NotFoundError, type APIPromise, type Mailroom, type PagePromise, type Suppression } from "../src/index.js";
 import { contractExample, fakeClient, fakeFetch, json, problem } from "./helpers.js";
 
 /**
@@ -8,6 +8,24 @@ import { contractExample, fakeClient, fakeFetch, json, problem } from "./helpers
  * RateLimit).
  */
 const manual = contractExample<Suppression>("ManualSuppression");
+
+/** The resources of the client (the nouns: `mr.messages`, `mr.domains`, ...), not its openapi-fetch client `http`. */
+type Resources = { [Name in Exclude<keyof Mailroom, "http"> as Mailroom[Name] extends object ? (Mailroom[Name] extends (...args: never[]) => unknown ? never : Name) : never]: Mailroom[Name] };
+
+/** "resource.method" of every call that resolves to one object of the API without being an APIPromise. */
+type PlainPromiseCalls = {
+  [R in keyof Resources & string]: {
+    [M in keyof Resources[R] & string]: Resources[R][M] extends (...args: never[]) => infer Result
+      ? Result extends APIPromise<unknown> | PagePromise<unknown>
+        ? never
+        : Result extends Promise<infer Value>
+          ? Value extends Uint8Array | void
+            ? never
+            : `${R}.${M}`
+          : never
+      : never;
+  }[keyof Resources[R] & string];
+}[keyof Resources & string];
 
 describe("withResponse()", () => {
   it("tells a suppression just added (201) from one already there (200), which resolve alike", async () => {
@@ -40,6 +58,10 @@ describe("withResponse()", () => {
     expect(data).toEqual(manual);
     expect(response.status).toBe(200);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("is offered by every call that answers one object of the API; webhooks' verify and sign check and make signatures locally", () => {
+    expectTypeOf<PlainPromiseCalls>().toEqualTypeOf<"webhooks.verify" | "webhooks.sign">();
   });
 
   it("is offered by the calls that answer one object, and the call still is a Promise of its data", async () => {

@@ -43,7 +43,7 @@ export class Domains extends Resource {
   }
 
   /** `verifyDomain`: look every record up in DNS now; `status` is `verified` once every required one is found. */
-  verify(domainId: string, options?: RequestOptions): Promise<Domain> {
+  verify(domainId: string, options?: RequestOptions): APIPromise<Domain> {
     return this.client.unwrap(
       this.client.http.POST("/v1/domains/{domain_id}/verify", { params: { path: { domain_id: domainId } }, ...this.client.init(options, "POST") }),
     );
