@@ -69,6 +69,15 @@ describe("every operation of the contract", () => {
   });
 });
 
+describe("the SDK's named types", () => {
+  const sdkTypes = readFileSync(join(REPO, "sdk/src/types.ts"), "utf8");
+
+  it.each(operations.filter((op) => op.body || op.query.length > 0).map((op) => [op.operationId]))("name what %s takes: <OperationId>Params", (operationId) => {
+    const name = `${operationId[0]!.toUpperCase()}${operationId.slice(1)}Params`;
+    expect(sdkTypes).toMatch(new RegExp(`^export type ${name} = (RequestBody|QueryParams)<"${operationId}">;$`, "m"));
+  });
+});
+
 describe("the SDK and CLI", () => {
   it("call no operation that the contract lacks", () => {
     const ids = new Set(operations.map((operation) => operation.operationId));

@@ -79,6 +79,8 @@ export interface ContractOperation {
   samples: Array<{ label: string; source: string }>;
   /** The names of its query parameters (the filters and paging of a list). */
   query: string[];
+  /** Whether it takes a request body. */
+  body: boolean;
 }
 
 type Parameter = { name?: string; in?: string; $ref?: string };
@@ -87,13 +89,14 @@ export function contractOperations(): ContractOperation[] {
   const spec = loadSpec();
   const resolve = (parameter: Parameter) => (parameter.$ref ? (jsonPointer(spec, parameter.$ref.slice(1)) as Parameter) : parameter);
   return Object.values(spec.paths).flatMap((item) =>
-    Object.values(item as Record<string, { operationId?: string; tags?: string[]; parameters?: Parameter[]; "x-codeSamples"?: ContractOperation["samples"] }>)
+    Object.values(item as Record<string, { operationId?: string; tags?: string[]; parameters?: Parameter[]; requestBody?: unknown; "x-codeSamples"?: ContractOperation["samples"] }>)
       .filter((operation) => typeof operation === "object" && operation?.operationId)
       .map((operation) => ({
         operationId: operation.operationId as string,
         tag: (operation.tags ?? [])[0] as string,
         samples: operation["x-codeSamples"] ?? [],
         query: (operation.parameters ?? []).map(resolve).flatMap((parameter) => (parameter.in === "query" && parameter.name ? [parameter.name] : [])),
+        body: operation.requestBody !== undefined,
       })),
   );
 }
