@@ -85,6 +85,7 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
   };
 
   return async (request) => {
+    const started = now();
     const repeatable = policy.endsCredential !== true && (request.method === "DELETE" ? policy.repeatDeletes === true : !(await isConditional(request)));
     let outcomeUnknown = false;
     // Until when a 409 idempotency_key_in_use is polled; set by the call's first one.
@@ -97,7 +98,7 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
         response = await fetchWithTimeout(fetchImpl, request.clone(), policy.timeoutMs);
       } catch (error) {
         outcomeUnknown ||= !wasNotSent(error);
-        if (retriesLeft <= 0 || request.signal.aborted || (outcomeUnknown && !repeatable)) throw error;
+        if (retriesLeft <= 0 || request.signal.aborted || (outcomeUnknown && !repeatable)) throw withAttempts(error, attempt + 1, now() - started);
         await pause(backoffMs(attempt, random), request.signal);
         continue;
       }
@@ -128,6 +129,18 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
       await pause(delay ?? backoffMs(attempt, random), request.signal);
     }
   };
+}
+
+/**
+ * The last attempt's error, saying how many attempts there were and how long they took: after
+ * three timeouts the caller has waited three times the timeout, not the one the message names.
+ */
+function withAttempts(error: unknown, attempts: number, elapsedMs: number): unknown {
+  if (attempts > 1 && error instanceof APIConnectionError) {
+    const sentence = error.message.endsWith(".") ? error.message : `${error.message}.`;
+    error.message = `${sentence} That was the last of ${attempts} attempts, ${Number((elapsedMs / 1000).toFixed(1))} s in all.`;
+  }
+  return error;
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts (clearing the timer, so it holds no process open). */

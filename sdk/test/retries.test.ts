@@ -175,7 +175,7 @@ describe("connection failures", () => {
     const fake = fakeFetch([connectionReset(), connectionReset()]);
     const error = await fakeClient(fake, { maxRetries: 1 }).messages.create(aMessage()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect((error as APIConnectionError).message).toMatch(/ECONNRESET/);
+    expect((error as APIConnectionError).message).toMatch(/ECONNRESET\. That was the last of 2 attempts, [\d.]+ s in all\.$/);
     expect((error as APIConnectionError).cause).toBeInstanceOf(TypeError);
     expect(fake.requests).toHaveLength(2);
   });
@@ -199,6 +199,15 @@ describe("connection failures", () => {
     const fake = fakeFetch([new Response(stalledBody, { status: 202, headers: { "content-type": "application/json" } })]);
     const error = await fakeClient(fake, { timeout: 50, maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APITimeoutError);
+  });
+
+  it("says, once the retries are spent, how many attempts were made and how long they took in all", async () => {
+    const fake = fakeFetch(["hang", connectionReset(), "hang"]);
+    const error = await fakeClient(fake, { timeout: 50, maxRetries: 2 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as APITimeoutError).message).toMatch(/^The request timed out after 50 ms\. That was the last of 3 attempts, \d+(\.\d)? s in all\.$/);
+    const single = await fakeClient(fakeFetch(["hang"]), { timeout: 50, maxRetries: 0 }).messages.create(aMessage()).catch((e: unknown) => e);
+    expect((single as APITimeoutError).message).toBe("The request timed out after 50 ms.");
   });
 
   it("retries an attempt that timed out", async () => {
