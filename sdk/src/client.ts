@@ -116,7 +116,8 @@ export class Mailroom {
   private readonly credentialEndingFetch: Fetch;
 
   constructor(apiKeyOrOptions?: string | ClientOptions, options: ClientOptions = {}) {
-    const given = typeof apiKeyOrOptions === "object" ? apiKeyOrOptions : { ...options, apiKey: apiKeyOrOptions ?? options.apiKey };
+    // null is no key (typeof null is "object", so it is tested first), as undefined is.
+    const given = apiKeyOrOptions !== null && typeof apiKeyOrOptions === "object" ? apiKeyOrOptions : { ...options, apiKey: apiKeyOrOptions ?? options.apiKey };
     const apiKey = given.apiKey ?? readEnv("MAILROOM_API_KEY");
     if (!apiKey) {
       throw new MailroomConfigurationError(

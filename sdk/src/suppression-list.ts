@@ -3,6 +3,7 @@
 // and the dashboard's import both read lists with it, so a list is read the same way through
 // either door; it is exported for code that imports lists of its own.
 import { CsvError, parseCsv } from "./csv.js";
+import { MailroomError } from "./errors.js";
 import type { CreateSuppressionParams } from "./types.js";
 
 export type SuppressionListFormat = "csv" | "text";
@@ -18,7 +19,7 @@ export interface SuppressionListRow {
 }
 
 /** Text that cannot be read as a suppression list: CSV quoting left open, no `email` column. */
-export class SuppressionListError extends Error {
+export class SuppressionListError extends MailroomError {
   override name = "SuppressionListError";
 }
 

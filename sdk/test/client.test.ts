@@ -79,6 +79,15 @@ describe("new Mailroom()", () => {
     expect(construct).toThrow(MailroomError);
   });
 
+  it("reads a null key (an unset value from JavaScript code) as none given", () => {
+    vi.stubEnv("MAILROOM_API_KEY", "");
+    const construct = () => new Mailroom(null as unknown as string);
+    expect(construct).toThrow(MailroomConfigurationError);
+    expect(construct).toThrow(/MAILROOM_API_KEY/);
+    vi.stubEnv("MAILROOM_API_KEY", "svc_test_from_env");
+    expect(new Mailroom(null as unknown as string, { baseUrl: "http://mailroom.test" }).baseUrl).toBe("http://mailroom.test");
+  });
+
   it.each(["http//localhost:3000", "localhost:3000", "ftp://mailroom.test", ""])("throws a MailroomConfigurationError naming a base URL %j that is not an http(s) URL", (baseUrl) => {
     const construct = () => new Mailroom({ apiKey: "svc_test_bad_url", baseUrl });
     expect(construct).toThrow(MailroomConfigurationError);

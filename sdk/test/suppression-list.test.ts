@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSuppressionList, SuppressionListError } from "../src/index.js";
+import { MailroomError, readSuppressionList, SuppressionListError } from "../src/index.js";
 
 /**
  * sdk/src/suppression-list.ts: a list brought from another provider, read into
@@ -59,6 +59,7 @@ describe("readSuppressionList", () => {
     ["text after a closing quote", 'email\n"ada@example.com" x\n', "line 2: a quoted field must end at a comma"],
   ])("refuses %s, saying where", (_what, text, message) => {
     expect(() => readSuppressionList(text)).toThrow(SuppressionListError);
+    expect(() => readSuppressionList(text)).toThrow(MailroomError);
     expect(() => readSuppressionList(text)).toThrow(message);
   });
 });
