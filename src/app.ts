@@ -156,7 +156,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A known path with an undeclared method is 405 with Allow (RFC 9110 §15.5.6); others are 404.
   const spec = loadSpec();
   const allowedMethods = new AllowedMethods(spec);
-  app.addHook("onRoute", (route) => allowedMethods.addRoute(route.url, route.method));
+  const bodySchemas = new Map<string, object>();
+  app.addHook("onRoute", (route) => {
+    allowedMethods.addRoute(route.url, route.method);
+    const operationId = (route.config as { operationId?: string } | undefined)?.operationId;
+    const body = route.schema?.body as { content?: Record<string, { schema?: object }> } | undefined;
+    const schema = body?.content ? body.content["application/json"]?.schema : body;
+    if (operationId !== undefined && schema !== undefined) bodySchemas.set(operationId, schema);
+  });
   const unmatchedRoute = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const allowed = allowedMethods.of(path);
@@ -189,7 +196,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requirements = new Map<string, Requirement>();
   for (const op of operations.values()) if (op.security.length > 0 && op.minRole) requirements.set(op.operationId, { scope: scopeNeeded(op.security), minRole: op.minRole });
 
-  const validateBatchItems = batchItemValidators(spec, (route) => validators.compile(route));
+  const bodySchemaOf = (operationId: string) => {
+    const schema = bodySchemas.get(operationId);
+    if (schema === undefined) throw new Error(`no route with a body schema for ${operationId}`);
+    return schema;
+  };
+  const validateBatchItems = batchItemValidators(bodySchemaOf, (route) => validators.compile(route));
   const handlers = createHandlers(services, lifecycle, runtime.repositories.ping, { publicUrl: config.publicUrl }, validateBatchItems) as unknown as Record<string, AnyHandler>;
   const securityHandlers = { bearerAuth: bearerAuthSecurityHandler(requirements) };
   checkBindings(spec, handlers, securityHandlers);

@@ -9,12 +9,13 @@ import { validationErrors } from "./validation.js";
  * The batch operations answer each item on its own (the contract says so), so one malformed
  * item must not fail the whole request at route validation. The route checks the batch's
  * envelope only (an object whose list holds 1 to its maximum of objects); each item is then
- * checked against its operation's single-item schema by the same strict body validator, and its
- * failures become that item's own problem, with pointers relative to the item.
+ * checked against the body schema of its single-item operation's route, by the same strict body
+ * validator, so that its failures read as that operation's would; they become that item's own
+ * problem, with pointers relative to the item.
  */
 const BATCHES = {
-  messages: { path: "/v1/messages/batch", list: "messages", itemSchema: "#/components/schemas/CreateMessageRequest" },
-  suppressions: { path: "/v1/suppressions/batch", list: "suppressions", itemSchema: "#/components/schemas/CreateSuppressionRequest" },
+  messages: { path: "/v1/messages/batch", list: "messages", itemOperation: "createMessage" },
+  suppressions: { path: "/v1/suppressions/batch", list: "suppressions", itemOperation: "createSuppression" },
 } as const;
 
 type Batch = keyof typeof BATCHES;
@@ -40,13 +41,20 @@ export function relaxBatchItems(spec: OpenApiDocument): void {
   }
 }
 
-/** A validator of one item per batch operation. */
-export function batchItemValidators(spec: OpenApiDocument, compile: Compile): BatchItemValidators {
-  const validator = (itemSchema: string): BatchItemValidator => {
-    const validate = compile({ schema: { $ref: itemSchema, components: spec.components }, httpPart: "body" });
-    return (item) => (validate(item) ? null : new ValidationError(validationErrors((validate.errors ?? []) as FastifySchemaValidationError[], "body")));
+/**
+ * A validator of one item per batch operation. `bodySchemaOf` gives an operation's body schema as
+ * its route has it (the glue's, with every $ref resolved in place, which is what lets a union's
+ * errors be told apart by form); the routes exist by the first batch, so it is asked then.
+ */
+export function batchItemValidators(bodySchemaOf: (operationId: string) => object, compile: Compile): BatchItemValidators {
+  const validator = (operationId: string): BatchItemValidator => {
+    let validate: ReturnType<Compile> | undefined;
+    return (item) => {
+      validate ??= compile({ schema: bodySchemaOf(operationId), httpPart: "body" });
+      return validate(item) ? null : new ValidationError(validationErrors((validate.errors ?? []) as FastifySchemaValidationError[], "body"));
+    };
   };
-  return { messages: validator(BATCHES.messages.itemSchema), suppressions: validator(BATCHES.suppressions.itemSchema) };
+  return { messages: validator(BATCHES.messages.itemOperation), suppressions: validator(BATCHES.suppressions.itemOperation) };
 }
 
 /**

@@ -118,7 +118,7 @@ const LOCATION: Record<string, FieldError["location"]> = { body: "body", queryst
 /** Ajv errors as one entry per failing field, with a JSON pointer into the request part. */
 export function validationErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
   const location = LOCATION[context ?? "body"] ?? "body";
-  const list = errors as unknown as ErrorObject[];
+  const list = withoutOtherForms(errors as unknown as ErrorObject[]);
   // For "one of these forms" fields, the branch-by-branch type errors are noise next to the
   // oneOf/anyOf error at the same pointer, which says it better.
   const unionPointers = new Set(list.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf").map((e) => e.instancePath));
@@ -139,6 +139,30 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
     else out.push({ location, pointer, message });
   }
   return out;
+}
+
+const isUnion = (error: ErrorObject) => error.keyword === "oneOf" || error.keyword === "anyOf";
+
+/**
+ * A union whose value has the type of exactly one of its forms (a string where an address or a
+ * list of addresses goes) was meant as that form: only that form's errors are kept, each at its
+ * own pointer (`/to/1`), without the union's "must be string, or be array" or the other forms'
+ * complaints. A value of no form's type, or of several (two object forms), keeps them all, and
+ * the union's own message says what the forms are; so do forms that are each a few words.
+ */
+function withoutOtherForms(list: ErrorObject[]): ErrorObject[] {
+  const dropped = new Set<ErrorObject>();
+  for (const union of list.filter(isUnion)) {
+    const forms = Array.isArray(union.schema) ? (union.schema as Schema[]) : [];
+    // Forms that each say themselves in a few words (an integer from 1 to 10, or null) read best together.
+    if (forms.every((form) => valueForm(form) !== null)) continue;
+    const failures = forms.map((_, index) => list.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/${index}/`)));
+    const typed = failures.filter((found) => !found.some((e) => e.keyword === "type" && e.instancePath === union.instancePath));
+    if (typed.length !== 1 || typed[0]!.length === 0) continue;
+    dropped.add(union);
+    for (const found of failures) if (found !== typed[0]) for (const e of found) dropped.add(e);
+  }
+  return dropped.size === 0 ? list : list.filter((e) => !dropped.has(e));
 }
 
 function describe(error: ErrorObject): { pointer: string; message: string } {

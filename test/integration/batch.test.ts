@@ -52,6 +52,16 @@ describe.each(databases)("createMessageBatch ($name)", (database) => {
     for (const item of [items[0]!, items[3]!]) expect((await t.call({ method: "GET", url: `/v1/messages/${item.message!.id}` })).json().status).toBe("delivered");
   });
 
+  it("says what is wrong with a message in the same words createMessage uses for it", async () => {
+    const wrong = [aMessage({ to: "x" }), aMessage({ to: ["ada@example.com", "x"] }), aMessage({ to: 42 }), aMessage({ attachments: [{ filename: "a.txt" }] })];
+    const items = (await batch(wrong)).json().data as Item[];
+    for (const [index, message] of wrong.entries()) {
+      const single = await t.call({ method: "POST", url: "/v1/messages", payload: message });
+      expect(single.statusCode).toBe(422);
+      expect(items[index]!.error!.errors, JSON.stringify(message)).toEqual(single.json().errors);
+    }
+  });
+
   it("refuses a malformed batch as a whole, storing nothing", async () => {
     for (const payload of [{}, { messages: [] }, { messages: Array.from({ length: 101 }, () => aMessage()) }, { messages: [aMessage()], extra: true }, { messages: "no" }]) {
       const res = await t.call({ method: "POST", url: "/v1/messages/batch", payload });

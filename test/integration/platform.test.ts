@@ -405,6 +405,17 @@ describe.each(databases)("platform ($name)", (database) => {
       expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
     });
 
+    it("says what is wrong with the form a union field was given in, once, at the value that is wrong", async () => {
+      const errorsOf = async (to: unknown) => expectProblem(await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to }) }), 422, "validation_failed").errors as unknown[];
+      // A string is the one-address form: only what that form says is wrong with it.
+      expect(await errorsOf("x")).toEqual([{ location: "body", pointer: "/to", message: "must NOT have fewer than 3 characters" }]);
+      // A list is the list form: the address in it that is wrong, once, not also the list.
+      expect(await errorsOf(["ada@example.com", "x"])).toEqual([{ location: "body", pointer: "/to/1", message: "must NOT have fewer than 3 characters" }]);
+      expect(await errorsOf([])).toEqual([{ location: "body", pointer: "/to", message: "must NOT have fewer than 1 items" }]);
+      // A value of neither form's type: both forms.
+      expect(await errorsOf(42)).toEqual([{ location: "body", pointer: "/to", message: "must be string, or be array" }]);
+    });
+
     it("lists a field once, however many rules it broke, naming each, and counts fields, not rules", async () => {
       const one = expectProblem(await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", return_path_subdomain: "" } }), 422, "validation_failed");
       const message = "must NOT have fewer than 1 characters; must be one DNS label: letters, digits and hyphens, not starting or ending with a hyphen";
