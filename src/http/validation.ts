@@ -167,7 +167,7 @@ function withoutOtherForms(list: ErrorObject[]): ErrorObject[] {
 
 function describe(error: ErrorObject): { pointer: string; message: string } {
   const params = error.params as Record<string, unknown>;
-  if (error.propertyName !== undefined) return { pointer: `${error.instancePath}/${pointerSegment(error.propertyName)}`, message: `the name ${error.message ?? "is invalid"}` };
+  if (error.propertyName !== undefined) return { pointer: `${error.instancePath}/${pointerSegment(error.propertyName)}`, message: `the name ${patternInWords(error) ?? error.message ?? "is invalid"}` };
   switch (error.keyword) {
     case "required":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.missingProperty))}`, message: "is required" };
@@ -175,17 +175,23 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.additionalProperty))}`, message: "is not a known field" };
     case "enum":
       return { pointer: error.instancePath, message: `must be one of: ${allowedValues([error]).join(", ")}` };
-    case "pattern": {
-      // The contract may explain a pattern in words (x-mailroom-pattern-message): a regular
-      // expression is no answer to a person who sent a wrong value.
-      const explained = (error.parentSchema as Record<string, unknown> | undefined)?.["x-mailroom-pattern-message"];
-      return { pointer: error.instancePath, message: typeof explained === "string" ? explained : (error.message ?? "is invalid") };
-    }
+    case "pattern":
+      return { pointer: error.instancePath, message: patternInWords(error) ?? error.message ?? "is invalid" };
     case "propertyNames":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.propertyName))}`, message: "is not an allowed name" };
     default:
       return { pointer: error.instancePath, message: error.message ?? "is invalid" };
   }
+}
+
+/**
+ * A pattern error in the contract's words (x-mailroom-pattern-message): a regular expression is
+ * no answer to a person who sent a wrong value.
+ */
+function patternInWords(error: ErrorObject): string | null {
+  if (error.keyword !== "pattern") return null;
+  const explained = (error.parentSchema as Record<string, unknown> | undefined)?.["x-mailroom-pattern-message"];
+  return typeof explained === "string" ? explained : null;
 }
 
 type Schema = Record<string, unknown>;

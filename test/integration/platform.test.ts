@@ -402,6 +402,15 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage(), headers: { "idempotency-key": "k".repeat(256) } })).toEqual([
         { location: "header", pointer: "/idempotency-key", message: expect.stringMatching(/^must be 1 to 255 printable ASCII characters without spaces/) },
       ]);
+      // Every pattern of the contract has its words (test/contract/patterns.test.ts); these are read from it.
+      expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage({ tags: ["two words"], headers: { "X Bad": "1" }, attachments: [{ filename: "a.txt", url: "ftp://files.example/a" }] }) })).toEqual([
+        { location: "body", pointer: "/headers/X Bad", message: "the name must be a header field name: printable ASCII characters, no spaces or colons" },
+        { location: "body", pointer: "/attachments/0/url", message: "must be an http:// or https:// URL" },
+        { location: "body", pointer: "/tags/0", message: "must be letters, digits and _ . : - only" },
+      ]);
+      expect(await errorsOf({ method: "GET", url: "/v1/messages?after=bogus" })).toEqual([
+        { location: "query", pointer: "/after", message: "must be the previous page's next_cursor (a message id, msg_…)" },
+      ]);
       expect((await t.call({ method: "GET", url: "/v1/messages" })).json().data).toEqual([]);
     });
 
