@@ -177,6 +177,11 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
       return { pointer: error.instancePath, message: `must be one of: ${allowedValues([error]).join(", ")}` };
     case "pattern":
       return { pointer: error.instancePath, message: patternInWords(error) ?? error.message ?? "is invalid" };
+    case "minProperties": {
+      // Ajv says "must NOT have fewer than 1 properties"; the contract's objects have fields.
+      const limit = Number(params.limit);
+      return { pointer: error.instancePath, message: limit === 1 ? "must have at least one field" : `must have at least ${limit} fields` };
+    }
     case "propertyNames":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.propertyName))}`, message: "is not an allowed name" };
     default:

@@ -402,6 +402,8 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage(), headers: { "idempotency-key": "k".repeat(256) } })).toEqual([
         { location: "header", pointer: "/idempotency-key", message: expect.stringMatching(/^must be 1 to 255 printable ASCII characters without spaces/) },
       ]);
+      // An update that names no field to change.
+      expect(await errorsOf({ method: "PATCH", url: "/v1/workspace", payload: {} })).toEqual([{ location: "body", pointer: "", message: "must have at least one field" }]);
       // Every pattern of the contract has its words (test/contract/patterns.test.ts); these are read from it.
       expect(await errorsOf({ method: "POST", url: "/v1/messages", payload: aMessage({ tags: ["two words"], headers: { "X Bad": "1" }, attachments: [{ filename: "a.txt", url: "ftp://files.example/a" }] }) })).toEqual([
         { location: "body", pointer: "/headers/X Bad", message: "the name must be a header field name: printable ASCII characters, no spaces or colons" },
