@@ -146,6 +146,10 @@ export class APIConnectionError extends MailroomError {
    * have run: call again with `{ idempotencyKey: error.idempotency_key }` so that it runs at most once.
    */
   idempotency_key: string | undefined = undefined;
+  /** How many attempts the call made, retries included; this error is the last one's. */
+  attempts = 1;
+  /** Milliseconds from the first attempt to this error, waits between attempts included. */
+  elapsed_ms: number | undefined = undefined;
   constructor(message = "Could not reach the Mailroom API.", options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -132,13 +132,13 @@ export function retryingFetch(fetchImpl: Fetch, policy: RetryPolicy): Fetch {
 }
 
 /**
- * The last attempt's error, saying how many attempts there were and how long they took: after
- * three timeouts the caller has waited three times the timeout, not the one the message names.
+ * The last attempt's error, with how many attempts there were and how long they took: after
+ * three timeouts the caller has waited three times the timeout its message names.
  */
 function withAttempts(error: unknown, attempts: number, elapsedMs: number): unknown {
-  if (attempts > 1 && error instanceof APIConnectionError) {
-    const sentence = error.message.endsWith(".") ? error.message : `${error.message}.`;
-    error.message = `${sentence} That was the last of ${attempts} attempts, ${Number((elapsedMs / 1000).toFixed(1))} s in all.`;
+  if (error instanceof APIConnectionError) {
+    error.attempts = attempts;
+    error.elapsed_ms = elapsedMs;
   }
   return error;
 }
