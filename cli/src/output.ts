@@ -1,4 +1,5 @@
 import type { Io } from "./io.js";
+import { padToWidth, textWidth, truncateToWidth } from "./text-width.js";
 
 /**
  * The two faces of every command: a human summary or table on a terminal, and JSON (the API's
@@ -97,14 +98,14 @@ export function printable(text: string, { lines = false } = {}): string {
   });
 }
 
-/** A plain text table: padded columns, a header row, no borders. */
+/** A plain text table: padded columns, a header row, no borders. Widths are terminal columns (text-width.ts). */
 export function table(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return "(none)";
   rows = rows.map((row) => row.map((cell) => printable(cell)));
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const widths = headers.map((header, column) => Math.max(textWidth(header), ...rows.map((row) => textWidth(row[column] ?? ""))));
   const format = (cells: string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .map((cell, column) => (column === cells.length - 1 ? cell : padToWidth(cell, widths[column] ?? 0)))
       .join("  ")
       .trimEnd();
   return [format(headers), ...rows.map(format)].join("\n");
@@ -117,10 +118,9 @@ export function fields(pairs: Array<[string, string | number | boolean | null | 
   return shown.map(([label, value]) => `${label.padEnd(width)}  ${printable(String(value))}`).join("\n");
 }
 
-/** A list field for a table cell: `a@x.com, b@y.com`, shortened past `max` characters. */
+/** A list field for a table cell: `a@x.com, b@y.com`, shortened past `max` terminal columns. */
 export function cell(value: string | string[] | null | undefined, max = 40): string {
-  const text = printable(Array.isArray(value) ? value.join(", ") : (value ?? ""));
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return truncateToWidth(printable(Array.isArray(value) ? value.join(", ") : (value ?? "")), max);
 }
 
 /** A field error's place: its pointer ("/" for the body as a whole), and its line where the API names one (a template's Liquid). */

@@ -112,6 +112,12 @@ describe("table()", () => {
   it("says (none) when there are no rows", () => {
     expect(table(["ID"], [])).toBe("(none)");
   });
+
+  it("lines columns up by the terminal columns a cell takes: two for CJK and emoji, none for a combining mark", () => {
+    const rendered = table(["SUBJECT", "ID"], [["注文", "msg_1"], ["👋 hi", "msg_2"], ["cafe\u0301", "msg_3"], ["plain", "msg_4"]]);
+
+    expect(rendered).toBe(["SUBJECT  ID", "注文     msg_1", "👋 hi    msg_2", "cafe\u0301     msg_3", "plain    msg_4"].join("\n"));
+  });
 });
 
 describe("fields()", () => {
@@ -128,6 +134,14 @@ describe("cell()", () => {
   it("shortens past the maximum with an ellipsis", () => {
     expect(cell("abcdefghij", 5)).toBe("abcd…");
     expect(cell("abcde", 5)).toBe("abcde");
+  });
+
+  it("shortens on a whole character, never half an emoji, counting terminal columns", () => {
+    expect(cell("ab👋cd", 4)).toBe("ab…");
+    expect(cell("👨‍👩‍👧👨‍👩‍👧", 3)).toBe("👨‍👩‍👧…");
+    expect(cell("注文注文注文", 5)).toBe("注文…");
+    expect(cell("注文", 4)).toBe("注文");
+    expect(cell("cafe\u0301s", 5)).toBe("cafe\u0301s");
   });
 });
 
