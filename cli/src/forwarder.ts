@@ -32,9 +32,24 @@ export interface ForwarderOptions {
   timeoutMs: number;
 }
 
+/** The fewest bytes a Standard Webhooks secret holds (the specification asks for 24 to 64). */
+const MIN_SECRET_BYTES = 24;
+/** Base64 as the Standard Webhooks libraries decode it: the standard alphabet, padded, nothing else. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** A fresh signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString("base64")}`;
+  return `whsec_${randomBytes(MIN_SECRET_BYTES).toString("base64")}`;
+}
+
+/**
+ * Whether `secret` is one a receiver can verify with: `whsec_` and the base64 of at least 24
+ * bytes (Mailroom's endpoints have 32). The SDK's sign() takes more (any text atob() decodes, "abc"
+ * too), so a typo would sign every delivery with a secret no receiver holds.
+ */
+export function isWebhookSecret(secret: string): boolean {
+  const encoded = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : undefined;
+  return encoded !== undefined && BASE64.test(encoded) && Buffer.from(encoded, "base64").length >= MIN_SECRET_BYTES;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event, PageBody as Page } from "mailroom";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { eventually, type FileServer, interruption, problemOf, refusedConnection, runCli, type RunningCli, startCli, useTestServer } from "./helpers.js";
+import { eventually, type FileServer, interruption, page, problemOf, refusedConnection, runCli, type RunningCli, startCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -18,6 +18,9 @@ async function deliver(to: string, tags: string[] = []): Promise<{ id: string; e
   const { data } = await mailroom.get<Page<Event>>(`/v1/messages/${id}/events`);
   return { id, events: data };
 }
+
+/** For the cases that check what is sent, or that nothing is: a stand-in API. */
+const stubEnv = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
 
 describe("mailroom events list", () => {
   it("prints the environment's events, newest first", async () => {
@@ -43,11 +46,26 @@ describe("mailroom events list", () => {
     expect(data.map((event) => [event.type, event.message_id])).toEqual([["message.bounced", id]]);
   });
 
-  it("exits 1 with the API's problem for a --type that does not exist", async () => {
-    const result = await runCli(["events", "list", "--type", "message.exploded"], { env });
+  it("takes the type as --event-type, --type or --events, as every command that takes event types", async () => {
+    const stub = stubApi(200, page([]));
 
-    expect(result.code).toBe(1);
-    expect(problemOf(result)).toMatchObject({ status: 422, code: "validation_failed" });
+    for (const flag of ["--event-type", "--type", "--events"]) await runCli(["events", "list", flag, "message.bounced"], { env: stubEnv, fetch: stub.fetch });
+
+    expect(stub.seen.map((request) => request.target)).toEqual(Array(3).fill("/v1/events?limit=20&type=message.bounced"));
+  });
+
+  it.each([
+    [["--type", "message.exploded"], '--event-type: unknown event type "message.exploded"; the types are message.queued, '],
+    [["--type", "domain.failed"], '--event-type: "domain.failed" goes to webhook endpoints only, not to the event list'],
+    [["--type", "message.bounced,message.delivered"], '--event-type takes one event type here; got "message.bounced", "message.delivered".'],
+  ])("exits 2 for %j, as every command that takes event types, asking the API nothing", async (flags, message) => {
+    const stub = stubApi(200, page([]));
+
+    const result = await runCli(["events", "list", ...flags], { env: stubEnv, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining(message) });
+    expect(stub.seen).toEqual([]);
   });
 
   it("prints a table on a terminal", async () => {
@@ -149,6 +167,30 @@ describe("mailroom events tail", () => {
     const { events: printed } = await stop();
 
     expect(printed.map((event) => [event.type, event.message_id])).toEqual([["message.bounced", bounced.id]]);
+  });
+
+  it("prints only events of the types given, several with --events a,b as listen takes them", async () => {
+    const { tail, stop } = await startTail("--events", "message.bounced,message.delivered");
+
+    const delivered = await deliver("delivered@simulator.test");
+    const bounced = await deliver("bounced@simulator.test");
+    await eventually(() => expect(linesOf(tail.stdout())).toHaveLength(2));
+    const { events: printed } = await stop();
+
+    expect(printed.map((event) => [event.type, event.message_id])).toEqual([
+      ["message.delivered", delivered.id],
+      ["message.bounced", bounced.id],
+    ]);
+  });
+
+  it("exits 2 for an unknown event type before it starts, asking the API nothing", async () => {
+    const stub = stubApi(200, page([]));
+
+    const result = await runCli(["events", "tail", "--type", "message.exploded"], { env: stubEnv, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain('--event-type: unknown event type "message.exploded"');
+    expect(stub.seen).toEqual([]);
   });
 
   it("prints one line per event on a terminal, and says on stderr that it is waiting", async () => {

@@ -268,10 +268,10 @@ describe("mailroom listen", () => {
     expect(api.queries.every((query) => !query.has("type"))).toBe(true);
   });
 
-  it("asks the API for the one type given to --events", async () => {
+  it.each(["--events", "--event-type", "--type"])("asks the API for the one type given to %s, as every command that takes event types", async (flag) => {
     const api = eventsApi();
     const receiver = await startReceiver(SECRET);
-    const { stop } = await startListen(["--forward-to", receiver.url, "--secret", SECRET, "--events", "message.bounced"], { env: stubEnv, fetch: api.fetch });
+    const { stop } = await startListen(["--forward-to", receiver.url, "--secret", SECRET, flag, "message.bounced"], { env: stubEnv, fetch: api.fetch });
     api.add(anEvent("message.delivered"), anEvent("message.bounced"));
     await eventually(() => expect(receiver.deliveries).toHaveLength(1));
     await stop();
@@ -443,9 +443,14 @@ describe("mailroom listen", () => {
     [[], "Give the receiver's URL with --forward-to."],
     [["--forward-to", "localhost:4242"], "--forward-to takes an http or https URL"],
     [["--forward-to", "not a url"], "--forward-to takes a URL such as http://localhost:4242/webhooks"],
-    [["--forward-to", "http://localhost:4242", "--events", "message.delivered,message.sent"], '--events: unknown event type "message.sent"'],
-    [["--forward-to", "http://localhost:4242", "--events", "message.bounced,domain.failed"], '--events: "domain.failed" goes to webhook endpoints only, not to the event list; the types are message.queued,'],
+    [["--forward-to", "http://localhost:4242", "--events", "message.delivered,message.sent"], '--event-type: unknown event type "message.sent"'],
+    [["--forward-to", "http://localhost:4242", "--type", "message.sent"], '--event-type: unknown event type "message.sent"'],
+    [["--forward-to", "http://localhost:4242", "--events", "message.bounced,domain.failed"], '--event-type: "domain.failed" goes to webhook endpoints only, not to the event list; the types are message.queued,'],
     [["--forward-to", "http://localhost:4242", "--secret", "hunter2!"], "--secret takes a Standard Webhooks secret"],
+    [["--forward-to", "http://localhost:4242", "--secret", "bad"], "--secret takes a Standard Webhooks secret: whsec_ followed by the base64 of at least 24 bytes"],
+    [["--forward-to", "http://localhost:4242", "--secret", "whsec_abc"], "--secret takes a Standard Webhooks secret: whsec_ followed by the base64 of at least 24 bytes"],
+    [["--forward-to", "http://localhost:4242", "--secret", "whsec_MfKQ 9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], "--secret takes a Standard Webhooks secret"],
+    [["--forward-to", "http://localhost:4242", "--secret", `whsec_${Buffer.alloc(16, 7).toString("base64")}`], "--secret takes a Standard Webhooks secret"],
     [["--forward-to", "http://localhost:4242", "--retries", "-1"], "--retries takes a whole number from 0 to 10"],
     [["--forward-to", "http://localhost:4242", "--interval", "soon"], "--interval takes a number of seconds from 0.1 to 86400"],
     [["--forward-to", "http://localhost:4242", "--interval", "0"], "--interval takes a number of seconds from 0.1 to 86400"],
@@ -457,6 +462,32 @@ describe("mailroom listen", () => {
     expect(result.code).toBe(2);
     expect(problemOf(result)).toMatchObject({ error: "usage", message: expect.stringContaining(message) });
     expect(api.queries).toEqual([]);
+  });
+});
+
+describe("mailroom listen's signing secret", () => {
+  it("refuses a MAILROOM_WEBHOOK_SECRET that is not whsec_ and base64 of 24 bytes or more, naming the variable and not the secret", async () => {
+    const api = eventsApi();
+
+    const result = await runCli(["listen", "--forward-to", "http://localhost:4242"], { env: { ...stubEnv, MAILROOM_WEBHOOK_SECRET: "whsec_abc" }, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringMatching(/^MAILROOM_WEBHOOK_SECRET must hold a Standard Webhooks secret/) });
+    expect(result.stderr).not.toContain("whsec_abc");
+    expect(api.queries).toEqual([]);
+  });
+
+  it("signs with a secret as Mailroom's endpoints have them: the base64 of 32 bytes, padded", async () => {
+    const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+    const api = eventsApi();
+    const receiver = await startReceiver(secret);
+    const { stop } = await startListen(["--forward-to", receiver.url], { env: { ...stubEnv, MAILROOM_WEBHOOK_SECRET: secret }, fetch: api.fetch });
+    const event = anEvent("message.delivered");
+    api.add(event);
+    await eventually(() => expect(receiver.deliveries).toHaveLength(1));
+    await stop();
+
+    expect(receiver.deliveries[0]?.verified).toEqual(event);
   });
 });
 

@@ -52,6 +52,14 @@ describe("mailroom webhooks create", () => {
     expect(api.seen).toMatchObject([{ body: { event_types: ["message.bounced", "domain.temporary_failure", "domain.failed"] } }]);
   });
 
+  it("takes the types as --type or --events too, as every command that takes event types", async () => {
+    const api = stubApi(201, created);
+
+    await runCli(["webhooks", "create", "--url", "https://acme.example/h", "--type", "message.bounced", "--events", "domain.failed,message.opened"], { env, fetch: api.fetch });
+
+    expect(api.seen).toMatchObject([{ body: { event_types: ["message.bounced", "domain.failed", "message.opened"] } }]);
+  });
+
   it("shows the secret on a terminal, with how to use it", async () => {
     const result = await runCli(["webhooks", "create", "--url", "https://acme.example/hooks/mailroom"], { env, tty: true, fetch: stubApi(201, created).fetch });
 
@@ -252,15 +260,28 @@ describe("mailroom webhooks test", () => {
     expect(api.seen).toMatchObject([{ method: "POST", target: `/v1/webhooks/${WEBHOOK_ID}/test`, body: { type: "domain.failed" } }]);
   });
 
-  it("exits 2 without --type, or with one that is not an event type", async () => {
+  it("takes the type as --event-type or --events too, as every command that takes event types", async () => {
+    const api = stubApi(202, queued);
+
+    await runCli(["webhooks", "test", WEBHOOK_ID, "--event-type", "message.bounced"], { env, fetch: api.fetch });
+    await runCli(["webhooks", "test", WEBHOOK_ID, "--events", "domain.verified"], { env, fetch: api.fetch });
+
+    expect(api.seen).toMatchObject([{ body: { type: "message.bounced" } }, { body: { type: "domain.verified" } }]);
+  });
+
+  it("exits 2 without a type, or with one that is not an event type, refused as every command refuses it", async () => {
     const api = stubApi(202, queued);
 
     const missing = await runCli(["webhooks", "test", WEBHOOK_ID], { env, fetch: api.fetch });
     const unknown = await runCli(["webhooks", "test", WEBHOOK_ID, "--type", "message.sent"], { env, fetch: api.fetch });
+    const two = await runCli(["webhooks", "test", WEBHOOK_ID, "--type", "message.sent,domain.failed"], { env, fetch: api.fetch });
 
-    expect(problemOf(missing).message).toContain("Give the event --type to send.");
-    expect(problemOf(unknown).message).toContain("Invalid values");
-    expect([missing.code, unknown.code]).toEqual([2, 2]);
+    expect(problemOf(missing).message).toContain("Give the --event-type to send.");
+    expect(problemOf(unknown).message).toBe(
+      '--event-type: unknown event type "message.sent"; the types are message.queued, message.scheduled, message.delivered, message.deferred, message.bounced, message.failed, message.suppressed, message.canceled, message.opened, message.clicked, message.complained, message.unsubscribed, message.replied, domain.verified, domain.temporary_failure, domain.failed, domain.dkim_rotated.',
+    );
+    expect(problemOf(two).message).toContain('--event-type: unknown event type "message.sent"');
+    expect([missing.code, unknown.code, two.code]).toEqual([2, 2, 2]);
     expect(api.seen).toEqual([]);
   });
 });

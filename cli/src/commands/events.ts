@@ -1,12 +1,10 @@
-import type { EventType } from "mailroom";
 import type { Args, Context, Noun } from "../command.js";
 import { definedOnly, optionalString } from "../command.js";
 import { EventTail, Polling, intervalFlag } from "../event-tail.js";
+import { EVENT_TYPES, EVENT_TYPE_FLAG, eventTypeFlag, eventTypeList, oneEventType } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { parsePastInstant } from "../time.js";
 import { eventColumns, renderEventLine } from "./render.js";
-
-const typeOption = { type: "string", describe: "Only events of this type (e.g. message.bounced)" } as const;
 
 export const events: Noun = {
   name: "events",
@@ -17,9 +15,9 @@ export const events: Noun = {
       describe: "List the environment's events, newest first",
       operationId: "listEvents",
       examples: [["$0 events list --type message.bounced --created-after 1d", "Bounces of the last day"]],
-      builder: (yargs) => listFlags(yargs).option("type", typeOption),
+      builder: (yargs) => listFlags(yargs).option(EVENT_TYPE_FLAG, eventTypeFlag("Only events of this type (e.g. message.bounced)", { several: false })),
       async run(context, args) {
-        const query = { ...listQuery(args), ...definedOnly({ type: optionalString(args, "type") as EventType | undefined }) };
+        const query = { ...listQuery(args), ...definedOnly({ type: oneEventType(args, EVENT_TYPES) }) };
         await printList(context, args, context.client().events.list(query), eventColumns);
       },
     },
@@ -33,7 +31,7 @@ export const events: Noun = {
       ],
       builder: (yargs) =>
         yargs
-          .option("type", typeOption)
+          .option(EVENT_TYPE_FLAG, eventTypeFlag("Only events of these types (repeatable, or comma-separated); default all", { several: true }))
           .option("since", { type: "string", describe: "Start with the events since then (10m, 1h, RFC 3339); default: only new ones" })
           .option("interval", intervalFlag(2, "Seconds between polls")),
       run: tailEvents,
@@ -43,12 +41,12 @@ export const events: Noun = {
 
 /** Polls the event list and prints each event once, oldest first (JSON mode: one JSON object per line). */
 async function tailEvents({ client, output, io }: Context, args: Args): Promise<void> {
+  const types = eventTypeList(args, EVENT_TYPES);
+  const since = optionalString(args, "since");
+  const startAt = since === undefined ? undefined : parsePastInstant(since, "since");
   io.catchInterrupts?.();
   const polling = new Polling({ intervalMs: (args.interval as number) * 1000, interrupted: io.interrupted, output, carryingOn: "still tailing" });
-  const mailroom = client();
-  const type = optionalString(args, "type") as EventType | undefined;
-  const since = optionalString(args, "since");
-  const tail = new EventTail(mailroom, type === undefined ? undefined : [type], since === undefined ? undefined : parsePastInstant(since, "since"));
+  const tail = new EventTail(client(), types, startAt);
   if (since === undefined) await polling.throughOutages(() => tail.skipExisting());
   output.progress("Waiting for events (Ctrl-C to stop)…");
   while (polling.running) {

@@ -1,12 +1,13 @@
 import type { Argv } from "yargs";
-import type { UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookEventType, WebhookSecret } from "mailroom";
+import type { UpdateWebhookParams, Webhook, WebhookAttempt, WebhookAttemptStatus, WebhookDelivery, WebhookSecret } from "mailroom";
 import type { Args, Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString, overlapSecondsOf, requiredString } from "../command.js";
-import { WEBHOOK_EVENT_TYPES, eventTypeList } from "../event-types.js";
+import { EVENT_TYPE_FLAG, WEBHOOK_EVENT_TYPES, eventTypeFlag, eventTypeList, oneEventType } from "../event-types.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
 import { parsePastInstant, refuseRelativeWithKey } from "../time.js";
 
+const GIVE_TEST_TYPE = "Give the --event-type to send.";
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
 const ATTEMPT_STATUSES = ["succeeded", "failed"] as const satisfies readonly WebhookAttemptStatus[];
 
@@ -28,7 +29,7 @@ const answerOf = (attempt: WebhookAttempt) => (attempt.response_status === null 
 function endpointFlags(yargs: Argv, { update }: { update: boolean }): Argv {
   return yargs
     .option("url", { type: "string", describe: "Where events are POSTed (http or https)", ...(update ? {} : { demandOption: "Give the endpoint's --url." }) })
-    .option("event-type", { type: "string", array: true, describe: "Only this event type, a message's or a domain's (repeatable, or comma-separated); default every type" })
+    .option(EVENT_TYPE_FLAG, eventTypeFlag("Only this event type, a message's or a domain's (repeatable, or comma-separated); default every type", { several: true }))
     .option("description", { type: "string", describe: update ? "A note of your own; --no-description clears it" : "A note of your own" })
     .option("enabled", { type: "string", describe: update ? "true sends events to it (and re-enables one Mailroom disabled); false stops" : "false adds it disabled" });
 }
@@ -102,7 +103,7 @@ export const webhooks: Noun = {
       async run({ client, output }, args) {
         const body = {
           url: requiredString(args, "url"),
-          ...definedOnly({ event_types: eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: enabledOf(args) }),
+          ...definedOnly({ event_types: eventTypeList(args, WEBHOOK_EVENT_TYPES), description: optionalString(args, "description"), enabled: enabledOf(args) }),
         };
         const webhook = await client().webhooks.create(body, definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
         output.result(webhook, () => renderWebhook(webhook), () => (webhook.secret ? SECRET_HINT : undefined));
@@ -137,11 +138,11 @@ export const webhooks: Noun = {
         ["$0 webhooks update whk_01jd3k8m2q5v7w9x1y3z5a7b9c --all-events", "Subscribe to every event type"],
       ],
       builder: (yargs) =>
-        endpointFlags(yargs, { update: true }).option("all-events", { type: "boolean", describe: "Send every event type, including types added later", conflicts: "event-type" }),
+        endpointFlags(yargs, { update: true }).option("all-events", { type: "boolean", describe: "Send every event type, including types added later", conflicts: EVENT_TYPE_FLAG }),
       async run({ client, output }, args) {
         const body: UpdateWebhookParams = definedOnly({
           url: optionalString(args, "url"),
-          event_types: args["all-events"] === true ? null : eventTypeList(args, "event-type", WEBHOOK_EVENT_TYPES),
+          event_types: args["all-events"] === true ? null : eventTypeList(args, WEBHOOK_EVENT_TYPES),
           description: args.description === false ? null : optionalString(args, "description"),
           enabled: enabledOf(args),
         });
@@ -198,12 +199,15 @@ export const webhooks: Noun = {
       examples: [["$0 webhooks test whk_01jd3k8m2q5v7w9x1y3z5a7b9c --type message.delivered", "Check that the receiver answers 2xx"]],
       builder: (yargs) =>
         yargs
-          .option("type", { type: "string", choices: WEBHOOK_EVENT_TYPES, describe: "The event type to send, a message's or a domain's", demandOption: "Give the event --type to send." })
+          .option(EVENT_TYPE_FLAG, { ...eventTypeFlag("The event type to send, a message's or a domain's", { several: false }), demandOption: GIVE_TEST_TYPE })
           .option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
+        // Given but empty (`--event-type ""`) gets past yargs' demand.
+        const type = oneEventType(args, WEBHOOK_EVENT_TYPES);
+        if (type === undefined) throw new UsageError(GIVE_TEST_TYPE);
         const delivery = await client().webhooks.test(
           requiredString(args, "webhook_id"),
-          { type: requiredString(args, "type") as WebhookEventType },
+          { type },
           definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }),
         );
         output.result(delivery, () => renderDelivery(delivery), () => followDelivery(delivery));
