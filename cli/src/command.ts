@@ -45,6 +45,12 @@ export interface Command {
   run(context: Context, args: Args): Promise<number | void>;
 }
 
+/** A command's verb, the first word of its syntax: `get` for `get <message_id>`. */
+export const verbOf = (command: Command) => command.command.split(" ")[0] ?? command.command;
+
+/** The words a command requires after its verb, as its syntax names them: `message_id` for `get <message_id>`. */
+export const requiredWordsOf = (command: Command) => [...command.command.matchAll(/<([^>]+)>/g)].map(([, name]) => name as string);
+
 /** A command group: the kebab-case form of a contract tag (`ApiKeys` -> `api-keys`). */
 export interface Noun {
   name: string;

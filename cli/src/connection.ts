@@ -1,4 +1,4 @@
-import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, readEnvVar, USER_AGENT, type APIConnectionError } from "mailroom";
+import { APITimeoutError, DEFAULT_BASE_URL, isSendableApiKey, Mailroom, MailroomConfigurationError, readEnvVar, USER_AGENT, type APIConnectionError } from "mailroom";
 import type { Args } from "./command.js";
 import type { Io } from "./io.js";
 import { VERSION } from "./version.js";
@@ -46,7 +46,28 @@ export function keyProblem(apiKey: string, source: string): string | undefined {
 /** Where the key in use comes from: a flag wins over the environment. */
 export const keySource = (args: Args) => (args["api-key"] === undefined ? "MAILROOM_API_KEY" : "--api-key");
 
-/** The SDK client every command calls the API through (with the test's fetch when `io` has one). */
+/**
+ * What is wrong with a base URL that ends in /v1 (`http://localhost:3000/v1`), or undefined. Every
+ * path the SDK requests already starts with /v1, so such a URL could only ever be answered
+ * `404 No route GET /v1/v1/messages`; it is refused before any request instead. Anything that is
+ * not a URL is left to the SDK, which refuses it in its own words.
+ */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+  if (!URL.canParse(baseUrl)) return undefined;
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, "");
+  if (!path.endsWith("/v1")) return undefined;
+  url.pathname = path.slice(0, -"/v1".length) || "/";
+  return `Invalid base URL "${baseUrl}": every request's path already starts with /v1, so drop the /v1: give ${url.href.replace(/\/+$/, "")}.`;
+}
+
+/**
+ * The SDK client every command calls the API through (with the test's fetch when `io` has one).
+ * A base URL ending in /v1 is refused as the SDK refuses one that is not a URL: a configuration
+ * error, exit 2 (or the failed check of `doctor`).
+ */
 export function newClient(apiKey: string, baseUrl: string, io: Io): Mailroom {
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) throw new MailroomConfigurationError(problem);
   return new Mailroom({ apiKey, baseUrl, defaultHeaders: { "user-agent": `mailroom-cli/${VERSION} ${USER_AGENT}` }, ...(io.fetch ? { fetch: io.fetch } : {}) });
 }

@@ -1,8 +1,8 @@
 import yargs, { type Argv } from "yargs";
 import { APIConnectionError, APIError, APITimeoutError, MailroomConfigurationError, RedirectError, type Mailroom } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
-import { EXIT, RefusedError, UsageError } from "./command.js";
-import { commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
+import { EXIT, RefusedError, UsageError, requiredWordsOf, verbOf } from "./command.js";
+import { addressedBy, commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
 import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, noAnswerFix } from "./connection.js";
 import type { Io } from "./io.js";
 import { Output, problemLines } from "./output.js";
@@ -24,27 +24,66 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (failures.length > 0) return;
     exitCode = await execute(command, args, io);
   };
-  // Every word a command takes that has no type of its own stays a string: yargs would otherwise
-  // read a template slug 0x10 as 16 and an id 1e3 as 1000, and address another object.
-  const parser = build(yargs().parserConfiguration({ "parse-numbers": false }), handle, io);
+  const parser = build(
+    yargs().parserConfiguration({
+      // Every word a command takes that has no type of its own stays a string: yargs would otherwise
+      // read a template slug 0x10 as 16 and an id 1e3 as 1000, and address another object.
+      "parse-numbers": false,
+      // Flags are read by their dashed names only. A camelCase twin of each would be another name
+      // no one documents, and an unknown flag's error would name both (`no-enabled, noEnabled`).
+      "camel-case-expansion": false,
+    }),
+    handle,
+    io,
+  );
   let helpText = "";
-  let jsonFlag: boolean | undefined;
+  let parsed: Args = {};
   await parser
     .fail((message, error) => {
       failures.push(message ?? error?.message ?? "Invalid usage.");
     })
     .parseAsync(argv, {}, (_error, args: Args | undefined, output) => {
       helpText = output;
-      jsonFlag = args?.json as boolean | undefined;
+      parsed = args ?? {};
     });
   if (failures.length > 0) {
-    // Like every other error: a JSON document in JSON mode, words (and the way to help) otherwise.
-    const message = [...new Set(failures)].join("\n");
-    new Output(io, jsonFlag).error({ error: "usage", message }, `${message}\nRun "mailroom --help" for the commands.`);
+    reportUsage(failures, parsed, io);
     return EXIT.usage;
   }
   if (helpText) io.stdout.write(`${helpText}\n`);
   return exitCode;
+}
+
+/**
+ * yargs' text for a missing positional ("Not enough non-option arguments: got 0, need at least 1")
+ * names neither the argument nor the command. Its locale string is replaced by one that starts
+ * with this marker (and still gives the counts), which reportUsage turns into one that names both
+ * (missingWords).
+ */
+const MISSING_WORDS = "Missing an argument the command takes";
+const MISSING_WORDS_TEXT = `${MISSING_WORDS} (%s given, %s needed).`;
+
+/**
+ * A parse's failures, like every other error: a JSON document in JSON mode, else words and the
+ * help to read, that of the command (or group) that was run.
+ */
+function reportUsage(failures: string[], args: Args, io: Io): void {
+  const addressed = addressedBy(Array.isArray(args._) ? args._ : []);
+  const explained = failures.map((failure) => (failure.startsWith(MISSING_WORDS) && addressed?.command ? missingWords(addressed.path, addressed.command, args) : failure));
+  const message = [...new Set(explained)].join("\n");
+  new Output(io, args.json as boolean | undefined).error({ error: "usage", message }, `${message}\n${helpPointer(addressed)}`);
+}
+
+/** `Missing <version>. Usage: mailroom templates get-version <template> <version>` */
+function missingWords(path: string, command: Command, args: Args): string {
+  const words = requiredWordsOf(command);
+  const missing = words.filter((word) => args[word] === undefined).map((word) => `<${word}>`);
+  return `Missing ${missing.join(" and ")}. Usage: mailroom ${[path, ...words.map((word) => `<${word}>`)].join(" ")}`;
+}
+
+function helpPointer(addressed: { path: string; command?: Command } | undefined): string {
+  if (addressed === undefined) return 'Run "mailroom --help" for the commands.';
+  return `Run "mailroom ${addressed.path} --help" for ${addressed.command ? "its flags and examples" : "its commands"}.`;
 }
 
 function build(parser: Argv, handle: (command: Command) => (args: Args) => Promise<void>, io: Io): Argv {
@@ -80,10 +119,13 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
         const [example] = command.examples;
         if (example) group.example(...example);
       }
-      return group.demandCommand(1, `Give a ${noun.name} command: ${noun.commands.map((command) => command.command.split(" ")[0]).join(", ")}.`);
+      return group.demandCommand(1, `Give the ${noun.name} command to run: ${noun.commands.map(verbOf).join(", ")}.`);
     });
   }
   return parser
+    // yargs looks this text up in its locale (y18n), where a plural one is a { one, other } pair,
+    // which the typings do not know: hence the cast.
+    .updateStrings({ "Not enough non-option arguments: got %s, need at least %s": { one: MISSING_WORDS_TEXT, other: MISSING_WORDS_TEXT } } as unknown as Record<string, string>)
     .example("$0 send --to ada@example.com --subject Hi --html '<p>Hi</p>'", "Send a message")
     .example("$0 messages list --status bounced", "List bounced messages")
     .example("$0 events tail", "Follow events live")
@@ -161,6 +203,10 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
     if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
     if (error instanceof RedirectError) lines.push("Set MAILROOM_BASE_URL (or --base-url) to where it points: the API did not carry out the request.");
     if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
+    // Changing the list takes another key (or the dashboard): this one is refused from here.
+    if (error.code === "ip_not_allowed") {
+      lines.push("This key only accepts requests from its allowed IP addresses: send from one of them, or change them with another key or in the dashboard: mailroom api-keys update <api_key_id> --allowed-ips <list|none>");
+    }
     if (error.request_id) lines.push(`Request id: ${error.request_id}`);
     const key = rerunKey(error);
     if (key !== undefined) lines.push(rerunHint(error, key));
@@ -171,10 +217,10 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   if (error instanceof APIConnectionError) {
     const baseUrl = serverUrl();
     const key = rerunKey(error);
-    const message = [error.message, noAnswerFix(error, baseUrl), ...(key === undefined ? [] : [rerunHint(error, key)])].join("\n");
+    const message = [`${error.message}${attemptsSaid(error)}`, noAnswerFix(error, baseUrl), ...(key === undefined ? [] : [rerunHint(error, key)])].join("\n");
     // A timeout is its own kind: unlike an unreachable server, a slow one may have run the request.
     const kind = error instanceof APITimeoutError ? "timeout" : "connection";
-    output.error({ error: kind, message: error.message, base_url: baseUrl, ...(key === undefined ? {} : { idempotency_key: key }) }, message);
+    output.error({ error: kind, message: error.message, base_url: baseUrl, attempts: error.attempts, ...(key === undefined ? {} : { idempotency_key: key }) }, message);
     return EXIT.apiError;
   }
   // A bug, or something the CLI does not handle. Only the error's name is shown: its text or stack
@@ -183,6 +229,15 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   const message = `Internal error (${name}): the mailroom CLI failed unexpectedly. Nothing more is shown, since the error's text could hold secrets such as the API key; please report what you ran.`;
   output.error({ error: "internal", message }, message);
   return EXIT.apiError;
+}
+
+/**
+ * How long the SDK kept trying, after the last attempt's own message: three 60 s timeouts are
+ * over three minutes of waiting, which "timed out after 60000 ms" alone does not account for.
+ */
+function attemptsSaid(error: APIConnectionError): string {
+  if (error.attempts <= 1 || error.elapsed_ms === undefined) return "";
+  return ` (the last of ${error.attempts} attempts, ${Math.round(error.elapsed_ms / 1000)} s in all)`;
 }
 
 /**

@@ -80,6 +80,18 @@ describe("mailroom api-keys create", () => {
     expect(key.restrictions).toEqual({ allowed_ips: ["203.0.113.0/24", "127.0.0.1"], sender_domains: ["acme.example", "mail.acme.example"], recipient_domains: ["team.acme.example"] });
   });
 
+  it("tells a person whose key is refused from this address how to change the key's allowed IPs", async () => {
+    const key = await createKey("Office only", "--allowed-ips", "203.0.113.0/24");
+
+    const result = await runCli(["workspace", "get"], { env: cliEnv(server, key.secret), tty: true });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: 403 ip_not_allowed: /);
+    expect(result.stderr).toContain(
+      "This key only accepts requests from its allowed IP addresses: send from one of them, or change them with another key or in the dashboard: mailroom api-keys update <api_key_id> --allowed-ips <list|none>",
+    );
+  });
+
   it("sends restrictions only for the flags given, and none without any", async () => {
     const api = stubApi(201, restrictedKey);
 

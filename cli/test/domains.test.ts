@@ -153,7 +153,7 @@ describe("mailroom domains get", () => {
     const result = await runCli(["domains", "get"], { env, fetch: stubApi(200, verified).fetch });
 
     expect(result.code).toBe(2);
-    expect(problemOf(result).message).toContain("Not enough non-option arguments");
+    expect(problemOf(result).message).toBe("Missing <domain_id>. Usage: mailroom domains get <domain_id>");
   });
 });
 

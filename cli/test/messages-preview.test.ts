@@ -53,6 +53,15 @@ describe("mailroom messages preview", () => {
     expect(await storedMessageCount()).toBe(0);
   });
 
+  it("refuses --mime with --json, exit 2, naming both, rather than print a source where JSON was asked for", async () => {
+    for (const command of [["messages", "preview"], ["send", "--dry-run"]]) {
+      const result = await runCli([...command, ...CONTENT, "--mime", "--json"], { env, tty: true });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringMatching(/--mime.*--json|--json.*--mime/) });
+    }
+  });
+
   it("refuses --mime on a send that is not a dry run, with exit 2, and sends nothing", async () => {
     for (const command of [["send"], ["messages", "create"]]) {
       const result = await runCli([...command, ...CONTENT, "--mime"], { env });

@@ -203,6 +203,14 @@ describe("mailroom messages cancel", () => {
     ]);
   });
 
+  it("says on its --help what the API cancels: a message not yet handed off, scheduled, queued or deferred", async () => {
+    const result = await runCli(["messages", "cancel", "--help"], { env: {} });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("Cancel a message not yet handed off: scheduled, queued or deferred");
+    expect(result.stdout).not.toContain("scheduled message");
+  });
+
   it("says Canceled. on a terminal", async () => {
     const { id } = await mailroom.send({ to: "ada@example.com", scheduled_at: inAnHour() });
 

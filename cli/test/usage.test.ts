@@ -118,7 +118,7 @@ describe("configuration", () => {
     const result = await runCli(["system", "health"], { env: { MAILROOM_API_KEY: server.sandboxKey, MAILROOM_BASE_URL: "http://mailroom.invalid:3000" }, fetch: refusedConnection });
 
     expect(result.code).toBe(1);
-    expect(problemOf(result)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNREFUSED", base_url: "http://mailroom.invalid:3000" });
+    expect(problemOf(result)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNREFUSED", base_url: "http://mailroom.invalid:3000", attempts: 1 });
   });
 
   it.each([
@@ -129,6 +129,28 @@ describe("configuration", () => {
 
     expect(result.code).toBe(2);
     expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining('"http//localhost:3000"') });
+  });
+
+  it.each([
+    ["--base-url", ["--base-url", "http://127.0.0.1:3000/v1"], {}],
+    ["MAILROOM_BASE_URL", [], { MAILROOM_BASE_URL: "http://127.0.0.1:3000/v1/" }],
+  ])("exits 2 for a server URL in %s that ends in /v1, which every path already starts with, sending nothing", async (_where, flags, env) => {
+    const stub = stubApi(200, {});
+
+    const result = await runCli(["messages", "list", ...flags], { env: { MAILROOM_API_KEY: "svc_test_stub", ...env }, fetch: stub.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: expect.stringContaining("drop the /v1: give http://127.0.0.1:3000") });
+    expect(stub.seen).toEqual([]);
+  });
+
+  it("takes a server URL whose path merely holds v1 elsewhere", async () => {
+    const stub = stubApi(200, { data: [], has_more: false, next_cursor: null });
+
+    const result = await runCli(["messages", "list"], { env: { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://127.0.0.1:3000/v1/mailroom" }, fetch: stub.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(stub.seen).toMatchObject([{ target: "/v1/mailroom/v1/messages?limit=20" }]);
   });
 
   it("exits 1 with an API error, not a stack trace, when a success's body is not JSON", async () => {
@@ -204,7 +226,7 @@ describe("an error after which the request may have run", () => {
     const json = await runCli(send, { env, fetch: api.fetch });
     const words = await runCli([...send, "--idempotency-key", "order 1234"], { env, fetch: api.fetch, tty: true });
 
-    expect(problemOf(json)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNRESET", base_url: env.MAILROOM_BASE_URL, idempotency_key: api.keys[0] });
+    expect(problemOf(json)).toEqual({ error: "connection", message: "Could not reach the Mailroom API: ECONNRESET", base_url: env.MAILROOM_BASE_URL, attempts: 3, idempotency_key: api.keys[0] });
     expect(words.code).toBe(1);
     expect(words.stderr).toContain("--idempotency-key 'order 1234'");
   });
@@ -216,10 +238,11 @@ describe("an error after which the request may have run", () => {
     const json = await runOnFakeTime([...send, "--idempotency-key", "order-1234"], { env, fetch: api.fetch });
 
     expect(words.code).toBe(1);
-    expect(words.stderr).toContain("The request timed out after 60000 ms.");
+    // Three attempts of 60 s, and the waits of about 0.5 s and 1 s between them.
+    expect(words.stderr).toMatch(/^The request timed out after 60000 ms\. \(the last of 3 attempts, 18[01] s in all\)$/m);
     expect(words.stderr).not.toContain("make run");
     expect(words.stderr).toContain(`--idempotency-key ${api.keys[0]}`);
-    expect(problemOf(json)).toEqual({ error: "timeout", message: "The request timed out after 60000 ms.", base_url: env.MAILROOM_BASE_URL, idempotency_key: "order-1234" });
+    expect(problemOf(json)).toEqual({ error: "timeout", message: "The request timed out after 60000 ms.", base_url: env.MAILROOM_BASE_URL, attempts: 3, idempotency_key: "order-1234" });
   });
 
   it("gives the Idempotency-Key of a 409 idempotency_key_in_use that outlasted the wait, so that its answer can be fetched later", async () => {
@@ -440,7 +463,26 @@ describe("usage errors", () => {
     const result = await runCli(["messages"], { env, tty: true });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("Give a messages command: create, create-batch, preview, list, get, cancel, reschedule, list-events, list-replies.");
+    expect(result.stderr).toContain("Give the messages command to run: create, create-batch, preview, list, get, cancel, reschedule, list-events, list-replies.");
+  });
+
+  it("names a group's verbs in words that read right whatever the group's name", async () => {
+    const result = await runCli(["inbound"], { env });
+
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Give the inbound command to run: get, get-attachment." });
+  });
+
+  it.each([
+    [["messages", "get"], "mailroom messages get --help"],
+    [["messages", "events"], "mailroom messages list-events --help"],
+    [["send", "--priority", "high"], "mailroom send --help"],
+    [["listen", "--bogus"], "mailroom listen --help"],
+    [["inbound"], "mailroom inbound --help"],
+  ])("points %j to the help of the command that was run", async (argv, help) => {
+    const result = await runCli(argv, { env, tty: true });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`\\nRun "${help}" for (its flags and examples|its commands)\\.\\n$`));
   });
 
   it.each(["0", "101", "2.5", "x"])("exits 2 for --limit %s, before any request", async (limit) => {
@@ -475,11 +517,24 @@ describe("usage errors", () => {
     expect(requests).toBe(0);
   });
 
-  it("exits 2 when a verb misses its argument", async () => {
+  it("exits 2 when a verb misses its argument, naming it and the command's form", async () => {
     const result = await runCli(["messages", "get"], { env, tty: true });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("Not enough non-option arguments");
+    expect(result.stderr).toMatch(/^Missing <message_id>\. Usage: mailroom messages get <message_id>\n/);
+  });
+
+  it("names only the arguments missing when a verb takes several", async () => {
+    const result = await runCli(["templates", "get-version", "welcome"], { env });
+
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Missing <version>. Usage: mailroom templates get-version <template> <version>" });
+  });
+
+  it("names an unknown flag as it was typed, without an internal camelCase twin", async () => {
+    const result = await runCli(["webhooks", "update", "whk_1", "--no-enabled=false"], { env });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: "Unknown argument: no-enabled" });
   });
 
   it("prints usage errors as JSON under --json even on a terminal", async () => {

@@ -1,4 +1,4 @@
-import type { Command, Noun } from "../command.js";
+import { verbOf, type Command, type Noun } from "../command.js";
 import { accounts } from "./accounts.js";
 import { apiKeys } from "./api-keys.js";
 import { auditEvents } from "./audit-events.js";
@@ -26,12 +26,28 @@ export const shortcuts: Record<string, Command> = { send: createMessage };
 /** Top-level commands that are not an operation but a client-side tool built on several. */
 export const tools: Record<string, Command> = { listen, doctor };
 
+/**
+ * The command, or else the group, that the words of a command line (yargs' `_`) name, with its
+ * path (`messages get`; `messages list-events` for the alias `messages events`); undefined when
+ * the first word names neither.
+ */
+export function addressedBy(words: readonly unknown[]): { path: string; command?: Command } | undefined {
+  const [first = "", second = ""] = words.map(String);
+  // Own keys only: a first word such as "toString" would otherwise find Object.prototype's.
+  const topLevel = Object.hasOwn(shortcuts, first) ? shortcuts[first] : Object.hasOwn(tools, first) ? tools[first] : undefined;
+  if (topLevel) return { path: first, command: topLevel };
+  const noun = nouns.find((candidate) => candidate.name === first);
+  if (!noun) return undefined;
+  const command = noun.commands.find((candidate) => verbOf(candidate) === second || (candidate.aliases ?? []).includes(second));
+  return command ? { path: `${noun.name} ${verbOf(command)}`, command } : { path: noun.name };
+}
+
 /** operationId -> the command that calls it (`createMessage` -> `messages create`). */
 export function commandsByOperation(): Map<string, string> {
   const map = new Map<string, string>();
   for (const noun of nouns) {
     for (const command of noun.commands) {
-      if (command.operationId) map.set(command.operationId, `${noun.name} ${command.command.split(" ")[0]}`);
+      if (command.operationId) map.set(command.operationId, `${noun.name} ${verbOf(command)}`);
     }
   }
   return map;

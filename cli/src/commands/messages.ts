@@ -49,6 +49,7 @@ export const previewMessage: Command = {
   ],
   builder: (yargs) => messageFlags(yargs).option("mime", { type: "boolean", describe: "Print only the RFC 5322 source (before tracking and DKIM)" }),
   async run({ client, output, io, rerunWith }, args) {
+    refuseMimeAsJson(args);
     const body = await messageBody(args, io);
     // Never the user's --idempotency-key (the SDK sends a key of its own): the server keys a
     // POST's answer to its path, so a preview stored under the key would make the send it
@@ -62,6 +63,17 @@ export const previewMessage: Command = {
     output.result(preview, () => renderPreview(preview), () => "Nothing was sent. Send it with: mailroom send (the same flags, without --dry-run)");
   },
 };
+
+/**
+ * `--mime` prints the source as it is, like a download, whatever reads stdout (`--mime > x.eml`
+ * is its use, and a pipe is JSON mode). Asked for outright, JSON cannot be both: refused rather
+ * than one of the two silently dropped; the JSON preview holds the source as `mime`.
+ */
+function refuseMimeAsJson(args: Args): void {
+  if (args.mime === true && args.json === true) {
+    throw new UsageError("--mime prints the RFC 5322 source, not JSON: drop --json (or drop --mime: the JSON preview holds the source as its mime field).");
+  }
+}
 
 /**
  * The batch in `--file`: `{ "messages": [...] }` (sent as it is) or a bare array of messages,
@@ -174,9 +186,9 @@ export const messages: Noun = {
     },
     {
       command: "cancel <message_id>",
-      describe: "Cancel a scheduled message before it is sent",
+      describe: "Cancel a message not yet handed off: scheduled, queued or deferred",
       operationId: "cancelMessage",
-      examples: [["$0 messages cancel msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "Cancel a scheduled message"]],
+      examples: [["$0 messages cancel msg_01jc3v6q9k2m8r4t7w0y5z1b3d", "Stop a message before it is handed off"]],
       builder: (yargs) => yargs.option("idempotency-key", { type: "string", describe: "Make retries of this call safe" }),
       async run({ client, output }, args) {
         const message = await client().messages.cancel(requiredString(args, "message_id"), definedOnly({ idempotencyKey: optionalString(args, "idempotency-key") }));
