@@ -14,19 +14,19 @@ export interface UnreadableValue {
  * it cannot itself run out of stack on the bodies it is there to refuse.
  */
 export function unreadableValue(value: unknown, maxDepth: number): UnreadableValue | null {
+  const topLevel = typeof value === "number" ? inexactNumber(value) : null;
+  if (topLevel !== null) return { pointer: "", message: topLevel };
   const pending: Array<{ value: unknown; pointer: string; depth: number }> = [{ value, pointer: "", depth: 1 }];
   while (pending.length > 0) {
     const { value: current, pointer, depth } = pending.pop()!;
-    if (typeof current === "number") {
-      const problem = inexactNumber(current);
-      if (problem !== null) return { pointer, message: problem };
-      continue;
-    }
     if (current === null || typeof current !== "object") continue;
     if (depth > maxDepth) return { pointer, message: `is nested more than ${maxDepth} levels deep` };
     const entries: Array<[string, unknown]> = Array.isArray(current) ? current.map((item, i) => [String(i), item]) : Object.entries(current);
     for (const [key, child] of entries) {
-      if (typeof child === "number" || (child !== null && typeof child === "object")) pending.push({ value: child, pointer: `${pointer}/${pointerSegment(key)}`, depth: depth + 1 });
+      // Every request body passes here: a number is checked in place, and only a bad one gets a pointer.
+      const problem = typeof child === "number" ? inexactNumber(child) : null;
+      if (problem !== null) return { pointer: `${pointer}/${pointerSegment(key)}`, message: problem };
+      if (child !== null && typeof child === "object") pending.push({ value: child, pointer: `${pointer}/${pointerSegment(key)}`, depth: depth + 1 });
     }
   }
   return null;
