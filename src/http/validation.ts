@@ -121,12 +121,12 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
   const list = withoutOtherForms(errors as unknown as ErrorObject[]);
   // For "one of these forms" fields, the branch-by-branch type errors are noise next to the
   // oneOf/anyOf error at the same pointer, which says it better.
-  const unionPointers = new Set(list.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf").map((e) => e.instancePath));
+  const unionPointers = new Set(list.filter(isUnion).map((e) => e.instancePath));
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const error of list) {
-    if (unionPointers.has(error.instancePath) && error.keyword !== "oneOf" && error.keyword !== "anyOf") continue;
-    const { pointer, message } = error.keyword === "oneOf" || error.keyword === "anyOf" ? { pointer: error.instancePath, message: unionMessage(error, list) } : describe(error);
+    if (unionPointers.has(error.instancePath) && !isUnion(error)) continue;
+    const { pointer, message } = isUnion(error) ? { pointer: error.instancePath, message: unionMessage(error, list) } : describe(error);
     // A name refused by propertyNames comes twice: as the rule it broke (Ajv reports it first,
     // with the name as `propertyName`), then as propertyNames; the first says more.
     if (error.keyword === "propertyNames" && out.some((e) => e.pointer === pointer)) continue;
@@ -143,6 +143,12 @@ export function validationErrors(errors: FastifySchemaValidationError[], context
 
 const isUnion = (error: ErrorObject) => error.keyword === "oneOf" || error.keyword === "anyOf";
 
+/** A union error's forms (its oneOf/anyOf list), and the errors each of them gave, by the form's place in the schema. */
+function formsOf(union: ErrorObject, list: ErrorObject[]): { forms: Schema[]; failures: ErrorObject[][] } {
+  const forms = Array.isArray(union.schema) ? (union.schema as Schema[]) : [];
+  return { forms, failures: forms.map((_, index) => list.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/${index}/`))) };
+}
+
 /**
  * A union whose value has the type of exactly one of its forms (a string where an address or a
  * list of addresses goes) was meant as that form: only that form's errors are kept, each at its
@@ -153,10 +159,9 @@ const isUnion = (error: ErrorObject) => error.keyword === "oneOf" || error.keywo
 function withoutOtherForms(list: ErrorObject[]): ErrorObject[] {
   const dropped = new Set<ErrorObject>();
   for (const union of list.filter(isUnion)) {
-    const forms = Array.isArray(union.schema) ? (union.schema as Schema[]) : [];
+    const { forms, failures } = formsOf(union, list);
     // Forms that each say themselves in a few words (an integer from 1 to 10, or null) read best together.
     if (forms.every((form) => valueForm(form) !== null)) continue;
-    const failures = forms.map((_, index) => list.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/${index}/`)));
     const typed = failures.filter((found) => !found.some((e) => e.keyword === "type" && e.instancePath === union.instancePath));
     if (typed.length !== 1 || typed[0]!.length === 0) continue;
     dropped.add(union);
@@ -206,7 +211,7 @@ type Schema = Record<string, unknown>;
  * range, required fields) the message lists them; otherwise it says what each form found wrong.
  */
 function unionMessage(error: ErrorObject, list: ErrorObject[]): string {
-  const forms = Array.isArray(error.schema) ? (error.schema as Schema[]) : [];
+  const { forms, failures } = formsOf(error, list);
   const passing = (error.params as { passingSchemas?: number[] | null }).passingSchemas;
   const fieldSets = forms.map(requiredOnly);
   if (forms.length > 1 && fieldSets.every((set) => set !== null)) {
@@ -216,7 +221,6 @@ function unionMessage(error: ErrorObject, list: ErrorObject[]): string {
   if (Array.isArray(passing)) return "matches more than one of the allowed forms; it must match exactly one";
   const values = forms.map(valueForm);
   if (forms.length > 0 && values.every((value) => value !== null)) return `must be ${values.join(", or ")}`;
-  const failures = forms.map((_, index) => list.filter((e) => e.schemaPath.startsWith(`${error.schemaPath}/${index}/`)));
   // Forms that each are a list of values (two enums) read best as one list.
   if (failures.length > 0 && failures.every((found) => found.length > 0 && found.every((e) => e.keyword === "enum"))) {
     return `must be one of: ${allowedValues(failures.flat()).join(", ")}`;
