@@ -19,9 +19,11 @@ const RESERVED_HEADERS = new Set(
   ["from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender", "return-path", "mime-version", "dkim-signature", "received", "list-unsubscribe-post"],
 );
 
+/** Whether a header field is Mailroom's to write: one of those above, or one describing the MIME body it composes. */
 function isReservedHeader(name: string): boolean {
   return RESERVED_HEADERS.has(name.toLowerCase()) || describesMimeBody(name);
 }
+
 /**
  * List-Unsubscribe (RFC 2369) is the one list header a sender gives: `<mailto:…>` and/or
  * `<https://…>`. With an https URI Mailroom adds `List-Unsubscribe-Post: List-Unsubscribe=One-Click`

@@ -133,10 +133,9 @@ function monthStart(ms: number, monthsAfter = 0): number {
 
 /** Epoch ms of a "YYYY-MM-DD" UTC day that exists in the calendar, or a 422 naming the query parameter. */
 function parseDay(value: string, pointer: string): number {
-  const match = DATE.test(value);
   // Date.parse of the ISO form, not Date.UTC, which reads years 0-99 as 1900-1999.
-  const ms = match ? Date.parse(`${value}T00:00:00Z`) : NaN;
-  if (!match || Number.isNaN(ms) || UsageService.dayOf(ms) !== value) {
+  const ms = DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : NaN;
+  if (Number.isNaN(ms) || UsageService.dayOf(ms) !== value) {
     throw new ValidationError([{ location: "query", pointer, message: "must be a date as YYYY-MM-DD" }]);
   }
   return ms;
