@@ -28,6 +28,7 @@ import { loadSpec } from "./http/spec.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
 import { serializerCompiler } from "./http/serializers.js";
 import type { Runtime } from "./runtime.js";
+import { operationIdOf } from "./http/route-operation.js";
 
 export interface AppOptions {
   runtime: Runtime;
@@ -147,7 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header("request-id", req.id);
   });
   app.addHook("onResponse", async (req, reply) => {
-    const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? "unmatched";
+    const operation = operationIdOf(req.routeOptions.config) ?? "unmatched";
     metrics.httpRequests.inc({ operation, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
   });
@@ -159,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bodySchemas = new Map<string, object>();
   app.addHook("onRoute", (route) => {
     allowedMethods.addRoute(route.url, route.method);
-    const operationId = (route.config as { operationId?: string } | undefined)?.operationId;
+    const operationId = operationIdOf(route.config);
     const body = route.schema?.body as { content?: Record<string, { schema?: object }> } | undefined;
     const schema = body?.content ? body.content["application/json"]?.schema : body;
     if (operationId !== undefined && schema !== undefined) bodySchemas.set(operationId, schema);
@@ -176,7 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // an empty id (a 422 about the id's length) while /v1/events/ is no route: both are the route
   // that is not there, before authentication as any unknown path is.
   app.addHook("onRequest", async (req, reply) => {
-    const operationId = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+    const operationId = operationIdOf(req.routeOptions.config);
     if (operationId === undefined || !Object.values(req.params as Record<string, string>).includes("")) return;
     return sendProblem(reply, unmatchedRoute(req, reply));
   });

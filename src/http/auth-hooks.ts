@@ -4,6 +4,7 @@ import { InsufficientRoleError, IpNotAllowedError, PermissionDeniedError, RateLi
 import { roleAtLeast, type Role } from "../domain/roles.js";
 import type { Services } from "../runtime.js";
 import type { RateLimitState } from "../services/rate-limiter.js";
+import { operationIdOf } from "./route-operation.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -79,7 +80,7 @@ export function authenticateAndAdmit(services: Services) {
  */
 export function bearerAuthSecurityHandler(requirements: ReadonlyMap<string, Requirement>) {
   return async function bearerAuth(req: FastifyRequest): Promise<void> {
-    const operationId = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+    const operationId = operationIdOf(req.routeOptions.config);
     const requirement = operationId === undefined ? undefined : requirements.get(operationId);
     if (!req.principal || !requirement) throw Object.assign(new Error("unauthenticated"), { statusCode: 401 });
     try {

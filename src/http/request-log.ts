@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { timeOfId } from "../domain/ids.js";
 import type { RequestLogService } from "../services/request-logs.js";
+import { operationIdOf } from "./route-operation.js";
 
 /** Reading the log is not logged: a page that polls it would otherwise fill it with itself. */
 const UNLOGGED = new Set(["listRequestLogs", "getRequestLog"]);
@@ -24,7 +25,7 @@ export function registerRequestLog(app: FastifyInstance, requestLogs: RequestLog
     return payload;
   });
   app.addHook("onResponse", async (req, reply) => {
-    const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? null;
+    const operation = operationIdOf(req.routeOptions.config) ?? null;
     // A known key refused for its caller's address is logged too: it is the first sign of a leaked key.
     const principal = req.principal ?? req.refusedPrincipal;
     if (!principal || (operation !== null && UNLOGGED.has(operation))) return;
