@@ -32,7 +32,7 @@ describe("--expires-at (send, messages create)", () => {
     const api = stubApi(202, accepted);
     const before = Date.now();
 
-    const result = await runCli(["send", "--to", "ada@example.com", "--text", "481516", "--expires-at", "10m"], { env, fetch: api.fetch });
+    const result = await runCli(["send", "--to", "ada@example.com", "--subject", "Your code", "--text", "481516", "--expires-at", "10m"], { env, fetch: api.fetch });
 
     expect(result.code, result.stderr).toBe(0);
     const { expires_at } = api.seen[0]?.body as { expires_at: string };
@@ -43,7 +43,7 @@ describe("--expires-at (send, messages create)", () => {
   it("passes an RFC 3339 time through in UTC, on messages create as on send", async () => {
     const api = stubApi(202, accepted);
 
-    await runCli(["messages", "create", "--to", "ada@example.com", "--text", "Hi", "--expires-at", "2026-12-01T10:00:00+01:00"], { env, fetch: api.fetch });
+    await runCli(["messages", "create", "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--expires-at", "2026-12-01T10:00:00+01:00"], { env, fetch: api.fetch });
 
     expect(api.seen[0]?.body).toMatchObject({ expires_at: "2026-12-01T09:00:00.000Z" });
   });
@@ -51,7 +51,7 @@ describe("--expires-at (send, messages create)", () => {
   it("refuses a time it cannot read, sending nothing", async () => {
     const api = stubApi(202, accepted);
 
-    const result = await runCli(["send", "--to", "ada@example.com", "--text", "Hi", "--expires-at", "soon"], { env, fetch: api.fetch });
+    const result = await runCli(["send", "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--expires-at", "soon"], { env, fetch: api.fetch });
 
     expect(result.code).toBe(2);
     expect(problemOf(result).message).toMatch(/^--expires-at takes an RFC 3339 time/);

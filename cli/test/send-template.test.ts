@@ -60,6 +60,8 @@ describe("mailroom send --template", () => {
     [["--template", "welcome", "--var-json", '"Ada"'], "--var-json: the value must be a JSON object of variables"],
     [["--template", "welcome", "--variables-file", "missing.json"], "--variables-file: cannot read missing.json"],
     [["--subject", "Hi"], "Give a body (--html, --html-file, --text or --text-file), or a --template."],
+    [["--html", "<p>Hi</p>"], "Give a --subject (the message's subject line), or a --template."],
+    [["--text", "Hi"], "Give a --subject (the message's subject line), or a --template."],
   ])("exits 2 for %j, sending nothing", async (flags, message) => {
     const api = stubApi(202, queued);
 

@@ -1,6 +1,6 @@
 // Request and response types of every operation, taken from the contract's generated types so
 // that a contract change the SDK ignores fails to compile. Nothing here is written by hand but
-// the mapping.
+// the mapping, and the message content rule the contract states in prose (WithMessageContent).
 import type { components, operations, webhooks } from "./generated/v1.js";
 
 /** The operations of the contract's `webhooks:` section: Mailroom sends them, it serves none. */
@@ -28,6 +28,26 @@ export type ResponseBody<Id extends OperationId> = {
 
 /** The item type of a list operation. */
 export type ListItem<Id extends OperationId> = ResponseBody<Id> extends { data: (infer Item)[] } ? Item : never;
+
+/** The fields that make a message's content. */
+type ContentField = "subject" | "html" | "text" | "template";
+
+/**
+ * A message body with its content rule as a type: `subject` with `html` and/or `text`, or a
+ * `template` instead of all three. The contract states the rule in prose (a union of `required`
+ * lists there would answer a missing body with anyOf errors in place of the server's own
+ * messages); carried here, a message without content fails to compile instead of answering 422.
+ */
+export type WithMessageContent<Body extends Partial<Record<ContentField, unknown>>> = Omit<Body, ContentField> & ContentForms<Body>;
+
+/** The forms a message's content takes, its field types taken from the body. */
+type ContentForms<Body extends Partial<Record<ContentField, unknown>>> =
+  | { subject: NonNullable<Body["subject"]>; html: NonNullable<Body["html"]>; text?: Body["text"]; template?: never }
+  | { subject: NonNullable<Body["subject"]>; html?: Body["html"]; text: NonNullable<Body["text"]>; template?: never }
+  | { template: NonNullable<Body["template"]>; subject?: never; html?: never; text?: never };
+
+/** A message's content alone, in one of its forms: what builds a CreateMessageParams' content. */
+export type MessageContent = ContentForms<RequestBody<"createMessage">>;
 
 type Schemas = components["schemas"];
 export type Message = Schemas["Message"];
@@ -95,8 +115,8 @@ export type WorkspaceTracking = Schemas["WorkspaceTracking"];
 export type InboundMessage = Schemas["InboundMessage"];
 export type InboundAttachment = Schemas["InboundAttachment"];
 export type InboundAuthenticationResult = Schemas["InboundAuthenticationResult"];
-export type CreateMessageParams = RequestBody<"createMessage">;
-export type PreviewMessageParams = RequestBody<"previewMessage">;
+export type CreateMessageParams = WithMessageContent<RequestBody<"createMessage">>;
+export type PreviewMessageParams = WithMessageContent<RequestBody<"previewMessage">>;
 export type ListMessagesParams = QueryParams<"listMessages">;
 export type ListMessageEventsParams = QueryParams<"listMessageEvents">;
 export type RescheduleMessageParams = RequestBody<"rescheduleMessage">;
@@ -113,7 +133,7 @@ export type ListMembersParams = QueryParams<"listMembers">;
 export type UpdateMemberParams = RequestBody<"updateMember">;
 export type CreateInvitationParams = RequestBody<"createInvitation">;
 export type ListInvitationsParams = QueryParams<"listInvitations">;
-export type CreateMessageBatchParams = RequestBody<"createMessageBatch">;
+export type CreateMessageBatchParams = Omit<RequestBody<"createMessageBatch">, "messages"> & { messages: CreateMessageParams[] };
 export type CreateDomainParams = RequestBody<"createDomain">;
 export type ListDomainsParams = QueryParams<"listDomains">;
 export type ListSuppressionsParams = QueryParams<"listSuppressions">;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { parse } from "yaml";
-import { Mailroom, type ClientOptions, type CreateMessageParams } from "../src/index.js";
+import { Mailroom, type ClientOptions, type CreateMessageParams, type RequestBody } from "../src/index.js";
 
 /** What a fake fetch saw of one attempt: enough to assert on headers, URL and body. */
 export interface SeenRequest {
@@ -86,7 +86,7 @@ export function fakeClient(fake: FakeFetch, options: ClientOptions = {}): Mailro
 }
 
 /** The smallest message the test server accepts (its workspace has no default sender). */
-export const aMessage = (overrides: Partial<CreateMessageParams> = {}): CreateMessageParams => ({
+export const aMessage = (overrides: Partial<Omit<RequestBody<"createMessage">, "template">> = {}): CreateMessageParams => ({
   from: "Acme <hello@acme.example>",
   to: "ada@example.com",
   subject: "Hi",

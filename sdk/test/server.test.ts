@@ -310,11 +310,11 @@ describe("the SDK against the real server", () => {
       const preview = await mr.templates.render("sdk-welcome", { version: "draft", variables: { first_name: "Ada", order: { id: 7 } } });
       expect(preview).toMatchObject({ object: "rendered_template", version: 2, subject: "Welcome aboard, Ada", html: "<p>Order 7 for Ada</p>" });
 
-      const sentBefore = await mr.messages.create({ ...aMessage({ tags: ["sdk-template"] }), subject: undefined, html: undefined, template: { slug: "sdk-welcome", variables: { first_name: "Ada", order: { id: 7 } } } });
+      const sentBefore = await mr.messages.create({ from: aMessage().from, to: "ada@example.com", tags: ["sdk-template"], template: { slug: "sdk-welcome", variables: { first_name: "Ada", order: { id: 7 } } } });
       expect(sentBefore).toMatchObject({ subject: "Welcome, Ada", template: { id: created.id, slug: "sdk-welcome", version: 1 } });
 
       await expect(mr.templates.publish("sdk-welcome")).resolves.toMatchObject({ published_version: 2, has_draft: false });
-      const sentAfter = await mr.messages.create({ ...aMessage(), subject: undefined, html: undefined, template: { slug: "sdk-welcome@1", variables: { first_name: "Grace", order: { id: 8 } } } });
+      const sentAfter = await mr.messages.create({ from: aMessage().from, to: "ada@example.com", template: { slug: "sdk-welcome@1", variables: { first_name: "Grace", order: { id: 8 } } } });
       expect(sentAfter).toMatchObject({ subject: "Welcome, Grace", template: { version: 1 } });
 
       const versions: number[] = [];
@@ -337,7 +337,7 @@ describe("the SDK against the real server", () => {
       await mr.templates.create({ slug: "sdk-gone", name: "Gone", subject: "S", html: "<p>H</p>", publish: true });
       await expect(mr.templates.delete("sdk-gone")).resolves.toMatchObject({ object: "template", deleted: true });
       await expect(mr.templates.get("sdk-gone")).rejects.toBeInstanceOf(NotFoundError);
-      await expect(mr.messages.create({ ...aMessage(), subject: undefined, html: undefined, template: { slug: "sdk-gone" } })).rejects.toMatchObject({ status: expect.any(Number) });
+      await expect(mr.messages.create({ from: aMessage().from, to: "ada@example.com", template: { slug: "sdk-gone" } })).rejects.toMatchObject({ status: expect.any(Number) });
     });
   });
 

@@ -53,6 +53,7 @@ import {
   type WebhookReplay,
   type WebhookSecret,
   type Workspace,
+  type WithMessageContent,
   type components,
 } from "../src/index.js";
 
@@ -75,8 +76,25 @@ type WorkspaceObject = components["schemas"]["Workspace"];
 describe("messages.create", () => {
   it("accepts the smallest message and every documented field", () => {
     expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>" });
-    expectTypeOf(mr.messages.create).toBeCallableWith({ to: ["ada@example.com", "Grace <grace@example.com>"], cc: "ops@acme.example", tags: ["receipt"], metadata: { order_id: "1234" } });
-    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi" }, { idempotencyKey: "order-1234" });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: ["ada@example.com", "Grace <grace@example.com>"], cc: "ops@acme.example", subject: "Receipt", text: "Thanks", tags: ["receipt"], metadata: { order_id: "1234" } });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { idempotencyKey: "order-1234" });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", html: "<p>Hi</p>", text: "Hi" });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", template: { slug: "welcome", variables: { first_name: "Ada" } } });
+  });
+
+  it("requires content: a subject with html and/or text, or a template instead of all three", () => {
+    // @ts-expect-error a message needs content
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com" });
+    // @ts-expect-error a body needs a subject
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", html: "<p>Hi</p>" });
+    // @ts-expect-error a subject needs a body, html or text
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi" });
+    // @ts-expect-error the template gives the subject and body: they cannot be given beside it
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", template: { slug: "welcome" } });
+    // @ts-expect-error the same rule holds for a preview
+    expectTypeOf(mr.messages.preview).toBeCallableWith({ to: "ada@example.com", subject: "Hi" });
+    // @ts-expect-error and for each message of a batch
+    expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", text: "Hi" }] });
   });
 
   it("requires to", () => {
@@ -95,13 +113,13 @@ describe("messages.create", () => {
     // @ts-expect-error `to` is an address or a list of them, not a number
     expectTypeOf(mr.messages.create).toBeCallableWith({ to: 42, subject: "Hi", html: "<p>Hi</p>" });
     // @ts-expect-error metadata values are strings
-    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", metadata: { count: 1 } });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi", metadata: { count: 1 } });
   });
 
   it("refuses an unknown request option", () => {
     compileOnly(() =>
       // @ts-expect-error the option is `idempotencyKey`
-      mr.messages.create({ to: "ada@example.com" }, { idempotency_key: "k" }),
+      mr.messages.create({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { idempotency_key: "k" }),
     );
   });
 
@@ -112,9 +130,10 @@ describe("messages.create", () => {
     expectTypeOf<MessageStatus>().toEqualTypeOf<"scheduled" | "queued" | "sending" | "delivered" | "deferred" | "bounced" | "failed" | "suppressed" | "canceled">();
   });
 
-  it("takes CreateMessageParams, which is RequestBody<'createMessage'>", () => {
+  it("takes CreateMessageParams, createMessage's body with its content rule", () => {
     expectTypeOf(mr.messages.create).parameter(0).toEqualTypeOf<CreateMessageParams>();
-    expectTypeOf<CreateMessageParams>().toEqualTypeOf<RequestBody<"createMessage">>();
+    expectTypeOf<CreateMessageParams>().toEqualTypeOf<WithMessageContent<RequestBody<"createMessage">>>();
+    expectTypeOf<CreateMessageParams>().toExtend<RequestBody<"createMessage">>();
   });
 });
 
@@ -213,9 +232,9 @@ describe("workspace", () => {
 
 describe("tracking and replies", () => {
   it("sends tracking options as booleans, and reads what the message tracks and what came of it", () => {
-    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi", track_opens: true, track_clicks: false, track_replies: true, unsubscribe: true });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi", track_opens: true, track_clicks: false, track_replies: true, unsubscribe: true });
     // @ts-expect-error track_opens is a boolean
-    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", text: "Hi", track_opens: "yes" });
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi", track_opens: "yes" });
     expectTypeOf<Message["tracking"]>().toEqualTypeOf<{ opens: boolean; clicks: boolean; replies: boolean; unsubscribe: boolean }>();
     expectTypeOf<MessageSummary["engagement"]>().toEqualTypeOf<{ opens: number; clicks: number; replies: number }>();
     expectTypeOf<Message["recipients"][number]["opened_at"]>().toEqualTypeOf<string | null>();
@@ -254,7 +273,7 @@ describe("OperationId", () => {
 
 describe("messages.createBatch", () => {
   it("takes createMessage's bodies under messages, expires_at included, and resolves to a MessageBatch", () => {
-    expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", text: "Hi", expires_at: "2026-12-01T09:00:00Z" }] });
+    expectTypeOf(mr.messages.createBatch).toBeCallableWith({ messages: [{ to: "ada@example.com", subject: "Hi", text: "Hi", expires_at: "2026-12-01T09:00:00Z" }] });
     expectTypeOf(mr.messages.createBatch).returns.resolves.toEqualTypeOf<MessageBatch>();
     expectTypeOf<MessageBatch["data"][number]["status"]>().toEqualTypeOf<202 | 403 | 422 | 429 | 500 | 503>();
     expectTypeOf<MessageBatch["data"][number]["message"]>().toEqualTypeOf<Message | null>();
@@ -262,7 +281,7 @@ describe("messages.createBatch", () => {
 
   it("refuses a bare array: the messages go under `messages`", () => {
     // @ts-expect-error the body is { messages: [...] }
-    expectTypeOf(mr.messages.createBatch).toBeCallableWith([{ to: "ada@example.com", text: "Hi" }]);
+    expectTypeOf(mr.messages.createBatch).toBeCallableWith([{ to: "ada@example.com", subject: "Hi", text: "Hi" }]);
   });
 });
 

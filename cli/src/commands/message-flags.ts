@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import type { Argv } from "yargs";
-import type { CreateMessageParams } from "mailroom";
+import type { CreateMessageParams, MessageContent } from "mailroom";
 import type { Args } from "../command.js";
 import { UsageError, optionalString, pairs, stringList } from "../command.js";
 import { readFileOrStdin, readUserFile, type Io } from "../io.js";
@@ -70,7 +70,7 @@ const CONTENT_FLAGS = ["subject", "html", "html-file", "text", "text-file"] as c
  * The message's content: a template with its variables, or the subject and body given. The API
  * refuses both at once too; refused here, the mistake is named in terms of flags.
  */
-async function messageContent(args: Args, io: Io): Promise<Pick<CreateMessageParams, "subject" | "html" | "text" | "template">> {
+async function messageContent(args: Args, io: Io): Promise<MessageContent> {
   const template = optionalString(args, "template");
   if (template !== undefined) {
     const given = CONTENT_FLAGS.filter((flag) => args[flag] !== undefined);
@@ -83,9 +83,13 @@ async function messageContent(args: Args, io: Io): Promise<Pick<CreateMessagePar
   if (hasVariableFlags(args)) throw new UsageError("--var, --var-json and --variables-file give a template's variables: add --template <slug>.");
   const html = await textOrFile(args, "html", io);
   const text = await textOrFile(args, "text", io);
+  const subject = optionalString(args, "subject");
+  if (subject !== undefined && html !== undefined) return { subject, html, ...defined("text", text) };
+  if (subject !== undefined && text !== undefined) return { subject, text };
   if (html === undefined && text === undefined) throw new UsageError("Give a body (--html, --html-file, --text or --text-file), or a --template.");
-  return { ...defined("subject", optionalString(args, "subject")), ...defined("html", html), ...defined("text", text) };
+  throw new UsageError("Give a --subject (the message's subject line), or a --template.");
 }
+
 
 /**
  * Addresses from a repeatable flag. Commas split only outside quotes and angle brackets, so

@@ -1,13 +1,13 @@
 import type { APIPromise } from "../api-promise.js";
 import type { RequestOptions } from "../client.js";
 import type { PagePromise } from "../pagination.js";
-import type { Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, QueryParams, RequestBody } from "../types.js";
+import type { CreateMessageBatchParams, CreateMessageParams, Event, InboundMessage, Message, MessageBatch, MessagePreview, MessageSummary, PreviewMessageParams, QueryParams, RequestBody } from "../types.js";
 import { Resource } from "./resource.js";
 
 /** Send email and follow what happened to it, per recipient (tag `Messages`). */
 export class Messages extends Resource {
   /** `createMessage`: accept a message for delivery (202; durable once this resolves). */
-  create(params: RequestBody<"createMessage">, options?: RequestOptions): APIPromise<Message> {
+  create(params: CreateMessageParams, options?: RequestOptions): APIPromise<Message> {
     return this.client.unwrap(this.client.http.POST("/v1/messages", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -17,7 +17,7 @@ export class Messages extends Resource {
    * problem, so check every item's `status`; only a malformed batch as a whole throws. One
    * Idempotency-Key covers the batch, so a retry never sends any of its messages twice.
    */
-  createBatch(params: RequestBody<"createMessageBatch">, options?: RequestOptions): APIPromise<MessageBatch> {
+  createBatch(params: CreateMessageBatchParams, options?: RequestOptions): APIPromise<MessageBatch> {
     return this.client.unwrap(this.client.http.POST("/v1/messages/batch", { body: params, ...this.client.init(options, "POST") }));
   }
 
@@ -27,7 +27,7 @@ export class Messages extends Resource {
    * per recipient its suppression or, in sandbox, its simulated outcome). Stores, sends and
    * counts nothing.
    */
-  preview(params: RequestBody<"previewMessage">, options?: RequestOptions): APIPromise<MessagePreview> {
+  preview(params: PreviewMessageParams, options?: RequestOptions): APIPromise<MessagePreview> {
     return this.client.unwrap(this.client.http.POST("/v1/messages/preview", { body: params, ...this.client.init(options, "POST") }));
   }
 
