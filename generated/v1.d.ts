@@ -2796,9 +2796,21 @@ export interface components {
             recipient: string | null;
             /** @description Position among the message's events. */
             sequence: number;
-            /** @description The status before, for transitions. */
+            /**
+             * @description The status before the transition. Whose status follows `recipient`: with a recipient
+             *     (deliveries, deferrals, bounces, failures, suppressions) it is that recipient's, which
+             *     is never `sending`; with `recipient: null` (`message.queued`, `message.scheduled`,
+             *     `message.canceled`) it is the message's aggregate. Null for engagement events
+             *     (opens, clicks, complaints, unsubscribes, replies), which change no status.
+             */
             from_status: components["schemas"]["MessageStatus"] | null;
-            /** @description The status after, for transitions. */
+            /**
+             * @description The status after the transition: the recipient's, or with `recipient: null` the
+             *     message's aggregate (see `from_status`). So a cancel of a message whose other
+             *     recipients were delivered moves the message to `delivered`, not `canceled`: the
+             *     canceled recipients are in `data.recipients` and each has the status `canceled`.
+             *     Null for engagement events.
+             */
             to_status: components["schemas"]["MessageStatus"] | null;
             /** @description The message's tags. */
             tags: string[];

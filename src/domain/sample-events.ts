@@ -7,16 +7,17 @@ import type { MessageStatus } from "./message-status.js";
 
 /**
  * The transition each event type announces in a sample (testWebhook): what a real event of that
- * type carries, so a receiver can be tested against realistic payloads. Engagement events
- * change no status.
+ * type carries, so a receiver can be tested against realistic payloads. An outcome is its
+ * recipient's transition (a recipient is never `sending`: the message is); the failed sample is
+ * an expiry, after deferrals. Engagement events change no status.
  */
 const TRANSITIONS: Record<EventType, [MessageStatus | null, MessageStatus | null]> = {
   "message.queued": [null, "queued"],
   "message.scheduled": [null, "scheduled"],
-  "message.delivered": ["sending", "delivered"],
-  "message.deferred": ["sending", "deferred"],
-  "message.bounced": ["sending", "bounced"],
-  "message.failed": ["sending", "failed"],
+  "message.delivered": ["queued", "delivered"],
+  "message.deferred": ["queued", "deferred"],
+  "message.bounced": ["queued", "bounced"],
+  "message.failed": ["deferred", "failed"],
   "message.suppressed": ["queued", "suppressed"],
   "message.canceled": ["scheduled", "canceled"],
   "message.opened": [null, null],

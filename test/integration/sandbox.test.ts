@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { WebhookEventType } from "../../src/domain/events.js";
+import { sampleEvent } from "../../src/domain/sample-events.js";
 import { databases } from "../helpers/databases.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -56,6 +58,8 @@ describe.each(databases)("sandbox ($name)", (database) => {
       for (const e of list.slice(1)) expect(e.recipient).toBe(recipient);
       const outcome = list[1]!;
       expect(outcome).toMatchObject({ from_status: "queued", to_status: status, data: { simulated: true, attempt: 1 } });
+      const sample = sampleEvent(outcome.type as WebhookEventType, "sandbox", "evt_01jd3k8m2q5v7w9x1y3z5a7b9c", "2026-11-22T10:00:00.000Z");
+      expect([sample.from_status, sample.to_status], "testWebhook's sample announces the transition real events carry").toEqual([outcome.from_status, outcome.to_status]);
       for (const followUp of list.slice(2)) expect(followUp).toMatchObject({ from_status: null, to_status: null, data: { simulated: true } });
     });
 
