@@ -2821,20 +2821,402 @@ export interface components {
             /** @description The message's Idempotency-Key. */
             idempotency_key: string | null;
             /**
-             * @description Details of the event: for deliveries and bounces `smtp_code`, `enhanced_status` and
-             *     `response` (a bounce reported later by a DSN also `source: "dsn"`, `bounce_type`,
-             *     `diagnostic_code` and `reporting_mta`); for opens `user_agent`, `ip`, `first_open`
-             *     and `machine_open` (Apple Mail Privacy Protection, image proxies); for clicks `url`,
-             *     `user_agent`, `ip`, `first_click` and `machine_click` (link scanners); for replies
-             *     `inbound_id`, `from`, `subject` and `text` (and `content_truncated: true` when the
-             *     reply was too large to carry whole: `getInboundMessage` has all of it); for
-             *     complaints `feedback_type`,
-             *     `user_agent`, `reporting_mta` and `source_ip` (null when the report leaves one out); for unsubscribes `method` (`one_click`, `page`,
-             *     `mailto`); `simulated: true` for sandbox outcomes.
+             * @description Details of the event, by its type: each type's fields are declared by its own schema,
+             *     `<Name>EventData` (`MessageDeliveredEventData`, `MessageBouncedEventData`, …), to which
+             *     the type's payload under `webhooks:` refers. `simulated: true` marks the sandbox
+             *     simulator's outcomes. Fields may be added within v1: ignore the ones you do not know.
              */
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description The `data` of `message.queued`. A message accepted to be sent now, or a scheduled one whose time came, carries no details. */
+        MessageQueuedEventData: {
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.scheduled`, sent when a message is accepted for later and each time rescheduleMessage moves it. */
+        MessageScheduledEventData: {
+            /**
+             * Format: date-time
+             * @description When the message is due to be sent.
+             */
+            scheduled_at: string;
+            /**
+             * Format: date-time
+             * @description Only when rescheduleMessage moved it: the time it had before.
+             */
+            previous_scheduled_at?: string | null;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.delivered`, what the recipient's server answered. */
+        MessageDeliveredEventData: {
+            /** @description The reply code of the server that accepted the message (250). */
+            smtp_code: number | null;
+            /** @description The RFC 3463 enhanced status code, e.g. `2.0.0`. */
+            enhanced_status: string;
+            /** @description The server's reply text. */
+            response: string;
+            /** @description The host that answered, `mx.example.com[192.0.2.1]`. */
+            remote_host: string | null;
+            /** @description Which delivery attempt to this recipient it was, from 1. */
+            attempt: number;
+            /**
+             * @description Only when the sandbox simulator produced the outcome.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.deferred`, why the attempt failed for now and when the next one is due. */
+        MessageDeferredEventData: {
+            /** @description The server's 4xx reply code; null when there was no reply (DNS or connection failure, timeout, a copy that could not be rendered). */
+            smtp_code: number | null;
+            /** @description The RFC 3463 enhanced status code, e.g. `4.7.1`. */
+            enhanced_status: string;
+            /** @description The server's reply text, or what happened instead. */
+            response: string;
+            /** @description The host that answered or was tried last; null when none was; absent when the copy could not be rendered. */
+            remote_host?: string | null;
+            /** @description Which delivery attempt to this recipient it was, from 1. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (never after the message's delivery deadline).
+             */
+            next_attempt_at: string;
+            /**
+             * @description Only when the sandbox simulator produced the outcome.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The `data` of `message.bounced`. A bounce at hand-off (the server refused the recipient)
+         *     has `smtp_code`, `response`, `remote_host` and `attempt`; a bounce reported later (a
+         *     DSN or another bounce notice to the return path) has `source` and the report's fields instead.
+         */
+        MessageBouncedEventData: {
+            /**
+             * @description `hard`: the address is bad and is suppressed; `soft`: this message could not be delivered.
+             * @enum {string}
+             */
+            bounce_type: "hard" | "soft";
+            /** @description The RFC 3463 enhanced status code, e.g. `5.1.1`. */
+            enhanced_status: string;
+            /** @description At hand-off only: the server's 5xx reply code; null when there was no reply. */
+            smtp_code?: number | null;
+            /** @description At hand-off only: the server's reply text. */
+            response?: string;
+            /** @description At hand-off only: the host that answered, `mx.example.com[192.0.2.1]`. */
+            remote_host?: string | null;
+            /** @description At hand-off only: which delivery attempt to this recipient it was, from 1. */
+            attempt?: number;
+            /**
+             * @description Reported later only: an RFC 3464 delivery status notification, or a bounce notice that is none (its status read from its text).
+             * @enum {string}
+             */
+            source?: "dsn" | "unstructured";
+            /** @description The RFC 3464 action, `failed` (a simulated bounce). */
+            action?: string;
+            /** @description The remote server's words with their type, `smtp; 550 5.1.1 User unknown`; null when the report gave none. */
+            diagnostic_code?: string | null;
+            /** @description The MTA that reported the bounce; null when the report named none. */
+            reporting_mta?: string | null;
+            /** @description DSN only: the remote MTA the report names, if any. */
+            remote_mta?: string | null;
+            /** @description DSN only: the recipient the report names, as it gives it. */
+            final_recipient?: string | null;
+            /**
+             * @description Only when the sandbox simulator produced the outcome.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.failed`, why Mailroom gave up on the recipient. */
+        MessageFailedEventData: {
+            /** @description Null: Mailroom gave up, no server refused (a refusal is a bounce). */
+            smtp_code: number | null;
+            /** @description `4.4.7` when the delivery deadline passed, `5.7.1` when the sender's domain may no longer send live mail. */
+            enhanced_status: string;
+            /** @description What happened, with the last answer when there was one. */
+            response: string;
+            /** @description How many delivery attempts were made to the recipient. */
+            attempts: number;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.suppressed`, the suppression that kept the recipient from being sent to. */
+        MessageSuppressedEventData: {
+            reason: components["schemas"]["SuppressionReason"];
+            /** @description The suppression, `sup_…`. */
+            suppression_id: string;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.canceled`. */
+        MessageCanceledEventData: {
+            /** @description The addresses of the recipients the cancel stopped (each now `canceled`). */
+            recipients: string[];
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.opened` (docs/tracking.md). */
+        MessageOpenedEventData: {
+            /** @description The User-Agent that fetched the open image, if any. */
+            user_agent: string | null;
+            /** @description The address it came from. */
+            ip: string | null;
+            /** @description Whether it looks like a machine's fetch (Apple Mail Privacy Protection, an image proxy, a scanner), not counted as the recipient's open. */
+            machine_open: boolean;
+            /**
+             * @description Only when `machine_open` is true, why it looks like a machine's.
+             * @enum {string}
+             */
+            machine_reason?: "apple_privacy_protection" | "image_proxy" | "head_request" | "no_user_agent" | "scanner_user_agent" | "too_soon";
+            /**
+             * @description Only when it came through a mailbox provider's image proxy: which.
+             * @enum {string}
+             */
+            proxy?: "apple" | "gmail" | "yahoo";
+            /** @description Whether it is this recipient's first recorded open. */
+            first_open: boolean;
+            /**
+             * @description Only when the sandbox simulator produced it.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.clicked` (docs/tracking.md). */
+        MessageClickedEventData: {
+            /** @description The link that was clicked, as the message had it. */
+            url: string;
+            /** @description The User-Agent that followed the link, if any. */
+            user_agent: string | null;
+            /** @description The address it came from. */
+            ip: string | null;
+            /** @description Whether it looks like a link scanner's, not counted as the recipient's click. */
+            machine_click: boolean;
+            /**
+             * @description Only when `machine_click` is true, why it looks like a machine's.
+             * @enum {string}
+             */
+            machine_reason?: "head_request" | "no_user_agent" | "scanner_user_agent" | "too_soon";
+            /** @description Whether it is this recipient's first recorded click. */
+            first_click: boolean;
+            /**
+             * @description Only when the sandbox simulator produced it.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.complained`, from the mailbox provider's feedback report (RFC 5965). */
+        MessageComplainedEventData: {
+            /** @description The report's Feedback-Type, lower-case, e.g. `abuse`. */
+            feedback_type: string;
+            /** @description The report's User-Agent (the feedback loop's software); null when it gives none. */
+            user_agent: string | null;
+            /** @description The report's Reporting-MTA; null when it gives none. */
+            reporting_mta: string | null;
+            /** @description The report's Source-IP; null when it gives none. */
+            source_ip: string | null;
+            /**
+             * @description Only when the sandbox simulator produced it.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `message.unsubscribed`. */
+        MessageUnsubscribedEventData: {
+            /**
+             * @description The RFC 8058 one-click POST, the confirmation page's button, or mail to the List-Unsubscribe mailto address.
+             * @enum {string}
+             */
+            method: "one_click" | "page" | "mailto";
+            /** @description `one_click` and `page` only: the User-Agent of the request. */
+            user_agent?: string | null;
+            /** @description `one_click` and `page` only: the address the request came from. */
+            ip?: string | null;
+            /**
+             * @description Only when the sandbox simulator produced it.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The `data` of `message.replied`: the reply, enough to act on without another call.
+         *     A reply too large to carry whole keeps as much as fits and says `content_truncated`;
+         *     getInboundMessage has all of it.
+         */
+        MessageRepliedEventData: {
+            /** @description The reply, `inb_…` (getInboundMessage). */
+            inbound_id: string;
+            /** @description The reply's sender (its From field). */
+            from: string;
+            /** @description Its subject (empty when it had none). */
+            subject: string;
+            /** @description The new text of the reply, without the quoted history. */
+            text: string | null;
+            /** @description The quoted history that followed it, if any. */
+            quoted_text: string | null;
+            /** @description Its HTML body, if any (null when it did not fit). */
+            html: string | null;
+            /** @description Its attachments' metadata (content through getInboundAttachment). */
+            attachments: components["schemas"]["InboundAttachment"][];
+            /** @description The checks of the sender, as of receipt. */
+            authentication: {
+                spf: components["schemas"]["InboundAuthenticationResult"];
+                dkim: components["schemas"]["InboundAuthenticationResult"];
+                dmarc: components["schemas"]["InboundAuthenticationResult"];
+            };
+            /**
+             * @description How it was matched to the message.
+             * @enum {string}
+             */
+            threaded_by: "reply_address" | "in_reply_to" | "simulated";
+            /**
+             * @description Only when the reply was too large to carry whole.
+             * @enum {boolean}
+             */
+            content_truncated?: true;
+            /**
+             * @description Only when the sandbox simulator produced it.
+             * @enum {boolean}
+             */
+            simulated?: true;
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `domain.verified`. */
+        DomainVerifiedEventData: {
+            /** @description Empty: every required record was found. */
+            missing_records: string[];
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `domain.temporary_failure`. */
+        DomainTemporaryFailureEventData: {
+            /** @description The names of the required records the check did not find verified, each once (`domain.records` says which failed). */
+            missing_records: string[];
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `domain.failed`. */
+        DomainFailedEventData: {
+            /** @description The names of the required records still missing when the grace period ended, each once. */
+            missing_records: string[];
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `data` of `domain.dkim_rotated`. */
+        DomainDkimRotatedEventData: {
+            /** @description The names of the required records the same check did not find verified; empty unless it also moved the domain. */
+            missing_records: string[];
+            /** @description The selectors of the keys that sign from now on. */
+            selectors: string[];
+            /** @description The selectors of the keys that signed until now, whose records may be removed. */
+            retired_selectors: string[];
+            /**
+             * @description Only in a sample sent by testWebhook; absent from real events.
+             * @enum {boolean}
+             */
+            test?: true;
+        } & {
+            [key: string]: unknown;
         };
         EventList: {
             /** @description The page. */
@@ -7358,6 +7740,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.queued";
+                    data?: components["schemas"]["MessageQueuedEventData"];
                 };
             };
         };
@@ -7400,6 +7783,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.scheduled";
+                    data?: components["schemas"]["MessageScheduledEventData"];
                 };
             };
         };
@@ -7442,6 +7826,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.delivered";
+                    data?: components["schemas"]["MessageDeliveredEventData"];
                 };
             };
         };
@@ -7484,6 +7869,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.deferred";
+                    data?: components["schemas"]["MessageDeferredEventData"];
                 };
             };
         };
@@ -7526,6 +7912,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.bounced";
+                    data?: components["schemas"]["MessageBouncedEventData"];
                 };
             };
         };
@@ -7568,6 +7955,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.failed";
+                    data?: components["schemas"]["MessageFailedEventData"];
                 };
             };
         };
@@ -7610,6 +7998,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.suppressed";
+                    data?: components["schemas"]["MessageSuppressedEventData"];
                 };
             };
         };
@@ -7652,6 +8041,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.canceled";
+                    data?: components["schemas"]["MessageCanceledEventData"];
                 };
             };
         };
@@ -7694,6 +8084,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.opened";
+                    data?: components["schemas"]["MessageOpenedEventData"];
                 };
             };
         };
@@ -7736,6 +8127,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.clicked";
+                    data?: components["schemas"]["MessageClickedEventData"];
                 };
             };
         };
@@ -7778,6 +8170,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.complained";
+                    data?: components["schemas"]["MessageComplainedEventData"];
                 };
             };
         };
@@ -7820,6 +8213,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.unsubscribed";
+                    data?: components["schemas"]["MessageUnsubscribedEventData"];
                 };
             };
         };
@@ -7862,6 +8256,7 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "message.replied";
+                    data?: components["schemas"]["MessageRepliedEventData"];
                 };
             };
         };
@@ -7904,6 +8299,7 @@ export interface operations {
                 "application/json": components["schemas"]["DomainEvent"] & {
                     /** @constant */
                     type?: "domain.verified";
+                    data?: components["schemas"]["DomainVerifiedEventData"];
                 };
             };
         };
@@ -7946,6 +8342,7 @@ export interface operations {
                 "application/json": components["schemas"]["DomainEvent"] & {
                     /** @constant */
                     type?: "domain.temporary_failure";
+                    data?: components["schemas"]["DomainTemporaryFailureEventData"];
                 };
             };
         };
@@ -7988,6 +8385,7 @@ export interface operations {
                 "application/json": components["schemas"]["DomainEvent"] & {
                     /** @constant */
                     type?: "domain.failed";
+                    data?: components["schemas"]["DomainFailedEventData"];
                 };
             };
         };
@@ -8030,12 +8428,7 @@ export interface operations {
                 "application/json": components["schemas"]["DomainEvent"] & {
                     /** @constant */
                     type?: "domain.dkim_rotated";
-                    data?: {
-                        /** @description The selectors of the keys that sign from now on. */
-                        selectors: string[];
-                        /** @description The selectors of the keys that signed until now. */
-                        retired_selectors: string[];
-                    };
+                    data?: components["schemas"]["DomainDkimRotatedEventData"];
                 };
             };
         };

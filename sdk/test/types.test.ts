@@ -443,6 +443,25 @@ describe("webhooks.verify", () => {
     expectTypeOf<WebhookPayload<"message.sent">>();
   });
 
+  it("types each payload's data by its event type (the contract's <Name>EventData)", () => {
+    expectTypeOf<WebhookPayload<"message.bounced">["data"]["smtp_code"]>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<WebhookPayload<"message.bounced">["data"]["bounce_type"]>().toEqualTypeOf<"hard" | "soft">();
+    expectTypeOf<WebhookPayload<"message.delivered">["data"]["smtp_code"]>().toEqualTypeOf<number | null>();
+    expectTypeOf<WebhookPayload<"message.opened">["data"]["first_open"]>().toEqualTypeOf<boolean>();
+    expectTypeOf<WebhookPayload<"message.replied">["data"]["attachments"]>().toEqualTypeOf<InboundAttachment[]>();
+    // `data` stays open to fields added within v1 (an index signature of unknown), so what a field
+    // of its own is, is seen with that signature taken off.
+    type Declared<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+    type OpenedData = Declared<WebhookPayload<"message.opened">["data"]>;
+    expectTypeOf<OpenedData["machine_open"]>().toEqualTypeOf<boolean>();
+    // @ts-expect-error an open has no smtp_code
+    expectTypeOf<OpenedData["smtp_code"]>();
+    compileOnly(async () => {
+      const event = await mr.webhooks.verify("{}", {}, "whsec_c2VjcmV0");
+      if (event.type === "message.deferred") expectTypeOf(event.data.next_attempt_at).toEqualTypeOf<string>();
+    });
+  });
+
   it("narrows a domain event to its domain, its statuses and the records found missing", () => {
     type DomainFailed = Extract<WebhookEvent, { type: "domain.failed" }>;
     expectTypeOf<DomainFailed["domain"]>().toEqualTypeOf<Domain>();

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_TYPES } from "../../src/domain/events.js";
 import { sampleEvent } from "../../src/domain/sample-events.js";
 import { loadSpec } from "../../src/http/spec.js";
-import { ContractChecker } from "../helpers/contract.js";
+import { ContractChecker, eventDataSchemaName, jsonPointer } from "../helpers/contract.js";
+
+interface DataSchema {
+  required?: string[];
+  properties?: Record<string, unknown>;
+}
 
 /**
  * Every event type a webhook endpoint can subscribe to is a payload of the contract's
@@ -20,6 +25,20 @@ describe("webhook payloads", () => {
     const body = JSON.stringify(sampleEvent(type, "sandbox", "evt_01jd3k8m2q5v7w9x1y3z5a7b9c", "2026-11-22T10:00:00.000Z"));
     expect(checker.checkWebhook(type, body)).toEqual([]);
     expect(JSON.parse(body)).toMatchObject({ type, data: { test: true } });
+  });
+
+  // The payload schemas keep `additionalProperties: true` (a field added later is additive within
+  // v1), so validation alone lets a field the contract never mentions through: these checks do not.
+  it.each(WEBHOOK_EVENT_TYPES.map((type) => [type]))("types the %s payload's data with its own EventData schema, which declares every field its sample carries", (type) => {
+    const spec = loadSpec() as unknown;
+    const name = eventDataSchemaName(type);
+    const payload = jsonPointer(spec, `/webhooks/${type}/post/requestBody/content/application~1json/schema/allOf/1/properties/data`);
+    expect(payload, "the payload's data refers to its EventData schema").toEqual({ $ref: `#/components/schemas/${name}` });
+    const schema = jsonPointer(spec, `/components/schemas/${name}`) as DataSchema;
+    const data = sampleEvent(type, "sandbox", "evt_01jd3k8m2q5v7w9x1y3z5a7b9c", "2026-11-22T10:00:00.000Z").data as Record<string, unknown>;
+    const declared = Object.keys(schema.properties ?? {});
+    expect(Object.keys(data).filter((key) => !declared.includes(key)), "fields the sample sends that the contract does not declare").toEqual([]);
+    expect((schema.required ?? []).filter((key) => !(key in data)), "required fields the sample lacks").toEqual([]);
   });
 
   it("tells a payload of another type apart", () => {

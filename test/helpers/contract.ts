@@ -102,6 +102,9 @@ export function contractOperations(): ContractOperation[] {
 }
 
 /** `ApiKeys` -> `apiKeys` (the SDK resource). */
+/** `message.bounced` -> `MessageBouncedEventData`: the contract's schema of that type's `data`. */
+export const eventDataSchemaName = (type: string): string => `${type.split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join("")}EventData`;
+
 export const resourceOf = (tag: string) => tag[0]!.toLowerCase() + tag.slice(1);
 
 /**
