@@ -194,7 +194,7 @@ export class Mailroom {
    */
   paginate<Query extends { after?: string }, Item>(query: Query, fetchPage: (query: Query) => Promise<FetchResult<PageBody<Item>>>): PagePromise<Item> {
     const next = (after: string) => this.unwrap(fetchPage({ ...query, after }));
-    return new PagePromise(this.unwrap(fetchPage(query)).then((body) => new Page(body, next)));
+    return new PagePromise(answerOf(fetchPage(query)).then(({ data, response }) => ({ data: new Page(data, next), response })));
   }
 
   /**

@@ -1,3 +1,5 @@
+import { APIPromise } from "./api-promise.js";
+
 /** What every list operation of the API returns (DESIGN §5: cursor pagination). */
 export interface PageBody<Item> {
   data: Item[];
@@ -50,27 +52,12 @@ export class Page<Item> implements PageBody<Item>, AsyncIterable<Item> {
 
 /**
  * What a list method returns: await it for the first page, or iterate it directly with
- * `for await (const message of mr.messages.list())` to walk every item of every page.
+ * `for await (const message of mr.messages.list())` to walk every item of every page. It is an
+ * APIPromise of the first page, so a Promise (`finally`, `Promise.all`, `instanceof`) whose
+ * `withResponse()` gives the response that page came in.
  */
-export class PagePromise<Item> implements PromiseLike<Page<Item>>, AsyncIterable<Item> {
-  private readonly first: Promise<Page<Item>>;
-
-  constructor(first: Promise<Page<Item>>) {
-    this.first = first;
-  }
-
-  then<TResult1 = Page<Item>, TResult2 = never>(
-    onfulfilled?: ((page: Page<Item>) => TResult1 | PromiseLike<TResult1>) | null,
-    onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
-  ): Promise<TResult1 | TResult2> {
-    return this.first.then(onfulfilled, onrejected);
-  }
-
-  catch<TResult = never>(onrejected?: ((reason: unknown) => TResult | PromiseLike<TResult>) | null): Promise<Page<Item> | TResult> {
-    return this.first.catch(onrejected);
-  }
-
+export class PagePromise<Item> extends APIPromise<Page<Item>> implements AsyncIterable<Item> {
   async *[Symbol.asyncIterator](): AsyncGenerator<Item> {
-    yield* await this.first;
+    yield* await this;
   }
 }

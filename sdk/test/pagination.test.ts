@@ -34,6 +34,31 @@ describe("awaiting a list", () => {
   });
 });
 
+describe("a list call as a Promise", () => {
+  it("is a Promise: instanceof, finally, Promise.all", async () => {
+    const fake = threePages();
+    const call = fakeClient(fake).messages.list({ limit: 2 });
+    expect(call).toBeInstanceOf(Promise);
+    let settled = false;
+    const page = await call.finally(() => {
+      settled = true;
+    });
+    expect(settled).toBe(true);
+    expect(page.data.map((message) => message.id)).toEqual(["msg_5", "msg_4"]);
+    const [again] = await Promise.all([call]);
+    expect(again.next_cursor).toBe("cur_2");
+    expect(afters(fake), "one request however often it is read").toEqual([null]);
+  });
+
+  it("gives the first page with the response it came in", async () => {
+    const fake = fakeFetch([json(200, PAGES[""], { "request-id": "req_page1" })]);
+    const { data, response } = await fakeClient(fake).messages.list({ limit: 2 }).withResponse();
+    expect(data).toBeInstanceOf(Page);
+    expect(data.data).toHaveLength(2);
+    expect(response.headers.get("request-id")).toBe("req_page1");
+  });
+});
+
 describe("for await over a list", () => {
   it("yields every item of every page, in order", async () => {
     const fake = threePages();
