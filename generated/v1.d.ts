@@ -4629,7 +4629,7 @@ export interface components {
         SequenceCursor: string;
         /** @description The `next_cursor` of the previous page (a version number). */
         VersionCursor: string;
-        /** @description Only items created at or after this instant (RFC 3339). */
+        /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
         CreatedAfter: string;
         /** @description Only items created before this instant (RFC 3339). */
         CreatedBefore: string;
@@ -4744,7 +4744,7 @@ export interface operations {
                 tag?: components["schemas"]["Tag"];
                 /** @description Only messages rendered from a template with this slug (any version), as sent: also those of a template deleted since and created again under the slug (each message's `template.id` tells them apart). */
                 template?: components["schemas"]["TemplateSlug"];
-                /** @description Only items created at or after this instant (RFC 3339). */
+                /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */
                 created_before?: components["parameters"]["CreatedBefore"];
@@ -5245,7 +5245,7 @@ export interface operations {
                 after?: components["parameters"]["EventCursor"];
                 /** @description Only events of this type. */
                 type?: components["schemas"]["EventType"];
-                /** @description Only items created at or after this instant (RFC 3339). */
+                /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */
                 created_before?: components["parameters"]["CreatedBefore"];
@@ -5290,7 +5290,7 @@ export interface operations {
                 actor_id?: string;
                 /** @description Only changes to this object, e.g. a key's or a domain's id. */
                 target_id?: string;
-                /** @description Only items created at or after this instant (RFC 3339). */
+                /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */
                 created_before?: components["parameters"]["CreatedBefore"];
@@ -5337,7 +5337,7 @@ export interface operations {
                 operation?: string;
                 /** @description Only requests made with this API key (`key_…`) or by this member (`usr_…`). */
                 credential_id?: string;
-                /** @description Only items created at or after this instant (RFC 3339). */
+                /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */
                 created_before?: components["parameters"]["CreatedBefore"];

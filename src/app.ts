@@ -10,6 +10,7 @@ import { noteGivenFields, recordAuditedChange } from "./http/audit.js";
 import { authenticateAndAdmit, bearerAuthSecurityHandler, scopeNeeded, type Requirement } from "./http/auth-hooks.js";
 import { batchItemValidators, relaxBatchItems } from "./http/batch.js";
 import { AllowedMethods } from "./http/allowed-methods.js";
+import { closedQuerySchema } from "./http/closed-query.js";
 import { answerClientError } from "./http/client-errors.js";
 import { checkBindings, operationsOf } from "./http/bindings.js";
 import { createHandlers } from "./http/handlers.js";
@@ -161,6 +162,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook("onRoute", (route) => {
     allowedMethods.addRoute(route.url, route.method);
     const operationId = operationIdOf(route.config);
+    if (operationId !== undefined && route.url.startsWith("/v1/")) route.schema = { ...route.schema, querystring: closedQuerySchema(route.schema?.querystring, operationId) };
     const body = route.schema?.body as { content?: Record<string, { schema?: object }> } | undefined;
     const schema = body?.content ? body.content["application/json"]?.schema : body;
     if (operationId !== undefined && schema !== undefined) bodySchemas.set(operationId, schema);

@@ -24,6 +24,20 @@ const instant = (value: string | undefined, parameter: string): number | undefin
 };
 
 /**
+ * A list's created_after (inclusive) .. created_before (exclusive) window as instants. A window
+ * that holds no instant is a mistake (the two swapped), refused rather than answered with an
+ * empty page that reads as "nothing happened".
+ */
+const createdWindow = (query: { created_after?: string; created_before?: string }): { createdAfter?: number; createdBefore?: number } => {
+  const createdAfter = instant(query.created_after, "created_after");
+  const createdBefore = instant(query.created_before, "created_before");
+  if (createdAfter !== undefined && createdBefore !== undefined && createdAfter >= createdBefore) {
+    throw new ValidationError([{ location: "query", pointer: "/created_after", message: "must be before created_before (created_after is inclusive, created_before exclusive)" }]);
+  }
+  return { createdAfter, createdBefore };
+};
+
+/**
  * One method per operationId of openapi/v1.yaml. Handlers only translate between HTTP and the
  * services: no SQL, no business rules.
  */
@@ -64,7 +78,7 @@ export function createHandlers(
     listMessages: async (req) =>
       services.messages.list(
         principalOf(req),
-        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, template: req.query.template, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") },
+        { status: req.query.status, recipient: req.query.recipient, tag: req.query.tag, template: req.query.template, ...createdWindow(req.query) },
         pageOf(req.query),
       ),
 
@@ -75,12 +89,12 @@ export function createHandlers(
     listMessageEvents: async (req) => services.messages.listEvents(principalOf(req), req.params.message_id, pageOf(req.query)),
 
     listEvents: async (req) =>
-      services.messages.listAllEvents(principalOf(req), { type: req.query.type, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") }, pageOf(req.query)),
+      services.messages.listAllEvents(principalOf(req), { type: req.query.type, ...createdWindow(req.query) }, pageOf(req.query)),
 
     listAuditEvents: async (req) =>
       services.auditLog.list(
         principalOf(req),
-        { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, createdAfter: instant(req.query.created_after, "created_after"), createdBefore: instant(req.query.created_before, "created_before") },
+        { operation: req.query.operation, actorId: req.query.actor_id, targetId: req.query.target_id, ...createdWindow(req.query) },
         pageOf(req.query),
       ),
 
@@ -92,8 +106,7 @@ export function createHandlers(
           method: req.query.method,
           operation: req.query.operation,
           credentialId: req.query.credential_id,
-          createdAfter: instant(req.query.created_after, "created_after"),
-          createdBefore: instant(req.query.created_before, "created_before"),
+          ...createdWindow(req.query),
         },
         pageOf(req.query),
       ),

@@ -4,6 +4,7 @@ import type { FastifyRequest } from "fastify";
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
 import { DomainError, type FieldError } from "../domain/errors.js";
 import { pointerSegment } from "../domain/json-pointer.js";
+import { isClosedQuery, unknownParameterMessage } from "./closed-query.js";
 
 // ajv-formats is CommonJS with a default export that NodeNext sees as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -177,7 +178,10 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
     case "required":
       return { pointer: `${error.instancePath}/${pointerSegment(String(params.missingProperty))}`, message: "is required" };
     case "additionalProperties":
-      return { pointer: `${error.instancePath}/${pointerSegment(String(params.additionalProperty))}`, message: "is not a known field" };
+      return {
+        pointer: `${error.instancePath}/${pointerSegment(String(params.additionalProperty))}`,
+        message: isClosedQuery(error.parentSchema) ? unknownParameterMessage(error.parentSchema) : "is not a known field",
+      };
     case "enum":
       return { pointer: error.instancePath, message: `must be one of: ${allowedValues([error]).join(", ")}` };
     case "pattern":

@@ -18,6 +18,17 @@ function cursorPagedLists(): { operationId: string; path: string }[] {
   });
 }
 
+/** Every GET of the contract that filters by a created_after .. created_before window. */
+function createdWindowLists(): { operationId: string; path: string }[] {
+  const spec = loadSpec() as unknown as { paths: Record<string, Json>; components: { parameters: Record<string, Json> } };
+  const resolve = (p: Json): Json => (typeof p.$ref === "string" ? spec.components.parameters[p.$ref.split("/").pop()!]! : p);
+  return Object.entries(spec.paths).flatMap(([path, item]) => {
+    const get = item.get as { operationId: string; parameters?: Json[] } | undefined;
+    const names = (get?.parameters ?? []).map((p) => resolve(p).name);
+    return get && names.includes("created_after") && names.includes("created_before") ? [{ operationId: get.operationId, path }] : [];
+  });
+}
+
 /** A URL for the path template: its parameters filled with values of the right shape (validation comes before any lookup). */
 function urlOf(path: string, after: string): string {
   const filled = path.replace("{message_id}", newId("message")).replace("{template}", "welcome").replace("{webhook_id}", newId("webhookEndpoint"));
@@ -50,6 +61,25 @@ describe.each(databases)("Lists ($name)", (database) => {
       const res = await t.call({ method: "GET", url: urlOf(path, cursor), key: ownerToken });
       expect(res.statusCode, `${operationId} after=${cursor}: ${res.body}`).toBe(422);
       expect(res.json(), operationId).toMatchObject({ code: "validation_failed", errors: [{ location: "query", pointer: "/after" }] });
+    }
+  });
+
+  const windows = createdWindowLists();
+
+  it("finds every list filtered by a created window", () => {
+    expect(windows.map((list) => list.operationId).sort()).toEqual(["listAuditEvents", "listEvents", "listMessages", "listRequestLogs"]);
+  });
+
+  // An inverted window used to answer an empty page, as if nothing had happened in it; usage and
+  // metrics already refused theirs.
+  it.each([
+    ["2026-11-22T00:00:00Z", "2026-11-21T00:00:00Z"],
+    ["2026-11-21T00:00:00Z", "2026-11-21T00:00:00Z"],
+  ])("refuses created_after %s with created_before %s: the window is empty", async (after, before) => {
+    for (const { operationId, path } of windows) {
+      const res = await t.call({ method: "GET", url: `${path}?created_after=${after}&created_before=${before}`, key: ownerToken });
+      expect(res.statusCode, `${operationId}: ${res.body}`).toBe(422);
+      expect(res.json().errors, operationId).toEqual([{ location: "query", pointer: "/created_after", message: "must be before created_before (created_after is inclusive, created_before exclusive)" }]);
     }
   });
 });

@@ -257,6 +257,33 @@ describe.each(databases)("platform ($name)", (database) => {
     });
   });
 
+  describe("query parameters", () => {
+    const messageCount = async () => (await t.call({ method: "GET", url: "/v1/messages?limit=100" })).json().data.length as number;
+
+    // A filter the list does not have used to be ignored: ?message_id= answered every event of
+    // the environment, as if it had filtered them.
+    it("refuses a query parameter the operation does not declare, naming the ones it takes", async () => {
+      const res = await t.call({ method: "GET", url: "/v1/events?message_id=msg_01jd3k8m2q5v7w9x1y3z5a7b9c&limit=5" });
+      expectProblem(res, 422, "validation_failed");
+      expect(res.json().errors).toEqual([{ location: "query", pointer: "/message_id", message: "is not a parameter of listEvents, which takes limit, after, type, created_after, created_before" }]);
+    });
+
+    it("refuses a query parameter on an operation that takes none", async () => {
+      const sent = (await t.call({ method: "POST", url: "/v1/messages", payload: aMessage() })).json();
+      const res = await t.call({ method: "GET", url: `/v1/messages/${sent.id}?expand=events` });
+      expectProblem(res, 422, "validation_failed");
+      expect(res.json().errors).toEqual([{ location: "query", pointer: "/expand", message: "is not a parameter of getMessage, which takes none" }]);
+    });
+
+    it("refuses a query parameter on a POST, and sends nothing", async () => {
+      const before = await messageCount();
+      const res = await t.call({ method: "POST", url: "/v1/messages?dry_run=true", payload: aMessage() });
+      expectProblem(res, 422, "validation_failed");
+      expect(res.json().errors).toMatchObject([{ location: "query", pointer: "/dry_run" }]);
+      expect(await messageCount()).toBe(before);
+    });
+  });
+
   describe("request bodies", () => {
     const keyCount = async () => (await t.call({ method: "GET", url: "/v1/api-keys?limit=100" })).json().data.length as number;
 
