@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFile, writeFile } from "node:fs/promises";
 import { constants } from "node:os";
+import { createInterface } from "node:readline";
+import { isatty } from "node:tty";
 import { run } from "./run.js";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -51,17 +53,37 @@ function catchInterrupts(): void {
   }
 }
 
+/**
+ * One line of stdin, or undefined at its end. Not in the terminal's raw mode (terminal: false), so
+ * the terminal itself echoes, edits the line and turns Ctrl-C into SIGINT, which ends the command
+ * as anywhere else. Closing the reader pauses stdin, which then holds the process open no more.
+ */
+function readLine(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin, terminal: false });
+    let answer: string | undefined;
+    lines.once("line", (line) => {
+      answer = line;
+      lines.close();
+    });
+    lines.once("close", () => resolve(answer));
+  });
+}
+
 process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
   readFile: (path) => readFile(path),
   writeFile: (path, data) => writeFile(path, data),
+  // isatty, not process.stdin.isTTY: it asks without opening stdin, which most commands never read.
+  stdin: { isTTY: isatty(0) },
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   },
+  readLine,
   interrupted,
   catchInterrupts,
   beforeSignalExit: (say) => (lastWords = say),

@@ -63,6 +63,11 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** A question the person at the terminal answered no to (confirm.ts): exit code 1, nothing sent. */
+export class DeclinedError extends Error {
+  override name = "DeclinedError";
+}
+
 /**
  * A whole-number flag's value: decimal digits only, exactly as written, from `min` (to `max`).
  * The one parser for every such flag: Number() would take "0x10", "5e1", " 5" and "" (as 0), and

@@ -10,8 +10,15 @@ export interface Io {
   readFile(path: string): Promise<Buffer>;
   /** Writes a file the user named (--output), replacing it. */
   writeFile(path: string, data: Uint8Array): Promise<void>;
+  /** Whether stdin is a terminal, where a person can answer a question (confirm.ts). Absent: it is not. */
+  stdin?: { isTTY?: boolean };
   /** Reads all of stdin, for `--file -`. Absent where there is no stdin to read. */
   readStdin?(): Promise<Buffer>;
+  /**
+   * Reads one line of stdin, without its line break: a person's answer to a question. Undefined
+   * when stdin ends first (Ctrl-D). Absent where there is no stdin to read.
+   */
+  readLine?(): Promise<string | undefined>;
   /** Resolves when the user asks to stop (Ctrl-C) a command that catches interrupts (below). */
   interrupted: Promise<void>;
   /**

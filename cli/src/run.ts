@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { APIConnectionError, APIError, APITimeoutError, MailroomConfigurationError, RedirectError, type Mailroom } from "mailroom";
 import type { Args, Command, Context } from "./command.js";
-import { EXIT, RefusedError, UsageError, requiredWordsOf, verbOf } from "./command.js";
+import { DeclinedError, EXIT, RefusedError, UsageError, requiredWordsOf, verbOf } from "./command.js";
 import { addressedBy, commandsByOperation, nouns, shortcuts, tools } from "./commands/index.js";
 import { NO_API_KEY_FIX, connectionOf, keyProblem, keySource, newClient, noAnswerFix } from "./connection.js";
 import type { Io } from "./io.js";
@@ -193,6 +193,10 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   if (error instanceof UsageError || error instanceof MailroomConfigurationError) {
     output.error({ error: "usage", message: error.message }, error.message);
     return EXIT.usage;
+  }
+  if (error instanceof DeclinedError) {
+    output.error({ error: "declined", message: error.message }, error.message);
+    return EXIT.apiError;
   }
   if (error instanceof RefusedError) {
     output.error({ error: "refused", message: error.message, ...error.details }, error.message);

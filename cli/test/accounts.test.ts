@@ -178,7 +178,7 @@ describe("mailroom accounts remove-member", () => {
   it("removes the member and prints them as they were", async () => {
     const api = stubApi(200, member);
 
-    const result = await runCli(["accounts", "remove-member", USER_ID], { env, fetch: api.fetch });
+    const result = await runCli(["accounts", "remove-member", USER_ID, "--yes"], { env, fetch: api.fetch });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json<Member>()).toEqual(member);
@@ -186,7 +186,7 @@ describe("mailroom accounts remove-member", () => {
   });
 
   it("says so on a terminal", async () => {
-    const result = await runCli(["accounts", "remove-member", USER_ID], { env, tty: true, fetch: stubApi(200, member).fetch });
+    const result = await runCli(["accounts", "remove-member", USER_ID, "--yes"], { env, tty: true, fetch: stubApi(200, member).fetch });
 
     expect(result.stdout).toMatch(/^user_id\s+usr_01jd3k8m2q5v7w9x1y3z5a7b9c$/m);
     expect(result.stdout).toMatch(/\n\nRemoved\.\n$/);
@@ -296,7 +296,7 @@ describe("mailroom accounts revoke-invitation", () => {
   it("revokes the invitation and prints it", async () => {
     const api = stubApi(200, invitation);
 
-    const result = await runCli(["accounts", "revoke-invitation", INVITATION_ID], { env, fetch: api.fetch });
+    const result = await runCli(["accounts", "revoke-invitation", INVITATION_ID, "--yes"], { env, fetch: api.fetch });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json<Invitation>()).toEqual(invitation);
@@ -304,7 +304,7 @@ describe("mailroom accounts revoke-invitation", () => {
   });
 
   it("says so on a terminal", async () => {
-    const result = await runCli(["accounts", "revoke-invitation", INVITATION_ID], { env, tty: true, fetch: stubApi(200, invitation).fetch });
+    const result = await runCli(["accounts", "revoke-invitation", INVITATION_ID, "--yes"], { env, tty: true, fetch: stubApi(200, invitation).fetch });
 
     expect(result.stdout).toMatch(/^id\s+inv_01jd3k8m2q5v7w9x1y3z5a7b9c$/m);
     expect(result.stdout).toMatch(/\n\nRevoked\.\n$/);
@@ -313,7 +313,7 @@ describe("mailroom accounts revoke-invitation", () => {
   it("exits 1 with the API's 404 for an invitation it does not know", async () => {
     const api = stubApi(404, { type: "https://mailroom.dev/problems/not_found", title: "Not found", status: 404, code: "not_found", detail: "No such invitation.", request_id: "req_3" });
 
-    const result = await runCli(["accounts", "revoke-invitation", "inv_nope"], { env, fetch: api.fetch });
+    const result = await runCli(["accounts", "revoke-invitation", "inv_nope", "--yes"], { env, fetch: api.fetch });
 
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ status: 404 });

@@ -214,7 +214,7 @@ describe("mailroom api-keys rotate", () => {
 
   it("exits 1 with 409 api_key_revoked for a revoked key", async () => {
     const key = await createKey("Gone");
-    await runCli(["api-keys", "revoke", key.id], { env });
+    await runCli(["api-keys", "revoke", key.id, "--yes"], { env });
 
     const result = await runCli(["api-keys", "rotate", key.id], { env });
 
@@ -281,7 +281,7 @@ describe("mailroom api-keys revoke", () => {
   it("revokes the key, which stops working at once", async () => {
     const key = await createKey("Leaked");
 
-    const result = await runCli(["api-keys", "revoke", key.id], { env });
+    const result = await runCli(["api-keys", "revoke", key.id, "--yes"], { env });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json<ApiKey>()).toMatchObject({ id: key.id, revoked_at: expect.any(String) });
@@ -291,7 +291,7 @@ describe("mailroom api-keys revoke", () => {
   it("says Revoked. and shows the key as revoked on a terminal", async () => {
     const key = await createKey("Leaked too");
 
-    const result = await runCli(["api-keys", "revoke", key.id], { env, tty: true });
+    const result = await runCli(["api-keys", "revoke", key.id, "--yes"], { env, tty: true });
 
     expect(result.stdout).toMatch(/^status\s+revoked$/m);
     expect(result.stdout).toMatch(/\n\nRevoked\.\n$/);

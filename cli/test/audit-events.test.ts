@@ -23,7 +23,7 @@ async function cli<T>(...argv: string[]): Promise<T> {
 describe("mailroom audit-events list", () => {
   it("finds a key revoked through the CLI by --operation and --target, with the key that did it", async () => {
     const key = await cli<ApiKeyWithSecret>("api-keys", "create", "--name", "Old laptop");
-    await cli("api-keys", "revoke", key.id);
+    await cli("api-keys", "revoke", key.id, "--yes");
 
     const { data, has_more, next_cursor } = await cli<Page<AuditEvent>>("audit-events", "list", "--operation", "revokeApiKey", "--target", key.id);
 

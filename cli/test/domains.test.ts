@@ -161,7 +161,7 @@ describe("mailroom domains delete", () => {
   it("deletes the domain and prints the API's answer", async () => {
     const api = stubApi(200, deleted);
 
-    const result = await runCli(["domains", "delete", DOMAIN_ID], { env, fetch: api.fetch });
+    const result = await runCli(["domains", "delete", DOMAIN_ID, "--yes"], { env, fetch: api.fetch });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json<DeletedObject>()).toEqual({ id: DOMAIN_ID, object: "domain", deleted: true });
@@ -169,7 +169,7 @@ describe("mailroom domains delete", () => {
   });
 
   it("says so on a terminal, and when to remove the DNS records as a hint", async () => {
-    const result = await runCli(["domains", "delete", DOMAIN_ID], { env, tty: true, fetch: stubApi(200, deleted).fetch });
+    const result = await runCli(["domains", "delete", DOMAIN_ID, "--yes"], { env, tty: true, fetch: stubApi(200, deleted).fetch });
 
     expect(result.stdout).toBe(`Deleted ${DOMAIN_ID}.\n`);
     expect(result.stderr).toBe("Remove its DNS records once the mail it signed has been delivered.\n");

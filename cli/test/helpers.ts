@@ -44,8 +44,10 @@ export interface RunOptions {
   files?: Record<string, string | Buffer>;
   /** Files --output writes, by path, instead of the disk. Default: the disk. */
   written?: Map<string, Buffer>;
-  /** What `--file -` reads from stdin. Default: no stdin, as where the CLI has none. */
+  /** What `--file -` reads from stdin, and the first line of which answers a question. Default: no stdin, as where the CLI has none. */
   stdin?: string;
+  /** Pretend stdin is a terminal, where a person answers a question (`[y/N]`) with a line of `stdin`. Default: false. */
+  stdinTty?: boolean;
   fetch?: (input: Request) => Promise<Response>;
   /** Resolve it to stop `events tail` as Ctrl-C would. Default: never. */
   interrupted?: Promise<void>;
@@ -87,11 +89,18 @@ export function startCli(argv: string[], options: RunOptions): RunningCli {
     },
     interrupted: options.interrupted ?? new Promise<void>(() => undefined),
     beforeSignalExit: (say) => (lastWords = say),
-    ...(options.stdin !== undefined ? { readStdin: async () => Buffer.from(options.stdin as string) } : {}),
+    stdin: { isTTY: options.stdinTty ?? false },
+    ...(options.stdin !== undefined ? { readStdin: async () => Buffer.from(options.stdin as string), readLine: async () => firstLine(options.stdin as string) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const done = run(argv, io).then((code) => result(code, stdout(), stderr));
   return { stdout: () => stdout().toString("utf8"), stderr: () => stderr, stop: () => lastWords(), done };
+}
+
+/** A line as a person types it, without its line break; undefined for stdin that ends first (Ctrl-D). */
+function firstLine(stdin: string): string | undefined {
+  if (stdin === "") return undefined;
+  return stdin.split(/\r?\n/)[0];
 }
 
 export function runCli(argv: string[], options: RunOptions): Promise<CliResult> {

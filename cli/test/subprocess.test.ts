@@ -1,8 +1,9 @@
+import { execFileSync, spawn } from "node:child_process";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, Message } from "mailroom";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { FROM, api, cliEnv, ensureBuilt, eventually, spawnCli, startWebhookReceiver } from "./helpers.js";
+import { BIN, FROM, REPO, api, cliEnv, ensureBuilt, eventually, spawnCli, startWebhookReceiver } from "./helpers.js";
 
 // The built binary as a user runs it: a real process, real signals, stdout a pipe (so JSON).
 let server: TestServer;
@@ -40,6 +41,45 @@ describe("the mailroom binary", () => {
     expect(stdout).toBe("");
     expect(JSON.parse(stderr)).toMatchObject({ status: 404, code: "not_found" });
   });
+
+  it("refuses to delete without --yes where stdin is no terminal: exit 2, the template still there", async () => {
+    const created = spawnCli(["templates", "create", "--slug", "kept-by-script", "--name", "Kept", "--subject", "Hi", "--html", "<p>Hi</p>"], env);
+    expect((await created.exited).code).toBe(0);
+
+    const { code, stdout, stderr } = await spawnCli(["templates", "delete", "kept-by-script"], env).exited;
+
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(JSON.parse(stderr)).toEqual({ error: "usage", message: "templates delete deletes template kept-by-script and there is no terminal to confirm on: pass --yes." });
+    expect(await api(server).get("/v1/templates/kept-by-script")).toMatchObject({ slug: "kept-by-script" });
+  });
+
+  // A real terminal for the binary, from util-linux's `script` (Linux): the question, and the answer read from it.
+  it.skipIf(!hasLinuxScript())("asks at a terminal and acts only on y", async () => {
+    const created = spawnCli(["templates", "create", "--slug", "asked-first", "--name", "Asked", "--subject", "Hi", "--html", "<p>Hi</p>"], env);
+    expect((await created.exited).code).toBe(0);
+
+    const declined = await atTerminal(["templates", "delete", "asked-first"], "n\n");
+    expect(declined.code).toBe(1);
+    expect(declined.output).toContain("Delete template asked-first? Messages already sent keep their content; this cannot be undone. [y/N] Nothing deleted.");
+    expect(await api(server).get("/v1/templates/asked-first")).toMatchObject({ slug: "asked-first" });
+
+    const confirmed = await atTerminal(["templates", "delete", "asked-first"], "y\n");
+    expect(confirmed.code, confirmed.output).toBe(0);
+    expect(confirmed.output).toContain("Deleted ");
+    await expect(api(server).get("/v1/templates/asked-first")).rejects.toThrow(/404/);
+  });
+
+  /** Runs the binary with stdin, stdout and stderr on a pseudo-terminal, typing `typed`; answers its exit code and all it printed. */
+  async function atTerminal(argv: string[], typed: string): Promise<{ code: number | null; output: string }> {
+    const command = [process.execPath, BIN, ...argv].map((word) => `'${word}'`).join(" ");
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: REPO, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stdin.end(typed);
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    return { code, output };
+  }
 
   /** A server that takes each connection and reads the request, but never answers: a command waits on it. */
   async function silentServer() {
@@ -186,3 +226,13 @@ describe("the mailroom binary", () => {
     }
   });
 });
+
+function hasLinuxScript(): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}

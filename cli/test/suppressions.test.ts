@@ -145,7 +145,7 @@ describe("mailroom suppressions delete", () => {
   it("deletes the suppression and prints the API's answer", async () => {
     const api = stubApi(200, deleted);
 
-    const result = await runCli(["suppressions", "delete", SUPPRESSION_ID], { env, fetch: api.fetch });
+    const result = await runCli(["suppressions", "delete", SUPPRESSION_ID, "--yes"], { env, fetch: api.fetch });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json<DeletedObject>()).toEqual({ id: SUPPRESSION_ID, object: "suppression", deleted: true });
@@ -153,7 +153,7 @@ describe("mailroom suppressions delete", () => {
   });
 
   it("says so on a terminal", async () => {
-    const result = await runCli(["suppressions", "delete", SUPPRESSION_ID], { env, tty: true, fetch: stubApi(200, deleted).fetch });
+    const result = await runCli(["suppressions", "delete", SUPPRESSION_ID, "--yes"], { env, tty: true, fetch: stubApi(200, deleted).fetch });
 
     expect(result.stdout).toBe(`Deleted ${SUPPRESSION_ID}: later messages are sent to the address again.\n`);
   });

@@ -410,7 +410,7 @@ describe("mailroom templates delete", () => {
   it("deletes the template and prints the API's answer", async () => {
     const api = stubApi(200, deleted);
 
-    const result = await runCli(["templates", "delete", "welcome"], { env, fetch: api.fetch });
+    const result = await runCli(["templates", "delete", "welcome", "--yes"], { env, fetch: api.fetch });
 
     expect(result.json<DeletedObject>()).toEqual({ id: TEMPLATE_ID, object: "template", deleted: true });
     expect(api.seen).toMatchObject([{ method: "DELETE", target: "/v1/templates/welcome", idempotencyKey: null }]);
@@ -420,7 +420,7 @@ describe("mailroom templates delete", () => {
     ["welcome", "template_in_use", "while a scheduled message needs it"],
     ["base", "layout_in_use", "for a layout while a template is sent in it"],
   ])("exits 1 for %s with 409 %s %s", async (slug, code) => {
-    const result = await runCli(["templates", "delete", slug], { env, fetch: stubApi(409, problemBody(409, code)).fetch });
+    const result = await runCli(["templates", "delete", slug, "--yes"], { env, fetch: stubApi(409, problemBody(409, code)).fetch });
 
     expect(result.code).toBe(1);
     expect(problemOf(result)).toMatchObject({ code });
@@ -590,8 +590,8 @@ describe("template slugs that look like numbers", () => {
   it.each([
     [["templates", "get", "0x10"], "GET", "/v1/templates/0x10", published],
     [["templates", "get", "1e3"], "GET", "/v1/templates/1e3", published],
-    [["templates", "delete", "0x10"], "DELETE", "/v1/templates/0x10", deleted],
-    [["templates", "delete", "007"], "DELETE", "/v1/templates/007", deleted],
+    [["templates", "delete", "0x10", "--yes"], "DELETE", "/v1/templates/0x10", deleted],
+    [["templates", "delete", "007", "--yes"], "DELETE", "/v1/templates/007", deleted],
     [["templates", "update", "1e3", "--name", "N"], "PATCH", "/v1/templates/1e3", published],
     [["templates", "publish", "0x10"], "POST", "/v1/templates/0x10/publish", published],
     [["templates", "versions", "0x10"], "GET", "/v1/templates/0x10/versions?limit=20", page([version])],

@@ -190,7 +190,7 @@ describe("mailroom webhooks delete", () => {
   it("deletes the endpoint and prints the API's answer", async () => {
     const api = stubApi(200, deleted);
 
-    const result = await runCli(["webhooks", "delete", WEBHOOK_ID], { env, fetch: api.fetch });
+    const result = await runCli(["webhooks", "delete", WEBHOOK_ID, "--yes"], { env, fetch: api.fetch });
 
     expect(result.json<DeletedObject>()).toEqual({ id: WEBHOOK_ID, object: "webhook", deleted: true });
     expect(api.seen).toMatchObject([{ method: "DELETE", target: `/v1/webhooks/${WEBHOOK_ID}` }]);

@@ -3,6 +3,7 @@ import type { Command, Noun } from "../command.js";
 import { definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields, table } from "../output.js";
+import { confirm, withYes } from "../confirm.js";
 
 /** The contract's `Role` values, in its order; `satisfies` keeps the list to values it has. */
 const ROLES = ["owner", "admin", "developer", "viewer"] as const satisfies readonly Role[];
@@ -140,9 +141,13 @@ export const accounts: Noun = {
       command: "remove-member <user_id>",
       describe: "Take a member out of the workspace; their tokens for it stop working at once",
       operationId: "removeMember",
-      examples: [["$0 accounts remove-member usr_01jd3k8m2q5v7w9x1y3z5a7b9c", "Remove someone who left"]],
-      async run({ client, output }, args) {
-        const member = await client().accounts.removeMember(requiredString(args, "user_id"));
+      examples: [["$0 accounts remove-member usr_01jd3k8m2q5v7w9x1y3z5a7b9c", "Remove someone who left"], ["$0 accounts remove-member usr_01jd3k8m2q5v7w9x1y3z5a7b9c --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "user_id");
+        await confirm(context, args, { command: "accounts remove-member", verb: "remove", what: `member ${id} from the workspace`, consequence: "Their tokens for it stop working at once." });
+        const member = await client().accounts.removeMember(id);
         output.result(member, () => `${renderMember(member)}\n\nRemoved.`);
       },
     },
@@ -189,9 +194,13 @@ export const accounts: Noun = {
       command: "revoke-invitation <invitation_id>",
       describe: "Withdraw a pending invitation; its link stops working",
       operationId: "revokeInvitation",
-      examples: [["$0 accounts revoke-invitation inv_01jd3k8m2q5v7w9x1y3z5a7b9c", "Withdraw an invitation sent by mistake"]],
-      async run({ client, output }, args) {
-        const invitation = await client().accounts.revokeInvitation(requiredString(args, "invitation_id"));
+      examples: [["$0 accounts revoke-invitation inv_01jd3k8m2q5v7w9x1y3z5a7b9c", "Withdraw an invitation sent by mistake"], ["$0 accounts revoke-invitation inv_01jd3k8m2q5v7w9x1y3z5a7b9c --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "invitation_id");
+        await confirm(context, args, { command: "accounts revoke-invitation", verb: "revoke", what: `invitation ${id}`, consequence: "Its link stops working at once." });
+        const invitation = await client().accounts.revokeInvitation(id);
         output.result(invitation, () => `${renderInvitation(invitation)}\n\nRevoked.`);
       },
     },

@@ -5,6 +5,7 @@ import { UsageError, definedOnly, listOrNone, optionalString, overlapSecondsOf, 
 import { listFlags, listQuery, printList } from "../list.js";
 import { parseInstant, refuseRelativeWithKey } from "../time.js";
 import { apiKeyColumns, apiKeySecretHint, renderApiKey } from "./render.js";
+import { confirm, withYes } from "../confirm.js";
 
 /** The key's `restrictions`, one comma-separated flag each (ApiKeyRestrictionsInput). */
 const RESTRICTION_FLAGS = [
@@ -104,9 +105,13 @@ export const apiKeys: Noun = {
       command: "revoke <api_key_id>",
       describe: "Revoke a key: it stops working at once",
       operationId: "revokeApiKey",
-      examples: [["$0 api-keys revoke key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Revoke a leaked key"]],
-      async run({ client, output }, args) {
-        const key = await client().apiKeys.revoke(requiredString(args, "api_key_id"));
+      examples: [["$0 api-keys revoke key_01jc3v6q9k2m8r4t7w0y5z1b3d", "Revoke a leaked key"], ["$0 api-keys revoke key_01jc3v6q9k2m8r4t7w0y5z1b3d --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "api_key_id");
+        await confirm(context, args, { command: "api-keys revoke", verb: "revoke", what: `API key ${id}`, consequence: "It stops working at once; this cannot be undone." });
+        const key = await client().apiKeys.revoke(id);
         output.result(key, () => `${renderApiKey(key)}\n\nRevoked.`);
       },
     },

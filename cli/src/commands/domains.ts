@@ -3,6 +3,7 @@ import type { Args, Noun } from "../command.js";
 import { UsageError, definedOnly, optionalString, requiredString } from "../command.js";
 import { listFlags, listQuery, printList } from "../list.js";
 import { fields, table } from "../output.js";
+import { confirm, withYes } from "../confirm.js";
 
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
 /** The contract's `DomainStatus` values; `satisfies` keeps the list to values it has. */
@@ -173,9 +174,13 @@ export const domains: Noun = {
       command: "delete <domain_id>",
       describe: "Remove a domain and its DKIM keys; live mail from it is refused from now on",
       operationId: "deleteDomain",
-      examples: [["$0 domains delete dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending from a domain"]],
-      async run({ client, output }, args) {
-        const deleted = await client().domains.delete(requiredString(args, "domain_id"));
+      examples: [["$0 domains delete dom_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending from a domain"], ["$0 domains delete dom_01jd3k8m2q5v7w9x1y3z5a7b9c --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "domain_id");
+        await confirm(context, args, { command: "domains delete", verb: "delete", what: `domain ${id}`, consequence: "It can no longer send live mail and its DKIM keys are lost; this cannot be undone." });
+        const deleted = await client().domains.delete(id);
         output.result(
           deleted,
           () => `Deleted ${deleted.id}.`,

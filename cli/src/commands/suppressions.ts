@@ -5,6 +5,7 @@ import { listFlags, listQuery, printList } from "../list.js";
 import { fields } from "../output.js";
 import { GIVEN_REASONS, type GivenReason } from "./suppression-file.js";
 import { createSuppressionBatch } from "./suppression-import.js";
+import { confirm, withYes } from "../confirm.js";
 
 /** The contract's `SuppressionReason` values; `satisfies` keeps the list to values it has. */
 const REASONS = ["hard_bounce", "complaint", "unsubscribe", "manual"] as const satisfies readonly SuppressionReason[];
@@ -94,9 +95,14 @@ export const suppressions: Noun = {
       command: "delete <suppression_id>",
       describe: "Take an address off the list: later messages are sent to it again",
       operationId: "deleteSuppression",
-      examples: [["$0 suppressions delete sup_01jd3k8m2q5v7w9x1y3z5a7b9c", "Send to an address again"]],
-      async run({ client, output }, args) {
-        const deleted = await client().suppressions.delete(requiredString(args, "suppression_id"));
+      examples: [["$0 suppressions delete sup_01jd3k8m2q5v7w9x1y3z5a7b9c", "Send to an address again"], ["$0 suppressions delete sup_01jd3k8m2q5v7w9x1y3z5a7b9c --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "suppression_id");
+        // Named by its id: looking the address up would be a request sent before the answer.
+        await confirm(context, args, { command: "suppressions delete", verb: "delete", what: `suppression ${id}`, consequence: "Mail can reach its address again." });
+        const deleted = await client().suppressions.delete(id);
         output.result(deleted, () => `Deleted ${deleted.id}: later messages are sent to the address again.`);
       },
     },

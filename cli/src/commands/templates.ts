@@ -8,6 +8,7 @@ import { cell, fields, table } from "../output.js";
 import { textOrFile } from "./message-flags.js";
 import { versionRef } from "./render.js";
 import { variableFlags, variableValues } from "./variable-flags.js";
+import { confirm, withYes } from "../confirm.js";
 
 type TemplateKind = Template["kind"];
 const KINDS = ["standard", "layout"] as const satisfies readonly TemplateKind[];
@@ -307,9 +308,16 @@ export const templates: Noun = {
       command: "delete <template>",
       describe: "Delete a template and all its versions; sending by its slug fails from then on",
       operationId: "deleteTemplate",
-      examples: [["$0 templates delete welcome", "Delete a template"]],
-      async run({ client, output }, args) {
-        const deleted = await client().templates.delete(requiredString(args, "template"));
+      examples: [
+        ["$0 templates delete welcome", "Delete a template"],
+        ["$0 templates delete welcome --yes", "The same without asking, as a script must"],
+      ],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const slug = requiredString(args, "template");
+        await confirm(context, args, { command: "templates delete", verb: "delete", what: `template ${slug}`, consequence: "Messages already sent keep their content; this cannot be undone." });
+        const deleted = await client().templates.delete(slug);
         output.result(deleted, () => `Deleted ${deleted.id} and all its versions.`);
       },
     },

@@ -6,6 +6,7 @@ import { EVENT_TYPE_FLAG, WEBHOOK_EVENT_TYPES, eventTypeFlag, eventTypeList, one
 import { listFlags, listQuery, printList } from "../list.js";
 import { cell, fields } from "../output.js";
 import { parsePastInstant, refuseRelativeWithKey } from "../time.js";
+import { confirm, withYes } from "../confirm.js";
 
 const GIVE_TEST_TYPE = "Give the --event-type to send.";
 const idempotencyFlag = { type: "string", describe: "Make retries of this call safe" } as const;
@@ -155,9 +156,13 @@ export const webhooks: Noun = {
       command: "delete <webhook_id>",
       describe: "Remove an endpoint, its pending deliveries and its recorded attempts",
       operationId: "deleteWebhook",
-      examples: [["$0 webhooks delete whk_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending to an endpoint"]],
-      async run({ client, output }, args) {
-        const deleted = await client().webhooks.delete(requiredString(args, "webhook_id"));
+      examples: [["$0 webhooks delete whk_01jd3k8m2q5v7w9x1y3z5a7b9c", "Stop sending to an endpoint"], ["$0 webhooks delete whk_01jd3k8m2q5v7w9x1y3z5a7b9c --yes", "The same without asking, as a script must"]],
+      builder: withYes,
+      async run(context, args) {
+        const { client, output } = context;
+        const id = requiredString(args, "webhook_id");
+        await confirm(context, args, { command: "webhooks delete", verb: "delete", what: `webhook endpoint ${id}`, consequence: "Its pending deliveries and recorded attempts go with it; this cannot be undone." });
+        const deleted = await client().webhooks.delete(id);
         output.result(deleted, () => `Deleted ${deleted.id}: nothing more is sent to it.`);
       },
     },
