@@ -60,7 +60,14 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Extra headers for this call. */
   headers?: Record<string, string>;
+  /** Milliseconds each attempt of this call may take; default: the client's `timeout`. */
+  timeout?: number;
+  /** Retries for this call (0 turns them off); default: the client's `maxRetries`. */
+  maxRetries?: number;
 }
+
+/** The rules of calls that a retry could harm or cannot answer (see initRepeatedDelete, initEndingCredential). */
+type RetryRules = Pick<RetryPolicy, "repeatDeletes" | "endsCredential">;
 
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -110,10 +117,9 @@ export class Mailroom {
   readonly http: Client<paths>;
   /** A true private field, so that the key does not show in console.log, util.inspect or a logger. */
   readonly #options: ClientOptions & { apiKey: string };
-  /** The fetch of the DELETEs that are sent again after an unknown outcome (see initRepeatedDelete). */
-  private readonly repeatingFetch: Fetch;
-  /** The fetch of the calls that end their own credential (see initEndingCredential). */
-  private readonly credentialEndingFetch: Fetch;
+  /** The fetch the retrying fetches wrap, and the client's timeout and retries, for calls that set their own. */
+  readonly #fetch: Fetch;
+  readonly #policy: RetryPolicy;
 
   constructor(apiKeyOrOptions?: string | ClientOptions, options: ClientOptions = {}) {
     // null is no key (typeof null is "object", so it is tested first), as undefined is.
@@ -137,8 +143,8 @@ export class Mailroom {
     checkDefaultHeaders(given.defaultHeaders);
     const fetchImpl: Fetch = given.fetch ?? ((request) => globalThis.fetch(request));
     const policy: RetryPolicy = { maxRetries: this.maxRetries, timeoutMs: this.timeout };
-    this.repeatingFetch = retryingFetch(fetchImpl, { ...policy, repeatDeletes: true });
-    this.credentialEndingFetch = retryingFetch(fetchImpl, { ...policy, endsCredential: true });
+    this.#fetch = fetchImpl;
+    this.#policy = policy;
     this.http = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: retryingFetch(fetchImpl, policy),
@@ -202,6 +208,10 @@ export class Mailroom {
    * `idempotencyKey`, else one given among the headers (in any case), else a new one.
    */
   init(options: RequestOptions | undefined, method: "GET" | "POST" | "PATCH" | "DELETE" = "GET") {
+    return this.#init(options, method, {});
+  }
+
+  #init(options: RequestOptions | undefined, method: "GET" | "POST" | "PATCH" | "DELETE", rules: RetryRules) {
     const headers: Record<string, string> = { ...options?.headers };
     if (method === "POST") {
       let givenKey: string | undefined;
@@ -212,7 +222,20 @@ export class Mailroom {
       }
       headers["idempotency-key"] = options?.idempotencyKey ?? givenKey ?? newIdempotencyKey();
     }
-    return { headers, ...(options?.signal ? { signal: options.signal } : {}) };
+    return { headers, ...(options?.signal ? { signal: options.signal } : {}), ...this.#fetchFor(options, rules) };
+  }
+
+  /**
+   * The fetch of a call that sets its own `timeout` or `maxRetries`, or follows its own retry
+   * rules (initRepeatedDelete, initEndingCredential); none, and the client's fetch serves it.
+   * A bad option is refused as the constructor refuses it, before anything is sent.
+   */
+  #fetchFor(options: RequestOptions | undefined, rules: RetryRules): { fetch?: Fetch } {
+    const timeoutMs = options?.timeout === undefined ? this.#policy.timeoutMs : checkedTimeout(options.timeout);
+    const maxRetries = options?.maxRetries === undefined ? this.#policy.maxRetries : checkedMaxRetries(options.maxRetries);
+    const ownPolicy = timeoutMs !== this.#policy.timeoutMs || maxRetries !== this.#policy.maxRetries;
+    if (!ownPolicy && !rules.repeatDeletes && !rules.endsCredential) return {};
+    return { fetch: retryingFetch(this.#fetch, { ...this.#policy, ...rules, timeoutMs, maxRetries }) };
   }
 
   /**
@@ -222,7 +245,7 @@ export class Mailroom {
    * object, which a repeat's 404 cannot give back, so an unknown outcome is the caller's to check.
    */
   initRepeatedDelete(options: RequestOptions | undefined) {
-    return { ...this.init(options, "DELETE"), fetch: this.repeatingFetch };
+    return this.#init(options, "DELETE", { repeatDeletes: true });
   }
 
   /**
@@ -231,7 +254,7 @@ export class Mailroom {
    * be refused 401 whether or not the first attempt did it. That attempt's error is thrown.
    */
   initEndingCredential(options: RequestOptions | undefined) {
-    return { ...this.init(options, "POST"), fetch: this.credentialEndingFetch };
+    return this.#init(options, "POST", { endsCredential: true });
   }
 }
 

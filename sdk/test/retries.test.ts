@@ -100,6 +100,51 @@ describe("maxRetries", () => {
   });
 });
 
+describe("per-call timeout and maxRetries", () => {
+  it("makes a single attempt for a call given maxRetries: 0, while the client's other calls retry", async () => {
+    const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), problem(503, "service_unavailable", { headers: NOW }), acceptedMessage("msg_retried")]);
+    const mr = fakeClient(fake);
+    await expect(mr.messages.create(aMessage(), { maxRetries: 0 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(fake.requests).toHaveLength(1);
+    await expect(mr.messages.create(aMessage())).resolves.toMatchObject({ id: "msg_retried" });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("makes maxRetries + 1 attempts for a call given more than the client's", async () => {
+    const fake = fakeFetch(Array.from({ length: 4 }, () => problem(500, "internal_error", { headers: NOW })));
+    await expect(fakeClient(fake, { maxRetries: 0 }).messages.list({}, { maxRetries: 3 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  it("times out a call given a shorter timeout than the client's, naming that timeout", async () => {
+    const fake = fakeFetch(["hang"]);
+    const error = await fakeClient(fake, { timeout: 60_000 }).messages.create(aMessage(), { timeout: 50, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as APITimeoutError).message).toMatch(/50 ms/);
+  });
+
+  it("keeps a DELETE's own rules under per-call options: repeated where that is safe, not where it is not", async () => {
+    const repeated = fakeFetch([connectionReset(), json(200, { id: "key_1", object: "api_key", revoked_at: "2026-11-21T10:00:00Z" })]);
+    await expect(fakeClient(repeated, { maxRetries: 0 }).apiKeys.revoke("key_1", { maxRetries: 1 })).resolves.toMatchObject({ id: "key_1" });
+    expect(repeated.requests).toHaveLength(2);
+
+    const notRepeated = fakeFetch(["hang"]);
+    await expect(fakeClient(notRepeated).accounts.removeMember("usr_1", { timeout: 50, maxRetries: 2 })).rejects.toBeInstanceOf(APITimeoutError);
+    expect(notRepeated.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [{ timeout: 0 }, /Invalid timeout 0/],
+    [{ timeout: Number.NaN }, /Invalid timeout NaN/],
+    [{ maxRetries: -1 }, /Invalid maxRetries -1/],
+    [{ maxRetries: 1.5 }, /Invalid maxRetries 1.5/],
+  ])("refuses the call option %j as the client option would be, sending nothing", async (options, message) => {
+    const fake = fakeFetch([acceptedMessage("msg_never")]);
+    expect(() => fakeClient(fake).messages.create(aMessage(), options)).toThrow(message);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
 describe("Idempotency-Key", () => {
   it("sends the same key and the same body on every attempt of one call", async () => {
     const fake = fakeFetch([problem(503, "service_unavailable", { headers: NOW }), problem(500, "internal_error", { headers: NOW }), acceptedMessage()]);

@@ -116,6 +116,12 @@ describe("messages.create", () => {
     expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi", metadata: { count: 1 } });
   });
 
+  it("takes a timeout and retries of its own", () => {
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { timeout: 5_000, maxRetries: 1 });
+    // @ts-expect-error the timeout is in milliseconds, a number
+    expectTypeOf(mr.messages.create).toBeCallableWith({ to: "ada@example.com", subject: "Hi", text: "Hi" }, { timeout: "5s" });
+  });
+
   it("refuses an unknown request option", () => {
     compileOnly(() =>
       // @ts-expect-error the option is `idempotencyKey`
