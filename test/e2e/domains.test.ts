@@ -121,19 +121,29 @@ describe("sending domains in the dashboard, verified on a real DNS server", () =
     await screenshot(page, "domains-empty");
   });
 
-  it("refuses a name that is not a domain, with the server's explanation", async () => {
+  it("refuses a name that is not a domain, with the server's explanation under the field", async () => {
     await page.getByRole("button", { name: "Add your first domain" }).click();
     const dialog = page.getByRole("dialog", { name: "Add domain" });
-    await dialog.getByLabel("Domain", { exact: true }).fill("not a domain");
+    const name = dialog.getByLabel("Domain", { exact: true });
+    await name.fill("not a domain");
     await dialog.getByRole("button", { name: "Add domain" }).click();
     const alert = dialog.getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toContain("Could not add the domain");
     expect(await alert.textContent()).toContain("validation_failed");
-    expect(await alert.textContent()).toContain("/name");
-    // Said once: the field list names the field; the detail, which repeats it, is left out.
-    const message = await alert.locator(".error-state__fields li").first().textContent();
-    expect((await alert.textContent())!.split(message!.replace(/^\/name\s*/, "")).length - 1).toBe(1);
+    // The field says what is wrong with it, and is marked; the box does not say it again.
+    await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true");
+    const errors = dialog.locator(".field").filter({ has: page.getByLabel("Domain", { exact: true }) }).locator(".field__errors");
+    const message = (await errors.textContent()) ?? "";
+    expect(message).not.toBe("");
+    expect(message).not.toContain("/name");
+    expect(((await name.getAttribute("aria-describedby")) ?? "").split(" ")).toContain(await errors.getAttribute("id"));
+    expect((await dialog.textContent())!.split(message).length - 1).toBe(1);
+    expect(await alert.textContent()).not.toContain("/name");
+
+    // Changed, the field is no longer what was refused.
+    await name.fill("acme");
+    await expect.poll(() => name.getAttribute("aria-invalid")).toBeNull();
   });
 
   it("adds the domain and shows each DNS record to publish, with Copy buttons for its name and value", async () => {

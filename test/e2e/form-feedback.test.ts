@@ -126,6 +126,27 @@ describe("feedback and focus in the dashboard's forms", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 
+  it("shows the server's problem with Settings' default sender under it, until it is changed", async () => {
+    await page.goto("/settings");
+    const from = page.getByLabel("Default sender", { exact: true });
+    const fromErrors = () => page.locator(".field").filter({ has: page.getByLabel("Default sender", { exact: true }) }).locator(".field__errors");
+    await from.fill("not an address");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => from.getAttribute("aria-invalid")).toBe("true");
+    const message = (await fromErrors().textContent()) ?? "";
+    expect(message).not.toBe("");
+    expect(message).not.toContain("/default_from");
+    expect(((await from.getAttribute("aria-describedby")) ?? "").split(" ")).toContain(await fromErrors().getAttribute("id"));
+    // The error box says the save was refused, without saying the field's problem again.
+    const alert = page.getByRole("alert").filter({ hasText: "Could not save the workspace" });
+    expect(await alert.textContent()).not.toContain("/default_from");
+    expect(await alert.textContent()).not.toContain(message);
+
+    await from.fill("");
+    await expect.poll(() => fromErrors().count()).toBe(0);
+    expect(await from.getAttribute("aria-invalid")).toBeNull();
+  });
+
   it("says the result of Replay failed events beside its button, politely", async () => {
     const webhook = await sandbox.webhooks.create({ url: "http://127.0.0.1:9/hooks", event_types: ["message.delivered"] });
     await page.goto(`/webhooks/${webhook.id}`);
@@ -339,6 +360,34 @@ describe("feedback and focus in the dashboard's forms", () => {
     await page.goBack();
     await expect.poll(() => recipient.inputValue()).toBe("");
     expect(await status.inputValue()).toBe("");
+  });
+
+  it("moves the keyboard's focus through a template's editors with Tab and Shift-Tab, saving no draft", async () => {
+    await sandbox.templates.create({ slug: "tab-order", name: "Tab order", subject: "Hello", html: "<p>Hi</p>", publish: true });
+    await page.goto("/templates/tab-order");
+    await page.getByRole("heading", { level: 1, name: "Tab order" }).waitFor();
+    // The Layout select follows the Subject, then the HTML editor.
+    const layout = page.getByRole("combobox", { name: "Layout", exact: true });
+    const hasFocus = (control: Locator) => control.evaluate((element) => element === document.activeElement);
+    await editor("Subject").click();
+    await page.keyboard.press("Tab");
+    expect(await hasFocus(layout)).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("HTML");
+    await page.keyboard.press("Tab");
+    expect(await focused()).not.toBe("HTML");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("HTML");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("Subject");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).not.toBe("Subject");
+    // A draft is saved 600 ms after an edit: past that, nothing was.
+    await page.waitForTimeout(1_500);
+    expect(await editor("Subject").textContent()).toBe("Hello");
+    expect(await sandbox.templates.get("tab-order")).toMatchObject({ has_draft: false, subject: "Hello", html: "<p>Hi</p>" });
+    expect(await page.locator(".template-summary").textContent()).toContain("None: the editors show the published version");
   });
 
   it("does not double a closing HTML tag typed after the editor closed it", async () => {

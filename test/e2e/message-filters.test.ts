@@ -57,4 +57,29 @@ describe("filtering the message log by template", () => {
     await expect.poll(subjects).toHaveLength(3);
     expect(harness.opened.errors).toEqual([]);
   });
+
+  it("names the statuses in the Status filter as the badges do, and says the search takes a whole address", async () => {
+    await page.goto("/messages");
+    const status = page.getByRole("form", { name: "Filters" }).getByLabel("Status");
+    expect(await status.locator("option").allTextContents()).toEqual([
+      "All statuses",
+      "Scheduled",
+      "Queued",
+      "Sending",
+      "Delivered",
+      "Deferred",
+      "Bounced",
+      "Failed",
+      "Suppressed",
+      "Canceled",
+    ]);
+    await status.selectOption({ label: "Delivered" });
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForURL((url) => url.searchParams.get("status") === "delivered");
+
+    // The API's recipient filter matches an address exactly: no part of one.
+    const search = page.getByLabel("Search messages");
+    const hint = page.locator(`[id="${await search.getAttribute("aria-describedby")}"]`);
+    expect(await hint.textContent()).toContain("whole address");
+  });
 });

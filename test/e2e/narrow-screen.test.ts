@@ -14,6 +14,7 @@ const PAGES = [
   ["/developers/api-keys", "API keys"],
   ["/webhooks", "Webhooks"],
   ["/templates", "Templates"],
+  ["/templates/welcome", "Welcome email"],
   ["/suppressions", "Suppressions"],
   ["/developers/request-log", "Request log"],
   ["/settings", "Settings"],
@@ -34,6 +35,18 @@ describe("the dashboard on a narrow screen", () => {
     // positioned out of sight, which must stay inside the table's scrolling box too.
     await sdk.apiKeys.create({ name: "Billing service" });
     await sdk.suppressions.create({ email: "gone@example.com" });
+    // The template editor: a row of header actions and a table of variables, each with its controls.
+    await sdk.templates.create({
+      slug: "welcome",
+      name: "Welcome email",
+      subject: "Welcome, {{ first_name }}",
+      html: "<p>Hello {{ first_name }}, welcome to {{ plan }}.</p>",
+      variables: [
+        { name: "first_name", type: "string", default: "there", description: "The name they signed up with" },
+        { name: "plan", type: "string", required: true, description: "The plan they chose" },
+      ],
+      publish: true,
+    });
     await harness.server.testApp.drain();
     await page.setViewportSize({ width: 390, height: 844 });
   });
@@ -52,6 +65,13 @@ describe("the dashboard on a narrow screen", () => {
       expect(box, await link.textContent() ?? "").not.toBeNull();
       expect(box!.x + box!.width, `${await link.textContent()} ends off the screen`).toBeLessThanOrEqual(width.screen);
     }
+    // The header's actions wrap rather than run off the screen's edge.
+    for (const action of await page.locator(".page-header__actions").getByRole("button").all()) {
+      const box = await action.boundingBox();
+      expect(box, await action.textContent() ?? "").not.toBeNull();
+      expect(box!.x + box!.width, `${await action.textContent()} ends off the screen`).toBeLessThanOrEqual(width.screen);
+    }
     if (path === "/messages") await screenshot(page, "narrow-messages");
+    if (path === "/templates/welcome") await screenshot(page, "narrow-template");
   });
 });

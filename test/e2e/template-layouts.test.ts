@@ -102,6 +102,15 @@ describe("template layouts in the dashboard", () => {
     const message = await sdk.messages.create({ from: "Acme <hello@acme.example>", to: "delivered@simulator.test", template: { slug: SLUG } });
     expect(message.template).toMatchObject({ slug: SLUG, version: 1, layout: { slug: LAYOUT, version: 1 } });
 
+    // The message's page names the template and the layout it was rendered in, each linked to its editor.
+    await page.goto(`/messages/${message.id}`);
+    const templateRow = page.locator(".summary__row").filter({ has: page.locator("dt", { hasText: /^Template$/ }) });
+    await expect.poll(() => templateRow.locator("dd").textContent()).toBe(`${SLUG} v1 in layout ${LAYOUT} v1`);
+    expect(await templateRow.getByRole("link", { name: `${SLUG} v1` }).getAttribute("href")).toBe(`/templates/${SLUG}`);
+    expect(await templateRow.getByRole("link", { name: `${LAYOUT} v1` }).getAttribute("href")).toBe(`/templates/${LAYOUT}`);
+    await templateRow.getByRole("link", { name: `${SLUG} v1` }).click();
+    await page.waitForURL(`**/templates/${SLUG}`);
+
     await page.goto(`/templates/${LAYOUT}`);
     await page.getByRole("button", { name: "Delete", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Delete layout?" });

@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "../helpers/browser.js";
 import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboard-harness.js";
@@ -68,16 +68,52 @@ describe("webhook endpoints in the dashboard", () => {
     await screenshot(page, "webhooks-empty");
   });
 
-  it("refuses an endpoint without an event type chosen, with the server's explanation", async () => {
+  it("refuses an endpoint without an event type chosen beside the checkboxes, sending nothing", async () => {
     await page.getByRole("button", { name: "Add your first endpoint" }).click();
     const dialog = page.getByRole("dialog", { name: "Add endpoint" });
+    const events = dialog.getByRole("group", { name: "Events to send" });
+    const posted: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/v1/webhooks") posted.push(request.url());
+    };
+    page.on("request", onRequest);
     await dialog.getByLabel("Endpoint URL").fill(receiver.url);
     await dialog.getByLabel("Only the types chosen below").check();
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
-    const alert = dialog.getByRole("alert");
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain("Could not add the endpoint");
-    expect(await alert.textContent()).toContain("/event_types");
+    await expect.poll(() => events.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = (await events.getAttribute("aria-describedby")) ?? "";
+    expect(await dialog.locator(`[id="${describedBy}"]`).textContent()).toBe("Choose at least one event type");
+    expect(await dialog.getByRole("alert").count()).toBe(0);
+    page.off("request", onRequest);
+    expect(posted).toEqual([]);
+
+    // A type ticked: the problem goes.
+    const delivered = dialog.getByRole("group", { name: "Messages" }).getByRole("checkbox", { name: "message.delivered" });
+    await delivered.check();
+    await expect.poll(() => events.getAttribute("aria-invalid")).toBeNull();
+    expect(await dialog.getByText("Choose at least one event type").count()).toBe(0);
+    await delivered.uncheck();
+  });
+
+  it("shows the server's problem with the URL under its field, marked invalid", async () => {
+    const dialog = page.getByRole("dialog", { name: "Add endpoint" });
+    const url = dialog.getByLabel("Endpoint URL");
+    await url.fill("ftp://nope");
+    await dialog.getByLabel("All event types, including types added later").check();
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+    await expect.poll(() => url.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = (await url.getAttribute("aria-describedby")) ?? "";
+    const errors = dialog.locator(".field").filter({ has: page.getByLabel("Endpoint URL") }).locator(".field__errors");
+    expect(await errors.textContent()).toBe("must be an http:// or https:// URL");
+    expect(describedBy.split(" ")).toContain(await errors.getAttribute("id"));
+    // The box above the buttons says the press was refused, without repeating the field's problem.
+    expect(await dialog.getByRole("alert").textContent()).toContain("Could not add the endpoint");
+    expect(await dialog.getByText("must be an http:// or https:// URL").count()).toBe(1);
+
+    // Changed, the field is no longer what was refused.
+    await url.fill(receiver.url);
+    await expect.poll(() => url.getAttribute("aria-invalid")).toBeNull();
+    await dialog.getByLabel("Only the types chosen below").check();
   });
 
   it("adds an endpoint for two message event types and a domain's, and shows its signing secret once", async () => {
@@ -246,7 +282,25 @@ describe("webhook endpoints in the dashboard", () => {
     await page.getByRole("button", { name: "Edit", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Edit endpoint" });
     expect(await dialog.getByLabel("Endpoint URL").inputValue()).toBe(receiver.url);
+    // Only chosen types, with none ticked: refused beside them, nothing sent.
+    await dialog.getByLabel("Only the types chosen below").check();
+    const ticked = dialog.getByRole("checkbox", { checked: true });
+    expect(await ticked.count()).toBe(3);
+    while ((await ticked.count()) > 0) await ticked.first().uncheck();
+    const patched: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.method() === "PATCH") patched.push(request.url());
+    };
+    page.on("request", onRequest);
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    const events = dialog.getByRole("group", { name: "Events to send" });
+    await expect.poll(() => events.getAttribute("aria-invalid")).toBe("true");
+    expect(await dialog.locator(`[id="${await events.getAttribute("aria-describedby")}"]`).textContent()).toBe("Choose at least one event type");
+    page.off("request", onRequest);
+    expect(patched).toEqual([]);
+
     await dialog.getByLabel("All event types, including types added later").check();
+    await expect.poll(() => events.getAttribute("aria-invalid")).toBeNull();
     await dialog.getByRole("button", { name: "Save changes" }).click();
     await expect.poll(() => page.locator(".summary").textContent()).toContain("All event types, including types added later");
 

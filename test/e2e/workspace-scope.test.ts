@@ -57,6 +57,36 @@ describe("the workspace and environment a page shows", () => {
     expect(await liveSwitch().getAttribute("aria-checked")).toBe("false");
   });
 
+  it("goes to the list of a record's kind when the environment is switched on its page, and stays on a shared template", async () => {
+    // Left by the test before on a sandbox message's page: live has no such message.
+    expect(new URL(page.url()).pathname).toMatch(/^\/messages\/msg_/);
+    await liveSwitch().click();
+    await page.waitForURL((url) => url.pathname === "/messages");
+    await expect.poll(() => heading().textContent()).toBe("Messages");
+    await page.getByTestId("live-banner").waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+
+    const webhook = await (await harness.sdk("live")).webhooks.create({ url: "http://127.0.0.1:9/hooks", description: "Live hooks" });
+    await page.goto(`/webhooks/${webhook.id}`);
+    await expect.poll(() => heading().textContent()).toBe("Live hooks");
+    await liveSwitch().click();
+    await page.waitForURL((url) => url.pathname === "/webhooks");
+    await expect.poll(() => heading().textContent()).toBe("Webhooks");
+    expect(await page.getByTestId("env-badge").textContent()).toBe("Sandbox");
+    expect(await page.getByRole("alert").count()).toBe(0);
+
+    // Templates belong to both environments: the switch keeps the page.
+    await (await harness.sdk("sandbox")).templates.create({ slug: "shared", name: "Shared", subject: "Hi", html: "<p>Hi</p>" });
+    await page.goto("/templates/shared");
+    await expect.poll(() => heading().textContent()).toBe("Shared");
+    await liveSwitch().click();
+    await page.getByTestId("live-banner").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/templates/shared");
+    await expect.poll(() => heading().textContent()).toBe("Shared");
+    await liveSwitch().click();
+    await expect.poll(() => page.getByTestId("live-banner").count()).toBe(0);
+  });
+
   it("starts the page afresh on a switch of environment or workspace, leaving the top bar in place", async () => {
     await nav("Settings").click();
     await expect.poll(() => heading().textContent()).toBe("Settings");

@@ -57,6 +57,11 @@ export function CodeEditor({ label, value, onChange, language, variables = [], r
         extensions={extensions}
         editable={!readOnly}
         readOnly={readOnly}
+        // Tab and Shift-Tab move the keyboard's focus, as in any other field, rather than indent:
+        // otherwise a keyboard user could not leave an editor, and Tab in the Subject would edit it
+        // (and save a draft) just by passing through. Mod-] and Mod-[ indent, as CodeMirror's
+        // accessible default has it.
+        indentWithTab={false}
         basicSetup={singleLine ? { lineNumbers: false, foldGutter: false, highlightActiveLine: false, highlightActiveLineGutter: false } : { foldGutter: false }}
         minHeight={singleLine ? undefined : "12rem"}
         maxHeight={singleLine ? undefined : "28rem"}

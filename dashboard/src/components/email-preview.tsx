@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import { emailDocument } from "../lib/email-document";
+import { emailDocument, hasRemoteImages } from "../lib/email-document";
 import { Tabs } from "./tabs";
 
 interface EmailPreviewProps {
@@ -25,6 +25,8 @@ export function EmailPreview({ html, text, mime }: EmailPreviewProps) {
   const [remoteImages, setRemoteImages] = useState(false);
   const tabs = mime === undefined ? TABS.filter((tab) => tab.id !== "mime") : TABS;
   const document = useMemo(() => (html === null ? null : emailDocument(html, { remoteImages })), [html, remoteImages]);
+  // The notice and its button only where there is a remote image to block or load.
+  const remote = useMemo(() => html !== null && hasRemoteImages(html), [html]);
 
   return (
     <div className="email-preview" data-testid="email-preview">
@@ -34,26 +36,28 @@ export function EmailPreview({ html, text, mime }: EmailPreviewProps) {
             if (document === null) return <p className="muted">This message has no HTML part.</p>;
             return (
               <>
-                <div className="email-preview__privacy">
-                  {remoteImages ? (
-                    <>
-                      <p>Remote images are loaded. The sender can see that this message was opened, when, and from which address.</p>
-                      <button type="button" className="button button--small" onClick={() => setRemoteImages(false)}>
-                        Block remote images
-                      </button>
-                    </>
-                  ) : (
-                    <>
-                      <p>
-                        Remote images are blocked. Images loaded from other servers can tell the sender when and where this message was opened
-                        (tracking pixels).
-                      </p>
-                      <button type="button" className="button button--small" onClick={() => setRemoteImages(true)}>
-                        Load remote images
-                      </button>
-                    </>
-                  )}
-                </div>
+                {(remote || remoteImages) && (
+                  <div className="email-preview__privacy">
+                    {remoteImages ? (
+                      <>
+                        <p>Remote images are loaded. The sender can see that this message was opened, when, and from which address.</p>
+                        <button type="button" className="button button--small" onClick={() => setRemoteImages(false)}>
+                          Block remote images
+                        </button>
+                      </>
+                    ) : (
+                      <>
+                        <p>
+                          Remote images are blocked. Images loaded from other servers can tell the sender when and where this message was opened
+                          (tracking pixels).
+                        </p>
+                        <button type="button" className="button button--small" onClick={() => setRemoteImages(true)}>
+                          Load remote images
+                        </button>
+                      </>
+                    )}
+                  </div>
+                )}
                 <iframe
                   // A new frame per policy: a frame's CSP is fixed when its document loads.
                   key={remoteImages ? "remote" : "blocked"}

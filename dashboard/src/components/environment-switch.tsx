@@ -1,12 +1,16 @@
+import { useLocation } from "wouter";
 import { useWorkspace } from "../api/api-context";
-import { ENVIRONMENT_LABELS } from "../lib/environment";
+import { ENVIRONMENT_LABELS, pathAfterEnvironmentSwitch } from "../lib/environment";
 
 /**
  * The live / sandbox switch, always in the top bar. A switch named "Live mode", on in live, as in
- * Stripe's dashboard; the badge beside it says which environment every page is showing.
+ * Stripe's dashboard; the badge beside it says which environment every page is showing. On the
+ * page of a record that only the environment left has (a message, a webhook endpoint), the switch
+ * goes to the list of its kind.
  */
 export function EnvironmentSwitch() {
   const { environment, setEnvironment } = useWorkspace();
+  const [location, navigate] = useLocation();
   const live = environment === "live";
   return (
     <div className="env-switch">
@@ -19,7 +23,11 @@ export function EnvironmentSwitch() {
         aria-checked={live}
         className="switch"
         data-testid="env-switch"
-        onClick={() => setEnvironment(live ? "sandbox" : "live")}
+        onClick={() => {
+          const list = pathAfterEnvironmentSwitch(location);
+          if (list !== null) navigate(list);
+          setEnvironment(live ? "sandbox" : "live");
+        }}
       >
         <span className="switch__track" aria-hidden="true">
           <span className="switch__thumb" />

@@ -65,11 +65,14 @@ interface ErrorStateProps {
   onRetry?: () => void;
   /** Inside a form or a dialog: less padding, no page-level frame. */
   compact?: boolean;
+  /** Pointers whose problems the form shows under their fields (`/url`): not listed again here. */
+  shownAtFields?: readonly string[];
 }
 
 /** A failed request: the problem's title, its detail or failing fields, its code and request id, and a Retry button. */
-export function ErrorState({ error, title, onRetry, compact = false }: ErrorStateProps) {
+export function ErrorState({ error, title, onRetry, compact = false, shownAtFields = [] }: ErrorStateProps) {
   const problem = describeError(error);
+  const listed = problem.fieldErrors.filter(({ pointer }) => !shownAtFields.some((shown) => pointer === shown || pointer.startsWith(`${shown}/`)));
   const classes = ["error-state", compact ? "error-state--compact" : "", problem.permission ? "error-state--permission" : ""];
   return (
     <div role="alert" className={classes.filter(Boolean).join(" ")}>
@@ -80,9 +83,9 @@ export function ErrorState({ error, title, onRetry, compact = false }: ErrorStat
       {problem.permission && (
         <p className="error-state__detail">Your role in this workspace does not allow this. Ask an admin or an owner of the workspace.</p>
       )}
-      {problem.fieldErrors.length > 0 && (
+      {listed.length > 0 && (
         <ul className="error-state__fields">
-          {problem.fieldErrors.map((field) => (
+          {listed.map((field) => (
             <li key={`${field.location}${field.pointer}`}>
               <code>{field.pointer || field.location}</code> {field.message}
             </li>

@@ -67,7 +67,8 @@ export function GettingStarted({ environment }: { environment: Environment }) {
         {environment === "sandbox" && " Sandbox messages are rendered and kept, never delivered."}
       </p>
       <p>
-        <Link href="/developers/api-keys" className="button button--primary">
+        {/* Opens the API keys page with its Create API key dialog open. */}
+        <Link href="/developers/api-keys?create" className="button button--primary">
           Create an API key
         </Link>
       </p>

@@ -76,3 +76,22 @@ export function emailDocument(html: string, { remoteImages }: { remoteImages: bo
   head.prepend(csp, noPrefetch, referrer);
   return `<!DOCTYPE html>${root.outerHTML}`;
 }
+
+const REMOTE_URL = /^\s*https?:/i;
+const REMOTE_URL_IN_CSS = /url\(\s*['"]?\s*https?:/i;
+
+/**
+ * Whether the email, as the preview shows it (sanitised as emailDocument does), has an image that
+ * would come from another server: an `src`, `srcset`, `background` or `poster` URL, an SVG
+ * `<image>`, or a CSS `url()`. Only then is there anything for "Load remote images" to load.
+ */
+export function hasRemoteImages(html: string): boolean {
+  const root = purify.sanitize(html, PURIFY_CONFIG) as HTMLElement;
+  return [root, ...root.querySelectorAll("*")].some((element) => {
+    if (["src", "background", "poster"].some((name) => REMOTE_URL.test(element.getAttribute(name) ?? ""))) return true;
+    if ((element.getAttribute("srcset") ?? "").split(",").some((candidate) => REMOTE_URL.test(candidate))) return true;
+    if (element.localName === "image" && ["href", "xlink:href"].some((name) => REMOTE_URL.test(element.getAttribute(name) ?? ""))) return true;
+    if (REMOTE_URL_IN_CSS.test(element.getAttribute("style") ?? "")) return true;
+    return element.localName === "style" && REMOTE_URL_IN_CSS.test(element.textContent ?? "");
+  });
+}

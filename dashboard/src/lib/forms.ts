@@ -1,3 +1,4 @@
+import { APIError } from "mailroom";
 import type { FormEvent } from "react";
 
 export interface FormValues {
@@ -25,4 +26,14 @@ export function readForm(event: FormEvent<HTMLFormElement>): FormValues {
  */
 export function numberOrNull(value: string): number | null {
   return value === "" ? null : Number(value);
+}
+
+/**
+ * What a 422 says about one field of a form (its pointer, or one below it: `/url`,
+ * `/event_types/0`), to show beside that field; the message without the pointer, which the
+ * field's label already says.
+ */
+export function problemsAt(error: unknown, pointer: string): string[] {
+  if (!(error instanceof APIError) || error.status !== 422) return [];
+  return error.errors.filter((field) => field.pointer === pointer || field.pointer.startsWith(`${pointer}/`)).map((field) => field.message);
 }

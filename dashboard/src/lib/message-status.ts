@@ -25,3 +25,8 @@ export function isMessageStatus(value: string | null): value is MessageStatus {
 export function isCancelable(status: MessageStatus): boolean {
   return status === "scheduled" || status === "queued" || status === "deferred";
 }
+
+/** A status as the badges show it ("Delivered"; they capitalise it in CSS), for the filters' options. */
+export function messageStatusLabel(status: MessageStatus): string {
+  return status.charAt(0).toUpperCase() + status.slice(1);
+}

@@ -1,5 +1,6 @@
 import { useEffect, useEffectEvent, useRef, useState } from "react";
 import type { Message, Recipient } from "mailroom";
+import { Link } from "wouter";
 import { useApi, useWorkspace } from "../api/api-context";
 import { collectPages } from "../api/collect-pages";
 import { useRequest } from "../api/use-request";
@@ -54,6 +55,25 @@ const TRACKED: Array<{ key: keyof Message["tracking"]; label: string }> = [
   { key: "unsubscribe", label: "one-click unsubscribe" },
 ];
 
+/** The template version the message was rendered from, and the layout version around it, each linked to its editor. */
+function TemplateUsed({ template }: { template: NonNullable<Message["template"]> }) {
+  return (
+    <>
+      <Link href={`/templates/${template.slug}`}>
+        {template.slug} v{template.version}
+      </Link>
+      {template.layout && (
+        <>
+          {" in layout "}
+          <Link href={`/templates/${template.layout.slug}`}>
+            {template.layout.slug} v{template.layout.version}
+          </Link>
+        </>
+      )}
+    </>
+  );
+}
+
 function Summary({ message }: { message: Message }) {
   const list = (values: string[]) => (values.length > 0 ? values.join(", ") : "—");
   const metadata = Object.entries(message.metadata);
@@ -70,6 +90,11 @@ function Summary({ message }: { message: Message }) {
       {message.cc.length > 0 && <SummaryRow label="Cc">{list(message.cc)}</SummaryRow>}
       {message.bcc.length > 0 && <SummaryRow label="Bcc">{list(message.bcc)}</SummaryRow>}
       {message.reply_to.length > 0 && <SummaryRow label="Reply-To">{list(message.reply_to)}</SummaryRow>}
+      {message.template && (
+        <SummaryRow label="Template">
+          <TemplateUsed template={message.template} />
+        </SummaryRow>
+      )}
       <SummaryRow label="Created">{formatDateTime(message.created_at)}</SummaryRow>
       {message.scheduled_at && <SummaryRow label="Scheduled for">{formatDateTime(message.scheduled_at)}</SummaryRow>}
       <SummaryRow label="Environment">{message.environment}</SummaryRow>

@@ -13,7 +13,7 @@ import { Table } from "../components/table";
 import { FilterSelect, PAGE_PARAM, TemplateFilter, UrlFilters, useFilterTemplates, useUrlPageTrail, type FilterTemplates } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
-import { MESSAGE_STATUSES, isMessageStatus } from "../lib/message-status";
+import { MESSAGE_STATUSES, isMessageStatus, messageStatusLabel } from "../lib/message-status";
 
 const PAGE_SIZE = 25;
 // The URL's query string holds the filters, so a filtered view can be bookmarked and shared.
@@ -54,8 +54,9 @@ function SearchBox() {
         else setParams((previous) => ({ ...Object.fromEntries([...previous].filter(([name]) => name !== PAGE_PARAM)), recipient: query }));
       }}
     >
-      <Field label="Search messages">
-        <input name="q" type="search" placeholder="msg_… id or recipient address" />
+      {/* listMessages' recipient filter is exact: a part of an address finds nothing. */}
+      <Field label="Search messages" hint="A message id (msg_…) or a recipient's whole address.">
+        <input name="q" type="search" placeholder="msg_… or ada@example.com" />
       </Field>
       <button type="submit" className="button">
         Search
@@ -67,7 +68,7 @@ function SearchBox() {
 function Filters({ params, templates }: { params: URLSearchParams; templates: FilterTemplates }) {
   return (
     <UrlFilters params={params} names={FILTER_NAMES}>
-      <FilterSelect name="status" label="Status" anyLabel="All statuses" options={MESSAGE_STATUSES.map((status) => ({ value: status, label: status }))} params={params} />
+      <FilterSelect name="status" label="Status" anyLabel="All statuses" options={MESSAGE_STATUSES.map((status) => ({ value: status, label: messageStatusLabel(status) }))} params={params} />
       <Field label="Recipient">
         <input name="recipient" type="text" defaultValue={params.get("recipient") ?? ""} placeholder="ada@example.com" />
       </Field>

@@ -1,4 +1,5 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useLocation, useSearch } from "wouter";
 import type { ApiKey, ApiKeyWithSecret } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { useMemberEmails } from "../../api/use-member-emails";
@@ -25,7 +26,15 @@ export function ApiKeysPage() {
   const canManageFullAccess = hasRole(workspace.role, "admin");
   const memberEmails = useMemberEmails();
   const keys = usePaged((after, signal) => api.call((mr) => mr.apiKeys.list({ limit: 50, ...(after ? { after } : {}) }, { signal })), [api]);
-  const [creating, setCreating] = useState(false);
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  // `?create` opens the Create API key dialog (the overview's "Create an API key" links here so).
+  const asked = new URLSearchParams(search).has("create");
+  const [creating, setCreating] = useState(() => canManage && asked);
+  // Opened once: a reload or Back does not open the dialog again.
+  useEffect(() => {
+    if (asked) navigate("/developers/api-keys", { replace: true });
+  }, [asked, navigate]);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);

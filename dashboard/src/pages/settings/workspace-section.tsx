@@ -9,14 +9,23 @@ import { ConfirmDialog } from "../../components/confirm-dialog";
 import { ErrorState } from "../../components/error-state";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
+import { useFieldMarks } from "../../components/use-field-marks";
 import { changedFields, typedText } from "../../lib/changes";
-import { numberOrNull, readForm } from "../../lib/forms";
+import { numberOrNull, problemsAt, readForm } from "../../lib/forms";
 import { formatDays } from "../../lib/format";
 import { KEPT_AFTER_REMOVAL, changeShortensRetention } from "../../lib/retention";
 import { hasRole } from "../../lib/roles";
 
 /** updateWorkspace's body: only the fields changed against the loaded workspace (changedFields). */
 type WorkspaceChanges = RequestBody<"updateWorkspace">;
+
+/** The form's fields whose problems (a 422 at `/<field>`) are shown under them. */
+type WorkspaceField = "name" | "default_from" | "monthly_quota" | "content_retention_days";
+const WORKSPACE_FIELD_POINTERS = ["/name", "/default_from", "/monthly_quota", "/content_retention_days"];
+
+function isWorkspaceField(name: string): name is WorkspaceField {
+  return WORKSPACE_FIELD_POINTERS.includes(`/${name}`);
+}
 
 /** The tracking defaults, as the form's checkboxes name and explain them. */
 const TRACKING_DEFAULTS: Array<{ key: keyof WorkspaceTracking; label: string; hint: string }> = [
@@ -57,6 +66,9 @@ export function WorkspaceSection() {
     // The name is also in the session's list of workspaces, which the top bar shows.
     if (changes.name !== undefined) refresh();
   });
+  // A field changed since the refusal is no longer what was refused: its problems go.
+  const changed = useFieldMarks<WorkspaceField>(save.error);
+  const problems = (field: WorkspaceField) => (changed.has(field) ? [] : problemsAt(save.error, `/${field}`));
 
   return (
     <Card title="Workspace">
@@ -89,13 +101,22 @@ export function WorkspaceSection() {
                 Only admins and owners change the workspace&apos;s settings.
               </p>
             )}
-            <fieldset className="fieldset-plain" disabled={!canEdit}>
-              <Field label="Workspace name">
+            <fieldset
+              className="fieldset-plain"
+              disabled={!canEdit}
+              onChange={(event) => {
+                // The event of the input that changed, bubbled up to the fieldset.
+                const { target } = event;
+                if (target instanceof HTMLInputElement && isWorkspaceField(target.name)) changed.mark(target.name);
+              }}
+            >
+              <Field label="Workspace name" errors={problems("name")}>
                 <input name="name" required maxLength={100} defaultValue={data.name} />
               </Field>
               <Field
                 label="Default sender"
                 hint="Used when a message has no “from”. Leave empty to require one on every message. Live mail needs it on a verified domain."
+                errors={problems("default_from")}
               >
                 <input name="default_from" maxLength={512} defaultValue={data.default_from ?? ""} placeholder="Acme <hello@acme.example>" />
               </Field>
@@ -107,6 +128,7 @@ export function WorkspaceSection() {
                     with <code>429 monthly_quota_exceeded</code>. Leave empty for no limit. Sandbox messages never count.
                   </>
                 }
+                errors={problems("monthly_quota")}
               >
                 <input
                   name="monthly_quota"
@@ -128,6 +150,7 @@ export function WorkspaceSection() {
                     {KEPT_AFTER_REMOVAL} are kept. Leave empty to keep content for good.
                   </>
                 }
+                errors={problems("content_retention_days")}
               >
                 <input
                   name="content_retention_days"
@@ -154,7 +177,7 @@ export function WorkspaceSection() {
                 ))}
               </fieldset>
             </fieldset>
-            {save.error !== undefined && <ErrorState error={save.error} title="Could not save the workspace" compact />}
+            {save.error !== undefined && <ErrorState error={save.error} title="Could not save the workspace" compact shownAtFields={WORKSPACE_FIELD_POINTERS} />}
             {canEdit && (
               <div className="form__actions">
                 <ActionButton label="Save changes" pendingLabel="Saving…" pending={save.pending} />

@@ -23,7 +23,7 @@ import { EVENT_TYPE_GROUPS, isWebhookEventType, withoutSecret } from "../../lib/
 import { Attempts } from "./attempts";
 import { DisabledNotice } from "./disabled-notice";
 import { WebhookStatusBadge } from "./webhook-badges";
-import { readWebhookFields, WebhookFields, type WebhookFieldValues } from "./webhook-fields";
+import { useWebhookFields, WEBHOOK_FIELD_POINTERS, WebhookFields, type WebhookFieldValues } from "./webhook-fields";
 import { WebhookSecretDialog } from "./webhook-secret-dialog";
 
 function EditWebhookForm({ webhook, onSaved, onCancel }: { webhook: Webhook; onSaved: (webhook: Webhook) => void; onCancel: () => void }) {
@@ -31,12 +31,18 @@ function EditWebhookForm({ webhook, onSaved, onCancel }: { webhook: Webhook; onS
   const save = useAction(async (values: WebhookFieldValues) => {
     onSaved(await api.call((mr) => mr.webhooks.update(webhook.id, values)));
   });
+  const fields = useWebhookFields(save.error);
   return (
-    <form onSubmit={(event) => void save.run(readWebhookFields(event))}>
+    <form
+      onSubmit={(event) => {
+        const values = fields.read(event);
+        if (values) void save.run(values);
+      }}
+    >
       <div className="dialog__body form">
-        <WebhookFields webhook={webhook} />
+        <WebhookFields webhook={webhook} state={fields.state} />
       </div>
-      {save.error !== undefined && <ErrorState error={save.error} title="Could not save the endpoint" compact />}
+      {save.error !== undefined && <ErrorState error={save.error} title="Could not save the endpoint" compact shownAtFields={WEBHOOK_FIELD_POINTERS} />}
       <DialogActions onCancel={onCancel} pending={save.pending}>
         <ActionButton label="Save changes" pendingLabel="Saving…" pending={save.pending} />
       </DialogActions>
