@@ -74,6 +74,11 @@ describe("the workspace and environment a page shows", () => {
     await expect.poll(() => heading().textContent()).toBe("Webhooks");
     expect(await page.getByTestId("env-badge").textContent()).toBe("Sandbox");
     expect(await page.getByRole("alert").count()).toBe(0);
+    // The list took the record's place in the history: Back does not return to a record the
+    // environment now shown does not have.
+    await page.goBack();
+    await page.waitForURL((url) => url.pathname === "/messages");
+    expect(await page.getByRole("alert").count()).toBe(0);
 
     // Templates belong to both environments: the switch keeps the page.
     await (await harness.sdk("sandbox")).templates.create({ slug: "shared", name: "Shared", subject: "Hi", html: "<p>Hi</p>" });

@@ -6,7 +6,7 @@ import { ENVIRONMENT_LABELS, pathAfterEnvironmentSwitch } from "../lib/environme
  * The live / sandbox switch, always in the top bar. A switch named "Live mode", on in live, as in
  * Stripe's dashboard; the badge beside it says which environment every page is showing. On the
  * page of a record that only the environment left has (a message, a webhook endpoint), the switch
- * goes to the list of its kind.
+ * goes to the list of its kind, in the record's place in the history (Back would lead to "Not found").
  */
 export function EnvironmentSwitch() {
   const { environment, setEnvironment } = useWorkspace();
@@ -25,7 +25,7 @@ export function EnvironmentSwitch() {
         data-testid="env-switch"
         onClick={() => {
           const list = pathAfterEnvironmentSwitch(location);
-          if (list !== null) navigate(list);
+          if (list !== null) navigate(list, { replace: true });
           setEnvironment(live ? "sandbox" : "live");
         }}
       >
