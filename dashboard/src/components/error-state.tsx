@@ -2,6 +2,7 @@ import { APIConnectionError, APIError, type FieldError } from "mailroom";
 import { Link, useLocation } from "wouter";
 import { useOptionalWorkspace } from "../api/api-context";
 import { loggedEnvironment } from "../api/client";
+import { isAtOrBelow } from "../lib/forms";
 import { REQUEST_LOG_ROLE, isRequestLogPath, requestLogHref } from "../lib/request-log";
 import { hasRole } from "../lib/roles";
 
@@ -72,7 +73,7 @@ interface ErrorStateProps {
 /** A failed request: the problem's title, its detail or failing fields, its code and request id, and a Retry button. */
 export function ErrorState({ error, title, onRetry, compact = false, shownAtFields = [] }: ErrorStateProps) {
   const problem = describeError(error);
-  const listed = problem.fieldErrors.filter(({ pointer }) => !shownAtFields.some((shown) => pointer === shown || pointer.startsWith(`${shown}/`)));
+  const listed = problem.fieldErrors.filter(({ pointer }) => !shownAtFields.some((shown) => isAtOrBelow(pointer, shown)));
   const classes = ["error-state", compact ? "error-state--compact" : "", problem.permission ? "error-state--permission" : ""];
   return (
     <div role="alert" className={classes.filter(Boolean).join(" ")}>

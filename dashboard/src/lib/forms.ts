@@ -35,5 +35,10 @@ export function numberOrNull(value: string): number | null {
  */
 export function problemsAt(error: unknown, pointer: string): string[] {
   if (!(error instanceof APIError) || error.status !== 422) return [];
-  return error.errors.filter((field) => field.pointer === pointer || field.pointer.startsWith(`${pointer}/`)).map((field) => field.message);
+  return error.errors.filter((field) => isAtOrBelow(field.pointer, pointer)).map((field) => field.message);
+}
+
+/** Whether a problem's JSON pointer is `base` or one inside it (`/url`, `/event_types/0` under `/event_types`). */
+export function isAtOrBelow(pointer: string, base: string): boolean {
+  return pointer === base || pointer.startsWith(`${base}/`);
 }

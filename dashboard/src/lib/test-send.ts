@@ -2,6 +2,7 @@ import { APIError, type CreateMessageParams, type MessagePreviewRecipient } from
 // With their extension: the unit tests compile this module under the root tsconfig (NodeNext),
 // which needs it; Vite and the dashboard's tsconfig (Bundler) accept it too.
 import type { Environment } from "./environment.js";
+import { isAtOrBelow } from "./forms.js";
 import { formatDate } from "./format.js";
 import { reasonLabel } from "./suppressions.js";
 import { parseVariableValues, VariableInputError } from "./templates.js";
@@ -42,7 +43,7 @@ const FIELD_POINTERS: ReadonlyArray<[string, TestSendField]> = [
 
 /** The form's field a problem pointer is about ("/template/variables/first_name": variables), or null. */
 export function fieldOf(pointer: string): TestSendField | null {
-  return FIELD_POINTERS.find(([prefix]) => pointer === prefix || pointer.startsWith(`${prefix}/`))?.[1] ?? null;
+  return FIELD_POINTERS.find(([prefix]) => isAtOrBelow(pointer, prefix))?.[1] ?? null;
 }
 
 /**
