@@ -5245,6 +5245,15 @@ export interface operations {
                 after?: components["parameters"]["EventCursor"];
                 /** @description Only events of this type. */
                 type?: components["schemas"]["EventType"];
+                /**
+                 * @description Only the history of mail to this address (among to, cc or bcc; case-insensitive; an
+                 *     internationalised domain may be written in Unicode or in its ASCII `xn--` form): the
+                 *     events about this recipient (deliveries, deferrals, bounces, failures, suppressions,
+                 *     opens, clicks, complaints, unsubscribes, replies) and the message-wide events
+                 *     (`recipient: null`: queued, scheduled, canceled) of the messages addressed to it.
+                 *     Another recipient's events on the same message are left out.
+                 */
+                recipient?: string;
                 /** @description Only items created at or after this instant (RFC 3339). With `created_before`, it must be the earlier of the two (a 422 otherwise, as the window would hold nothing). */
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Only items created before this instant (RFC 3339). */

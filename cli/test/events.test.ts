@@ -46,6 +46,20 @@ describe("mailroom events list", () => {
     expect(data.map((event) => [event.type, event.message_id])).toEqual([["message.bounced", id]]);
   });
 
+  it("keeps only the history of the mail to the --recipient given", async () => {
+    const { id } = await deliver("ada@example.com");
+    await deliver("grace@example.com");
+
+    const result = await runCli(["events", "list", "--recipient", "Ada@example.com"], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    const { data } = result.json<Page<Event>>();
+    expect(data.map((event) => [event.type, event.message_id])).toEqual([
+      ["message.delivered", id],
+      ["message.queued", id],
+    ]);
+  });
+
   it("takes the type as --event-type, --type or --events, as every command that takes event types", async () => {
     const stub = stubApi(200, page([]));
 

@@ -89,7 +89,7 @@ export function createHandlers(
     listMessageEvents: async (req) => services.messages.listEvents(principalOf(req), req.params.message_id, pageOf(req.query)),
 
     listEvents: async (req) =>
-      services.messages.listAllEvents(principalOf(req), { type: req.query.type, ...createdWindow(req.query) }, pageOf(req.query)),
+      services.messages.listAllEvents(principalOf(req), { type: req.query.type, recipient: req.query.recipient, ...createdWindow(req.query) }, pageOf(req.query)),
 
     listAuditEvents: async (req) =>
       services.auditLog.list(

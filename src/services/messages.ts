@@ -461,7 +461,8 @@ export class MessagesService {
   }
 
   async listAllEvents(principal: Principal, filters: EventFilters, page: PageRequest): Promise<Page<Event>> {
-    return this.events.list(scopeOf(principal), filters, page);
+    const recipient = filters.recipient === undefined ? undefined : addressKey(filters.recipient);
+    return this.events.list(scopeOf(principal), { ...filters, recipient }, page);
   }
 
   /**

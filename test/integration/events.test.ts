@@ -155,6 +155,60 @@ describe.each(databases)("events ($name)", (database) => {
       expect((await page("/v1/events?type=message.complained")).data).toEqual([]);
     });
 
+    it("filters by recipient: that address's events and the message-wide events of its messages, not another recipient's", async () => {
+      const both = await sendOk(aMessage({ to: ["Ada@Example.com", "bounced@simulator.test"] }));
+      t.clock.advance(1000);
+      await sendOk(aMessage({ to: "bob@example.com" }));
+      t.clock.advance(1000);
+      const copied = await sendOk(aMessage({ to: "bob@example.com", cc: "ada@example.com" }));
+      t.clock.advance(1000);
+      const later = await sendOk(aMessage({ to: "ada@example.com", scheduled_at: new Date(t.clock.now() + HOUR).toISOString() }));
+      expect((await t.call({ method: "POST", url: `/v1/messages/${later.id}/cancel` })).statusCode).toBe(200);
+      await sendOk(aMessage({ to: "ada@example.com" }), { key: t.other.sandboxKey });
+      await t.drain();
+      const { data } = await page("/v1/events?recipient=ADA%40example.com");
+      // Newest first: the deliveries happened at the drain, after the cancel.
+      expect(data.map((e) => [e.message_id, e.type, e.recipient])).toEqual([
+        [copied.id, "message.delivered", "ada@example.com"],
+        [both.id, "message.delivered", "Ada@example.com"],
+        [later.id, "message.canceled", null],
+        [later.id, "message.scheduled", null],
+        [copied.id, "message.queued", null],
+        [both.id, "message.queued", null],
+      ]);
+      const bounces = await page("/v1/events?recipient=bounced%40simulator.test&type=message.bounced");
+      expect(bounces.data.map((e) => [e.message_id, e.recipient])).toEqual([[both.id, "bounced@simulator.test"]]);
+    });
+
+    it("filters by a recipient whose domain is an IDN, written in Unicode or in ASCII", async () => {
+      const sent = await sendOk(aMessage({ to: "joerg@bücher.example" }));
+      await sendOk(aMessage({ to: "joerg@example.com" }));
+      await t.drain();
+      const expected = [[sent.id, "message.delivered"], [sent.id, "message.queued"]];
+      const unicode = await page(`/v1/events?recipient=${encodeURIComponent("JOERG@BÜCHER.example")}`);
+      expect(unicode.data.map((e) => [e.message_id, e.type])).toEqual(expected);
+      const ascii = await page("/v1/events?recipient=joerg%40xn--bcher-kva.example");
+      expect(ascii.data.map((e) => [e.message_id, e.type])).toEqual(expected);
+    });
+
+    it("answers an empty page for a recipient no message was sent to, or a string that is no address", async () => {
+      await sendOk(aMessage({ to: "ada@example.com" }));
+      await t.drain();
+      expect((await page("/v1/events?recipient=grace%40example.com")).data).toEqual([]);
+      expect((await page("/v1/events?recipient=ada")).data).toEqual([]);
+    });
+
+    it("pages through a recipient's events without duplicates or gaps", async () => {
+      for (let i = 0; i < 3; i++) {
+        await sendOk(aMessage({ to: ["ada@example.com", `other+${i}@example.com`] }));
+        t.clock.advance(1000);
+      }
+      await t.drain();
+      const { events, sizes } = await allPages("/v1/events?recipient=ada%40example.com", 4);
+      expect(sizes).toEqual([4, 2]);
+      expect(events.map((e) => e.type)).toEqual(["message.delivered", "message.delivered", "message.delivered", "message.queued", "message.queued", "message.queued"]);
+    });
+
     it("refuses an unknown event type", async () => {
       const res = await t.call({ method: "GET", url: "/v1/events?type=message.exploded" });
       expect(res.statusCode).toBe(422);

@@ -265,7 +265,7 @@ describe.each(databases)("platform ($name)", (database) => {
     it("refuses a query parameter the operation does not declare, naming the ones it takes", async () => {
       const res = await t.call({ method: "GET", url: "/v1/events?message_id=msg_01jd3k8m2q5v7w9x1y3z5a7b9c&limit=5" });
       expectProblem(res, 422, "validation_failed");
-      expect(res.json().errors).toEqual([{ location: "query", pointer: "/message_id", message: "is not a parameter of listEvents, which takes limit, after, type, created_after, created_before" }]);
+      expect(res.json().errors).toEqual([{ location: "query", pointer: "/message_id", message: "is not a parameter of listEvents, which takes limit, after, type, recipient, created_after, created_before" }]);
     });
 
     it("refuses a query parameter on an operation that takes none", async () => {

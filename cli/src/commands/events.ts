@@ -14,10 +14,16 @@ export const events: Noun = {
       command: "list",
       describe: "List the environment's events, newest first",
       operationId: "listEvents",
-      examples: [["$0 events list --type message.bounced --created-after 1d", "Bounces of the last day"]],
-      builder: (yargs) => listFlags(yargs).option(EVENT_TYPE_FLAG, eventTypeFlag("Only events of this type (e.g. message.bounced)", { several: false })),
+      examples: [
+        ["$0 events list --type message.bounced --created-after 1d", "Bounces of the last day"],
+        ["$0 events list --recipient ada@example.com --all", "The whole history of the mail to Ada"],
+      ],
+      builder: (yargs) =>
+        listFlags(yargs)
+          .option(EVENT_TYPE_FLAG, eventTypeFlag("Only events of this type (e.g. message.bounced)", { several: false }))
+          .option("recipient", { type: "string", describe: "Only the history of mail to this address: its own events and its messages' queued, scheduled and canceled" }),
       async run(context, args) {
-        const query = { ...listQuery(args), ...definedOnly({ type: oneEventType(args, EVENT_TYPES) }) };
+        const query = { ...listQuery(args), ...definedOnly({ type: oneEventType(args, EVENT_TYPES), recipient: optionalString(args, "recipient") }) };
         await printList(context, args, context.client().events.list(query), eventColumns);
       },
     },

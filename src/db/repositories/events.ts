@@ -11,6 +11,8 @@ type Event = components["schemas"]["Event"];
 
 export interface EventFilters {
   type?: EventType | undefined;
+  /** An addressKey: compared with each recipient's email_search. */
+  recipient?: string | undefined;
   createdAfter?: number | undefined;
   createdBefore?: number | undefined;
 }
@@ -40,6 +42,7 @@ export class EventsRepository {
   async list(scope: Scope, filters: EventFilters, page: PageRequest): Promise<Page<Event>> {
     const query = this.base(scope);
     if (filters.type) query.andWhere("e.type", filters.type);
+    if (filters.recipient !== undefined) this.whereHistoryOf(query, scope, filters.recipient);
     if (filters.createdAfter !== undefined) query.andWhere("e.created_at", ">=", filters.createdAfter);
     if (filters.createdBefore !== undefined) query.andWhere("e.created_at", "<", filters.createdBefore);
     return paginate<EventRow, Event>(query, "e.id", (row) => row.id, page, "desc", toWire);
@@ -65,6 +68,24 @@ export class EventsRepository {
       for (const row of rows) found.set(row.id, toWire(row));
     }
     return found;
+  }
+
+  /**
+   * The events of mail to `recipient`: those of the messages addressed to it (found through the
+   * recipients' search index, so a rare address does not scan the environment's events), less
+   * those about the messages' other recipients. An event names its recipient as stored, so the
+   * recipient row with that exact address says whether it is this one.
+   */
+  private whereHistoryOf(query: Knex.QueryBuilder, scope: Scope, recipient: string): void {
+    query
+      .whereIn("e.message_id", (q) =>
+        q.select("r.message_id").from("message_recipients as r").where({ "r.workspace_id": scope.workspaceId, "r.environment": scope.environment, "r.email_search": recipient }),
+      )
+      .andWhere((about) =>
+        about.whereNull("e.recipient").orWhereExists((q) =>
+          q.select(this.knex.raw("1")).from("message_recipients as own").whereRaw("own.message_id = e.message_id and own.email = e.recipient").andWhere("own.email_search", recipient),
+        ),
+      );
   }
 
   private base(scope: Scope): Knex.QueryBuilder {
