@@ -20,12 +20,14 @@ export class EventTail {
 
   /**
    * `types`: only events of these types (all when undefined). One type is filtered by the API;
-   * several are filtered here, since the API takes one `type` per call.
+   * several are filtered here, since the API takes one `type` per call. `recipient`: only the
+   * history of the mail to that address, filtered by the API.
    */
   constructor(
     private readonly mailroom: Mailroom,
     private readonly types: readonly EventType[] | undefined,
     startAt: string | undefined,
+    private readonly recipient?: string,
   ) {
     this.start = startAt === undefined ? undefined : Date.parse(startAt);
   }
@@ -40,7 +42,7 @@ export class EventTail {
    */
   async skipExisting(): Promise<void> {
     let horizon: number | undefined;
-    for await (const event of this.mailroom.events.list(definedOnly({ limit: 100, type: this.apiType() }))) {
+    for await (const event of this.mailroom.events.list(this.apiQuery())) {
       const at = Date.parse(event.created_at);
       horizon ??= at - LOOKBACK_MS;
       if (at < horizon) break;
@@ -53,7 +55,7 @@ export class EventTail {
   async poll(): Promise<Event[]> {
     const from = this.newest === undefined ? this.start : Math.max(this.start ?? 0, this.newest - LOOKBACK_MS);
     const fresh: Event[] = [];
-    const query = definedOnly({ limit: 100, type: this.apiType(), created_after: from === undefined ? undefined : new Date(from).toISOString() });
+    const query = { ...this.apiQuery(), ...definedOnly({ created_after: from === undefined ? undefined : new Date(from).toISOString() }) };
     for await (const event of this.mailroom.events.list(query)) {
       if (!this.seen.has(event.id)) fresh.push(event);
     }
@@ -68,8 +70,9 @@ export class EventTail {
     return this.types === undefined || this.types.length <= 1 ? fresh : fresh.filter((event) => this.types?.includes(event.type));
   }
 
-  private apiType(): EventType | undefined {
-    return this.types?.length === 1 ? this.types[0] : undefined;
+  /** The filters the API applies: one type (several are filtered here), the recipient. */
+  private apiQuery() {
+    return definedOnly({ limit: 100, type: this.types?.length === 1 ? this.types[0] : undefined, recipient: this.recipient });
   }
 
   /** Keeps memory flat on a long tail: ids older than the look-back can no longer come back. */

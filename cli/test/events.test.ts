@@ -183,6 +183,17 @@ describe("mailroom events tail", () => {
     expect(printed.map((event) => [event.type, event.message_id])).toEqual([["message.bounced", bounced.id]]);
   });
 
+  it("prints only the history of the mail to the --recipient given", async () => {
+    const { tail, stop } = await startTail("--recipient", "ada+tail@example.com", "--type", "message.delivered");
+
+    await deliver("grace+tail@example.com");
+    const ada = await deliver("ADA+tail@example.com");
+    await eventually(() => expect(linesOf(tail.stdout())).toHaveLength(1));
+    const { events: printed } = await stop();
+
+    expect(printed.map((event) => [event.type, event.message_id])).toEqual([["message.delivered", ada.id]]);
+  });
+
   it("prints only events of the types given, several with --events a,b as listen takes them", async () => {
     const { tail, stop } = await startTail("--events", "message.bounced,message.delivered");
 
