@@ -2572,7 +2572,7 @@ export interface components {
                 created_at: string;
             } | null;
             /** @description In sandbox, the outcome the simulator would give this address (docs/sandbox.md); null in live, and for a suppressed address. */
-            simulated_outcome: ("delivered" | "bounced" | "deferred" | "complained" | "opened" | "clicked" | "replied" | "unsubscribed") | null;
+            simulated_outcome: ("delivered" | "bounced" | "soft_bounced" | "deferred" | "complained" | "opened" | "clicked" | "replied" | "unsubscribed") | null;
         };
         /** @description What the message tracks, as decided when it was accepted (its own options, else the domain's and workspace's defaults). */
         MessageTracking: {

@@ -7,7 +7,7 @@ import { domainOf } from "./addresses.js";
  */
 export const SIMULATOR_DOMAIN = "simulator.test";
 
-export const SIMULATED_OUTCOMES = ["delivered", "bounced", "deferred", "complained", "opened", "clicked", "replied", "unsubscribed"] as const;
+export const SIMULATED_OUTCOMES = ["delivered", "bounced", "soft_bounced", "deferred", "complained", "opened", "clicked", "replied", "unsubscribed"] as const;
 export type SimulatedOutcome = (typeof SIMULATED_OUTCOMES)[number];
 
 export function simulatedOutcome(address: string): SimulatedOutcome {

@@ -111,10 +111,11 @@ describe.each(databases)("message previews ($name)", (database) => {
 
     it("shows which recipients the environment's suppression list would skip, and the simulator's outcome for the rest", async () => {
       const suppression = await suppress("grace@example.com");
-      const result = await previewOk(aMessage({ to: ["GRACE@example.com", "bounced+1@simulator.test"], cc: "opened@simulator.test" }));
+      const result = await previewOk(aMessage({ to: ["GRACE@example.com", "bounced+1@simulator.test", "soft_bounced@simulator.test"], cc: "opened@simulator.test" }));
       expect(result.recipients.map((r) => [r.email, r.suppression, r.simulated_outcome])).toEqual([
         ["GRACE@example.com", { id: suppression.id, reason: "manual", created_at: suppression.created_at }, null],
         ["bounced+1@simulator.test", null, "bounced"],
+        ["soft_bounced@simulator.test", null, "soft_bounced"],
         ["opened@simulator.test", null, "opened"],
       ]);
     });

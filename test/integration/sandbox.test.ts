@@ -16,6 +16,7 @@ interface Event {
 const OUTCOMES: Array<{ address: string; status: string; events: string[] }> = [
   { address: "delivered@simulator.test", status: "delivered", events: ["message.delivered"] },
   { address: "bounced@simulator.test", status: "bounced", events: ["message.bounced"] },
+  { address: "soft_bounced@simulator.test", status: "bounced", events: ["message.bounced"] },
   { address: "complained@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.complained"] },
   { address: "opened@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.opened"] },
   { address: "clicked@simulator.test", status: "delivered", events: ["message.delivered", "message.opened", "message.clicked"] },
@@ -120,6 +121,42 @@ describe.each(databases)("sandbox ($name)", (database) => {
       const bounced = await sendOk("bounced@simulator.test");
       await t.drain();
       expect((await events(bounced))[1]!.data).toMatchObject({ bounce_type: "hard", action: "failed", diagnostic_code: expect.stringMatching(/^smtp; 550 5\.1\.1 /), reporting_mta: "mx.simulator.test" });
+    });
+
+    it("reports soft_bounced@simulator.test as a soft bounce (mailbox full) with the details of a delivery status notification, and suppresses nothing", async () => {
+      const bounced = await sendOk("soft_bounced@simulator.test");
+      await t.drain();
+      expect((await events(bounced))[1]!.data).toMatchObject({
+        bounce_type: "soft",
+        smtp_code: 552,
+        enhanced_status: "5.2.2",
+        response: expect.stringMatching(/^552 5\.2\.2 /),
+        action: "failed",
+        diagnostic_code: expect.stringMatching(/^smtp; 552 5\.2\.2 /),
+        reporting_mta: "mx.simulator.test",
+        simulated: true,
+      });
+      expect((await t.call({ method: "GET", url: "/v1/suppressions" })).json().data).toEqual([]);
+      // A soft bounce is about this message: the next one is simulated, and bounced, again.
+      const next = await sendOk("soft_bounced@simulator.test");
+      await t.drain();
+      expect((await message(next)).status).toBe("bounced");
+    });
+
+    it("rehearses message.failed: deferred@simulator.test with an expires_at before its retry fails at that deadline with 4.4.7", async () => {
+      const expiresAt = new Date(t.clock.now() + (deferSeconds() * 1000) / 2).toISOString();
+      const res = await t.call({ method: "POST", url: "/v1/messages", payload: aMessage({ to: "deferred@simulator.test", expires_at: expiresAt }) });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().id as string;
+      await t.drain();
+      expect((await events(id))[1]).toMatchObject({ type: "message.deferred", data: { next_attempt_at: expiresAt } });
+
+      t.clock.advance((deferSeconds() * 1000) / 2);
+      await t.drain();
+      expect(await message(id)).toMatchObject({ status: "failed", recipients: [{ status: "failed" }] });
+      const failed = (await events(id))[2]!;
+      expect(failed).toMatchObject({ type: "message.failed", from_status: "deferred", to_status: "failed", data: { smtp_code: null, enhanced_status: "4.4.7", attempts: 1 } });
+      expect(failed.data.response).toMatch(/^Delivery time expired after 1 attempt; last answer: 451 /);
     });
 
     it("reports the remote reply of a simulated delivery and bounce like a real MX would", async () => {

@@ -112,6 +112,7 @@ describe("recipientOutlook", () => {
   it("says what the simulator would do in sandbox", () => {
     expect(recipientOutlook({ ...open, simulated_outcome: "delivered" }, "sandbox")).toEqual({ kind: "sandbox", text: "The simulator would deliver it; nothing leaves Mailroom." });
     expect(recipientOutlook({ ...open, simulated_outcome: "bounced" }, "sandbox").text).toBe("The simulator would bounce it (a hard bounce); nothing leaves Mailroom.");
+    expect(recipientOutlook({ ...open, simulated_outcome: "soft_bounced" }, "sandbox").text).toBe("The simulator would bounce it (a soft bounce: mailbox full); nothing leaves Mailroom.");
   });
 
   it("says that live mail reaches a real mailbox", () => {

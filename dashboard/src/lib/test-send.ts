@@ -77,6 +77,7 @@ type SimulatedOutcome = NonNullable<MessagePreviewRecipient["simulated_outcome"]
 const SIMULATED_OUTCOMES: Record<SimulatedOutcome, string> = {
   delivered: "deliver it",
   bounced: "bounce it (a hard bounce)",
+  soft_bounced: "bounce it (a soft bounce: mailbox full)",
   deferred: "defer it once, then deliver it",
   opened: "deliver it, then open it",
   clicked: "deliver it, open it, then click its first link",

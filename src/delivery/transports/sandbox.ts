@@ -15,17 +15,10 @@ import type { Delivery, FollowUp, SimulatedReply } from "../pipeline.js";
 export function simulateDelivery(recipient: RecipientRecord, message: MessageRecord): Delivery {
   switch (simulatedOutcome(recipient.email)) {
     case "bounced":
-      return {
-        ...simulated,
-        outcome: "bounced",
-        bounceType: "hard",
-        smtpCode: 550,
-        enhancedStatus: "5.1.1",
-        response: "550 5.1.1 The email account that you tried to reach does not exist (simulated)",
-        remoteHost: "mx.simulator.test[192.0.2.25]",
-        // What the remote MTA's DSN (RFC 3464) would have said about it.
-        details: { bounce_type: "hard", action: "failed", diagnostic_code: "smtp; 550 5.1.1 The email account that you tried to reach does not exist", reporting_mta: "mx.simulator.test" },
-      };
+      return bounce("hard", 550, "5.1.1", "The email account that you tried to reach does not exist");
+    case "soft_bounced":
+      // A full mailbox: refused for this message only, so it suppresses nothing (docs/delivery.md).
+      return bounce("soft", 552, "5.2.2", "The email account that you tried to reach is over quota");
     case "deferred":
       // Deferred on the first attempt, delivered on the retry: a whole deferral cycle.
       return recipient.attempts === 0 ? { ...simulated, outcome: "deferred", smtpCode: 451, enhancedStatus: "4.3.0", response: "451 4.3.0 Temporary failure, try again later (simulated)" } : delivered();
@@ -58,6 +51,20 @@ const simulated = { bounceType: null, remoteHost: "mx.simulator.test[192.0.2.25]
 
 function open(userAgent: string): FollowUp {
   return { type: "message.opened", data: { user_agent: userAgent, ip: CLIENT_IP, machine_open: false, simulated: true } };
+}
+
+/** A refusal at hand-off, with the fields the remote MTA's DSN (RFC 3464) would have given. */
+function bounce(bounceType: "hard" | "soft", smtpCode: number, enhancedStatus: string, text: string): Delivery {
+  const reply = `${smtpCode} ${enhancedStatus} ${text}`;
+  return {
+    ...simulated,
+    outcome: "bounced",
+    bounceType,
+    smtpCode,
+    enhancedStatus,
+    response: `${reply} (simulated)`,
+    details: { bounce_type: bounceType, action: "failed", diagnostic_code: `smtp; ${reply}`, reporting_mta: "mx.simulator.test" },
+  };
 }
 
 function delivered(followUps: FollowUp[] = []): Delivery {
