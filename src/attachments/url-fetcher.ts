@@ -1,6 +1,7 @@
 import { parse as parseContentDisposition } from "content-disposition";
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { unsendableCredentials } from "../domain/url-credentials.js";
 import { FetchCapacityError, type AttachmentSource, type FetchBudget, type FetchOutcome } from "../services/attachment-urls.js";
 import { LookupFailedError, type TargetGuard } from "../webhooks/target-guard.js";
 
@@ -56,6 +57,8 @@ export class UrlFetcher implements AttachmentSource {
     const deadline = Date.now() + this.options.timeoutMs;
     let target = new URL(url);
     for (let redirects = 0; ; redirects++) {
+      const unsendable = unsendableCredentials(target);
+      if (unsendable) throw new AttachmentFetchError(`${redirects === 0 ? "its" : "redirected to a URL whose"} user name or password ${unsendable}`);
       const answer = await this.get(target, budget, deadline);
       if (!("location" in answer)) return { content: answer.content, contentType: answer.contentType, filename: plainFilename(answer.dispositionFilename) ?? filenameOf(target) };
       if (redirects >= (this.options.maxRedirects ?? 3)) throw new AttachmentFetchError(`redirected more than ${this.options.maxRedirects ?? 3} times`);
@@ -75,6 +78,20 @@ export class UrlFetcher implements AttachmentSource {
     if (budget.signal.aborted) return Promise.reject(ended());
     return new Promise((resolve, reject) => {
       const secure = target.protocol === "https:";
+      let req: ClientRequest;
+      try {
+        req = (secure ? httpsRequest : httpRequest)(target, {
+          method: "GET",
+          agent: secure ? this.https : this.http,
+          // The request's end aborts it (its files are no longer wanted, and their bytes were given back).
+          signal: budget.signal,
+          // The file as it is stored: a Content-Encoding is refused below rather than stored as the file.
+          headers: { "user-agent": this.options.userAgent ?? "Mailroom attachment fetcher", accept: "*/*", "accept-encoding": "identity" },
+        });
+      } catch (error) {
+        // http.request throws what it cannot send before anything starts; nothing to close.
+        return reject(new AttachmentFetchError(`the request could not be made (${error instanceof Error ? error.message : String(error)})`));
+      }
       let taken = 0; // the bytes of this answer taken from the budget
       let received = 0;
       let settled = false;
@@ -100,14 +117,6 @@ export class UrlFetcher implements AttachmentSource {
         else fail(refusal === "past_limit" ? tooLarge(budget) : refusal === "process_full" ? new FetchCapacityError(`the process holds ATTACHMENT_FETCH_MAX_BYTES_IN_HAND of fetched files`) : ended());
         return refusal === null;
       };
-      const req = (secure ? httpsRequest : httpRequest)(target, {
-        method: "GET",
-        agent: secure ? this.https : this.http,
-        // The request's end aborts it (its files are no longer wanted, and their bytes were given back).
-        signal: budget.signal,
-        // The file as it is stored: a Content-Encoding is refused below rather than stored as the file.
-        headers: { "user-agent": this.options.userAgent ?? "Mailroom attachment fetcher", accept: "*/*", "accept-encoding": "identity" },
-      });
       req.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));
       req.on("response", (res: IncomingMessage) => {
         res.on("error", (error: NodeJS.ErrnoException) => fail(describeNetworkError(error, target)));

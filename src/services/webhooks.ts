@@ -8,6 +8,7 @@ import { newId } from "../domain/ids.js";
 import { maskUrlCredentials } from "../domain/redact.js";
 import { roleAtLeast } from "../domain/roles.js";
 import { sampleEvent } from "../domain/sample-events.js";
+import { unsendableCredentials } from "../domain/url-credentials.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventsRepository } from "../db/repositories/events.js";
 import { WebhookDeliveriesRepository, type AttemptFilters } from "../db/repositories/webhook-deliveries.js";
@@ -278,6 +279,8 @@ export class WebhooksService {
     // WHATWG URL parsing repairs what it can: "http:///ok" becomes http://ok/. The URL must be
     // right as written, scheme, "//" and a host, or what is stored would not be what was sent.
     if (url.hostname === "" || !WRITTEN_WITH_HOST.test(raw)) throw ValidationError.field("/url", "must name a host: http:// or https://, then the host");
+    const unsendable = unsendableCredentials(url);
+    if (unsendable) throw ValidationError.field("/url", `has a user name or password that ${unsendable}`);
     const stored = url.toString();
     if (stored.length > WEBHOOK_URL_MAX_LENGTH) {
       throw ValidationError.field("/url", `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalised (percent-encoded, this one is ${stored.length})`);

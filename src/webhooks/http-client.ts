@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
 import { LookupFailedError, type TargetGuard } from "./target-guard.js";
@@ -68,11 +68,19 @@ export class WebhookHttpClient {
         clearTimeout(timer);
         resolve({ ...result, durationMs: elapsed() });
       };
-      const req = (secure ? httpsRequest : httpRequest)(target, {
-        method: "POST",
-        agent: secure ? this.https : this.http,
-        headers: { ...headers, "content-length": String(payload.length) },
-      });
+      let req: ClientRequest;
+      try {
+        req = (secure ? httpsRequest : httpRequest)(target, {
+          method: "POST",
+          agent: secure ? this.https : this.http,
+          headers: { ...headers, "content-length": String(payload.length) },
+        });
+      } catch {
+        // What http.request cannot send (credentials that are not UTF-8, in a URL stored before
+        // they were refused) throws before anything starts: a failed attempt, retried and
+        // recorded like any other, not a rejection that would leave the delivery pending.
+        return resolve({ status: null, body: null, retryAfter: null, error: "network", durationMs: elapsed() });
+      }
       const timer = setTimeout(() => {
         req.destroy();
         finish({ status: null, body: null, retryAfter: null, error: "timeout" });

@@ -23,7 +23,7 @@ function startFileServer(): Promise<{ base: string; hits: string[]; headers: Map
     const drip = setInterval(() => res.write("x"), 100);
     res.on("close", () => clearInterval(drip));
   };
-  const routes: Record<string, (res: ServerResponse) => void> = {
+  const routes: Record<string, (res: ServerResponse, req: IncomingMessage) => void> = {
     "/drip-loop": (res) => drippingRedirect(res, "/drip-loop"),
     "/drip-bad-location": (res) => drippingRedirect(res, "http://[bad"),
     "/files/gzipped.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(gzipSync(INVOICE)),
@@ -48,6 +48,7 @@ function startFileServer(): Promise<{ base: string; hits: string[]; headers: Map
       res.end();
     },
     "/redirect": (res) => res.writeHead(302, { location: "/files/invoice.pdf" }).end(),
+    "/to-undecodable-credentials": (res, req) => res.writeHead(302, { location: `http://files:caf%E9@${req.headers.host}/files/invoice.pdf` }).end(),
     "/loop": (res) => res.writeHead(302, { location: "/loop" }).end(),
     "/to-ftp": (res) => res.writeHead(301, { location: "ftp://files.example/invoice.pdf" }).end(),
     "/missing": (res) => res.writeHead(404).end("no such file"),
@@ -56,7 +57,7 @@ function startFileServer(): Promise<{ base: string; hits: string[]; headers: Map
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     hits.push(req.url ?? "");
     headers.set(req.url ?? "", req.headers);
-    (routes[req.url ?? ""] ?? ((r: ServerResponse) => r.writeHead(404).end()))(res);
+    (routes[req.url ?? ""] ?? ((r: ServerResponse) => r.writeHead(404).end()))(res, req);
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
@@ -181,6 +182,22 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0]).toMatchObject({ pointer: "/attachments/0/url", message: "could not be fetched: did not answer within 300 ms" });
       expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it("refuses a URL whose credentials cannot be sent (a percent-escape that is not UTF-8), given or redirected to, and outlives its fetch timeout", async () => {
+      await t.restart({ ATTACHMENT_FETCH_TIMEOUT_MS: "300" });
+      const given = `${files.base.replace("http://", "http://files:caf%E9@")}/files/invoice.pdf`;
+      const res = await send([{ url: given }, { url: `${files.base}/to-undecodable-credentials` }]);
+      expect(res.statusCode, res.body).toBe(422);
+      const message = "could not be fetched: its user name or password holds a percent-escape that is not UTF-8 (%E9 for é is Latin-1; UTF-8 is %C3%A9), which no request can send";
+      expect(res.json().errors).toEqual([
+        { location: "body", pointer: "/attachments/0/url", message },
+        { location: "body", pointer: "/attachments/1/url", message: message.replace("its user name", "redirected to a URL whose user name") },
+      ]);
+      expect(await stored()).toEqual([]);
+      // Past the fetch timeout: a timer left behind by a request that never started would throw now.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await t.call({ method: "GET", url: "/health", key: null })).statusCode).toBe(200);
     });
 
     it("says a file's host could not be resolved when the resolver (DNS_SERVERS) cannot be reached, not that the host refused the connection", async () => {

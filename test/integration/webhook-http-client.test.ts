@@ -31,6 +31,18 @@ describe("WebhookHttpClient", () => {
     for (const cleanup of cleanups.splice(0)) cleanup();
   });
 
+  it("answers a URL whose credentials cannot be sent (a percent-escape that is not UTF-8) as a failed attempt, never a rejection", async () => {
+    const receiver = await lingeringReceiver();
+    const client = new WebhookHttpClient(new TargetGuard({ allowPrivate: true, dnsServers: [] }), 5_000);
+    cleanups.push(() => {
+      client.close();
+      receiver.server.close();
+    });
+    const url = receiver.url.replace("http://", "http://hook:caf%E9@");
+    await expect(client.post(url, {}, "{}")).resolves.toMatchObject({ status: null, error: "network" });
+    expect(receiver.open()).toBe(0);
+  });
+
   it("closes a keep-alive connection left idle, so receivers that never close theirs cannot use up the worker's file descriptors", async () => {
     const receiver = await lingeringReceiver();
     const client = new WebhookHttpClient(new TargetGuard({ allowPrivate: true, dnsServers: [] }), 5_000, { idleMs: 200 });

@@ -159,6 +159,9 @@ describe.each(databases)("Webhooks ($name)", (database) => {
       ["a URL with backslashes", { url: "https:\\\\a.example\\c" }, "/url"],
       ["a URL without //", { url: "https:a.example/c" }, "/url"],
       ["a URL over 2048 characters", { url: `https://hooks.example/${"a".repeat(2048)}` }, "/url"],
+      // Parsed, and accepted as a URI, but no HTTP request can carry it: Basic credentials are UTF-8.
+      ["a URL whose password has a percent-escape that is not UTF-8", { url: "https://hook:caf%E9@hooks.example/x" }, "/url"],
+      ["a URL whose user name has a percent-escape that is not UTF-8", { url: "https://%FF@hooks.example/x" }, "/url"],
       ["an unknown event type", { url: "https://hooks.example/x", event_types: ["message.exploded"] }, "/event_types/0"],
       ["an empty event type list", { url: "https://hooks.example/x", event_types: [] }, "/event_types"],
       ["an unknown field", { url: "https://hooks.example/x", secret: "whsec_mine" }, "/secret"],
