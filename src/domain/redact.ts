@@ -1,3 +1,5 @@
+import { unsendableCredentials } from "./url-credentials.js";
+
 /**
  * Secrets that travel inside other values (a password in a connection URL or a webhook URL, an
  * invitation's secret in a request's URL) and the one way each is hidden before a log line,
@@ -18,8 +20,8 @@ export function credentialUrlProblem(value: string): string | null {
   if (url.hash !== "") return "has a # that ends it early (a password with # must be percent-encoded as %23)";
   if (`${url.pathname}${url.search}`.includes("@")) return "has an @ after its host (a password with / or ? must be percent-encoded as %2F or %3F)";
   if (url.hostname === "") return "has no host";
-  // Drivers decode the credentials with decodeURIComponent, which throws on a stray %.
-  if (decoded(url.username) === null || decoded(url.password) === null) return "has a % that starts no escape (a user name or password with % must be percent-encoded as %25)";
+  // Drivers decode the credentials with decodeURIComponent, which throws on a stray % and on an escape that is not UTF-8.
+  if (unsendableCredentials(url) !== null) return "has a % that starts no escape, or an escape that is not UTF-8 (in a user name or password, % must be percent-encoded as %25, and é as %C3%A9)";
   return null;
 }
 

@@ -26,6 +26,8 @@ describe("credentialUrlProblem", () => {
       expect(problem).not.toContain("hunter2");
     }
     expect(credentialUrlProblem("mysql://app:p@ss@db.internal/mailroom?ssl=true")).toBeNull();
+    expect(credentialUrlProblem("smtp://u:caf%E9@relay.example")).toMatch(/an escape that is not UTF-8 .*%C3%A9/);
+    expect(credentialUrlProblem("smtp://u:caf%C3%A9@relay.example")).toBeNull();
   });
 });
 
