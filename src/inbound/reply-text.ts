@@ -17,7 +17,7 @@ export interface SplitReply {
 const ATTRIBUTION = [
   /^On\b.{0,300}\bwrote:?\s*$/i, // Gmail, Apple Mail, Thunderbird
   // One run of spaces before the end, not "\s*:?\s*": two over the same run backtrack through every
-  // way of sharing it, quadratic in a line, which a base64 part makes as long as the message.
+  // way of sharing it (and see ATTRIBUTION_MAX_LENGTH).
   /^Le\b.{0,300}\ba écrit\s*(?::\s*)?$/i, // French
   /^Am\b.{0,300}\bschrieb\b.{0,100}:?\s*$/i, // German
   /^El\b.{0,300}\bescribió:?\s*$/i, // Spanish
@@ -25,6 +25,15 @@ const ATTRIBUTION = [
   /^Il\b.{0,300}\bha scritto:?\s*$/i, // Italian
   /^Em\b.{0,300}\bescreveu:?\s*$/i, // Portuguese
 ];
+/**
+ * No attribution is longer: each pattern matches a whole line of at most 2 + 300 + 7 + 100 + 1
+ * characters. A longer line is not tried, so the patterns' cost is bounded per line whatever they
+ * are: ".{0,100}" and ":?\s*" can share a run of spaces, and a long one made them backtrack for
+ * seconds (a base64 part, or a reply written to stall the receiver, makes a line that long).
+ */
+const ATTRIBUTION_MAX_LENGTH = 450;
+const isAttribution = (text: string): boolean => text.length <= ATTRIBUTION_MAX_LENGTH && ATTRIBUTION.some((re) => re.test(text));
+
 const OUTLOOK_SEPARATOR = /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original)\s*-{2,}\s*$/i;
 const OUTLOOK_HEADER = /^\*?(From|De|Von|Van):\*?\s/;
 const OUTLOOK_HEADER_NEXT = /^\*?(Sent|Date|Envoyé|Gesendet|Enviado|Verzonden|To|À|An|Para|Aan):\*?\s/;
@@ -55,8 +64,8 @@ export function historyStart(lines: readonly string[]): number {
     if (line === "") continue;
     // An attribution may wrap onto a second line ("On Sat, 21 Nov 2026, Acme <hello@acme.example>\nwrote:").
     const joined = i + 1 < lines.length ? `${line} ${lines[i + 1]!.trim()}` : line;
-    if (ATTRIBUTION.some((re) => re.test(line))) return i;
-    if (ATTRIBUTION.some((re) => re.test(joined)) && /wrote:?\s*$|écrit\s*(?::\s*)?$|schrieb/i.test(lines[i + 1]!)) return i;
+    if (isAttribution(line)) return i;
+    if (isAttribution(joined) && /wrote:?\s*$|écrit\s*(?::\s*)?$|schrieb/i.test(lines[i + 1]!)) return i;
     if (OUTLOOK_SEPARATOR.test(line)) return i;
     if (OUTLOOK_HEADER.test(line) && i + 1 < lines.length && OUTLOOK_HEADER_NEXT.test(lines[i + 1]!.trim())) return i;
     // A quoted block that runs to the end (interleaved answers below quotes are new text).

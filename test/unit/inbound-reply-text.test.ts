@@ -56,6 +56,20 @@ describe("splitReply", () => {
     expect(split).toEqual({ text: `Noted.\n${line}`, quoted: null });
   });
 
+  it.each([
+    ["German", "Danke.\n\nAm 21.11.2026 um 10:00 schrieb Acme <hello@acme.example>:\n> Hallo", "Am ", "schrieb "],
+    ["Dutch", "Bedankt.\n\nOp 21 nov. 2026 om 10:00 schreef Acme <hello@acme.example>:\n> Hallo", "Op ", "schreef "],
+  ])("reads a %s attribution, and a line that only begins like one with a million spaces in it, in linear time (a backtracking pattern took seconds)", (_language, reply, opening, verb) => {
+    const [text, quoted] = [reply.slice(0, reply.indexOf("\n")), reply.slice(reply.indexOf("\n") + 2)];
+    expect(splitReply(reply)).toEqual({ text, quoted });
+    // The verb again and again, then the spaces: each verb is a place the pattern could try its tail from.
+    const line = `${opening}${verb.repeat(37)}${" ".repeat(1_000_000)}x`;
+    const started = performance.now();
+    const split = splitReply(`Noted.\n${line}`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(split).toEqual({ text: `Noted.\n${line}`, quoted: null });
+  });
+
   it("keeps everything as new text when nothing is quoted, and gives nulls for an empty body", () => {
     expect(splitReply("Just a note.\n-- \nAda")).toEqual({ text: "Just a note.\n-- \nAda", quoted: null });
     expect(splitReply(undefined)).toEqual({ text: null, quoted: null });
