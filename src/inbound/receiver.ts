@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Resolver } from "node:dns/promises";
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import type { AddressObject, ParsedMail } from "mailparser";
 import { formatMailbox } from "../domain/addresses.js";
 import { cut } from "../domain/cut.js";
 import { LIMITS } from "../domain/limits.js";
@@ -12,6 +12,7 @@ import { authenticateSender, senderDomains, type Connection, type SenderDomains 
 import { parseReport, REPORT_PARSER_OPTIONS, type DeliveryStatusReport, type DsnRecipient, type FeedbackReport } from "./reports.js";
 import { bodyText } from "./body-text.js";
 import { mediaTypeOf } from "../smtp/mime-part.js";
+import { parseWithinLimits, PARSER_LIMITS_TEXT } from "../smtp/bounded-parse.js";
 import { splitReply } from "./reply-text.js";
 
 /** The routes of a transaction's accepted recipients (InboundService.route). */
@@ -89,13 +90,8 @@ export class InboundReceiver {
 
   async receive(raw: Buffer, connection: Connection, routes: readonly AcceptedRoute[]): Promise<Verdict> {
     // The text of HTML is derived here, bounded (bodyText): mailparser's has no bound.
-    const mail = await simpleParser(raw, PARSER_OPTIONS).catch((error: unknown) => {
-      if (pastParserLimits(error)) return null;
-      throw error;
-    });
-    // RFC 3463 X.3.4 as below: the retry would be the same message, so it is refused for good
-    // rather than answered 451 and parsed again for days.
-    if (mail === null) return { accepted: false, code: 552, message: `5.3.4 Message too big for system: it has more MIME parts than a reply or report can (at most ${MAX_MIME_PARTS}, each with at most 1 MiB of header fields)` };
+    const mail = await parseWithinLimits(raw, PARSER_OPTIONS);
+    if (mail === null) return { accepted: false, code: 552, message: `5.3.4 Message too big for system: it has more MIME parts than a reply or report can ${PARSER_LIMITS_TEXT}` };
     const received: Received = { raw, mail, text: bodyText(mail.text, mail.html), report: parseReport(mail), connection, vouch: this.vouchFor(raw, connection), replies: new Map() };
     const outcomes: Handled[] = [];
     try {
@@ -361,20 +357,7 @@ function recipientStatus(status: string | null, diagnostic: string): string {
   return `${status.slice(0, 1)}${quoted.slice(quoted.indexOf("."))}`;
 }
 
-/**
- * mailparser's splitter refuses a message past its limits (EMAXLEN): more than MAX_MIME_PARTS
- * MIME parts (its maxChildNodes, set here so that the 552 says what is enforced), or a part with
- * over 1 MiB of header fields (its default). No mail a person writes comes near either; a 10 MiB
- * message could otherwise hold 200,000 parts.
- */
-const MAX_MIME_PARTS = 1000;
-
-// Not a literal at the call: maxChildNodes is mailsplit's option, passed through, and not in mailparser's types.
-const PARSER_OPTIONS = { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true, maxChildNodes: MAX_MIME_PARTS };
-
-function pastParserLimits(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "EMAXLEN";
-}
+const PARSER_OPTIONS = { ...REPORT_PARSER_OPTIONS, skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true };
 
 /** The 552's text: which part is too large, by how much, and what the writer can do instead. Nothing the sender wrote (a file name) is quoted. */
 function tooLargeText({ part }: ReplyTooLarge): string {

@@ -1,4 +1,3 @@
-import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from "smtp-server";
 import { ConfigError, type SubmissionConfig } from "../config.js";
 import { normaliseAddress } from "../domain/addresses.js";
@@ -12,6 +11,7 @@ import type { Metrics } from "../metrics.js";
 import type { AuthService } from "../services/auth.js";
 import type { MessagesService } from "../services/messages.js";
 import type { RateLimiter } from "../services/rate-limiter.js";
+import { parseWithinLimits, PARSER_LIMITS_TEXT } from "../smtp/bounded-parse.js";
 import { clientLeft, listenerOptions, listenSmtp, readData, refusal, tlsOf, type ListeningSmtpServer } from "../smtp/server-kit.js";
 import { replyFor, type SmtpReply } from "./replies.js";
 import { submissionIdempotencyKey, submittedMessage } from "./submitted-message.js";
@@ -141,7 +141,8 @@ export async function startSubmissionServer(deps: {
         .then(async (raw) => {
           if (!transaction) return callback(refusal(503, "5.5.1 Bad sequence of commands: MAIL FROM first"));
           if (stream.sizeExceeded) return callback(answer("refused", { code: 552, text: `5.3.4 Message too big: the limit is ${config.maxMessageBytes} bytes` }));
-          const mail = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+          const mail = await parseWithinLimits(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+          if (mail === null) return callback(answer("refused", { code: 552, text: `5.3.4 Message too big for system: it has more MIME parts than a message can ${PARSER_LIMITS_TEXT}` }));
           const { principal } = transaction;
           const idempotencyKey = submissionIdempotencyKey(raw, mail, transaction.recipients);
           // A resend of a stored message is answered with it before anything is checked again

@@ -297,6 +297,21 @@ describe.each(databases)("SMTP submission ($name)", (database) => {
       expect(await h.stored()).toEqual([]);
     });
 
+    it("refuses for good (552 5.3.4, not 451) a message past the MIME parser's limits: more than 1,000 parts, or a part with over 1 MiB of header fields", async () => {
+      h = await startSubmission(database);
+      const head = "From: hello@acme.example\r\nTo: ada@example.com\r\nSubject: Hi\r\n";
+      const parts = Array.from({ length: 1001 }, () => "--b\r\nContent-Type: text/plain\r\n\r\nx\r\n").join("");
+      const manyParts = `${head}MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}--b--\r\n`;
+      const longHeader = `${head}X-Long: ${"x".repeat(990)}\r\n${" y".repeat(600_000)}\r\n\r\nHello\r\n`;
+      for (const raw of [manyParts, longHeader]) {
+        const connection = await authenticated(h);
+        const refused = await new Promise<Error & { response?: string }>((resolve) => connection.send({ from: "hello@acme.example", to: ["ada@example.com"] }, raw, (error) => resolve(error!)));
+        connection.quit();
+        expect(refused.response).toMatch(/^552 5\.3\.4 Message too big for system: it has more MIME parts than a message can \(at most 1000, each with at most 1 MiB of header fields\)/);
+      }
+      expect(await h.stored()).toEqual([]);
+    });
+
     it("counts each message against the key's rate limit: past it, 451 4.7.1 at MAIL FROM, so the client retries", async () => {
       h = await startSubmission(database, { RATE_LIMIT_REQUESTS: "1" });
       await h.send(receipt());
