@@ -2268,7 +2268,7 @@ export interface components {
             url?: string;
             /** @description MIME type; when absent, the fetched answer's Content-Type, else guessed from the file name. A `multipart/*` type, and a `message/*` type (an `.eml` file's guess) whose file is not 7-bit clean (NUL, bytes past ASCII, bare CR or LF, lines over 998 characters), is sent and stored as `application/octet-stream`, base64. */
             content_type?: string;
-            /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. Each attachment's own: two that differ only in case are refused (422). */
+            /** @description Makes the attachment inline, referenced from HTML as `cid:<content_id>`. Printable ASCII without spaces or angle brackets, as a Content-ID is (RFC 2392). Each attachment's own: two that differ only in case are refused (422). */
             content_id?: string;
         } & (unknown | unknown);
         Attachment: {
@@ -2299,8 +2299,10 @@ export interface components {
              * @description Extra header fields. Fields Mailroom sets itself (From, To, Subject, Message-ID, …) are
              *     refused, and so is a field given twice in different case (`X-Foo` and `x-foo`: header
              *     names are case-insensitive). A value of 998 characters without a space cannot be
-             *     folded into RFC 5322's 998-character lines: refused. As a whole they must serialise to
-             *     at most 65,535 bytes of UTF-8 JSON.
+             *     folded into RFC 5322's 998-character lines: refused. `In-Reply-To` and `References`
+             *     hold message ids, which are printable ASCII; other characters there are refused.
+             *     `List-Unsubscribe` takes `<mailto:…>` and/or `<https://…>` URIs, in ASCII. As a whole
+             *     they must serialise to at most 65,535 bytes of UTF-8 JSON.
              */
             headers?: {
                 [key: string]: string;

@@ -25,7 +25,7 @@ export async function buildMime(root: MimeNode): Promise<Buffer> {
   if (!assemblable(root)) return root.build();
   const parts: Array<string | Buffer> = [];
   assemble(root, parts);
-  const mime = Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part, "latin1") : part)));
+  const mime = Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : part)));
   return withFinalLineBreak(mime);
 }
 
@@ -44,8 +44,10 @@ function assemblable(node: MimeNode): boolean {
 
 /** MimeNode.stream(), synchronously: headers, encoded content, then each child between boundaries. */
 function assemble(node: MimeNode, parts: Array<string | Buffer>): void {
-  // buildHeaders() decides the transfer encoding and, for a multipart node, sets its boundary;
-  // headers are ASCII by then (nodemailer encodes everything else), hence latin1 below.
+  // buildHeaders() decides the transfer encoding and, for a multipart node, sets its boundary.
+  // Its text is written as UTF-8, as build() writes it: nodemailer encodes most non-ASCII as RFC
+  // 2047 words, but not all (a value such as "xčĊ" is left as it is), and written as Latin-1
+  // such a character would keep only its low byte: U+010A would become a line feed.
   parts.push(node.buildHeaders() + "\r\n\r\n");
   if (node.content) parts.push(encodedContent(node, node.content as string | Buffer));
   if (!node.multipart) return;

@@ -29,8 +29,14 @@ function isReservedHeader(name: string): boolean {
  * `<https://…>`. With an https URI Mailroom adds `List-Unsubscribe-Post: List-Unsubscribe=One-Click`
  * (RFC 8058), which is only valid when DKIM covers both fields, as Mailroom's signature does.
  */
-const LIST_UNSUBSCRIBE = /^\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>(?:\s*,\s*<(?:mailto:[^<>\s]+|https:\/\/[^<>\s]+)>)?\s*$/i;
+const LIST_UNSUBSCRIBE = /^\s*<(?:mailto:[\x21-\x3b=\x3f-\x7e]+|https:\/\/[\x21-\x3b=\x3f-\x7e]+)>(?:\s*,\s*<(?:mailto:[\x21-\x3b=\x3f-\x7e]+|https:\/\/[\x21-\x3b=\x3f-\x7e]+)>)?\s*$/i;
 const CONTROL = /[\r\n\0]/;
+/**
+ * Message ids (RFC 5322 msg-id: In-Reply-To, References, a Content-ID) are printable ASCII. The
+ * composer writes them as given, never as encoded words, so anything else would leave as raw bytes.
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const MESSAGE_ID_HEADERS = new Set(["in-reply-to", "references"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 
@@ -116,6 +122,7 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     // Header names are case-insensitive (RFC 5322 §1.2.2): X-Foo and x-foo are one field given twice.
     else if (earlier !== undefined) fail(pointer, `repeats ${earlier} (header names are case-insensitive): give each field once`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
+    else if (MESSAGE_ID_HEADERS.has(name.toLowerCase()) && !PRINTABLE_ASCII.test(value)) fail(pointer, "must be printable ASCII, as message ids are (RFC 5322 msg-id)");
     else if (unfoldable(value)) fail(pointer, UNFOLDABLE);
     else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");
     else headers[name] = value;
@@ -264,7 +271,7 @@ export function checkedAttachments(given: readonly InlineAttachment[] | undefine
     const pointer = `/attachments/${i}`;
     if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
     if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
-    if (a.content_id !== undefined && /[\r\n\0<>\s]/.test(a.content_id)) fail(`${pointer}/content_id`, "must not contain spaces, angle brackets, CR, LF or NUL");
+    if (a.content_id !== undefined && !/^[\x21-\x3b=\x3f-\x7e]+$/.test(a.content_id)) fail(`${pointer}/content_id`, "must be printable ASCII without spaces or angle brackets, as a Content-ID is (RFC 2392)");
     else if (a.content_id !== undefined) {
       const first = contentIds.get(a.content_id.toLowerCase());
       if (first !== undefined) fail(`${pointer}/content_id`, `repeats the content_id of ${first} (content ids are compared without case): give each inline part its own`);

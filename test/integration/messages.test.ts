@@ -408,7 +408,8 @@ describe.each(databases)("messages ($name)", (database) => {
     });
 
     it("takes a List-Unsubscribe of mailto/https URIs only, and adds the RFC 8058 one-click field for https", async () => {
-      for (const value of ["https://acme.example/u/1", "<javascript:alert(1)>", "<http://acme.example/u/1>", "<mailto:u@acme.example>, <https://a.example/u>, <https://b.example/u>"]) {
+      // Not ASCII: an RFC 2047 encoded word is no URI, and a mail client could not follow it.
+      for (const value of ["https://acme.example/u/1", "<javascript:alert(1)>", "<http://acme.example/u/1>", "<mailto:u@acme.example>, <https://a.example/u>, <https://b.example/u>", "<https://acme.example/désabonner>"]) {
         expectValidationFailure(await send(aMessage({ headers: { "List-Unsubscribe": value } })), ["/headers/List-Unsubscribe"]);
       }
       expectValidationFailure(await send(aMessage({ headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } })), ["/headers/List-Unsubscribe-Post"]);
@@ -419,6 +420,33 @@ describe.each(databases)("messages ($name)", (database) => {
       const headers = headersOf(mime);
       expect(headers).toContainEqual(["List-Unsubscribe", "<mailto:unsubscribe@acme.example>, <https://acme.example/u/1>"]);
       expect(headers).toContainEqual(["List-Unsubscribe-Post", "List-Unsubscribe=One-Click"]);
+    });
+
+    it("refuses a message id header or a content_id with a character outside printable ASCII (as msg-id allows), one that looks like CR or LF included", async () => {
+      // U+010D and U+010A end in the bytes of CR and LF: written as Latin-1 they would start a header.
+      const lookalike = "\u010d\u010a";
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ headers: { "In-Reply-To": `<a@b.example>${lookalike}Subject: Injected` } }, "/headers/In-Reply-To"],
+        [{ headers: { references: `<a@b.example> <é@b.example>` } }, "/headers/references"],
+        [{ attachments: [{ filename: "a.png", content: "YQ==", content_id: `logo@x${lookalike}X-Injected:yes` }] }, "/attachments/0/content_id"],
+      ];
+      for (const [fields, pointer] of cases) {
+        const res = await send(aMessage(fields));
+        expectValidationFailure(res, [pointer]);
+        expect(res.json().errors[0].message).toMatch(/printable ASCII/);
+      }
+      await expectNothingStored();
+    });
+
+    it("writes a header of its own that the composer leaves unencoded as UTF-8, so no character can become a line break", async () => {
+      const id = (await sendOk(aMessage({ headers: { "OTP-Token": "x\u010d\u010aContent-Type: text/plain\u010d\u010a\u010d\u010aBody replaced" } }))).id;
+      await t.drain();
+      const mime = (await t.call({ method: "GET", url: `/v1/messages/${id}` })).json().mime as string;
+      expect(mime).not.toMatch(/^Body replaced/m);
+      expect(mime).not.toMatch(/^Content-Type: text\/plain\r?$/m);
+      const headers = headersOf(mime);
+      expect(headers.filter(([name]) => name === "From")).toHaveLength(1);
+      expect(headers.find(([name]) => name === "OTP-Token")).toBeDefined();
     });
 
     it("lists every failing field of the contract's checks at once, each with a JSON pointer", async () => {
