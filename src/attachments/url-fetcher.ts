@@ -55,7 +55,9 @@ export class UrlFetcher implements AttachmentSource {
 
   private async follow(url: string, budget: FetchBudget): Promise<{ content: Buffer; contentType: string | null; filename: string | null }> {
     const deadline = Date.now() + this.options.timeoutMs;
-    let target = new URL(url);
+    // The contract's `format: uri` admits what the WHATWG parser, and so any request, refuses.
+    let target = URL.parse(url);
+    if (target === null) throw new AttachmentFetchError("is not a URL a request can be made to (the port, or an IPv4 address or IDN host name in it, is out of range)");
     for (let redirects = 0; ; redirects++) {
       const unsendable = unsendableCredentials(target);
       if (unsendable) throw new AttachmentFetchError(`${redirects === 0 ? "its" : "redirected to a URL whose"} user name or password ${unsendable}`);

@@ -390,6 +390,22 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(refused).toMatchObject({ status: 422, error: { errors: [{ pointer: "/attachments/0/url" }] } });
     });
 
+    it.each(["http://files.example:99999/a.pdf", "http://1.2.3.4.5/a.pdf", "http://999.1.1.1/a.pdf", "http://xn--a.example/a.pdf"])(
+      "refuses %s, a URI the contract admits but no request can reach, at its pointer: in a send, a preview, and only its own message of a batch",
+      async (url) => {
+        const message = "could not be fetched: is not a URL a request can be made to (the port, or an IPv4 address or IDN host name in it, is out of range)";
+        const sent = await send([{ url }]);
+        expect(sent.statusCode, sent.body).toBe(422);
+        expect(sent.json().errors).toEqual([{ location: "body", pointer: "/attachments/0/url", message }]);
+        const preview = await t.call({ method: "POST", url: "/v1/messages/preview", payload: aMessage({ attachments: [{ url }] }) });
+        expect(preview.statusCode, preview.body).toBe(422);
+        const batch = await t.call({ method: "POST", url: "/v1/messages/batch", payload: { messages: [aMessage(), aMessage({ attachments: [{ url }] })] } });
+        expect(batch.statusCode, batch.body).toBe(200);
+        expect(batch.json().data.map((answer: { status: number }) => answer.status)).toEqual([202, 422]);
+        expect(await stored()).toHaveLength(1);
+      },
+    );
+
     it("previews a message with its fetched files, storing nothing", async () => {
       const res = await t.call({ method: "POST", url: "/v1/messages/preview", payload: aMessage({ attachments: [{ url: `${files.base}/files/invoice.pdf` }] }) });
       expect(res.statusCode, res.body).toBe(200);
