@@ -3,7 +3,7 @@ import { domainOf, formatMailbox, parseMailbox, type Mailbox } from "../domain/a
 import { parseInstant } from "../domain/clock.js";
 import { ValidationError, type FieldError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
-import { describesMimeBody } from "../domain/mime-headers.js";
+import { describesMimeBody, UNFOLDABLE, unfoldable } from "../domain/mime-headers.js";
 import type { MessageContent, MessageTracking, NewRecipient, StoredAttachment } from "../db/repositories/messages.js";
 import { statementBytes } from "../db/rows.js";
 import type { components } from "../../generated/v1.js";
@@ -175,17 +175,6 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     expiresAt,
   };
 }
-
-/**
- * RFC 5322 §2.1.1: a line is at most 998 characters. nodemailer folds a long value at its
- * spaces, and puts a run without one on a line of its own after a folding space: a run of 998
- * characters (a 998-character value or subject without a space, which the contract's maxLength
- * allows) would make a 999-character line. Tested on the MIME it renders (messages.test.ts).
- */
-const LONGEST_UNFOLDABLE_RUN = 997;
-const UNFOLDABLE = `cannot be folded into lines of at most 998 characters (RFC 5322): a run of more than ${LONGEST_UNFOLDABLE_RUN} characters without a space; break it with a space or shorten it`;
-// A run with a character past ASCII is written as RFC 2047 encoded words, which are split short.
-const unfoldable = (value: string): boolean => value.length > LONGEST_UNFOLDABLE_RUN && value.split(/[ \t]/).some((run) => run.length > LONGEST_UNFOLDABLE_RUN && /^[\x21-\x7e]*$/.test(run));
 
 /** The parts of a message that LIMITS.storedMessageMaxBytes bounds. */
 type StoredContent = Pick<MessageContent, "subject" | "html" | "text" | "headers" | "attachments">;

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, TemplateRenderFailedError, UniqueViolatio
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { LIMITS } from "../domain/limits.js";
+import { UNFOLDABLE, unfoldable } from "../domain/mime-headers.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import { referencedNames, TemplatesRepository, type ResolvedVersion, type TemplateFilters, type TemplateKind, type TemplateRow, type TemplatesTransaction, type VersionContent, type VersionRow } from "../db/repositories/templates.js";
 import type { FieldProblem, ReferencedVariables, TemplateSources } from "../templates/liquid.js";
@@ -506,6 +507,7 @@ function sentContent(rendered: RenderedSources, ownText: boolean, pointer: strin
   if (chars > LIMITS.subjectMaxChars) {
     throw ValidationError.field(pointer, `renders a subject of ${chars.toLocaleString("en-US")} characters; a subject is at most ${LIMITS.subjectMaxChars} (shorten the template's subject or the variables it uses)`);
   }
+  if (unfoldable(subject)) throw ValidationError.field(pointer, `renders a subject that ${UNFOLDABLE}`);
   const blank = [
     ...(subject === "" ? ["subject"] : []),
     ...(rendered.html.trim() === "" ? ["html"] : []),

@@ -762,6 +762,18 @@ describe.each(databases)("Templates ($name)", (database) => {
       expect((await render("welcome", { variables: { first_name: "😀".repeat(989) } })).statusCode).toBe(200);
     });
 
+    it("refuses, as a send does, a subject with a run of more than 997 characters without a space, which no header line could hold", async () => {
+      await create({ publish: true, subject: "{{ first_name }}" });
+      const variables = { first_name: "x".repeat(998) };
+      const rendered = await render("welcome", { variables });
+      expect(rendered.statusCode, rendered.body.slice(0, 300)).toBe(422);
+      expect(rendered.json()).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/variables", message: expect.stringMatching(/^renders a subject that cannot be folded into lines of at most 998 characters/) }] });
+      const sent = await t.call({ method: "POST", url: "/v1/messages", payload: { to: "ada@example.com", from: "Acme <hello@acme.example>", template: { slug: "welcome", variables } } });
+      expect(sent.statusCode, sent.body.slice(0, 300)).toBe(422);
+      expect(sent.json().errors[0].message).toBe(rendered.json().errors[0].message);
+      expect((await render("welcome", { variables: { first_name: "x".repeat(997) } })).statusCode).toBe(200);
+    });
+
     it("refuses a subject, html or text that renders empty, as a send does; a layout renders by itself empty of content", async () => {
       await create({ publish: true, subject: "{{ title }}", html: "{% if show %}<p>Hi</p>{% endif %}\n", text: "{{ note }}", variables: [] });
       const res = await render("welcome", { variables: { title: " \n " } });
