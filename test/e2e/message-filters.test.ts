@@ -61,6 +61,8 @@ describe("filtering the message log by template", () => {
   it("names the statuses in the Status filter as the badges do, and says the search takes a whole address", async () => {
     await page.goto("/messages");
     const status = page.getByRole("form", { name: "Filters" }).getByLabel("Status");
+    // Once the page is shown (its code is fetched the first time it is opened).
+    await status.waitFor();
     expect(await status.locator("option").allTextContents()).toEqual([
       "All statuses",
       "Scheduled",
