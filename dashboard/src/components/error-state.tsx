@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, type FieldError } from "mailroom";
+import { APIConnectionError, APIError, RateLimitError, type FieldError } from "mailroom";
 import { Link, useLocation } from "wouter";
 import { useOptionalWorkspace } from "../api/api-context";
 import { loggedEnvironment } from "../api/client";
@@ -68,12 +68,31 @@ interface ErrorStateProps {
   compact?: boolean;
   /** Pointers whose problems the form shows under their fields (`/url`): not listed again here. */
   shownAtFields?: readonly string[];
+  /**
+   * For a person signing in, up or accepting an invitation rather than a developer: a refusal
+   * (4xx: a wrong password, too many attempts, an address already registered) is said in words
+   * only, with how long to wait when the server said; its code and request id, which mean nothing
+   * to them, are left out. A failure of the server (5xx) or the network keeps them: that is when
+   * support needs the request id.
+   */
+  inWords?: boolean;
+}
+
+/** How long `Retry-After` asks to wait, in words: "Try again in 7 minutes." */
+function waitInWords(seconds: number): string {
+  if (seconds < 60) return `Try again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`;
+  const minutes = Math.ceil(seconds / 60);
+  return `Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
 }
 
 /** A failed request: the problem's title, its detail or failing fields, its code and request id, and a Retry button. */
-export function ErrorState({ error, title, onRetry, compact = false, shownAtFields = [] }: ErrorStateProps) {
+export function ErrorState({ error, title, onRetry, compact = false, shownAtFields = [], inWords = false }: ErrorStateProps) {
   const problem = describeError(error);
   const listed = problem.fieldErrors.filter(({ pointer }) => !shownAtFields.some((shown) => isAtOrBelow(pointer, shown)));
+  const wordsOnly = inWords && error instanceof APIError && error.status < 500;
+  // The server's detail says how long to wait already ("try again in 7 min."); a 429 from
+  // something in front of it may only have the header.
+  const wait = wordsOnly && error instanceof RateLimitError && error.retry_after !== undefined && !/try again/i.test(problem.detail ?? "") ? waitInWords(error.retry_after) : undefined;
   const classes = ["error-state", compact ? "error-state--compact" : "", problem.permission ? "error-state--permission" : ""];
   return (
     <div role="alert" className={classes.filter(Boolean).join(" ")}>
@@ -81,6 +100,7 @@ export function ErrorState({ error, title, onRetry, compact = false, shownAtFiel
       {title && <p className="error-state__detail">{problem.title}</p>}
       {/* With field errors the list says what and where; the detail would say it again. */}
       {problem.detail && problem.fieldErrors.length === 0 && <p className="error-state__detail">{problem.detail}</p>}
+      {wait && <p className="error-state__detail">{wait}</p>}
       {problem.permission && (
         <p className="error-state__detail">Your role in this workspace does not allow this. Ask an admin or an owner of the workspace.</p>
       )}
@@ -93,7 +113,7 @@ export function ErrorState({ error, title, onRetry, compact = false, shownAtFiel
           ))}
         </ul>
       )}
-      {(problem.code || problem.requestId) && (
+      {!wordsOnly && (problem.code || problem.requestId) && (
         <p className="error-state__meta">
           {problem.code && (
             <span>

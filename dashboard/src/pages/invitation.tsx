@@ -74,7 +74,7 @@ export function InvitationPage({ token }: { token: string }) {
             You are signed in as {session.user?.email}, but the invitation is for {preview.email}. Sign in with that address to accept it.
           </p>
         )}
-        {accept.error !== undefined && <ErrorState error={accept.error} title="Could not accept the invitation" compact />}
+        {accept.error !== undefined && <ErrorState error={accept.error} title="Could not accept the invitation" compact inWords />}
         <button type="button" className="button button--primary button--block" disabled={accept.pending} onClick={() => void accept.run(preview)}>
           {accept.pending ? "Joining…" : "Accept invitation"}
         </button>

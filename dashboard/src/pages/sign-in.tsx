@@ -27,7 +27,7 @@ export function SignInPage() {
         <Field label="Password">
           <input name="password" type="password" required autoComplete="current-password" />
         </Field>
-        {action.error !== undefined && <ErrorState error={action.error} title="Could not sign in" compact />}
+        {action.error !== undefined && <ErrorState error={action.error} title="Could not sign in" compact inWords />}
         <button type="submit" className="button button--primary button--block" disabled={action.pending}>
           {action.pending ? "Signing in…" : "Sign in"}
         </button>
