@@ -81,6 +81,12 @@ describe("API key restrictions in the dashboard", () => {
     const describedBy = (await field.getAttribute("aria-describedby")) ?? "";
     const described = await Promise.all(describedBy.split(" ").map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(described.join(" ")).toContain('"10.0.0.300" is not an IP address or CIDR range');
+    // Said once, beside its field: the form's error box says the save was refused, not the problem again.
+    const alert = dialog.getByRole("alert");
+    expect(await alert.textContent()).toContain("Could not save the key");
+    expect(await alert.textContent()).not.toContain("/restrictions/allowed_ips");
+    expect(await alert.textContent()).not.toContain("is not an IP address or CIDR range");
+    expect(await dialog.getByText("is not an IP address or CIDR range").count()).toBe(1);
     await screenshot(page, "api-key-edit-problem");
     expect((await keyFromApi())?.restrictions.allowed_ips).toBeNull();
   });

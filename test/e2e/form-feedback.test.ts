@@ -126,6 +126,62 @@ describe("feedback and focus in the dashboard's forms", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 
+  it("shows each problem of a refused API key once: beside its field, or in the error box when no field shows it", async () => {
+    await page.goto("/developers/api-keys");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create API key" });
+    const name = dialog.getByLabel("Name");
+    const ips = dialog.getByLabel("Allowed IP addresses");
+    const errorsOf = (label: string) => dialog.locator(".field").filter({ has: page.getByLabel(label, { exact: true }) }).locator(".field__errors");
+    const alert = dialog.getByRole("alert");
+    // Spaces pass the browser's `required`; trimmed, the name is empty, which the server refuses.
+    await name.fill("   ");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true");
+    const nameProblem = (await errorsOf("Name").textContent()) ?? "";
+    expect(nameProblem).not.toBe("");
+    expect(nameProblem).not.toContain("/name");
+    // The box says the press was refused, with its code and request id, and not the problem again.
+    const said = (await alert.textContent()) ?? "";
+    expect(said).toContain("Could not create the key");
+    expect(said).toContain("validation_failed");
+    expect(said).not.toContain("/name");
+    expect(said).not.toContain(nameProblem);
+
+    // A problem about something the form does not show (domain limits, offered only for sending
+    // access) has no field to go beside: the box lists it, with its pointer.
+    await page.route("**/v1/api-keys", (route) =>
+      route.fulfill({
+        status: 422,
+        contentType: "application/problem+json",
+        headers: { "request-id": "req_crafted_for_the_test" },
+        body: JSON.stringify({
+          type: "https://mailroom.dev/problems/validation_failed",
+          title: "Validation failed",
+          status: 422,
+          code: "validation_failed",
+          request_id: "req_crafted_for_the_test",
+          errors: [
+            { location: "body", pointer: "/restrictions/sender_domains/0", message: "is not a domain name" },
+            { location: "body", pointer: "/name", message: "is already taken by another key" },
+          ],
+        }),
+      }),
+    );
+    try {
+      await name.fill("CI");
+      await ips.fill("");
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      await expect.poll(() => errorsOf("Name").textContent()).toBe("is already taken by another key");
+      await expect.poll(() => alert.textContent()).toContain("/restrictions/sender_domains/0 is not a domain name");
+      expect(await alert.textContent()).not.toContain("is already taken by another key");
+      expect(await ips.getAttribute("aria-invalid")).toBeNull();
+    } finally {
+      await page.unroute("**/v1/api-keys");
+    }
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+  });
+
   it("shows the server's problem with Settings' default sender under it, until it is changed", async () => {
     await page.goto("/settings");
     const from = page.getByLabel("Default sender", { exact: true });

@@ -13,6 +13,16 @@ export function readRestrictionFields(form: FormValues): ApiKeyRestrictions {
   };
 }
 
+/**
+ * The pointers whose problems the fields below show beside themselves (an entry's too:
+ * `/restrictions/allowed_ips/1`), for the form's error box to leave out; the domain fields only
+ * when shown, so that a problem with a limit the form does not offer is still said in the box.
+ */
+export function restrictionPointers(sendingAccess: boolean): string[] {
+  const shown: RestrictionField[] = sendingAccess ? ["allowed_ips", "sender_domains", "recipient_domains"] : ["allowed_ips"];
+  return shown.map((field) => `/restrictions/${field}`);
+}
+
 interface RestrictionFieldsProps {
   /** The key's limits now, when it is being edited. */
   current?: ApiKeyRestrictions;
