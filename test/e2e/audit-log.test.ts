@@ -7,7 +7,8 @@ import { startDashboardHarness, type DashboardHarness } from "../helpers/dashboa
 /**
  * The audit log page (docs/dashboard.md), in real Chromium against the real server: a key the
  * owner creates in the dashboard is recorded as the owner's doing, named by their address, and a
- * domain that key then adds through the SDK as the key's, by its id; the filter narrows the list
+ * domain that key then adds through the SDK as the key's, by its name; each with its id beside the
+ * name, in words on the page rather than in a tooltip; the filter narrows the list
  * to one kind of change, and a developer is neither offered the page nor shown it. Each `it` runs
  * on from where the previous one left the page.
  */
@@ -22,6 +23,7 @@ describe("the audit log in the dashboard", () => {
   let secret = "";
   let keyId = "";
   let domainId = "";
+  let ownerId = "";
 
   const heading = () => page.getByRole("heading", { level: 1 });
   const rows = () => page.getByTestId("audit-event-row");
@@ -61,8 +63,11 @@ describe("the audit log in the dashboard", () => {
     const [recorded] = await logFromApi({ operation: "createApiKey" });
     keyId = recorded!.target.id!;
     expect(recorded!.actor.type).toBe("user");
-    // The user's email once the members list has loaded (their id until then).
-    await expect.poll(() => created.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
+    ownerId = recorded!.actor.id;
+    // The user's email once the members list has loaded (their id until then), their id beside it.
+    await expect.poll(() => created.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member ${ownerId}`);
+    expect(await created.getByTestId("audit-event-actor").getByText(ownerId, { exact: true }).isVisible()).toBe(true);
+    expect(await created.getByTestId("audit-event-actor").locator("[title]").count()).toBe(0);
     expect(await created.textContent()).toContain("Created API key");
     // The names of the fields the dashboard sent, never their values.
     expect(await created.getByTestId("audit-event-fields").textContent()).toContain("name");
@@ -77,7 +82,7 @@ describe("the audit log in the dashboard", () => {
     expect(await created.textContent()).toContain(recorded!.ip_address ?? "—");
   });
 
-  it("records a domain added through the SDK with that key, by the key's id, linked to the domain's page", async () => {
+  it("records a domain added through the SDK with that key, by the key's name and id, linked to the domain's page", async () => {
     const withKey = new Mailroom({ apiKey: secret, baseUrl: harness.server.baseUrl, maxRetries: 0 });
     domainId = (await withKey.domains.create({ name: DOMAIN })).id;
 
@@ -86,7 +91,9 @@ describe("the audit log in the dashboard", () => {
     await added.waitFor();
     // Newest first.
     expect((await operations())[0]).toBe("createDomain");
-    expect(await added.getByTestId("audit-event-actor").textContent()).toBe(`${keyId}API key`);
+    // The key's name once the keys have loaded (listApiKeys), its id beside it.
+    await expect.poll(() => added.getByTestId("audit-event-actor").textContent()).toBe(`${KEY_NAME}API key ${keyId}`);
+    expect(await added.getByTestId("audit-event-actor").getByText(keyId, { exact: true }).isVisible()).toBe(true);
     expect(await added.textContent()).toContain("Created domain");
     await screenshot(page, "audit-log");
 
@@ -114,6 +121,8 @@ describe("the audit log in the dashboard", () => {
   it("shows the domain, which both environments share, in the live log too, but not the sandbox key", async () => {
     await page.getByRole("switch", { name: "Live mode" }).click();
     await expect.poll(operations).toEqual(["createDomain"]);
+    // Named in the live log too, though the key is the sandbox's.
+    await expect.poll(() => row("createDomain").getByTestId("audit-event-actor").textContent()).toBe(`${KEY_NAME}API key ${keyId}`);
     await page.getByRole("switch", { name: "Live mode" }).click();
     await expect.poll(async () => (await operations()).length).toBe(2);
   });
@@ -145,7 +154,7 @@ describe("the audit log in the dashboard", () => {
     const invited = row("createInvitation");
     await invited.waitFor();
     // The actor shows as its id until the members list has loaded, then by its email.
-    await expect.poll(() => invited.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member`);
+    await expect.poll(() => invited.getByTestId("audit-event-actor").textContent()).toBe(`${OWNER.email}Member ${ownerId}`);
     expect(await invited.getByTestId("audit-event-fields").textContent()).toBe("email, role");
   });
 });

@@ -20,6 +20,7 @@ describe("the request log in the dashboard", () => {
   let page: Page;
   let withKey: Mailroom;
   let keyId = "";
+  let ownerId = "";
   let refused: APIError;
 
   const heading = () => page.getByRole("heading", { level: 1 });
@@ -35,6 +36,7 @@ describe("the request log in the dashboard", () => {
     page = harness.page;
     const created = await (await harness.sdk("sandbox")).apiKeys.create({ name: KEY_NAME });
     keyId = created.id;
+    ownerId = (await (await harness.sdk("sandbox")).accounts.listMembers()).data.find((member) => member.email === OWNER.email)!.user_id;
     withKey = new Mailroom({ apiKey: created.secret, baseUrl: harness.server.baseUrl, maxRetries: 0 });
   });
 
@@ -66,16 +68,20 @@ describe("the request log in the dashboard", () => {
     expect(await failed.getAttribute("data-status")).toBe("422");
     expect(await failed.getByTestId("request-log-status").textContent()).toBe("422");
     expect(await failed.getByTestId("request-log-error-code").textContent()).toBe("validation_failed");
-    // Named once the keys have loaded (listApiKeys), by its id until then.
-    await expect.poll(() => failed.getByTestId("request-log-credential").textContent()).toBe(KEY_NAME);
+    // Named once the keys have loaded (listApiKeys), by its id until then; the id shown beside the name.
+    await expect.poll(() => failed.getByTestId("request-log-credential").textContent()).toBe(`${KEY_NAME} ${keyId}`);
+    expect(await failed.getByTestId("request-log-credential").getByText(keyId, { exact: true }).isVisible()).toBe(true);
     expect(await failed.textContent()).toContain("POST");
     expect(await failed.textContent()).toContain("/v1/messages");
 
     // The key's two requests, newest first: the accepted send after the refused one.
     const byKey = rows().filter({ has: page.getByTestId("request-log-credential").getByText(KEY_NAME, { exact: true }) });
     expect(await byKey.evaluateAll((found) => found.map((element) => element.getAttribute("data-status")))).toEqual(["202", "422"]);
-    // The dashboard's own calls are there too, as a member's.
-    expect(await page.getByTestId("request-log-credential").getByText("member", { exact: true }).count()).toBeGreaterThan(0);
+    // The dashboard's own calls are there too, as the member's, by their address (listMembers) and id.
+    const byOwner = page.getByTestId("request-log-credential").filter({ has: page.getByText(OWNER.email, { exact: true }) });
+    await expect.poll(() => byOwner.count()).toBeGreaterThan(0);
+    expect(await byOwner.first().textContent()).toBe(`${OWNER.email} ${ownerId}`);
+    expect(await byOwner.first().getByText(ownerId, { exact: true }).isVisible()).toBe(true);
     await screenshot(page, "request-log");
   });
 
@@ -145,7 +151,7 @@ describe("the request log in the dashboard", () => {
     await link.click();
     await expect.poll(() => heading().textContent()).toBe(`PATCH /v1/api-keys/${keyId}`);
     expect(await page.getByTestId("request-log-status").textContent()).toBe("422");
-    expect(await page.getByTestId("request-log-credential").textContent()).toMatch(/^Member usr_/);
+    await expect.poll(() => page.getByTestId("request-log-credential").textContent()).toBe(`Member ${OWNER.email} ${ownerId}`);
     expect(await page.getByTestId("request-log-field-errors").textContent()).toContain("/restrictions/allowed_ips/0");
   });
 

@@ -1,5 +1,5 @@
 import type { AuditEvent } from "mailroom";
-import { describeActor, type MemberEmails } from "./actors.js";
+import { describeActor, type KeyNames, type MemberEmails } from "./actors.js";
 
 /**
  * The operations the audit log records, grouped by what they change, as the page's filter offers
@@ -102,20 +102,20 @@ export interface AuditEventView {
   action: string;
   /** The request's top-level fields, "name, restrictions"; empty when it had none. */
   fields: string;
-  /** "Member" or "API key", and who: a member's email when known, else the id. */
+  /** "Member" or "API key", and who: a member's email or a key's name when known, else the id. */
   actor: { kind: string; name: string };
   /** The kind of object changed, its name (the id, a member's email) and where to see it, if anywhere. */
   target: { kind: string; name: string | null; href: string | null };
 }
 
-/** An audit event as the page shows it, with members named by `emails` where it knows them. */
-export function describeAuditEvent(event: Pick<AuditEvent, "operation" | "actor" | "target" | "fields">, emails: MemberEmails): AuditEventView {
+/** An audit event as the page shows it, with members named by `emails` and keys by `keyNames` where it knows them. */
+export function describeAuditEvent(event: Pick<AuditEvent, "operation" | "actor" | "target" | "fields">, emails: MemberEmails, keyNames: KeyNames = new Map()): AuditEventView {
   const { actor, target } = event;
   const memberName = (id: string) => emails.get(id) ?? id;
   return {
     action: operationLabel(event.operation),
     fields: event.fields.join(", "),
-    actor: describeActor(actor, emails),
+    actor: describeActor(actor, emails, keyNames),
     target: {
       kind: TARGET_KINDS[target.type] ?? target.type,
       name: target.id === null ? null : target.type === "member" ? memberName(target.id) : target.id,

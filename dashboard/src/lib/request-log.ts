@@ -1,4 +1,5 @@
 import type { ApiKey, ListRequestLogsParams, RequestLog, Role } from "mailroom";
+import type { KeyNames, MemberEmails } from "./actors.js";
 
 /** The least role that may read the log: listRequestLogs' and getRequestLog's x-mailroom-role. */
 export const REQUEST_LOG_ROLE: Role = "developer";
@@ -92,13 +93,12 @@ export function formatDuration(ms: number): string {
   return `${shortDuration.format(ms < 10 ? ms : Math.round(ms))} ms`;
 }
 
-/** API keys' names by their ids (from listApiKeys). */
-export type KeyNames = ReadonlyMap<string, string>;
+export type { KeyNames } from "./actors.js";
 
 export interface CredentialView {
   /** "API key" or "Member". */
   kind: string;
-  /** A key's name when known, else its id; "member" for a member (their user id is in `id`). */
+  /** A key's name when known, else its id; a member's address when known, else "member" (their user id is in `id`). */
   label: string;
   /** The label is the id itself (set in monospace). */
   isId: boolean;
@@ -107,21 +107,27 @@ export interface CredentialView {
   href: string | null;
 }
 
-/** Who made a request, as the log shows it. */
-export function describeCredential(credential: RequestLog["credential"], keyNames: KeyNames): CredentialView {
-  if (credential.type === "user") return { kind: "Member", label: "member", isId: false, id: credential.id, href: null };
+/** Who made a request, as the log shows it: keys named by `keyNames`, members by `emails` where they are known. */
+export function describeCredential(credential: RequestLog["credential"], keyNames: KeyNames, emails: MemberEmails = new Map()): CredentialView {
+  if (credential.type === "user") return { kind: "Member", label: emails.get(credential.id) ?? "member", isId: false, id: credential.id, href: null };
   const name = keyNames.get(credential.id);
   return { kind: "API key", label: name ?? credential.id, isId: name === undefined, id: credential.id, href: "/developers/api-keys" };
 }
 
 /**
  * The Credential select: the environment's keys by name (a revoked one says so), and the id in
- * the query string when it is no key of the list (a member's user id, from a request's page).
+ * the query string when it is no key of the list (a member's user id, from a request's page: with
+ * their address when `emails` has it).
  */
-export function credentialOptions(keys: ReadonlyArray<Pick<ApiKey, "id" | "name" | "revoked_at">>, current: string | null): Array<{ value: string; label: string }> {
+export function credentialOptions(
+  keys: ReadonlyArray<Pick<ApiKey, "id" | "name" | "revoked_at">>,
+  current: string | null,
+  emails: MemberEmails = new Map(),
+): Array<{ value: string; label: string }> {
   const options = keys.map((key) => ({ value: key.id, label: key.revoked_at ? `${key.name} (revoked)` : key.name }));
   if (current && !keys.some((key) => key.id === current)) {
-    options.push({ value: current, label: current.startsWith("usr_") ? `Member ${current}` : current });
+    const email = emails.get(current);
+    options.push({ value: current, label: current.startsWith("usr_") ? `Member ${email === undefined ? current : `${email} (${current})`}` : current });
   }
   return options;
 }

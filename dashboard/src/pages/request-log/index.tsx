@@ -2,6 +2,7 @@ import { useMemo } from "react";
 import type { RequestLog } from "mailroom";
 import { Link, useSearchParams } from "wouter";
 import { useApi } from "../../api/api-context";
+import { useMemberEmails } from "../../api/use-member-emails";
 import { usePaged } from "../../api/use-request";
 import { Field } from "../../components/field";
 import { Loaded } from "../../components/loaded";
@@ -9,6 +10,7 @@ import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { FilterSelect, UrlFilters } from "../../components/url-filters";
+import type { MemberEmails } from "../../lib/actors";
 import { formatPreciseTime } from "../../lib/format";
 import {
   FILTER_NAMES,
@@ -27,8 +29,8 @@ import { HttpStatusBadge } from "./http-status-badge";
 const PAGE_SIZE = 25;
 const METHOD_OPTIONS = METHODS.map((method) => ({ value: method, label: method }));
 
-function RequestLogRow({ log, keyNames }: { log: RequestLog; keyNames: KeyNames }) {
-  const credential = describeCredential(log.credential, keyNames);
+function RequestLogRow({ log, keyNames, emails }: { log: RequestLog; keyNames: KeyNames; emails: MemberEmails }) {
+  const credential = describeCredential(log.credential, keyNames, emails);
   return (
     <tr data-testid="request-log-row" data-request-id={log.id} data-status={log.status}>
       <td>
@@ -49,9 +51,14 @@ function RequestLogRow({ log, keyNames }: { log: RequestLog; keyNames: KeyNames 
       </td>
       <td className="nowrap">{formatDuration(log.duration_ms)}</td>
       <td data-testid="request-log-credential">
-        <span className={credential.isId ? "mono break" : "wrap-anywhere"} title={credential.id}>
-          {credential.label}
-        </span>
+        <span className={credential.isId ? "mono break" : "wrap-anywhere"}>{credential.label}</span>
+        {/* A name's id on the line under it, in words (to quote, or to filter by). */}
+        {!credential.isId && (
+          <>
+            {" "}
+            <code className="muted break request-log__credential-id">{credential.id}</code>
+          </>
+        )}
       </td>
       <td className="table__actions">
         <Link href={requestLogHref(log.id)} aria-label={`Details of ${log.id}`}>
@@ -65,7 +72,8 @@ function RequestLogRow({ log, keyNames }: { log: RequestLog; keyNames: KeyNames 
 /**
  * `/developers/request-log`: every request this environment's keys and members made to `/v1`,
  * newest first (listRequestLogs, developers and above: the server answers a viewer 403, shown as
- * such), credentials named by the keys' names (listApiKeys).
+ * such), credentials named by the keys' names (listApiKeys) and the members' addresses
+ * (listMembers), each with its id.
  */
 export function RequestLogPage() {
   const api = useApi();
@@ -76,6 +84,7 @@ export function RequestLogPage() {
     [api, query],
   );
   const { keys, names } = useApiKeyNames();
+  const emails = useMemberEmails();
   const keysSettled = keys.data !== undefined || keys.error !== undefined;
 
   return (
@@ -103,7 +112,7 @@ export function RequestLogPage() {
           name="credential_id"
           label="Credential"
           anyLabel="All credentials"
-          options={credentialOptions(keys.data ?? [], params.get("credential_id"))}
+          options={credentialOptions(keys.data ?? [], params.get("credential_id"), emails)}
           params={params}
         />
       </UrlFilters>
@@ -120,7 +129,7 @@ export function RequestLogPage() {
                 busy={paged.loading}
               >
                 {data.map((log) => (
-                  <RequestLogRow key={log.id} log={log} keyNames={names} />
+                  <RequestLogRow key={log.id} log={log} keyNames={names} emails={emails} />
                 ))}
               </Table>
             )

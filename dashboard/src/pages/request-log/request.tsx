@@ -1,12 +1,14 @@
 import { APIError, type RequestLog } from "mailroom";
 import { Link } from "wouter";
 import { useApi } from "../../api/api-context";
+import { useMemberEmails } from "../../api/use-member-emails";
 import { useRequest } from "../../api/use-request";
 import { Card } from "../../components/card";
 import { CopyButton } from "../../components/copy-button";
 import { PageHeader } from "../../components/page-header";
 import { ResourcePage } from "../../components/resource-page";
 import { SummaryList, SummaryRow } from "../../components/summary-list";
+import type { MemberEmails } from "../../lib/actors";
 import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatPreciseTime } from "../../lib/format";
 import { REQUEST_LOG_PATH, describeCredential, fieldErrors, formatDuration, type KeyNames } from "../../lib/request-log";
@@ -44,8 +46,9 @@ function ProblemCard({ problem }: { problem: NonNullable<RequestLog["error"]> })
   );
 }
 
-function RequestLogView({ log, keyNames }: { log: RequestLog; keyNames: KeyNames }) {
-  const credential = describeCredential(log.credential, keyNames);
+function RequestLogView({ log, keyNames, emails }: { log: RequestLog; keyNames: KeyNames; emails: MemberEmails }) {
+  const credential = describeCredential(log.credential, keyNames, emails);
+  const email = log.credential.type === "user" ? emails.get(log.credential.id) : undefined;
   return (
     <>
       <PageHeader title={`${log.method} ${log.path}`} description={log.operation ? <code>{log.operation}</code> : "No operation of the contract"} />
@@ -82,10 +85,13 @@ function RequestLogView({ log, keyNames }: { log: RequestLog; keyNames: KeyNames
           <span data-testid="request-log-credential">
             {credential.kind}{" "}
             {credential.href ? (
-              // A key's name (or id) leads to the API keys page; a member is named by their user id.
+              // A key's name (or id) leads to the API keys page; a member is named by their address, when known, and user id.
               <Link href={credential.href}>{credential.isId ? <code className="break">{credential.id}</code> : credential.label}</Link>
             ) : (
-              <code className="break">{credential.id}</code>
+              <>
+                {email !== undefined && <span className="wrap-anywhere">{email} </span>}
+                <code className="break">{credential.id}</code>
+              </>
             )}
             {credential.href && !credential.isId && (
               <>
@@ -125,17 +131,18 @@ function RequestLogView({ log, keyNames }: { log: RequestLog; keyNames: KeyNames
 
 /**
  * `/developers/request-log/:id`: one request by its `Request-Id` (getRequestLog), its credential
- * named (listApiKeys), and the problem it was answered with.
+ * named (a key by listApiKeys, a member by listMembers), and the problem it was answered with.
  */
 export function RequestLogEntryPage({ id }: { id: string }) {
   const api = useApi();
   const log = useRequest((signal) => api.call((mr) => mr.requestLogs.get(id, { signal })), [api, id]);
   const { names } = useApiKeyNames();
+  const emails = useMemberEmails();
   const notFound = log.error instanceof APIError && log.error.status === 404;
   return (
     <>
       <ResourcePage back={{ href: REQUEST_LOG_PATH, label: "Request log" }} title="Request" state={log} what="this request">
-        {(data) => <RequestLogView log={data} keyNames={names} />}
+        {(data) => <RequestLogView log={data} keyNames={names} emails={emails} />}
       </ResourcePage>
       {notFound && (
         <p className="notice" role="note" data-testid="request-log-not-found">

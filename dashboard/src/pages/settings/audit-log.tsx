@@ -3,6 +3,7 @@ import type { AuditEvent, ListAuditEventsParams } from "mailroom";
 import { Link, useSearchParams } from "wouter";
 import { useApi } from "../../api/api-context";
 import { useMemberEmails } from "../../api/use-member-emails";
+import { useWorkspaceKeyNames } from "../../api/use-workspace-key-names";
 import { usePaged } from "../../api/use-request";
 import { CopyButton } from "../../components/copy-button";
 import { Loaded } from "../../components/loaded";
@@ -10,7 +11,7 @@ import { PageHeader } from "../../components/page-header";
 import { Pager } from "../../components/pager";
 import { Table } from "../../components/table";
 import { FilterSelect, UrlFilters } from "../../components/url-filters";
-import type { MemberEmails } from "../../lib/actors";
+import type { KeyNames, MemberEmails } from "../../lib/actors";
 import { AUDITED_OPERATIONS, describeAuditEvent, operationLabel } from "../../lib/audit-log";
 import { formatPreciseTime } from "../../lib/format";
 
@@ -30,8 +31,8 @@ function Name({ text, id }: { text: string; id: string | null }) {
   return <span className={text === id ? "mono break" : "wrap-anywhere"}>{text}</span>;
 }
 
-function AuditEventRow({ event, emails }: { event: AuditEvent; emails: MemberEmails }) {
-  const { action, fields, actor, target } = describeAuditEvent(event, emails);
+function AuditEventRow({ event, emails, keyNames }: { event: AuditEvent; emails: MemberEmails; keyNames: KeyNames }) {
+  const { action, fields, actor, target } = describeAuditEvent(event, emails, keyNames);
   const targetName = target.name === null ? target.kind : <Name text={target.name} id={event.target.id} />;
   return (
     <tr data-testid="audit-event-row" data-operation={event.operation}>
@@ -48,7 +49,16 @@ function AuditEventRow({ event, emails }: { event: AuditEvent; emails: MemberEma
       </td>
       <td data-testid="audit-event-actor">
         <Name text={actor.name} id={event.actor.id} />
-        <span className="muted audit-log__detail">{actor.kind}</span>
+        {/* A name's id on the line under it, in words (to quote, or to filter the API by actor_id). */}
+        <span className="muted audit-log__detail">
+          {actor.kind}
+          {actor.name !== event.actor.id && (
+            <>
+              {" "}
+              <code className="break">{event.actor.id}</code>
+            </>
+          )}
+        </span>
       </td>
       <td data-testid="audit-event-target">
         {target.href ? <Link href={target.href}>{targetName}</Link> : targetName}
@@ -68,7 +78,8 @@ function AuditEventRow({ event, emails }: { event: AuditEvent; emails: MemberEma
 
 /**
  * `/settings/audit-log`: who changed what, newest first (listAuditEvents, admins and owners; the
- * server answers anyone else 403, shown as such), members named by their addresses (listMembers).
+ * server answers anyone else 403, shown as such), members named by their addresses (listMembers)
+ * and API keys by their names (listApiKeys, in both environments), each with its id.
  */
 export function AuditLogPage() {
   const api = useApi();
@@ -79,6 +90,7 @@ export function AuditLogPage() {
     [api, query],
   );
   const emails = useMemberEmails();
+  const keyNames = useWorkspaceKeyNames();
 
   return (
     <>
@@ -100,7 +112,7 @@ export function AuditLogPage() {
             ) : (
               <Table className="table table--rows" columns={["Time", "Change", "By", "Target", "IP address", "Request ID"]} busy={paged.loading}>
                 {data.map((event) => (
-                  <AuditEventRow key={event.id} event={event} emails={emails} />
+                  <AuditEventRow key={event.id} event={event} emails={emails} keyNames={keyNames} />
                 ))}
               </Table>
             )
