@@ -361,6 +361,24 @@ describe.each(databases)("platform ($name)", (database) => {
       expect(expectProblem(exact, 422, "validation_failed").errors).toEqual([{ location: "body", pointer: "/extra", message: "is not a known field" }]);
     });
 
+    it("answers 422 naming a string or key with a lone UTF-16 surrogate (no character: it could not be stored as sent), and stores nothing", async () => {
+      const before = await keyCount();
+      for (const [payload, pointer] of [
+        ['{"name": "Key \\ud800"}', "/name"],
+        ['{"name": "x", "extra": {"list": ["ok", "\\udfff tail"]}}', "/extra/list/1"],
+        // Named by the object that holds the key: a pointer with the surrogate in it would carry it on.
+        ['{"name": "x", "extra": {"\\ud83d": 1}}', "/extra"],
+      ]) {
+        const body = expectProblem(await t.call({ method: "POST", url: "/v1/api-keys", payload, headers: { "content-type": "application/json" } }), 422, "validation_failed");
+        expect(body.errors, payload).toEqual([{ location: "body", pointer, message: expect.stringContaining("lone UTF-16 surrogate") }]);
+      }
+      expect(await keyCount()).toBe(before);
+      // A pair is one character, as any other.
+      const paired = await t.call({ method: "POST", url: "/v1/api-keys", payload: '{"name": "Key \\ud83d\\ude00"}', headers: { "content-type": "application/json" } });
+      expect(paired.statusCode, paired.body).toBe(201);
+      expect(paired.json().name).toBe("Key 😀");
+    });
+
     it("answers 422 naming a __proto__ or constructor.prototype key anywhere in a body, and stores nothing", async () => {
       const before = await keyCount();
       for (const [payload, pointer] of [
