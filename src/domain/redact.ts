@@ -21,7 +21,7 @@ export function credentialUrlProblem(value: string): string | null {
   if (`${url.pathname}${url.search}`.includes("@")) return "has an @ after its host (a password with / or ? must be percent-encoded as %2F or %3F)";
   if (url.hostname === "") return "has no host";
   // Drivers decode the credentials with decodeURIComponent, which throws on a stray % and on an escape that is not UTF-8.
-  if (unsendableCredentials(url) !== null) return "has a % that starts no escape, or an escape that is not UTF-8 (in a user name or password, % must be percent-encoded as %25, and é as %C3%A9)";
+  if (unsendableCredentials(url) !== null) return "has a % that starts no escape, or an escape that is not UTF-8 (a user name or password with % must be percent-encoded as %25, and é as %C3%A9)";
   return null;
 }
 
