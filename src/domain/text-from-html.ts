@@ -92,21 +92,33 @@ function endBefore(text: string, max: number, perLine: number): number {
 }
 
 /**
- * An `<ol type="i">` or `type="I"` whose numbers all have roman numerals (1 to 3999), or else the
- * same list numbered in decimal, as browsers do (CSS Counter Styles: lower-roman's range, then
- * its decimal fallback). html-to-text's numerals end at 3999: past it, it wrote "undefined" in
- * them, and from 10000 (or a start such as 1.23456) it threw, so the message could not be
- * rendered and was retried until it expired.
+ * An `<ol>` numbered as browsers number it. Its `start` is read by HTML's rules for parsing
+ * integers (the leading digits, so "1e400" and "1.5" are 1; none at all is the default, 1), where
+ * html-to-text took Number(start): Infinity, or 1.5. A counter style whose range does not hold
+ * every number falls back to decimal (CSS Counter Styles): roman numerals are 1 to 3999, letters 1
+ * and up. html-to-text's numerals end at 3999 (past it, "undefined"; from 10000 or a start such
+ * as 1.23456 it threw, so the message could not be rendered and was retried until it expired),
+ * and its letters below 1 were a backquote, a bracket or NUL.
  */
-function romanInRange(elem: Element): Element {
+function numberedAsBrowsersDo(elem: Element): Element {
   const attribs = elem.attribs as Record<string, string> | undefined;
-  if (attribs?.["type"] !== "i" && attribs?.["type"] !== "I") return elem;
-  const first = Number(attribs["start"] || "1");
-  const last = first + (elem.children ?? []).filter((child) => child.name === "li").length - 1;
-  if (Number.isInteger(first) && first >= 1 && last <= 3999) return elem;
+  if (attribs === undefined) return elem;
   // The DOM is this conversion's own, made from the html for it and dropped after.
-  attribs["type"] = "1";
+  const first = htmlInteger(attribs["start"]) ?? 1;
+  if (attribs["start"] !== undefined) attribs["start"] = String(first);
+  const last = first + (elem.children ?? []).filter((child) => child.name === "li").length - 1;
+  const type = attribs["type"];
+  const roman = type === "i" || type === "I";
+  const letters = type === "a" || type === "A";
+  if ((roman && (first < 1 || last > 3999)) || (letters && first < 1)) attribs["type"] = "1";
   return elem;
+}
+
+/** HTML's rules for parsing integers: optional white space and sign, then digits; null without any, or past any number. */
+function htmlInteger(value: string | undefined): number | null {
+  const digits = value === undefined ? null : /^[\t\n\f\r ]*([+-]?\d+)/.exec(value);
+  const integer = digits ? Number(digits[1]) : null;
+  return integer !== null && Number.isFinite(integer) ? integer : null;
 }
 
 function budgetOf(builder: Builder): Budget {
@@ -127,7 +139,7 @@ const convert = compile({
   formatters: {
     boundedHorizontalLine: bounded("horizontalLine"),
     boundedBlockquote: bounded("blockquote"),
-    boundedOrderedList: (elem, walk, builder, options) => boundedOrderedList(romanInRange(elem), walk, builder, options),
+    boundedOrderedList: (elem, walk, builder, options) => boundedOrderedList(numberedAsBrowsersDo(elem), walk, builder, options),
     boundedUnorderedList: bounded("unorderedList", true),
   },
   // Merged with html-to-text's own selectors for these elements, which keep their options.

@@ -65,7 +65,22 @@ describe("textFromHtml", () => {
     expect(textFromHtml('<ol type="I" start="3998"><li>a</li><li>b</li></ol>')).toBe(" MMMCMXCVIII. a\n MMMCMXCIX.   b");
     expect(textFromHtml('<ol type="i" start="3999"><li>a</li><li>b</li></ol>')).toBe(" 3999. a\n 4000. b");
     expect(textFromHtml('<ol type="I" start="10000"><li>a</li></ol>')).toBe(" 10000. a");
-    expect(textFromHtml('<ol type="i" start="1.23456"><li>a</li></ol>')).toBe(" 1.23456. a");
+    expect(textFromHtml('<ol type="i" start="0"><li>a</li></ol>')).toBe(" 0. a");
+  });
+
+  it("reads start as browsers do (HTML's rules for parsing integers: its leading digits, else 1), where html-to-text took 1e400 for Infinity and 1.5 for 1.5", () => {
+    expect(textFromHtml('<ol type="i" start="1.23456"><li>a</li></ol>')).toBe(" i. a");
+    expect(textFromHtml('<ol start="1e400"><li>a</li></ol>')).toBe(" 1. a");
+    expect(textFromHtml('<ol start=" +7x"><li>a</li></ol>')).toBe(" 7. a");
+    expect(textFromHtml('<ol start="-3"><li>a</li></ol>')).toBe(" -3. a");
+    expect(textFromHtml('<ol type="a" start="none"><li>a</li></ol>')).toBe(" a. a");
+  });
+
+  it("numbers a lettered list in decimal from below 1, where html-to-text wrote a backquote, a bracket or NUL", () => {
+    expect(textFromHtml('<ol type="a" start="26"><li>x</li><li>y</li></ol>')).toBe(" z.  x\n aa. y");
+    expect(textFromHtml('<ol type="A" start="0"><li>x</li><li>y</li></ol>')).toBe(" 0. x\n 1. y");
+    expect(textFromHtml('<ol type="a" start="-3"><li>x</li></ol>')).toBe(" -3. x");
+    expect(textFromHtml('<ol type="A" start="1e400"><li>x</li></ol>')).toBe(" A. x");
   });
 });
 
