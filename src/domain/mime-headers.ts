@@ -18,7 +18,7 @@ export function describesMimeBody(name: string): boolean {
  * allows) would make a 999-character line. Tested on the MIME it renders (messages.test.ts). A send and
  * renderTemplate both hold a subject to it, so a render passes exactly when the send would.
  */
-export const LONGEST_UNFOLDABLE_RUN = 997;
+const LONGEST_UNFOLDABLE_RUN = 997;
 export const UNFOLDABLE = `cannot be folded into lines of at most 998 characters (RFC 5322): a run of more than ${LONGEST_UNFOLDABLE_RUN} characters without a space; break it with a space or shorten it`;
 // A run with a character past ASCII is written as RFC 2047 encoded words, which are split short.
 export const unfoldable = (value: string): boolean => value.length > LONGEST_UNFOLDABLE_RUN && value.split(/[ \t]/).some((run) => run.length > LONGEST_UNFOLDABLE_RUN && /^[\x21-\x7e]*$/.test(run));

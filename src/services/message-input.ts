@@ -24,12 +24,16 @@ function isReservedHeader(name: string): boolean {
   return RESERVED_HEADERS.has(name.toLowerCase()) || describesMimeBody(name);
 }
 
+/** Printable ASCII but space, `<` and `>`: what a URI in angle brackets and a Content-ID are made of. */
+const BRACKETED = "[\\x21-\\x3b=\\x3f-\\x7e]+";
 /**
  * List-Unsubscribe (RFC 2369) is the one list header a sender gives: `<mailto:…>` and/or
  * `<https://…>`. With an https URI Mailroom adds `List-Unsubscribe-Post: List-Unsubscribe=One-Click`
  * (RFC 8058), which is only valid when DKIM covers both fields, as Mailroom's signature does.
  */
-const LIST_UNSUBSCRIBE = /^\s*<(?:mailto:[\x21-\x3b=\x3f-\x7e]+|https:\/\/[\x21-\x3b=\x3f-\x7e]+)>(?:\s*,\s*<(?:mailto:[\x21-\x3b=\x3f-\x7e]+|https:\/\/[\x21-\x3b=\x3f-\x7e]+)>)?\s*$/i;
+const UNSUBSCRIBE_URI = `<(?:mailto:${BRACKETED}|https://${BRACKETED})>`;
+const LIST_UNSUBSCRIBE = new RegExp(`^\\s*${UNSUBSCRIBE_URI}(?:\\s*,\\s*${UNSUBSCRIBE_URI})?\\s*$`, "i");
+const CONTENT_ID = new RegExp(`^${BRACKETED}$`);
 const CONTROL = /[\r\n\0]/;
 /**
  * Message ids (RFC 5322 msg-id: In-Reply-To, References, a Content-ID) are printable ASCII. The
@@ -260,7 +264,7 @@ export function checkedAttachments(given: readonly InlineAttachment[] | undefine
     const pointer = `/attachments/${i}`;
     if (CONTROL.test(a.filename) || /[/\\]/.test(a.filename)) fail(`${pointer}/filename`, "must be a plain file name (no path separators, CR, LF or NUL)");
     if (a.content_type !== undefined && !MIME_TYPE.test(a.content_type)) fail(`${pointer}/content_type`, "must be a MIME type such as text/plain");
-    if (a.content_id !== undefined && !/^[\x21-\x3b=\x3f-\x7e]+$/.test(a.content_id)) fail(`${pointer}/content_id`, "must be printable ASCII without spaces or angle brackets, as a Content-ID is (RFC 2392)");
+    if (a.content_id !== undefined && !CONTENT_ID.test(a.content_id)) fail(`${pointer}/content_id`, "must be printable ASCII without spaces or angle brackets, as a Content-ID is (RFC 2392)");
     else if (a.content_id !== undefined) {
       const first = contentIds.get(a.content_id.toLowerCase());
       if (first !== undefined) fail(`${pointer}/content_id`, `repeats the content_id of ${first} (content ids are compared without case): give each inline part its own`);

@@ -450,9 +450,7 @@ export class MessagesService {
   }
 
   async list(principal: Principal, filters: MessageFilters, page: PageRequest): Promise<Page<MessageSummary>> {
-    // Recipients are stored with their domain in ASCII: an IDN written in Unicode finds them too.
-    const recipient = filters.recipient === undefined ? undefined : addressKey(filters.recipient);
-    return this.messages.list(scopeOf(principal), { ...filters, recipient }, page);
+    return this.messages.list(scopeOf(principal), { ...filters, recipient: recipientKey(filters.recipient) }, page);
   }
 
   async listEvents(principal: Principal, id: string, page: PageRequest): Promise<Page<Event>> {
@@ -461,8 +459,7 @@ export class MessagesService {
   }
 
   async listAllEvents(principal: Principal, filters: EventFilters, page: PageRequest): Promise<Page<Event>> {
-    const recipient = filters.recipient === undefined ? undefined : addressKey(filters.recipient);
-    return this.events.list(scopeOf(principal), { ...filters, recipient }, page);
+    return this.events.list(scopeOf(principal), { ...filters, recipient: recipientKey(filters.recipient) }, page);
   }
 
   /**
@@ -575,3 +572,8 @@ function acceptedRecord(m: NewMessage): MessageRecord {
 
 /** The Idempotency-Keys the messages carry. */
 const keysOf = (messages: readonly NewMessage[]): string[] => messages.flatMap((m) => (m.idempotency_key === null ? [] : [m.idempotency_key]));
+
+/** A recipient filter as the search index holds addresses: domains in ASCII, so an IDN written in Unicode finds them too. */
+function recipientKey(recipient: string | undefined): string | undefined {
+  return recipient === undefined ? undefined : addressKey(recipient);
+}
