@@ -31,10 +31,15 @@ export function registerTrackingRoutes(app: FastifyInstance, services: Pick<Serv
 
   app.register(async (scope) => {
     // RFC 8058 §3.1: the one-click POST is application/x-www-form-urlencoded or
-    // multipart/form-data; only whether it says `List-Unsubscribe=One-Click` matters, so any
-    // body is read as text, within a small limit. The API's JSON-only parsers stay on /v1.
+    // multipart/form-data, but the URL's signed token is what unsubscribes: the body only tells
+    // the confirmation page's button (`via=page`) from a mailbox provider's POST. So any body, of
+    // any type or none, is accepted; its head is read as text and the rest discarded, never
+    // refused with a 415 or 413 that would leave the recipient subscribed. The API's JSON-only
+    // parsers stay on /v1.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: 16 * 1024 }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser("*", (_req, payload, done) => {
+      readHead(payload, UNSUBSCRIBE_BODY_READ_BYTES).then((head) => done(null, head), (error: Error) => done(error, undefined));
+    });
 
     scope.addHook("onRequest", async (_req, reply) => {
       // Nothing here may be cached: every fetch is an event, and the URLs carry secrets.
@@ -76,6 +81,22 @@ export function registerTrackingRoutes(app: FastifyInstance, services: Pick<Serv
       return reply.type("text/plain; charset=utf-8").send("Unsubscribed\n");
     });
   });
+}
+
+/** How much of an unsubscribe POST's body is read: our own page's form is a few bytes. */
+const UNSUBSCRIBE_BODY_READ_BYTES = 16 * 1024;
+
+/** The first `limit` bytes of a body as text; the rest is read and dropped, never buffered. */
+async function readHead(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
+  const head: Buffer[] = [];
+  let kept = 0;
+  for await (const chunk of body) {
+    if (kept >= limit) continue;
+    const part = chunk.subarray(0, limit - kept);
+    head.push(part);
+    kept += part.length;
+  }
+  return Buffer.concat(head).toString("utf8");
 }
 
 /** The `operation` label of the HTTP metrics (app.ts), which API routes take from their operationId. */

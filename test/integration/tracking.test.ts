@@ -368,6 +368,30 @@ describe.each(databases)("tracking ($name)", (database) => {
       expect((await h.message(next)).status).toBe("suppressed");
     });
 
+    it("unsubscribes on a one-click POST whatever its body: no content type, multipart, or a large one", async () => {
+      // RFC 8058 §3.1 names the body, but what identifies the recipient is the URL's signed token:
+      // a mailbox provider's POST that is sent without a Content-Type, as multipart/form-data, or
+      // padded beyond what is read must not leave the recipient subscribed.
+      ({ h, receiver } = await startTracking(database));
+      const recipients = ["ada@example.net", "grace@example.net", "linus@example.net"];
+      const urls: string[] = [];
+      for (const to of recipients) {
+        await h.send({ to, unsubscribe: true });
+        await h.t.drain();
+        urls.push(/<(http[^>]+)>/.exec(header(headersOf(h.sink.accepted.at(-1)!.raw), "List-Unsubscribe")!)![1]!);
+      }
+      const form = new FormData();
+      form.set("List-Unsubscribe", "One-Click");
+      const posts = [
+        fetch(urls[0]!, { method: "POST", body: new TextEncoder().encode("List-Unsubscribe=One-Click") }),
+        fetch(urls[1]!, { method: "POST", body: form }),
+        fetch(urls[2]!, { method: "POST", body: `List-Unsubscribe=One-Click&padding=${"x".repeat(64 * 1024)}`, headers: { "content-type": "application/x-www-form-urlencoded" } }),
+      ];
+      expect((await Promise.all(posts)).map((res) => res.status)).toEqual([200, 200, 200]);
+      const suppressed = (await h.t.call({ method: "GET", url: "/v1/suppressions", key: h.t.workspace.liveKey })).json().data as Array<{ email: string; reason: string }>;
+      expect(suppressed.map((s) => [s.email, s.reason]).sort()).toEqual(recipients.map((email) => [email, "unsubscribe"]));
+    });
+
     it("unsubscribes from the confirmation page's button too, recorded as such", async () => {
       ({ h, receiver } = await startTracking(database));
       const id = await h.send({ to: ada, unsubscribe: true });
