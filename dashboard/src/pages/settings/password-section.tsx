@@ -39,7 +39,7 @@ export function PasswordSection() {
         <Field label="Confirm new password">
           <input name="confirm_password" type="password" required minLength={10} maxLength={200} autoComplete="new-password" />
         </Field>
-        {change.error !== undefined && <ErrorState error={change.error} title="Could not change the password" compact />}
+        {change.error !== undefined && <ErrorState error={change.error} title="Could not change the password" compact inWords />}
         <div className="form__actions">
           <ActionButton label="Change password" pendingLabel="Changing…" pending={change.pending} />
           <span role="status" className="form__status">
