@@ -2166,7 +2166,7 @@ export interface components {
             /** @description What went wrong this time, in words. */
             detail?: string;
             /**
-             * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `invalid_api_key`,
+             * @description Stable machine-readable code: `invalid_json`, `invalid_request`, `request_timeout`, `invalid_api_key`,
              *     `insufficient_permission`, `not_found`, `validation_failed`,
              *     `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_answer_removed`, `message_not_cancelable`, `message_not_scheduled`,
              *     `api_key_revoked`, `api_key_expired`, `user_token_required`, `insufficient_role`,

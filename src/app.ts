@@ -83,6 +83,16 @@ export function logError(err: Error): ReturnType<typeof stdSerializers.err> {
   return serialized;
 }
 
+/**
+ * What Node needs beside `requestTimeout` for it to hold: Node silently skips the request limit
+ * while the headers' limit (60 s by default) is longer, and checks both on a timer (30 s by
+ * default), so a short limit is checked more often to mean what it says.
+ */
+function nodeTimeouts(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+  if (requestTimeoutMs === 0) return { headersTimeout: 60_000, connectionsCheckingInterval: 30_000 };
+  return { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeoutMs / 4))) };
+}
+
 type AnyHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** Builds the HTTP application (no listen): validation, errors, the contract's routes, security. */
@@ -96,6 +106,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => newId("request", runtime.clock.now()),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
+    // Fastify's default is no limit at all: a client trickling a body would hold its connection
+    // for ever.
+    requestTimeout: config.requestTimeoutMs,
+    http: nodeTimeouts(config.requestTimeoutMs),
     // Behind a reverse proxy every client would otherwise be the proxy (TRUST_PROXY).
     trustProxy: config.trustProxy,
     return503OnClosing: true,

@@ -18,6 +18,8 @@ export interface Config {
   databaseUrl: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** How long a client may take to send a whole request; 0: no limit. */
+  requestTimeoutMs: number;
   rateLimit: { requests: number; windowSeconds: number };
   idempotency: { retentionHours: number; lockSeconds: number };
   /** How long the request log keeps a request (docs/request-log.md); 0: no log. */
@@ -178,6 +180,7 @@ export const SETTINGS = {
   databaseUrl: { env: "DATABASE_URL", default: "", meaning: "sqlite:PATH (embedded) or mysql://user:pass@host:port/db (MySQL/MariaDB; characters such as # / ? % in the password percent-encoded). Empty: sqlite:DATA_DIR/mailroom.db." },
   logLevel: { env: "LOG_LEVEL", default: "info", meaning: "pino level: fatal, error, warn, info, debug, trace, silent." },
   bodyLimitBytes: { env: "BODY_LIMIT_BYTES", default: String(10 * 1024 * 1024), meaning: "Largest accepted request body; larger gets 413 payload_too_large." },
+  requestTimeoutMs: { env: "REQUEST_TIMEOUT_MS", default: "120000", meaning: "How long a client may take to send a whole request, headers and body; a slower one gets 408 request_timeout and its connection is closed, so slow senders cannot hold connections open without end. 0: no limit (a reverse proxy in front enforces its own)." },
   rateLimitRequests: { env: "RATE_LIMIT_REQUESTS", default: "1200", meaning: "Requests each API key may make per window." },
   rateLimitWindowSeconds: { env: "RATE_LIMIT_WINDOW_SECONDS", default: "60", meaning: "Length of the rate-limit window." },
   idempotencyRetentionHours: { env: "IDEMPOTENCY_RETENTION_HOURS", default: "24", meaning: "How long completed Idempotency-Key answers are replayed (at least 24); a workspace's content retention, if shorter, bounds its answers (docs/idempotency.md)." },
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     logLevel: read("logLevel"),
     bodyLimitBytes: int("bodyLimitBytes", 1024),
+    requestTimeoutMs: int("requestTimeoutMs", 0, 3_600_000),
     rateLimit: { requests: int("rateLimitRequests", 1), windowSeconds: int("rateLimitWindowSeconds", 1, 86400) },
     idempotency: { retentionHours: int("idempotencyRetentionHours", 24), lockSeconds: int("idempotencyLockSeconds", 1, 3600) },
     requestLogRetentionDays: int("requestLogRetentionDays", 0, 90),

@@ -15,25 +15,32 @@ const DETAILS: Record<string, string> = {
 
 /**
  * The answer to a request Node's HTTP parser refused before Fastify saw it (a Content-Length that
- * is no number, a space in the URL, headers past the limit): the problem document and Request-Id
- * every other answer has, where Fastify's default writes bare JSON. The connection is closed,
- * since the parser cannot tell where the next request would start. A socket already gone, or a
- * timeout (Node answers 408 itself), gets nothing.
+ * is no number, a space in the URL, headers past the limit), or that took longer to arrive than
+ * REQUEST_TIMEOUT_MS: the problem document and Request-Id every other answer has, where Node and
+ * Fastify would write a bare status or bare JSON. The connection is closed, since the parser
+ * cannot tell where the next request would start. A socket already gone gets nothing.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex, requestId: string): void {
-  if (error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable) {
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
   }
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
-  const detail = DETAILS[error.code ?? ""] ?? "The request could not be read as HTTP.";
-  const body = JSON.stringify(problem(status, "invalid_request", "Invalid request", detail, requestId));
+  const answer = problemFor(error.code, requestId);
+  const body = JSON.stringify(answer);
   const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
     "Content-Type: application/problem+json; charset=utf-8",
     `Content-Length: ${Buffer.byteLength(body)}`,
     `Request-Id: ${requestId}`,
     "Connection: close",
   ];
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
+function problemFor(code: string | undefined, requestId: string) {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return problem(408, "request_timeout", "Request timeout", "The request, headers and body, did not arrive within the server's time limit (REQUEST_TIMEOUT_MS).", requestId);
+  }
+  const status = code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+  return problem(status, "invalid_request", "Invalid request", DETAILS[code ?? ""] ?? "The request could not be read as HTTP.", requestId);
 }

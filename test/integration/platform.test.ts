@@ -181,6 +181,32 @@ describe.each(databases)("platform ($name)", (database) => {
       }
     });
 
+    it("answers 408 request_timeout and closes the connection when a body trickles in past REQUEST_TIMEOUT_MS, and stores nothing", async () => {
+      await t.close();
+      t = await createTestApp(database, { REQUEST_TIMEOUT_MS: "1000" });
+      await t.app.listen({ port: 0, host: "127.0.0.1" });
+      const { port } = t.app.server.address() as AddressInfo;
+      const body = JSON.stringify(aMessage());
+      const started = performance.now();
+      // Headers and the body's first bytes, then nothing: the rest never comes.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.write(`POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${t.workspace.sandboxKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`);
+        });
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk) => chunks.push(chunk));
+        socket.on("error", reject);
+        socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      });
+      expect(performance.now() - started).toBeLessThan(5000);
+      const [head = "", answer = ""] = raw.split("\r\n\r\n", 2);
+      expect(head.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
+      expect(head).toMatch(/\r\nConnection: close(\r\n|$)/i);
+      expect(JSON.parse(answer)).toMatchObject({ status: 408, code: "request_timeout", request_id: expect.stringMatching(REQUEST_ID) });
+      const listed = await t.call({ method: "GET", url: "/v1/messages" });
+      expect(listed.json().data).toEqual([]);
+    });
+
     it("answers 422 naming the path parameter when an id is over-long", async () => {
       const body = expectProblem(await t.call({ method: "GET", url: `/v1/api-keys/key_${"0".repeat(200)}` }), 422, "validation_failed");
       expect(body.errors).toEqual([expect.objectContaining({ location: "path", pointer: "/api_key_id" })]);
