@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import { SMTPServer } from "smtp-server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig, type DeliveryConfig } from "../../src/config.js";
 import { DnsTemporaryError, MxResolver } from "../../src/delivery/dns-resolver.js";
@@ -51,17 +52,43 @@ function mxTransport(env: Record<string, string> = {}): MxTransport {
   return created;
 }
 
-/** A bare TCP server at `address` on the sink's port, playing a broken MX. */
-async function fakeMx(address: string, onConnection: (socket: Socket) => void): Promise<void> {
+/** Listens at `address` on the sink's port until the end of the test, when it is closed with the connections still open to it. */
+async function listenUntilTheEnd(server: Server, address: string): Promise<void> {
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
+  server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-    onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(sink.port, address, resolve));
   extraServers.push({ server, sockets });
+}
+
+/** A bare TCP server at `address` on the sink's port, playing a broken MX. */
+async function fakeMx(address: string, onConnection: (socket: Socket) => void): Promise<void> {
+  const server = createServer((socket) => {
+    socket.on("error", () => {});
+    onConnection(socket);
+  });
+  await listenUntilTheEnd(server, address);
+}
+
+/** A second working MX (smtp-server, plaintext) at `address` on the sink's port: the recipients of the messages it accepted. */
+async function anotherMx(address: string): Promise<{ accepted: string[] }> {
+  const accepted: string[] = [];
+  const mx = new SMTPServer({
+    logger: false,
+    disableReverseLookup: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        accepted.push(...session.envelope.rcptTo.map((rcpt) => rcpt.address));
+        callback();
+      });
+    },
+  });
+  await listenUntilTheEnd(mx.server, address);
+  return { accepted };
 }
 
 /**
@@ -292,6 +319,23 @@ describe("MxTransport", () => {
     expect(sink.stats.maxConcurrentConnections).toBeLessThanOrEqual(3);
     expect(sink.stats.connections).toBeLessThanOrEqual(3);
   });
+
+  it("opens new connections to the address DNS gives now, not to the one it gave for the first connection", async () => {
+    const moved = await anotherMx("127.0.0.2");
+    const transport = mxTransport({ SMTP_MAX_CONNECTIONS_PER_DESTINATION: "2" });
+    expect(await transport.send(envelope("first@example.net"), mime(1))).toMatchObject({ outcome: "delivered", remoteHost: "mx1.example.net[127.0.0.1]" });
+
+    // The host moves (this file's DNS answers with TTL 0, so nothing keeps the old answer). The
+    // connection to the old address, open and idle, may carry one more message; the other needs
+    // a new connection, and that one must go to the new address.
+    dns.set("mx1.example.net", [{ type: "A", address: "127.0.0.2" }]);
+    const results = await Promise.all([2, 3].map((i) => transport.send(envelope(`later${i}@example.net`), mime(i))));
+
+    expect(results.map((r) => r.outcome)).toEqual(["delivered", "delivered"]);
+    expect(results.map((r) => r.remoteHost).sort()).toEqual(["mx1.example.net[127.0.0.1]", "mx1.example.net[127.0.0.2]"]);
+    expect(moved.accepted).toHaveLength(1);
+    expect(sink.stats.connections).toBe(1);
+  });
 });
 
 describe("SmtpPool", () => {
@@ -461,6 +505,19 @@ describe("SmtpPool", () => {
     expect(pool.stats()).toMatchObject({ open: 1 });
     await expect.poll(() => pool.stats().open, { timeout: 2000 }).toBe(0);
     await expect.poll(() => sink.stats.openConnections, { timeout: 2000 }).toBe(0);
+  });
+
+  it("opens each new connection to the addresses of the send that needs it, while another send to the destination brings others", async () => {
+    const moved = await anotherMx("127.0.0.2");
+    const pool = new SmtpPool({ hostname: "mta.mailroom.test", maxConnectionsPerDestination: 2, connectTimeoutMs: 1000, commandTimeoutMs: 3000 });
+    transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
+    const resolvedTo = (address: string) => ({ key: "mx1", hostname: "mx1.example.net", addresses: [address], port: sink.port, tls: "opportunistic" as const });
+
+    const results = await Promise.all([pool.send(resolvedTo("127.0.0.1"), envelope("old@example.net"), mime(1)), pool.send(resolvedTo("127.0.0.2"), envelope("new@example.net"), mime(2))]);
+
+    expect(results.map((r) => r.remoteHost)).toEqual(["mx1.example.net[127.0.0.1]", "mx1.example.net[127.0.0.2]"]);
+    expect(sink.accepted.map((mail) => mail.rcptTo)).toEqual([["old@example.net"]]);
+    expect(moved.accepted).toEqual(["new@example.net"]);
   });
 });
 

@@ -44,7 +44,10 @@ export interface SmtpDestination {
   key: string;
   /** The host's name: EHLO peer, SNI, the name a verified certificate must carry, remoteHost. */
   hostname: string;
-  /** Tried in order when a new connection is needed: IP addresses, or the hostname to resolve. */
+  /**
+   * Tried in order when this send needs a new connection: IP addresses, or the hostname to
+   * resolve. Each send's own, as just resolved: the pool keeps none between sends.
+   */
   addresses: readonly string[];
   port: number;
   tls: TlsMode;
@@ -127,7 +130,7 @@ export class SmtpPool {
     // A send racing shutdown is deferred like the queued ones: it is retried after the restart.
     if (this.closed) return shutdownResult(destination);
     const state = this.stateOf(destination);
-    const lease = await this.acquire(state);
+    const lease = await this.acquire(state, destination);
     if ("failure" in lease) return lease.failure;
     // From here the send holds a transaction slot and the connection, until release() or putBack().
     try {
@@ -142,7 +145,7 @@ export class SmtpPool {
     // A reused connection can have been closed by the server while it sat idle. Nothing was
     // accepted on it (no reply, no complete message), so one more try on a new one is safe.
     if (lease.reused && isBroken(result) && !this.closed) {
-      const fresh = await this.replace(state, connection);
+      const fresh = await this.replace(state, destination, connection);
       if ("failure" in fresh) return fresh.failure;
       connection = fresh.connection;
       result = await transact(connection, envelope, mime, limitMs);
@@ -167,7 +170,7 @@ export class SmtpPool {
     this.closed = true;
     const drained: Array<Promise<void>> = [];
     for (const state of this.destinations.values()) {
-      for (const waiter of state.waiters.splice(0)) waiter.grant({ kind: "failure", failure: shutdownResult(state.destination) });
+      for (const waiter of state.waiters.splice(0)) waiter.grant({ kind: "shutdown" });
       for (const connection of state.idle.splice(0)) this.discard(state, connection, { polite: true });
       if (state.open > 0) drained.push(new Promise((resolve) => (state.onDrained = resolve)));
     }
@@ -177,21 +180,22 @@ export class SmtpPool {
   private stateOf(destination: SmtpDestination): DestinationState {
     let state = this.destinations.get(destination.key);
     if (!state) {
-      state = { destination, open: 0, idle: [], waiters: [], failing: false, onDrained: null };
+      state = { key: destination.key, open: 0, idle: [], waiters: [], failing: false, onDrained: null };
       this.destinations.set(destination.key, state);
     }
     return state;
   }
 
-  /** Waits in the destination's line for a turn; with it, a connection (opened now when it needs one). */
-  private async acquire(state: DestinationState): Promise<Lease> {
+  /** Waits in the destination's line for a turn; with it, a connection (opened now, to this send's destination, when it needs one). */
+  private async acquire(state: DestinationState, destination: SmtpDestination): Promise<Lease> {
     const ticket = await new Promise<Ticket>((grant) => {
       state.waiters.push({ turn: this.nextTurn++, grant });
       this.dispatch();
     });
+    if (ticket.kind === "shutdown") return { failure: shutdownResult(destination) };
     if (ticket.kind === "failure") return { failure: ticket.failure };
     if (ticket.kind === "connection") return { connection: ticket.connection, reused: true };
-    return this.openIn(state);
+    return this.openIn(state, destination);
   }
 
   /**
@@ -243,8 +247,8 @@ export class SmtpPool {
   }
 
   /** Opens a connection in a place already counted in `state.open`; should it fail, the place and the slot are given up. */
-  private async openIn(state: DestinationState): Promise<Lease> {
-    const opened = await this.open(state.destination);
+  private async openIn(state: DestinationState, destination: SmtpDestination): Promise<Lease> {
+    const opened = await this.open(destination);
     if ("failure" in opened) {
       this.sending--;
       this.connectionGone(state, { failWaitersWith: opened.failure });
@@ -259,9 +263,9 @@ export class SmtpPool {
   }
 
   /** A dead connection's replacement, in its place and slot: the retry does not wait in line again. */
-  private replace(state: DestinationState, broken: Connection): Promise<Lease> {
+  private replace(state: DestinationState, destination: SmtpDestination, broken: Connection): Promise<Lease> {
     broken.end(false);
-    return this.openIn(state);
+    return this.openIn(state, destination);
   }
 
   /** After a transaction: the slot is free; reuse the connection (reset first if the transaction was cut short), or discard it. */
@@ -334,7 +338,7 @@ export class SmtpPool {
       for (const waiter of state.waiters.splice(0)) waiter.grant({ kind: "failure", failure: options.failWaitersWith });
     }
     if (state.open === 0 && state.waiters.length === 0) {
-      this.destinations.delete(state.destination.key);
+      this.destinations.delete(state.key);
       state.onDrained?.();
     }
     this.dispatch();
@@ -357,8 +361,14 @@ export class SmtpPool {
   }
 }
 
+/**
+ * A destination's connections and line. It lives as long as either does, which under steady
+ * traffic is indefinitely, so it keeps no SmtpDestination: one kept from the send that created
+ * it would have every later connection dial that send's DNS answer, long after its TTL. Each
+ * send passes its own, and a connection it opens goes there.
+ */
 interface DestinationState {
-  destination: SmtpDestination;
+  key: string;
   /** Connections open, opening or idle. Never above the cap. */
   open: number;
   idle: Connection[];
@@ -375,8 +385,12 @@ interface Waiter {
   grant(ticket: Ticket): void;
 }
 
-/** A waiter's turn: a transaction slot with an idle connection, or with room to open one; or the failure it shares with its destination. */
-type Ticket = { kind: "connection"; connection: Connection } | { kind: "room" } | { kind: "failure"; failure: TransactionResult };
+/**
+ * A waiter's turn: a transaction slot with an idle connection, or with room to open one; or the
+ * failure it shares with its destination; or the pool's shutdown, which each waiter reports as a
+ * deferral for its own destination.
+ */
+type Ticket = { kind: "connection"; connection: Connection } | { kind: "room" } | { kind: "failure"; failure: TransactionResult } | { kind: "shutdown" };
 type Lease = { connection: Connection; reused: boolean } | { failure: TransactionResult };
 
 /** No reply and no complete message: the connection failed before the transaction got anywhere. */
