@@ -38,6 +38,13 @@ export interface Command {
   examples: Array<[command: string, description: string]>;
   builder?: (yargs: Argv) => Argv;
   /**
+   * The text flags whose `--no-` form the command reads, as yargs gives it (false): to clear a
+   * setting (`--no-layout` is `layout: null`) or as the flag's off value (`--no-enabled`). yargs
+   * takes `--no-<flag>` for any flag, so without this a text flag would send the text "false";
+   * every other text flag given so is refused before the command runs (run.ts).
+   */
+  noForms?: readonly string[];
+  /**
    * Does the work and prints its result; errors are thrown and reported in one place. Answers an
    * exit code only when a result that printed fine still means failure (`doctor` with a failed
    * check); otherwise the exit code is 0.
@@ -127,7 +134,7 @@ export function stringList(args: Args, key: string, { splitCommas = false } = {}
   return splitCommas ? values.flatMap((item) => item.split(",").map((part) => part.trim())).filter(Boolean) : values;
 }
 
-/** `none`, or a flag's `--no-` form (which yargs gives as false): how a flag asks for null, lifting a setting. */
+/** `none`, or a flag's `--no-` form (which yargs gives as false; see Command.noForms): how a flag asks for null, lifting a setting. */
 export function isNone(value: unknown): boolean {
   return value === false || String(value).trim().toLowerCase() === "none";
 }

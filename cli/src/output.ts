@@ -128,11 +128,29 @@ export function fieldAt(field: { pointer: string; line?: number | undefined }): 
   return `${field.pointer || "/"}${field.line === undefined ? "" : ` (line ${field.line})`}`;
 }
 
+/** One of a problem's `errors`, as the API gives it. */
+type FieldError = { location?: string | undefined; pointer: string; message: string; line?: number | undefined };
+
 /**
- * A problem as lines for people: `lead` and what went wrong, then each failing field. With field
- * errors the title says it and the fields say where; otherwise the detail says it.
+ * A problem as lines for people: `lead` and what went wrong, then each failing field. The detail
+ * says what went wrong, with field errors too: it can say what they cannot, such as how to verify
+ * a sender domain. Only a detail that merely restates the fields gives way to the title.
  */
-export function problemLines(lead: string, problem: { title: string; detail?: string | null | undefined; errors?: ReadonlyArray<{ pointer: string; message: string; line?: number | undefined }> | undefined }): string[] {
+export function problemLines(lead: string, problem: { title: string; detail?: string | null | undefined; errors?: ReadonlyArray<FieldError> | undefined }): string[] {
   const errors = problem.errors ?? [];
-  return [`${lead}: ${errors.length > 0 ? problem.title : (problem.detail ?? problem.title)}`, ...errors.map((field) => `  ${fieldAt(field)}: ${field.message}`)];
+  const detail = problem.detail && !restatesFields(problem.detail, errors) ? problem.detail : undefined;
+  return [`${lead}: ${detail ?? problem.title}`, ...errors.map((field) => `  ${fieldAt(field)}: ${field.message}`)];
+}
+
+/**
+ * Whether a detail says no more than the field lines under it, in the API's wording for a
+ * validation or render failure (src/domain/errors.ts, src/http/problems.ts): its one field as
+ * `<where>: <message>`, or a count of them ("2 fields are invalid."). A count of more fields than
+ * are listed (a request log keeps only the first that fit) still tells something, so it stays.
+ */
+function restatesFields(detail: string, errors: ReadonlyArray<FieldError>): boolean {
+  const [only, ...more] = errors;
+  if (only === undefined) return false;
+  if (more.length === 0) return [only.pointer, only.location, "The request"].some((where) => where && detail === `${where}: ${only.message}`);
+  return new RegExp(`^${errors.length} fields [a-z ]+\\.$`).test(detail);
 }

@@ -141,19 +141,43 @@ function build(parser: Argv, handle: (command: Command) => (args: Args) => Promi
 }
 
 function withExamples(yargs: Argv, command: Command): Argv {
-  return command.examples.reduce((chain, [example, description]) => chain.example(example, description), yargs).check((args) => onceEach(args, yargs));
+  return command.examples.reduce((chain, [example, description]) => chain.example(example, description), yargs).check((args) => onceEach(args, yargs) && noFormsTaken(args, yargs, command));
 }
+
+/** What getOptions(), yargs' own (not in its typings), tells of the options declared. */
+interface DeclaredOptions {
+  key: Record<string, unknown>;
+  /** The repeatable ones. */
+  array: string[];
+  /** Those that take text, repeatable or not. */
+  string: string[];
+}
+
+const declaredOptions = (yargs: Argv) => (yargs as unknown as { getOptions(): DeclaredOptions }).getOptions();
 
 /**
  * A flag that takes one value given twice is a mistake: yargs would hand over both, and
  * `--subject A --subject B` would send "A,B". Only the flags declared repeatable take several.
  */
 function onceEach(args: Args, yargs: Argv): true {
-  // getOptions() is yargs' own (not in its typings): the options declared, the repeatable ones apart.
-  const { key, array } = (yargs as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions();
+  const { key, array } = declaredOptions(yargs);
   for (const [name, value] of Object.entries(args)) {
     if (!(name in key) || array.includes(name) || !Array.isArray(value)) continue;
     throw new Error(`--${name} takes one value; it was given ${value.length} times.`);
+  }
+  return true;
+}
+
+/**
+ * yargs reads `--no-<flag>` as the flag set to false for any flag, a text one too, which would
+ * then be sent as the text "false" (`templates update --no-html` replaced the HTML with it). Only
+ * the `--no-` forms a command reads (Command.noForms) are taken; any other is refused.
+ */
+function noFormsTaken(args: Args, yargs: Argv, command: Command): true {
+  for (const name of declaredOptions(yargs).string) {
+    const value = args[name];
+    const negated = value === false || (Array.isArray(value) && value.includes(false));
+    if (negated && !command.noForms?.includes(name)) throw new Error(`--no-${name}: --${name} has no --no- form; give --${name} a value, or leave it out.`);
   }
   return true;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../test/helpers/http-server.js";
-import { Output, cell, fields, printable, table } from "../src/output.js";
+import { Output, cell, fields, printable, problemLines, table } from "../src/output.js";
 import { api, cliEnv, problemOf, runCli, stubApi } from "./helpers.js";
 
 describe("output mode", () => {
@@ -220,5 +220,33 @@ describe("an error the CLI does not expect", () => {
 
     expect(result.code).toBe(1);
     expect(problemOf(result)).toEqual({ error: "internal", message: expect.stringContaining("TypeError") });
+  });
+});
+
+describe("problemLines()", () => {
+  const lead = "Error: 422 code";
+  const field = (pointer: string, message: string) => ({ location: "body", pointer, message });
+
+  it("says the detail after the lead when there are no field errors", () => {
+    expect(problemLines(lead, { title: "Not found", detail: "No message msg_1 in this environment." })).toEqual(["Error: 422 code: No message msg_1 in this environment."]);
+  });
+
+  it("says the detail, then the fields, when the detail tells more than they do", () => {
+    const problem = { title: "Sender domain not verified", detail: "Live mail from acme.example needs it verified: add it, publish its DNS records, then verify it.", errors: [field("/from", "acme.example is not verified")] };
+
+    expect(problemLines(lead, problem)).toEqual([`${lead}: ${problem.detail}`, "  /from: acme.example is not verified"]);
+  });
+
+  it.each([
+    ["counts the fields listed", "2 fields are invalid.", [field("/to/0", "bad"), field("/to/1", "bad")]],
+    ["counts the fields that failed to render", "2 fields failed to render.", [field("/subject", "bad"), field("/html", "bad")]],
+    ["restates its one field", "/to/0: must be an email address", [field("/to/0", "must be an email address")]],
+    ["restates its one field, the body as a whole", "The request: must hold a body", [field("", "must hold a body")]],
+  ])("gives the title instead of a detail that only %s", (_case, detail, errors) => {
+    expect(problemLines(lead, { title: "Validation failed", detail, errors })[0]).toBe(`${lead}: Validation failed`);
+  });
+
+  it("keeps a count of more fields than are listed, as a request log that kept only the first has them", () => {
+    expect(problemLines(lead, { title: "Validation failed", detail: "3 fields are invalid.", errors: [field("/to/0", "bad")] })[0]).toBe(`${lead}: 3 fields are invalid.`);
   });
 });

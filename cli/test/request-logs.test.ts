@@ -140,6 +140,17 @@ describe("mailroom request-logs list", () => {
     expect(api.seen).toEqual([]);
   });
 
+  it("refuses --no-method before any request, naming the flag rather than failing to read it", async () => {
+    const api = stubApi(200, page([]));
+
+    const result = await runCli(["request-logs", "list", "--no-method"], { env: stubEnv, fetch: api.fetch });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result).message).toContain("--no-method: --method has no --no- form");
+    expect(problemOf(result).message).not.toContain("toUpperCase");
+    expect(api.seen).toEqual([]);
+  });
+
   it("prints every request of every page with --all, keeping the filters on each page", async () => {
     const api = stubApi((request) => ({
       status: 200,
@@ -229,6 +240,15 @@ describe("mailroom request-logs get", () => {
     expect(result.stdout).toMatch(/^idempotency_key\s+order-1042-receipt$/m);
     expect(result.stdout).toMatch(/^idempotent_replayed\s+no$/m);
     expect(result.stdout).toMatch(/\n\nAnswered 422 validation_failed: Validation failed\n {2}\/to\/0: must be an email address\n$/);
+  });
+
+  it("shows a failed request's detail above its field errors when it says more than they do", async () => {
+    const fromField = { location: "body", pointer: "/from", message: "hello@news.acme.example is not at a domain this key may send from" };
+    const withField = { ...forbidden, error: { ...forbidden.error, errors: [fromField] } } as RequestLog;
+
+    const result = await runCli(["request-logs", "get", forbidden.id], { env: stubEnv, tty: true, fetch: stubApi(200, withField).fetch });
+
+    expect(result.stdout).toMatch(/\n\nAnswered 403 sender_not_allowed: This key may only send from acme\.example, not from news\.acme\.example\.\n {2}\/from: hello@news\.acme\.example is not at a domain this key may send from\n$/);
   });
 
   it("shows a request that succeeded without a problem", async () => {

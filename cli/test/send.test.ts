@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "mailroom";
 import { Mailroom } from "../../sdk/src/index.js";
 import type { TestServer } from "../../test/helpers/http-server.js";
-import { type FileServer, FROM, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
+import { type FileServer, FROM, cliEnv, problemOf, runCli, stubApi, useTestServer } from "./helpers.js";
 
 let server: TestServer;
 let env: Record<string, string>;
@@ -232,6 +232,24 @@ describe("mailroom send", () => {
       expect(result.stderr).toMatch(/^Error: 422 validation_failed: /);
       expect(result.stderr).toMatch(/^ {2}\/to\/0: "not-an-address" is not a valid email address$/m);
       expect(result.stderr).toMatch(/^Request id: \S+/m);
+    });
+
+    it("lists the failing fields under the title on a terminal, without a detail that only counts them", async () => {
+      const result = await runCli(["send", "--from", FROM, "--to", "not-an-address", "--to", "nor-this", "--subject", "Hi", "--text", "Hi"], { env, tty: true });
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^Error: 422 validation_failed: Validation failed\n {2}\/to\/0: .+\n {2}\/to\/1: .+\nRequest id: \S+\n$/);
+    });
+
+    it("says how to fix a live send from an unverified domain, and the field, on a terminal", async () => {
+      const live = cliEnv(server, server.testApp.workspace.liveKey);
+
+      const result = await runCli(["send", "--from", FROM, "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi"], { env: live, tty: true });
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^Error: 422 sender_domain_not_verified: Live mail from acme\.example needs acme\.example to be a verified domain of this workspace: add it as a domain of the workspace, publish the DNS records it is given, then verify it\. Sandbox keys may send from any domain\.\n {2}\/from: acme\.example is not a verified domain of this workspace\nRequest id: \S+\n$/,
+      );
     });
   });
 

@@ -114,7 +114,8 @@ describe("mailroom templates create", () => {
 
   it("exits 1 with the API's problem, field and line, for a Liquid syntax error", async () => {
     const errors = [{ location: "body", pointer: "/html", message: "tag {% if %} not closed", line: 3 }];
-    const api = stubApi(422, problemBody(422, "validation_failed", { errors }));
+    // The API's detail for one failing field is that field again: not said twice.
+    const api = stubApi(422, problemBody(422, "validation_failed", { detail: "/html: tag {% if %} not closed", errors }));
 
     const result = await runCli(["templates", "create", "--slug", "w", "--name", "W", "--subject", "S", "--html", "{% if x %}"], { env, tty: true, fetch: api.fetch });
 

@@ -433,6 +433,32 @@ describe("help and version", () => {
   });
 });
 
+describe("the --no- forms the CLI takes", () => {
+  const env = { MAILROOM_API_KEY: "svc_test_stub", MAILROOM_BASE_URL: "http://mailroom.test" };
+
+  it.each([
+    [["templates", "create", "--slug", "w", "--name", "W", "--html", "<p>Hi</p>", "--no-layout"], { layout: null }],
+    [["templates", "update", "welcome", "--no-text"], { text: null }],
+    [["templates", "update", "welcome", "--no-layout"], { layout: null }],
+    [["domains", "update", "dom_1", "--no-tracking-domain"], { tracking_domain: null }],
+    [["workspace", "update", "--no-default-from"], { default_from: null }],
+    [["workspace", "update", "--no-monthly-quota"], { monthly_quota: null }],
+    [["workspace", "update", "--no-content-retention-days"], { content_retention_days: null }],
+    [["webhooks", "create", "--url", "https://acme.example/h", "--no-enabled"], { enabled: false }],
+    [["webhooks", "update", "whk_1", "--no-enabled"], { enabled: false }],
+    [["webhooks", "update", "whk_1", "--no-description"], { description: null }],
+    [["api-keys", "create", "--name", "Web", "--no-allowed-ips"], { restrictions: { allowed_ips: null } }],
+    [["api-keys", "update", "key_1", "--no-sender-domains", "--no-recipient-domains"], { restrictions: { sender_domains: null, recipient_domains: null } }],
+  ])("sends %j as %j", async (argv, sent) => {
+    const api = stubApi(200, {});
+
+    const result = await runCli(argv, { env, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.seen.at(-1)?.body).toMatchObject(sent);
+  });
+});
+
 describe("usage errors", () => {
   const env = {};
 
@@ -515,6 +541,34 @@ describe("usage errors", () => {
     expect(result.code).toBe(2);
     expect(problemOf(result).message).toBe(message);
     expect(requests).toBe(0);
+  });
+
+  // yargs gives any flag's --no- form as false, which a text flag would send as the text "false".
+  it.each([
+    [["send", "--to", "ada@example.com", "--no-subject", "--text", "Hi"], "subject"],
+    [["send", "--to", "ada@example.com", "--subject", "Hi", "--html", "<p>Hi</p>", "--no-text"], "text"],
+    [["send", "--no-to", "--subject", "Hi", "--text", "Hi"], "to"],
+    [["send", "--to", "ada@example.com", "--subject", "Hi", "--text", "Hi", "--tag", "eu", "--no-tag"], "tag"],
+    [["messages", "preview", "--to", "ada@example.com", "--subject", "Hi", "--html", "<p>Hi</p>", "--no-text"], "text"],
+    [["templates", "update", "welcome", "--no-html"], "html"],
+    [["templates", "create", "--slug", "w", "--name", "W", "--html", "<p>Hi</p>", "--no-text"], "text"],
+    [["workspace", "update", "--no-name"], "name"],
+    [["webhooks", "create", "--url", "https://acme.example/h", "--no-description"], "description"],
+    [["workspace", "get", "--no-base-url"], "base-url"],
+  ])("exits 2 for %j, naming the flag, before any request", async (argv, flag) => {
+    let requests = 0;
+    const result = await runCli(argv, { env: { MAILROOM_API_KEY: "svc_test_unused" }, fetch: async () => (requests++, new Response("{}")) });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: `--no-${flag}: --${flag} has no --no- form; give --${flag} a value, or leave it out.` });
+    expect(requests).toBe(0);
+  });
+
+  it("names the flag in words on a terminal, with the command's help", async () => {
+    const result = await runCli(["templates", "update", "welcome", "--no-html"], { env: { MAILROOM_API_KEY: "svc_test_unused" }, tty: true, fetch: async () => new Response("{}") });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('--no-html: --html has no --no- form; give --html a value, or leave it out.\nRun "mailroom templates update --help" for its flags and examples.\n');
   });
 
   it("exits 2 when a verb misses its argument, naming it and the command's form", async () => {

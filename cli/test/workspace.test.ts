@@ -64,6 +64,16 @@ describe("mailroom workspace update", () => {
     expect(await api(server).get("/v1/workspace")).toMatchObject({ name: "Acme Inc" });
   });
 
+  it("refuses --no-name, which yargs would give as false, leaving the name as it was", async () => {
+    const before = await api(server).get("/v1/workspace");
+
+    const result = await runCli(["workspace", "update", "--no-name"], { env });
+
+    expect(result.code).toBe(2);
+    expect(problemOf(result)).toEqual({ error: "usage", message: "--no-name: --name has no --no- form; give --name a value, or leave it out." });
+    expect(await api(server).get("/v1/workspace")).toEqual(before);
+  });
+
   it("exits 2 without a flag, changing nothing", async () => {
     const before = await api(server).get("/v1/workspace");
 

@@ -14,10 +14,13 @@ const RESTRICTION_FLAGS = [
   { flag: "recipient-domains", field: "recipient_domains", describe: "Domains it may send to (sending_access keys only)" },
 ] as const;
 
+/** The restriction flags by name; the --no- form of each lifts it, as `none` does (listOrNone). */
+const RESTRICTION_NAMES = RESTRICTION_FLAGS.map(({ flag }) => flag);
+
 /** Adds the restriction flags; `suffix` ends each description (how to lift one, on update). */
 function restrictionFlags(yargs: Argv, suffix = ""): Argv {
   return RESTRICTION_FLAGS.reduce((chain, { flag, describe }) => chain.option(flag, { type: "string", describe: `${describe}, comma-separated${suffix}` }), yargs).group(
-    RESTRICTION_FLAGS.map(({ flag }) => flag),
+    RESTRICTION_NAMES,
     "Restrictions:",
   );
 }
@@ -41,6 +44,7 @@ export const apiKeys: Noun = {
         ['$0 api-keys create --name CI --expires-at 30d --json | jq -r .secret', "A key for CI that expires in 30 days"],
         ['$0 api-keys create --name Web --permission sending_access --sender-domains acme.example --allowed-ips 203.0.113.0/24', "A key that sends only from acme.example, only from one network"],
       ],
+      noForms: RESTRICTION_NAMES,
       builder: (yargs) =>
         restrictionFlags(
           yargs
@@ -93,6 +97,7 @@ export const apiKeys: Noun = {
         ["$0 api-keys update key_01jc3v6q9k2m8r4t7w0y5z1b3d --allowed-ips none", "Let the key be used from anywhere again"],
         ['$0 api-keys update key_01jc3v6q9k2m8r4t7w0y5z1b3d --name "Billing service (old)"', "Rename the key"],
       ],
+      noForms: RESTRICTION_NAMES,
       builder: (yargs) => restrictionFlags(yargs.option("name", { type: "string", describe: "What the key is for" }), "; none lifts the limit"),
       async run({ client, output }, args) {
         const body = definedOnly({ name: optionalString(args, "name"), restrictions: restrictionsOf(args) });

@@ -143,6 +143,7 @@ export const domains: Noun = {
         ["$0 domains update dom_01jd3k8m2q5v7w9x1y3z5a7b9c --tracking-domain track.acme.example", "Serve tracking links from a host name of the domain"],
         ["$0 domains update dom_01jd3k8m2q5v7w9x1y3z5a7b9c --track-opens-default --no-tracking-domain", "Back to the workspace's default for opens, and the server's own URL"],
       ],
+      noForms: ["tracking-domain"],
       builder: (yargs) =>
         yargs
           .option("track-opens", { type: "boolean", describe: "Track opens of mail from this domain by default; --no-track-opens for off" })

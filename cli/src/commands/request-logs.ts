@@ -41,6 +41,9 @@ function renderRequestLog(log: RequestLog): string {
   return `${details}\n\n${problemLines(`Answered ${problem.status} ${problem.code}`, problem).join("\n")}`;
 }
 
+/** `--method get` as GET. Anything but text (`--no-method`, false) is left for yargs and run.ts to refuse. */
+const upperCase = (method: unknown) => (typeof method === "string" ? method.toUpperCase() : method);
+
 export const requestLogs: Noun = {
   name: "request-logs",
   describe: "Every request this environment's credentials made to the API, and how it was answered",
@@ -57,7 +60,7 @@ export const requestLogs: Noun = {
       builder: (yargs) =>
         listFlags(yargs)
           .option("status", { type: "string", describe: "Only answers with this status (422) or in this class (4xx)", coerce: statusFilter })
-          .option("method", { type: "string", choices: METHODS, describe: "Only requests with this HTTP method", coerce: (method: string) => method.toUpperCase() })
+          .option("method", { type: "string", choices: METHODS, describe: "Only requests with this HTTP method", coerce: upperCase })
           .option("operation", { type: "string", describe: "Only requests to this operation (e.g. createMessage)" })
           .option("credential-id", { type: "string", describe: "Only requests made with this API key (key_…) or by this member (usr_…)" }),
       async run(context, args) {

@@ -168,6 +168,7 @@ export const templates: Noun = {
         ["$0 templates create --kind layout --slug base --name Base --html '<div class=\"mail\">{{ content }}<p>Acme Inc.</p></div>' --publish", "A layout: the html around the content of the templates sent in it"],
         ['$0 templates create --slug welcome --name Welcome --layout base --subject "Welcome, {{ first_name }}" --html "<p>Hello {{ first_name }}</p>" --publish', "A template sent in the layout base"],
       ],
+      noForms: ["layout"],
       builder: (yargs) =>
         contentFlags(
           yargs
@@ -237,6 +238,7 @@ export const templates: Noun = {
         ["$0 templates update welcome --no-layout", "Send the draft in no layout"],
         ["$0 templates update welcome --html-file welcome.html --base-revision 7", "Only if nobody changed it since you read revision 7"],
       ],
+      noForms: ["text", "layout"],
       builder: (yargs) =>
         contentFlags(
           yargs

@@ -100,6 +100,7 @@ export const webhooks: Noun = {
         ["$0 webhooks create --url https://acme.example/hooks/dns --event-type domain.temporary_failure,domain.failed", "Hear when a sending domain's DNS records go missing"],
         ["$0 webhooks create --url https://acme.example/hooks/mailroom --json | jq -r .secret", "Every event type; keep the secret"],
       ],
+      noForms: ["enabled"],
       builder: (yargs) => endpointFlags(yargs, { update: false }).option("idempotency-key", idempotencyFlag),
       async run({ client, output }, args) {
         const body = {
@@ -138,6 +139,7 @@ export const webhooks: Noun = {
         ["$0 webhooks update whk_01jd3k8m2q5v7w9x1y3z5a7b9c --enabled true", "Re-enable it once the receiver is fixed"],
         ["$0 webhooks update whk_01jd3k8m2q5v7w9x1y3z5a7b9c --all-events", "Subscribe to every event type"],
       ],
+      noForms: ["description", "enabled"],
       builder: (yargs) =>
         endpointFlags(yargs, { update: true }).option("all-events", { type: "boolean", describe: "Send every event type, including types added later", conflicts: EVENT_TYPE_FLAG }),
       async run({ client, output }, args) {

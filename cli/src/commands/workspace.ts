@@ -67,6 +67,7 @@ export const workspace: Noun = {
         ["$0 workspace update --no-content-retention-days", "Keep content for good"],
         ["$0 workspace update --track-opens --track-clicks --no-unsubscribe", "Track opens and clicks by default, without unsubscribe headers"],
       ],
+      noForms: ["default-from", "monthly-quota", "content-retention-days"],
       builder: (yargs) =>
         trackingFlags(
           yargs
