@@ -85,6 +85,18 @@ export function settleAttempt(from: MessageStatus, to: MessageStatus): MessageSt
   return [...stages, to].reduce(transition, from);
 }
 
+/**
+ * The message's move to its recipients' new aggregate when one changed outside the worker's
+ * commit (a report, a cancel): a move of the table, or else the moves of the attempt that a
+ * bounce report proves happened, though the worker that made it has not recorded it (the report
+ * overtook its commit, or the worker died). So a queued message whose recipient a DSN bounced
+ * settles as bounced when its other recipient is canceled. Throws, as transition does, otherwise.
+ */
+export function moveAggregate(from: MessageStatus, to: MessageStatus): MessageStatus {
+  if (from === to) return to;
+  return canTransition(from, to) ? transition(from, to) : settleAttempt(from, to);
+}
+
 export const CANCELABLE: readonly MessageStatus[] = ["scheduled", "queued", "deferred"];
 
 export const isTerminal = (status: MessageStatus): boolean => ALLOWED[status].length === 0 || status === "delivered";

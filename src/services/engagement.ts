@@ -3,7 +3,7 @@ import type { Clock } from "../domain/clock.js";
 import { countsRecorded, engagementEffect, happenedOnceAlready, NO_ENGAGEMENT_STAMPS, type EngagementType } from "../domain/engagement.js";
 import type { Scope } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
-import { aggregateStatus, canSettleAttempt, canTransition, settleAttempt, transition } from "../domain/message-status.js";
+import { aggregateStatus, canSettleAttempt, canTransition, moveAggregate } from "../domain/message-status.js";
 import { SIMULATOR_DOMAIN } from "../domain/simulator.js";
 import type { Transaction } from "../db/repositories/index.js";
 import type { BounceSuppression, MessageChange, MessageRecord, MessagesRepository, RecipientRecord } from "../db/repositories/messages.js";
@@ -120,7 +120,7 @@ function bounceChange(message: MessageRecord, recipient: RecipientRecord, input:
   const status = aggregateStatus(message.recipients.map((r) => (r.id === recipient.id ? "bounced" : r.status)));
   return {
     ...unchanged(message, now),
-    status: status === message.status ? status : canTransition(message.status, status) ? transition(message.status, status) : settleAttempt(message.status, status),
+    status: moveAggregate(message.status, status),
     recipients: [{ id: recipient.id, status: "bounced", detail: input.bounce.detail, attempts: recipient.attempts }],
     events: [{ id: newId("event", now), type: "message.bounced", recipient: recipient.email, from_status: recipient.status, to_status: "bounced", data: input.data, created_at: input.at }],
     suppressions: input.bounce.bounceType === "hard" ? suppression(message, recipient, "hard_bounce", input.bounce.detail) : [],

@@ -5,7 +5,7 @@ import { BatchRejectedError, ConflictError, DomainError, NotFoundError, QuotaExc
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
 import { outsideRestrictions } from "../domain/key-restrictions.js";
-import { aggregateStatus, CANCELABLE, transition } from "../domain/message-status.js";
+import { aggregateStatus, CANCELABLE, moveAggregate, transition } from "../domain/message-status.js";
 import type { GroupCommit } from "../db/group-commit.js";
 import type { Page, PageRequest } from "../db/pagination.js";
 import type { EventFilters, EventsRepository } from "../db/repositories/events.js";
@@ -482,7 +482,7 @@ export class MessagesService {
         throw new ConflictError("message_not_cancelable", "Message cannot be canceled", `Message ${id} is being handed off for delivery right now; it can no longer be canceled.`);
       }
       const recipients = record.recipients.map((r) => (CANCELABLE.includes(r.status) ? { ...r, status: transition(r.status, "canceled") } : r));
-      const status = transition(record.status, aggregateStatus(recipients.map((r) => r.status)));
+      const status = moveAggregate(record.status, aggregateStatus(recipients.map((r) => r.status)));
       const canceled = recipients.filter((r, i) => r.status !== record.recipients[i]!.status);
       await this.messages.applyChange(trx, {
         scope,

@@ -137,6 +137,32 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(await suppressions()).toEqual([expect.objectContaining({ email: ada, reason: "hard_bounce", message_id: id })]);
   });
 
+  it("cancels what is left of a message whose first hand-off died after a DSN bounced one recipient: the message ends bounced, the other canceled", async () => {
+    await start();
+    let answerGrace!: (reply: SmtpReply | undefined) => void;
+    const gracesAnswer = new Promise<SmtpReply | undefined>((resolve) => (answerGrace = resolve));
+    h.sink.onRcpt((address) => (address === grace ? gracesAnswer : undefined));
+    const id = await h.send({ to: [ada, grace] });
+    const sending = h.t.drain();
+    const verp = (await h.sink.waitFor(1))[0]!.mailFrom;
+    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: ada }));
+    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    // The worker is as good as dead: its lease runs out while grace's hand-off hangs, so the
+    // stored message (ada bounced, grace queued, the message queued) may be canceled.
+    h.t.clock.advance(10 * 60 * 1000);
+    const canceled = await h.t.call({ method: "POST", url: `/v1/messages/${id}/cancel`, key: h.t.workspace.liveKey });
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    expect(canceled.json()).toMatchObject({ status: "bounced" });
+    expect(canceled.json().recipients.map((r: { email: string; status: string }) => [r.email, r.status])).toEqual([
+      [ada, "bounced"],
+      [grace, "canceled"],
+    ]);
+    expect((await h.events(id)).find((e) => e.type === "message.canceled")).toMatchObject({ from_status: "queued", to_status: "bounced", data: { recipients: [grace] } });
+    answerGrace({ code: 451, message: "4.3.0 Try again later" });
+    await sending;
+    expect((await h.message(id)).status).toBe("bounced");
+  });
+
   /**
    * Sends to ada and grace; grace is greylisted, and while her retry waits for the MX's answer at
    * RCPT TO, the report `dsn` (a fixture) bounces her; then the MX answers the retry with `answer`.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregateStatus, canSettleAttempt, canTransition, IllegalTransitionError, MESSAGE_STATUSES, settleAttempt, transition } from "../../src/domain/message-status.js";
+import { aggregateStatus, canSettleAttempt, canTransition, IllegalTransitionError, MESSAGE_STATUSES, moveAggregate, settleAttempt, transition } from "../../src/domain/message-status.js";
 
 describe("transition", () => {
   it.each([
@@ -49,6 +49,26 @@ describe("settleAttempt", () => {
   ] as const)("refuses an attempt from %s ending in %s", (from, to) => {
     expect(canSettleAttempt(from, to)).toBe(false);
     expect(() => settleAttempt(from, to)).toThrow(IllegalTransitionError);
+  });
+});
+
+describe("moveAggregate", () => {
+  it.each([
+    ["queued", "queued", "queued"],
+    ["queued", "canceled", "canceled"],
+    ["delivered", "bounced", "bounced"],
+    // A DSN bounced one recipient and the other was canceled: the report proves the attempt.
+    ["queued", "bounced", "bounced"],
+    ["scheduled", "bounced", "bounced"],
+  ] as const)("moves a message from %s to %s", (from, to, expected) => {
+    expect(moveAggregate(from, to)).toBe(expected);
+  });
+
+  it.each([
+    ["bounced", "delivered"],
+    ["canceled", "queued"],
+  ] as const)("refuses %s -> %s", (from, to) => {
+    expect(() => moveAggregate(from, to)).toThrow(IllegalTransitionError);
   });
 });
 
