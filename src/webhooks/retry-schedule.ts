@@ -1,3 +1,5 @@
+import { parseHttpDate } from "../domain/http-date.js";
+
 /**
  * When a failed webhook delivery is tried again (DESIGN.md §10): after attempt n fails, wait
  * RETRY_DELAYS_MS[n - 1]; after the 8th attempt the delivery has failed. The same schedule as
@@ -29,6 +31,6 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  const date = parseHttpDate(trimmed, now);
+  return date === null ? null : Math.max(0, date - now);
 }

@@ -26,4 +26,20 @@ describe("webhook retry schedule", () => {
     expect(retryAfterMs(" 30 ", NOW)).toBe(30 * S);
     expect(retryAfterMs(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
   });
+
+  it("reads the three date forms RFC 9110 §5.6.7 has a recipient accept, all in GMT", () => {
+    const inAMinute = NOW + 60 * S;
+    expect(retryAfterMs("Sat, 21 Nov 2026 10:01:00 GMT", NOW)).toBe(60 * S);
+    expect(retryAfterMs("Saturday, 21-Nov-26 10:01:00 GMT", NOW)).toBe(inAMinute - NOW);
+    // asctime has no zone and means GMT, where a JavaScript date parse would take local time.
+    expect(retryAfterMs("Sat Nov 21 10:01:00 2026", NOW)).toBe(60 * S);
+    expect(retryAfterMs("Sat Nov  1 10:01:00 2026", NOW)).toBe(0);
+  });
+
+  it("takes nothing else for a date: a number with a fraction or a sign, an ISO time, a day that does not exist or another zone is unreadable", () => {
+    // Date.parse reads "3600.5" as the year 3600 and "1.5" as January 5th, 2001.
+    for (const value of ["3600.5", "1.5", "-30", "+30", "2026-11-21T10:01:00Z", "Sat, 31 Feb 2026 10:01:00 GMT", "Sat, 21 Nov 2026 10:01:00 +0100", "tomorrow"]) {
+      expect(retryAfterMs(value, NOW), value).toBeNull();
+    }
+  });
 });
