@@ -114,11 +114,12 @@ export class ApiKeysService {
     const key = await this.find(principal, id);
     assertMayManageKey(principal, key.permission, "rotate");
     const now = this.clock.now();
-    if (key.revoked_at !== null) throw new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");
+    if (key.revoked_at !== null) throw revokedKeyConflict();
     if (key.expires_at !== null && key.expires_at <= now) throw new ConflictError("api_key_expired", "API key expired", "An expired key cannot be rotated; create a new key.");
     const secret = generateSecret(key.environment);
     const previousExpiresAt = now + overlapSeconds * 1000;
-    await this.keys.rotate(key.id, secretRow(key.id, secret, now), previousExpiresAt);
+    // Checked again as it writes: a revocation since the read above leaves nothing to rotate.
+    if (!(await this.keys.rotate(key.id, secretRow(key.id, secret, now), previousExpiresAt))) throw revokedKeyConflict();
     return { ...Keys.toWire(await this.find(principal, id)), secret, previous_secret_expires_at: toIso(previousExpiresAt) };
   }
 
@@ -157,3 +158,5 @@ export const scopeOf = (principal: Principal): Scope => ({ workspaceId: principa
 function secretRow(keyId: string, secret: string, now: number): SecretRow {
   return { digest: digestSecret(secret), api_key_id: keyId, redacted_key: redactSecret(secret), expires_at: null, created_at: now };
 }
+
+const revokedKeyConflict = () => new ConflictError("api_key_revoked", "API key revoked", "A revoked key cannot be rotated; create a new key.");

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { signedUp } from "../helpers/dashboard-session.js";
 import { createTestApp, type TestApp } from "../helpers/test-app.js";
@@ -445,6 +445,23 @@ describe.each(databases)("API keys ($name)", (database) => {
         for (const secret of [key.secret, ...answers.map((res) => res.json().secret as string)]) if ((await statusWith(secret)) === 200) working.push(secret);
         expect(working, `round ${round}`).toHaveLength(1);
       }
+    });
+
+    it("answers 409 api_key_revoked, with no secret, when the key is revoked while the rotation runs", async () => {
+      const key = await createKey();
+      const { apiKeys } = t.runtime.repositories;
+      const rotate = apiKeys.rotate.bind(apiKeys);
+      // The revocation lands after the rotation read the key and before it writes.
+      vi.spyOn(apiKeys, "rotate").mockImplementationOnce(async (...args) => {
+        expect((await t.call({ method: "DELETE", url: `/v1/api-keys/${key.id}` })).statusCode).toBe(200);
+        return rotate(...args);
+      });
+      const res = await t.call({ method: "POST", url: `/v1/api-keys/${key.id}/rotate`, payload: { overlap_seconds: 0 } });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toMatchObject({ code: "api_key_revoked" });
+      expect(res.json()).not.toHaveProperty("secret");
+      expect(await statusWith(key.secret)).toBe(401);
+      expect(await t.runtime.db.knex("api_key_secrets").where({ api_key_id: key.id }).count({ n: "*" }).first()).toMatchObject({ n: 1 });
     });
 
     it("ends the old secret at once with overlap_seconds 0", async () => {

@@ -129,19 +129,24 @@ export class ApiKeysRepository {
     await this.knex("api_keys").where({ id, workspace_id: scope.workspaceId, environment: scope.environment }).whereNull("revoked_at").update(columns);
   }
 
-  /** Adds a new secret and caps every older one at `previousExpiresAt`, atomically. */
-  async rotate(keyId: string, secret: SecretRow, previousExpiresAt: number): Promise<void> {
-    await this.knex.transaction(async (trx) => {
+  /**
+   * Adds a new secret and caps every older one at `previousExpiresAt`, atomically. False, and
+   * nothing changed, when the key was revoked meanwhile: its new secret would never work.
+   */
+  async rotate(keyId: string, secret: SecretRow, previousExpiresAt: number): Promise<boolean> {
+    return this.knex.transaction<boolean>(async (trx) => {
       // The key's row first: it locks the key, so a second rotation at once waits here and then
       // caps this one's secret too. Capping first, two rotations each capped only the secrets
       // that existed when they began, and left both new ones working for good, one of them
       // shown to no one.
-      await trx("api_keys").where({ id: keyId }).update({ redacted_key: secret.redacted_key });
+      const locked = await trx("api_keys").where({ id: keyId }).whereNull("revoked_at").update({ redacted_key: secret.redacted_key });
+      if (locked === 0) return false;
       await trx("api_key_secrets")
         .where({ api_key_id: keyId })
         .andWhere((q) => q.whereNull("expires_at").orWhere("expires_at", ">", previousExpiresAt))
         .update({ expires_at: previousExpiresAt });
       await trx("api_key_secrets").insert(secret);
+      return true;
     });
   }
 
