@@ -112,17 +112,26 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
     expect(message.status).toBe("bounced");
   });
 
-  it("keeps a DSN that arrives during the message's first hand-off, about a recipient the MX already accepted: it ends bounced, not delivered", async () => {
+  /**
+   * Sends to ada and grace and holds grace's first hand-off at RCPT TO; meanwhile ada's copy is
+   * accepted and a DSN bounces her. Returns with the hand-off still held: `answerGrace` lets the
+   * MX answer it, and `sending` is the worker's attempt.
+   */
+  async function dsnDuringFirstHandOff(): Promise<{ id: string; answerGrace: (reply: SmtpReply | undefined) => void; sending: Promise<unknown> }> {
     await start();
     let answerGrace!: (reply: SmtpReply | undefined) => void;
     const gracesAnswer = new Promise<SmtpReply | undefined>((resolve) => (answerGrace = resolve));
     h.sink.onRcpt((address) => (address === grace ? gracesAnswer : undefined));
     const id = await h.send({ to: [ada, grace] });
     const sending = h.t.drain();
-    // Ada's copy is accepted while grace's first hand-off waits for the MX's answer to RCPT.
     const verp = (await h.sink.waitFor(1))[0]!.mailFrom;
     const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: ada }));
     expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    return { id, answerGrace, sending };
+  }
+
+  it("keeps a DSN that arrives during the message's first hand-off, about a recipient the MX already accepted: it ends bounced, not delivered", async () => {
+    const { id, answerGrace, sending } = await dsnDuringFirstHandOff();
     answerGrace(undefined);
     await sending;
 
@@ -138,15 +147,7 @@ describe.each(databases)("asynchronous bounces and complaints ($name)", (databas
   });
 
   it("cancels what is left of a message whose first hand-off died after a DSN bounced one recipient: the message ends bounced, the other canceled", async () => {
-    await start();
-    let answerGrace!: (reply: SmtpReply | undefined) => void;
-    const gracesAnswer = new Promise<SmtpReply | undefined>((resolve) => (answerGrace = resolve));
-    h.sink.onRcpt((address) => (address === grace ? gracesAnswer : undefined));
-    const id = await h.send({ to: [ada, grace] });
-    const sending = h.t.drain();
-    const verp = (await h.sink.waitFor(1))[0]!.mailFrom;
-    const result = await report(verp, fixture("postfix-unknown-user.eml", { messageId: id, verp, recipient: ada }));
-    expect(result.last, result.transcript).toMatch(/^250 2\.0\.0 Ok: 1 bounce\(s\) recorded/);
+    const { id, answerGrace, sending } = await dsnDuringFirstHandOff();
     // The worker is as good as dead: its lease runs out while grace's hand-off hangs, so the
     // stored message (ada bounced, grace queued, the message queued) may be canceled.
     h.t.clock.advance(10 * 60 * 1000);
