@@ -159,6 +159,10 @@ export interface DeliveryConfig {
   connectTimeoutMs: number;
   /** Per SMTP phase: greeting, each command's reply, the DATA transfer. */
   commandTimeoutMs: number;
+  /** A connection open longer than this is not reused: closed with QUIT after its transaction. */
+  connectionReuseTimeLimitSeconds: number;
+  /** Messages one connection carries at most, then it is closed with QUIT; 0: no limit. */
+  maxMessagesPerConnection: number;
   /** Postfix-like backoff: the first retry after retryMinSeconds, doubling up to retryMaxSeconds. */
   retryMinSeconds: number;
   retryMaxSeconds: number;
@@ -211,6 +215,8 @@ export const SETTINGS = {
   deliveryComposeThreads: { env: "DELIVERY_COMPOSE_THREADS", default: "1", meaning: "Worker threads of a delivery worker that render and DKIM-sign outgoing mail, started on first use (the CPU-heavy part of sending: see docs/performance.md); 0 does it on the worker's event loop." },
   smtpConnectTimeoutMs: { env: "SMTP_CONNECT_TIMEOUT_MS", default: "30000", meaning: "Timeout to open an SMTP connection." },
   smtpCommandTimeoutMs: { env: "SMTP_COMMAND_TIMEOUT_MS", default: "60000", meaning: "Timeout of each SMTP phase (greeting, each reply, the DATA transfer)." },
+  smtpConnectionReuseTimeLimitSeconds: { env: "SMTP_CONNECTION_REUSE_TIME_LIMIT_SECONDS", default: "300", meaning: "How long an outbound SMTP connection is reused at most (Postfix's smtp_connection_reuse_time_limit): one open longer is closed with QUIT after its transaction, and the next message opens a new one to the addresses DNS gives then. Under steady traffic a connection never goes idle, so this bounds how long mail keeps going to an MX host's old address, or past its old TLS certificate." },
+  smtpMaxMessagesPerConnection: { env: "SMTP_MAX_MESSAGES_PER_CONNECTION", default: "100", meaning: "Messages (one recipient each) an outbound SMTP connection carries at most; then it is closed with QUIT and the next message opens a new one. Keeps under receivers that answer 421 past a per-session cap, for the cost of a handshake per 100 messages. 0: no limit (Postfix's default)." },
   retryMinSeconds: { env: "RETRY_MIN_SECONDS", default: "300", meaning: "First retry of a deferred recipient; doubles on each attempt." },
   retryMaxSeconds: { env: "RETRY_MAX_SECONDS", default: "4000", meaning: "Longest wait between retries." },
   deliveryLifetimeSeconds: { env: "DELIVERY_LIFETIME_SECONDS", default: String(5 * 24 * 3600), meaning: "How long a message is retried before it fails with 4.4.7 (a message's expires_at may shorten it)." },
@@ -345,6 +351,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytesInHand: int("deliveryMaxBytesInHand", 1),
       connectTimeoutMs: int("smtpConnectTimeoutMs", 100, 600_000),
       commandTimeoutMs: int("smtpCommandTimeoutMs", 100, 600_000),
+      connectionReuseTimeLimitSeconds: int("smtpConnectionReuseTimeLimitSeconds", 1, 86_400),
+      maxMessagesPerConnection: int("smtpMaxMessagesPerConnection", 0, 1_000_000),
       retryMinSeconds: int("retryMinSeconds", 0, 86400),
       retryMaxSeconds: int("retryMaxSeconds", 0, 7 * 86400),
       lifetimeSeconds: int("deliveryLifetimeSeconds", 1, 30 * 86400),

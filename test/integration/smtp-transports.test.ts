@@ -92,6 +92,47 @@ async function anotherMx(address: string): Promise<{ accepted: string[] }> {
 }
 
 /**
+ * A scripted MX at `address` on the sink's port, plaintext, that logs the command verbs of each
+ * session (one array per connection, QUIT included) and tells `heard` each command line as it
+ * arrives; RCPT for refused@ gets 550, everything else 250.
+ */
+async function scriptedMx(address: string, heard: (line: string) => void = () => {}): Promise<string[][]> {
+  const sessions: string[][] = [];
+  await fakeMx(address, (socket) => {
+    const commands: string[] = [];
+    sessions.push(commands);
+    let inData = false;
+    let buffered = "";
+    socket.write("220 mx ESMTP\r\n");
+    socket.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("latin1");
+      for (let end = buffered.indexOf("\r\n"); end !== -1; end = buffered.indexOf("\r\n")) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (inData) {
+          if (line === ".") {
+            inData = false;
+            socket.write("250 2.0.0 queued\r\n");
+          }
+          continue;
+        }
+        const verb = line.split(/[ :]/)[0]!.toUpperCase();
+        commands.push(verb);
+        heard(line);
+        if (verb === "EHLO") socket.write("250-mx\r\n250 8BITMIME\r\n");
+        else if (verb === "RCPT" && line.includes("refused@")) socket.write("550 5.1.1 no such user\r\n");
+        else if (verb === "DATA") {
+          inData = true;
+          socket.write("354 go ahead\r\n");
+        } else if (verb === "QUIT") socket.end("221 bye\r\n");
+        else socket.write("250 2.0.0 ok\r\n");
+      }
+    });
+  });
+  return sessions;
+}
+
+/**
  * A broken MX that greets and answers at once until a command matching `after`, then answers it
  * one line every 100 ms (each line well within any inactivity timeout), and closes after `forMs`.
  */
@@ -381,36 +422,7 @@ describe("SmtpPool", () => {
   });
 
   it("sends the next MAIL right after a completed transaction, and RSET only after one refused before its message", async () => {
-    // A scripted MX on its own address that logs every command line; RCPT for refused@ gets 550.
-    const commands: string[] = [];
-    await fakeMx("127.0.0.5", (socket) => {
-      let inData = false;
-      let buffered = "";
-      socket.write("220 mx ESMTP\r\n");
-      socket.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("latin1");
-        for (let end = buffered.indexOf("\r\n"); end !== -1; end = buffered.indexOf("\r\n")) {
-          const line = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          if (inData) {
-            if (line === ".") {
-              inData = false;
-              socket.write("250 2.0.0 queued\r\n");
-            }
-            continue;
-          }
-          const verb = line.split(/[ :]/)[0]!.toUpperCase();
-          commands.push(verb);
-          if (verb === "EHLO") socket.write("250-mx\r\n250 8BITMIME\r\n");
-          else if (verb === "RCPT" && line.includes("refused@")) socket.write("550 5.1.1 no such user\r\n");
-          else if (verb === "DATA") {
-            inData = true;
-            socket.write("354 go ahead\r\n");
-          } else if (verb === "QUIT") socket.end("221 bye\r\n");
-          else socket.write("250 2.0.0 ok\r\n");
-        }
-      });
-    });
+    const sessions = await scriptedMx("127.0.0.5");
     const pool = new SmtpPool({ hostname: "mta.mailroom.test", maxConnectionsPerDestination: 1, connectTimeoutMs: 1000, commandTimeoutMs: 3000 });
     transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
     const destination = { key: "mx5", hostname: "mx5.example.net", addresses: ["127.0.0.5"], port: sink.port, tls: "opportunistic" as const };
@@ -420,7 +432,7 @@ describe("SmtpPool", () => {
     expect(await pool.send(destination, envelope("refused@example.net"), mime(3))).toMatchObject({ outcome: "bounced", smtpCode: 550 });
     expect(await pool.send(destination, envelope("c@example.net"), mime(4))).toMatchObject({ outcome: "delivered" });
 
-    expect(commands).toEqual(["EHLO", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "RSET", "MAIL", "RCPT", "DATA"]);
+    expect(sessions).toEqual([["EHLO", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "RSET", "MAIL", "RCPT", "DATA"]]);
   });
 
   /** A pool over the sink, whose destinations are told apart by key alone (the pool caps and queues per key). */
@@ -505,6 +517,69 @@ describe("SmtpPool", () => {
     expect(pool.stats()).toMatchObject({ open: 1 });
     await expect.poll(() => pool.stats().open, { timeout: 2000 }).toBe(0);
     await expect.poll(() => sink.stats.openConnections, { timeout: 2000 }).toBe(0);
+  });
+
+  describe("connection reuse limits", () => {
+    const at = () => ({ key: "mx5", hostname: "mx5.example.net", addresses: ["127.0.0.5"], port: sink.port, tls: "opportunistic" as const });
+    /** A pool as the configuration makes it (a reuse time limit of 300 s unless `env` sets one), reading connections' ages off `clock`. */
+    const configuredPool = (env: Record<string, string> = {}, clock = { now: 0 }) => {
+      const pool = SmtpPool.fromConfig(deliveryConfig(env), { now: () => clock.now });
+      transport = { send: () => Promise.reject(new Error("unused")), close: () => pool.close() };
+      return pool;
+    };
+    const transaction = ["MAIL", "RCPT", "DATA"];
+
+    it("reuses a connection open no longer than the reuse time limit (300 s by default)", async () => {
+      const sessions = await scriptedMx("127.0.0.5");
+      const clock = { now: 0 };
+      const pool = configuredPool({}, clock);
+
+      for (const [i, ms] of [0, 150_000, 300_000].entries()) {
+        clock.now = ms;
+        expect(await pool.send(at(), envelope(`user${i}@example.net`), mime(i))).toMatchObject({ outcome: "delivered" });
+      }
+
+      expect(sessions).toEqual([["EHLO", ...transaction, ...transaction, ...transaction]]);
+      expect(pool.stats()).toMatchObject({ open: 1, idle: 1 });
+    });
+
+    it("closes a connection open longer than the reuse time limit with QUIT instead of reusing it, and sends the next message over a new one", async () => {
+      const sessions = await scriptedMx("127.0.0.5");
+      const clock = { now: 0 };
+      const pool = configuredPool({}, clock);
+
+      expect(await pool.send(at(), envelope("first@example.net"), mime(1))).toMatchObject({ outcome: "delivered" });
+      clock.now = 300_001;
+      expect(await pool.send(at(), envelope("second@example.net"), mime(2))).toMatchObject({ outcome: "delivered" });
+
+      await vi.waitFor(() => expect(sessions).toEqual([["EHLO", ...transaction, "QUIT"], ["EHLO", ...transaction]]), { timeout: 5000 });
+      expect(pool.stats()).toMatchObject({ open: 1, idle: 1 });
+    });
+
+    it("under steady traffic, closes a connection with QUIT after the transaction during which it passed the limit, and the waiting send opens a new one", async () => {
+      const clock = { now: 0 };
+      // The clock passes the limit while the server reads late@'s RCPT: the connection never sits idle.
+      const sessions = await scriptedMx("127.0.0.5", (line) => {
+        if (line.includes("<late@")) clock.now = 300_001;
+      });
+      const pool = configuredPool({ SMTP_MAX_CONNECTIONS_PER_DESTINATION: "1" }, clock);
+
+      expect(await pool.send(at(), envelope("first@example.net"), mime(1))).toMatchObject({ outcome: "delivered" });
+      const results = await Promise.all([pool.send(at(), envelope("late@example.net"), mime(2)), pool.send(at(), envelope("next@example.net"), mime(3))]);
+
+      expect(results.map((r) => r.outcome)).toEqual(["delivered", "delivered"]);
+      await vi.waitFor(() => expect(sessions).toEqual([["EHLO", ...transaction, ...transaction, "QUIT"], ["EHLO", ...transaction]]), { timeout: 5000 });
+    });
+
+    it("closes a connection with QUIT once it has carried SMTP_MAX_MESSAGES_PER_CONNECTION messages, and goes on over a new one", async () => {
+      const sessions = await scriptedMx("127.0.0.5");
+      const pool = configuredPool({ SMTP_MAX_MESSAGES_PER_CONNECTION: "2" });
+
+      for (const i of [1, 2, 3]) expect(await pool.send(at(), envelope(`user${i}@example.net`), mime(i))).toMatchObject({ outcome: "delivered" });
+
+      await vi.waitFor(() => expect(sessions).toEqual([["EHLO", ...transaction, ...transaction, "QUIT"], ["EHLO", ...transaction]]), { timeout: 5000 });
+      expect(pool.stats()).toMatchObject({ open: 1, idle: 1 });
+    });
   });
 
   it("opens each new connection to the addresses of the send that needs it, while another send to the destination brings others", async () => {

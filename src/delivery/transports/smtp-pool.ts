@@ -14,7 +14,8 @@ import type { Envelope, SendOptions, SendResult } from "./transport.js";
  * most `maxConnectionsPerDestination` connections per destination, further transactions wait
  * in line for a connection. A connection is reused for the next transaction (after an RSET
  * when the last one was refused before its message was sent), closed after `idleTimeoutMs`
- * unused, and discarded at the first sign of trouble.
+ * unused, closed with QUIT instead of reused once past its reuse limits (mayReuse()), and
+ * discarded at the first sign of trouble.
  *
  * The pool also caps the transactions in progress over every destination (`maxTransactions`,
  * DELIVERY_CONCURRENCY): see dispatch() for why the cap is here rather than around send().
@@ -81,6 +82,23 @@ export interface SmtpPoolSettings {
   /** An unused connection is closed after this long. Default 30 s: long enough to carry a
    * burst, short enough not to hold connections the remote side counts against us. */
   idleTimeoutMs?: number;
+  /**
+   * A connection open longer than this carries no further transaction: it is closed with QUIT,
+   * and the next send opens a new one to the addresses it just resolved. Default 300 s, Postfix's
+   * smtp_connection_reuse_time_limit. Under steady traffic a connection never sits idle long
+   * enough to time out, and without this it would carry mail to an MX host's old address, and
+   * past its old certificate, for as long as the traffic lasts.
+   */
+  reuseTimeLimitMs?: number;
+  /**
+   * Transactions (one message to one recipient each) a connection carries at most, then it is
+   * closed with QUIT; 0 for no limit. Default 100, nodemailer's pool's: receivers that cap the
+   * messages of a session answer the one past their cap with a 421, a deferral that costs that
+   * message a retry minutes later, where a new connection costs a handshake.
+   */
+  maxMessagesPerConnection?: number;
+  /** For tests: the clock connections' ages are read off (epoch milliseconds). */
+  now?: () => number;
 }
 
 export interface SmtpPoolStats {
@@ -94,11 +112,16 @@ export interface SmtpPoolStats {
 }
 
 const DEFAULT_IDLE_MS = 30_000;
+const DEFAULT_REUSE_TIME_LIMIT_MS = 300_000;
+const DEFAULT_MAX_MESSAGES_PER_CONNECTION = 100;
 
 export class SmtpPool {
   private readonly destinations = new Map<string, DestinationState>();
   private readonly idleTimeoutMs: number;
+  private readonly reuseTimeLimitMs: number;
+  private readonly maxMessagesPerConnection: number;
   private readonly maxTransactions: number;
+  private readonly now: () => number;
   /** Sends holding a transaction slot. */
   private sending = 0;
   /** The next waiter's place in the order of arrival, which dispatch() follows. */
@@ -107,7 +130,11 @@ export class SmtpPool {
 
   constructor(private readonly settings: SmtpPoolSettings) {
     this.idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+    this.reuseTimeLimitMs = settings.reuseTimeLimitMs ?? DEFAULT_REUSE_TIME_LIMIT_MS;
+    const maxMessages = settings.maxMessagesPerConnection ?? DEFAULT_MAX_MESSAGES_PER_CONNECTION;
+    this.maxMessagesPerConnection = maxMessages === 0 ? Infinity : maxMessages;
     this.maxTransactions = settings.maxTransactions ?? Infinity;
+    this.now = settings.now ?? Date.now;
   }
 
   static fromConfig(config: DeliveryConfig, overrides: Partial<SmtpPoolSettings> = {}): SmtpPool {
@@ -117,6 +144,8 @@ export class SmtpPool {
       maxTransactions: config.concurrency,
       connectTimeoutMs: config.connectTimeoutMs,
       commandTimeoutMs: config.commandTimeoutMs,
+      reuseTimeLimitMs: config.connectionReuseTimeLimitSeconds * 1000,
+      maxMessagesPerConnection: config.maxMessagesPerConnection,
       ...overrides,
     });
   }
@@ -217,15 +246,29 @@ export class SmtpPool {
       if (next === null) return;
       const waiter = next.waiters.shift()!;
       this.sending++;
-      const idle = next.idle.pop(); // the most recently used: the least likely to have been closed
+      const idle = this.takeIdle(next);
       if (idle) {
-        idle.stopIdleTimer();
         waiter.grant({ kind: "connection", connection: idle });
       } else {
         next.open++;
         waiter.grant({ kind: "room" });
       }
     }
+  }
+
+  /**
+   * The most recently used of the destination's idle connections (the least likely to have been
+   * closed by the server) that may still be reused. One that passed its time limit while idle is
+   * closed with QUIT, and its place is given up: the waiter opens a new connection instead.
+   */
+  private takeIdle(state: DestinationState): Connection | null {
+    for (let idle = state.idle.pop(); idle; idle = state.idle.pop()) {
+      idle.stopIdleTimer();
+      if (this.mayReuse(idle)) return idle;
+      idle.end(true);
+      state.open--;
+    }
+    return null;
   }
 
   /** The destination whose first waiter came first, of those whose first waiter could go now. */
@@ -272,7 +315,8 @@ export class SmtpPool {
   private release(state: DestinationState, connection: Connection, result: TransactionResult): void {
     this.sending--;
     const reusable = result.answered;
-    if (!reusable || this.closed || !connection.usable()) {
+    // Past its reuse limits, QUIT at once: it ends a transaction refused midway too, without an RSET first.
+    if (!reusable || this.closed || !connection.usable() || !this.mayReuse(connection)) {
       this.discard(state, connection, { polite: reusable });
       return;
     }
@@ -297,14 +341,27 @@ export class SmtpPool {
     this.reuse(state, connection);
   }
 
-  /** A connection ready for the next transaction: idle, until dispatch() gives it to a waiter. */
+  /** A connection ready for the next transaction: idle, until dispatch() gives it to a waiter; past its reuse limits, closed. */
   private reuse(state: DestinationState, connection: Connection): void {
+    if (!this.mayReuse(connection)) return this.discard(state, connection, { polite: true });
     state.idle.push(connection);
     connection.startIdleTimer(this.idleTimeoutMs, () => {
       state.idle.splice(state.idle.indexOf(connection), 1);
       this.discard(state, connection, { polite: true });
     });
     this.dispatch();
+  }
+
+  /**
+   * Whether a connection may carry another transaction: not once it has carried
+   * `maxMessagesPerConnection`, nor once it has been open longer than `reuseTimeLimitMs` (Postfix's
+   * smtp_connection_reuse_count_limit and smtp_connection_reuse_time_limit). Checked after each
+   * transaction, where a connection would go idle and where an idle one is taken: one in steady
+   * use is retired after the transaction that passes a limit, and the next send dials what DNS
+   * says now.
+   */
+  private mayReuse(connection: Connection): boolean {
+    return connection.transactions < this.maxMessagesPerConnection && this.now() - connection.openedAt <= this.reuseTimeLimitMs;
   }
 
   /** Follows a connection for its whole life: one that dies while idle leaves the pool. */
@@ -348,11 +405,11 @@ export class SmtpPool {
   private async open(destination: SmtpDestination): Promise<{ connection: Connection } | { failure: TransactionResult }> {
     let failure: TransactionResult | null = null;
     for (const address of destination.addresses) {
-      let opened = await connect(destination, address, this.settings, { ignoreTls: false });
+      let opened = await connect(destination, address, this.settings, { ignoreTls: false, openedAt: this.now() });
       // Opportunistic TLS: a failed handshake ends the connection, so the plaintext session
       // needs a new one, tried once (Postfix's `may` level does the same).
       if ("failure" in opened && opened.tlsFailed && destination.tls === "opportunistic") {
-        opened = await connect(destination, address, this.settings, { ignoreTls: true });
+        opened = await connect(destination, address, this.settings, { ignoreTls: true, openedAt: this.now() });
       }
       if ("connection" in opened) return opened;
       failure = opened.failure;
@@ -400,6 +457,8 @@ function isBroken(result: TransactionResult): boolean {
 
 /** One SMTP session and what the pool needs to know about it. */
 class Connection {
+  /** Transactions begun on it (MAIL commands sent). */
+  transactions = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private gone = false;
   private readonly goneListeners = new Set<() => void>();
@@ -407,6 +466,8 @@ class Connection {
   constructor(
     readonly smtp: SMTPConnection,
     readonly remoteHost: string,
+    /** When it was dialled (the pool's clock); its age is counted from here, as Postfix does. */
+    readonly openedAt: number,
   ) {
     // SMTPConnection emits 'error' (an EventEmitter throws when nobody listens) and 'end' for
     // any connection that dies, in use or idle: a timeout, the server closing, a reset.
@@ -487,7 +548,7 @@ function connect(
   destination: SmtpDestination,
   address: string,
   settings: SmtpPoolSettings,
-  options: { ignoreTls: boolean },
+  options: { ignoreTls: boolean; openedAt: number },
 ): Promise<{ connection: Connection } | { failure: TransactionResult; tlsFailed: boolean }> {
   const remoteHost = describeHost(destination, address);
   const verified = destination.tls !== "opportunistic";
@@ -542,7 +603,7 @@ function connect(
       clearTimeout(tooLong);
       smtp.off("error", onError);
       smtp.off("end", onEnd);
-      resolve({ connection: new Connection(smtp, remoteHost) });
+      resolve({ connection: new Connection(smtp, remoteHost, options.openedAt) });
     };
     smtp.connect((error) => {
       if (error) return fail(error);
@@ -555,6 +616,7 @@ function connect(
 
 /** One transaction on an open session, ended after `limitMs` (transactionLimitMs) whatever the server is doing. */
 function transact(connection: Connection, envelope: Envelope, mime: Buffer, limitMs: number): Promise<TransactionResult> {
+  connection.transactions++;
   return new Promise((settle) => {
     // Handed over as a stream so that its end tells when the whole message has gone to the
     // socket: a connection lost after that and before the reply may have delivered it.
