@@ -200,7 +200,7 @@ async function execute(command: Command, args: Args, io: Io): Promise<number> {
     return (await command.run(context, args)) ?? EXIT.ok;
   } catch (error) {
     // The server a connection error names: the client's, else (a probe's client) the one configured.
-    return report(error, output, () => client?.baseUrl ?? connectionOf(args, io).baseUrl);
+    return report(error, output, keySource(args), () => client?.baseUrl ?? connectionOf(args, io).baseUrl);
   }
 }
 
@@ -212,8 +212,11 @@ function createClient(args: Args, io: Io): Mailroom {
   return newClient(apiKey, baseUrl, io);
 }
 
-/** Prints what went wrong, naming the fix where we know it, and answers the exit code. */
-function report(error: unknown, output: Output, serverUrl: () => string): number {
+/**
+ * Prints what went wrong, naming the fix where we know it, and answers the exit code. `keyFrom`
+ * is where the key came from (keySource), the place to fix a refused one.
+ */
+function report(error: unknown, output: Output, keyFrom: string, serverUrl: () => string): number {
   if (error instanceof UsageError || error instanceof MailroomConfigurationError) {
     output.error({ error: "usage", message: error.message }, error.message);
     return EXIT.usage;
@@ -228,7 +231,7 @@ function report(error: unknown, output: Output, serverUrl: () => string): number
   }
   if (error instanceof APIError) {
     const lines = problemLines(`Error: ${error.status} ${error.code}`, error);
-    if (error.code === "invalid_api_key") lines.push("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
+    if (error.code === "invalid_api_key") lines.push(`Check ${keyFrom}: the key is missing, mistyped, revoked or expired.`);
     if (error instanceof RedirectError) lines.push("Set MAILROOM_BASE_URL (or --base-url) to where it points: the API did not carry out the request.");
     if (error.code === "user_token_required") lines.push("This command acts for a person: pass a user access token (mru_…) with --api-key or MAILROOM_API_KEY, not an API key.");
     // Changing the list takes another key (or the dashboard): this one is refused from here.

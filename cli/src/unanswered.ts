@@ -7,8 +7,8 @@ type Fetch = (request: Request) => Promise<Response>;
  * that makes running the command again safe. A POST is in doubt from its sending until a success
  * answers it: before then it may have been carried out with its answer lost, may still be running
  * (409 idempotency_key_in_use, which the SDK waits out), or the SDK may be about to send it again
- * under the same key (after a 5xx). An error answer ends the command at once, and its report names
- * the key where a rerun takes one (see rerunWith).
+ * under the same key (after a 5xx, or a 409 domain_changed). An error answer ends the command at
+ * once, and its report names the key where a rerun takes one (see rerunWith).
  */
 export class Unanswered {
   #sent: string | undefined;
@@ -27,8 +27,7 @@ export class Unanswered {
       }
       const response = await fetch(request);
       if (key !== undefined && this.#sent === key) {
-        // The one 409 a POST is sent again after (the SDK waits out no other).
-        this.#inUse = response.status === 409;
+        this.#inUse = await isKeyInUse(response);
         if (response.ok) this.#sent = undefined;
       }
       return response;
@@ -61,4 +60,15 @@ export class Unanswered {
     const key = this.#sent === undefined ? undefined : this.#rerun ? this.#rerun.key : this.#sent;
     return key === undefined ? undefined : { key, stillGoing: this.#inUse };
   }
+}
+
+/**
+ * Whether `response` is a 409 idempotency_key_in_use. The SDK sends a POST again after a 409
+ * domain_changed too (a race lost, nothing done), which is no other run still going: the code
+ * tells them apart, as both carry Retry-After.
+ */
+async function isKeyInUse(response: Response): Promise<boolean> {
+  if (response.status !== 409) return false;
+  const problem = (await response.clone().json().catch(() => undefined)) as { code?: unknown } | null | undefined;
+  return problem?.code === "idempotency_key_in_use";
 }

@@ -139,6 +139,17 @@ describe("mailroom suppressions create-batch", () => {
     ]);
   });
 
+  it("leaves out the empty rows a spreadsheet exports (,, or a blank line), and points at the others' lines", async () => {
+    const api = suppressionApi();
+    const text = ["email,reason", "ada@example.com,unsubscribe", ",", "grace@example.com,", ",,", ",,", ""].join("\r\n");
+
+    const result = await runCli(["suppressions", "import", "--file", "export.csv"], { env, files: { "export.csv": text }, fetch: api.fetch });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(sent(api.seen)).toEqual([{ email: "ada@example.com", reason: "unsubscribe" }, { email: "grace@example.com" }]);
+    expect(result.json<SuppressionImport>().data.map((item) => item.line)).toEqual([2, 4]);
+  });
+
   it("reads a CSV saved with a byte order mark", async () => {
     const api = suppressionApi();
 

@@ -69,6 +69,15 @@ describe("configuration", () => {
     expect(result.stderr).toContain("Check MAILROOM_API_KEY: the key is missing, mistyped, revoked or expired.");
   });
 
+  it("tells a person to check --api-key, not MAILROOM_API_KEY, when the key given with the flag is refused", async () => {
+    // The environment's key is a good one: the flag wins over it, and it is the flag's that is refused.
+    const result = await runCli(["workspace", "get", "--api-key", "svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"], { env: cliEnv(server), tty: true });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Check --api-key: the key is missing, mistyped, revoked or expired.");
+    expect(result.stderr).not.toContain("MAILROOM_API_KEY");
+  });
+
   it("exits 1 when the server cannot be reached, naming its URL and how to start one", async () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}`;
 
@@ -328,6 +337,14 @@ describe("an error after which the request may have run", () => {
 
       expect(words).toBe("\nInterrupted while the first run with this Idempotency-Key was still going. For its answer, run the same command again with --idempotency-key order-1234\n");
       expect(JSON.parse(json)).toEqual({ error: "interrupted", message: "Interrupted while the first run with this Idempotency-Key was still going.", idempotency_key: "order-1234" });
+    });
+
+    it("does not say a first run is still going while the SDK waits to send it again after a 409 domain_changed, which is no such run", async () => {
+      const api = answering(() => new Response(JSON.stringify(problemBody(409, "domain_changed")), { status: 409, headers: { "content-type": "application/problem+json", "retry-after": "30" } }));
+
+      const stderr = await stopWhenAsked(["domains", "verify", "dom_1"], api, { tty: true });
+
+      expect(stderr).toBe(`\nInterrupted before the server answered. It may have been carried out all the same; to try again without doing it twice, run the same command with --idempotency-key ${api.keys[0]}\n`);
     });
 
     it("names the key a suppression import is run again with, not its request's <key>#<n>", async () => {

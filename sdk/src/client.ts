@@ -35,11 +35,11 @@ export interface ClientOptions {
   /** Milliseconds to wait for each attempt's response: more than 0, at most 2^31 - 1. Default 60 000. */
   timeout?: number;
   /**
-   * Retries after a connection error, 408, 429 or 5xx: a whole number, 0 or more. Default 2. A
-   * 409 `idempotency_key_in_use` is waited out without spending them (unless 0), for up to
-   * `timeout` plus the server's lock (the 409's `lock_seconds`; 60 s when it does not say). A
-   * DELETE whose outcome is unknown is retried only where a repeat is safe, and a PATCH carrying
-   * `base_revision` never (see the README).
+   * Retries after a connection error, 408, 429, 5xx or a 409 with Retry-After (`domain_changed`):
+   * a whole number, 0 or more. Default 2. A 409 `idempotency_key_in_use` is waited out without
+   * spending them (unless 0), for up to `timeout` plus the server's lock (the 409's
+   * `lock_seconds`; 60 s when it does not say). A DELETE whose outcome is unknown is retried only
+   * where a repeat is safe, and a PATCH carrying `base_revision` never (see the README).
    */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests, other runtimes). */

@@ -32,11 +32,12 @@ export interface ReadSuppressionListOptions {
 
 /**
  * The addresses in `text`, each with its line. CSV is a header row naming an `email` column and
- * optionally `reason` and `detail` (any case, any order), then a row per address; plain text is
- * one address per line, blank lines and `#` comments left out. Unless `format` says, text is CSV
- * when its first non-blank line has a comma or a quote or is `email` alone (an address holds
- * neither), and is not a `#` comment (CSV has none). A byte order mark, which spreadsheets save
- * CSV with, is dropped. An empty list is not an error here: the caller says so in its own words.
+ * optionally `reason` and `detail` (any case, any order), then a row per address, rows with no
+ * value in any cell (`,,`) left out; plain text is one address per line, blank lines and `#`
+ * comments left out. Unless `format` says, text is CSV when its first non-blank line has a comma
+ * or a quote or is `email` alone (an address holds neither), and is not a `#` comment (CSV has
+ * none). A byte order mark, which spreadsheets save CSV with, is dropped. An empty list is not an
+ * error here: the caller says so in its own words.
  */
 export function readSuppressionList(text: string, options: ReadSuppressionListOptions = {}): { format: SuppressionListFormat; rows: SuppressionListRow[] } {
   const content = text.replace(/^\uFEFF/, "");
@@ -59,7 +60,9 @@ function csvRows(content: string): SuppressionListRow[] {
     if (error instanceof CsvError) throw new SuppressionListError(error.message);
     throw error;
   }
-  const [header, ...rows] = records;
+  // Spreadsheets export their empty rows as ",,": a row with no value in any cell is no row at
+  // all (a header below such rows is still the header). Each record keeps its own line.
+  const [header, ...rows] = records.filter(({ fields }) => fields.some((field) => field.trim() !== ""));
   if (!header) return [];
   const names = header.fields.map((name) => name.trim().toLowerCase());
   const [email, reason, detail] = ["email", "reason", "detail"].map((name) => names.indexOf(name)) as [number, number, number];

@@ -226,11 +226,15 @@ async function isConditional(request: Request): Promise<boolean> {
 /**
  * Worth another attempt: the server was unavailable or overloaded (408, 429, 5xx), or the same
  * Idempotency-Key is still running elsewhere (409 `idempotency_key_in_use`), which a later
- * attempt answers with the first request's result.
+ * attempt answers with the first request's result, or the conflict is one that passes, which the
+ * server marks with Retry-After (409 `domain_changed`, a race lost to concurrent changes). The
+ * server keeps no answer with Retry-After for replay (docs/idempotency.md), so a retry under the
+ * same key runs again; any other 409 is the resource's state, which waiting does not change.
  */
 async function isRetryable(response: Response): Promise<boolean> {
   const { status } = response;
   if (status === 408 || status === 429 || status >= 500) return true;
+  if (status === 409 && response.headers.has("retry-after")) return true;
   return (await keyInUse(response)) !== undefined;
 }
 

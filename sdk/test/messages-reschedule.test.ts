@@ -34,7 +34,7 @@ describe("messages.reschedule", () => {
   });
 
   it("throws ConflictError message_not_scheduled, without retrying, for a message no longer scheduled", async () => {
-    const fake = fakeFetch([problem(409, "message_not_scheduled", { headers: NOW })]);
+    const fake = fakeFetch([problem(409, "message_not_scheduled")]);
     const error = await fakeClient(fake).messages.reschedule(MESSAGE_ID, { scheduled_at: null }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toMatchObject({ status: 409, code: "message_not_scheduled" });

@@ -52,8 +52,23 @@ describe("which answers are retried", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it("does not retry a 409 with any other code: the resource's state will not change by waiting", async () => {
-    const fake = fakeFetch([problem(409, "message_not_cancelable", { headers: NOW })]);
+  it("retries a 409 domain_changed, a race lost to concurrent changes, under the same Idempotency-Key", async () => {
+    const fake = fakeFetch([problem(409, "domain_changed", { headers: NOW }), json(200, { id: "dom_1", object: "domain" })]);
+    await expect(fakeClient(fake).domains.rotateDkim("dom_1")).resolves.toMatchObject({ id: "dom_1" });
+    expect(fake.requests).toHaveLength(2);
+    expect(new Set(fake.requests.map((request) => request.headers.get("idempotency-key"))).size).toBe(1);
+  });
+
+  it("spends the retries on a 409 domain_changed, then throws it", async () => {
+    const fake = fakeFetch(Array.from({ length: 3 }, () => problem(409, "domain_changed", { headers: NOW })));
+    const error = await fakeClient(fake).domains.verify("dom_1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: "domain_changed" });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("does not retry a 409 without Retry-After: the resource's state will not change by waiting", async () => {
+    const fake = fakeFetch([problem(409, "message_not_cancelable")]);
     const error = await fakeClient(fake).messages.cancel("msg_1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toMatchObject({ code: "message_not_cancelable" });
@@ -464,6 +479,13 @@ describe("retryingFetch", () => {
     const fake = fakeFetch([problem(429, "rate_limited", { headers: { "retry-after": "60" } }), json(202, {})]);
     await retryingFetch(fake.fetch, policy)(request());
     expect(sleeps).toEqual([60_000]);
+  });
+
+  it("waits the Retry-After seconds of a 409 domain_changed", async () => {
+    const { sleeps, policy } = recordingPolicy();
+    const fake = fakeFetch([problem(409, "domain_changed", { headers: { "retry-after": "1" } }), json(200, {})]);
+    await retryingFetch(fake.fetch, policy)(request());
+    expect(sleeps).toEqual([1_000]);
   });
 
   it("backs off 0.5 s, then 1 s, when the server does not say how long to wait", async () => {

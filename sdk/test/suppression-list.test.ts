@@ -28,6 +28,20 @@ describe("readSuppressionList", () => {
     });
   });
 
+  it("leaves out CSV rows with no value in any cell, which spreadsheets export for empty rows, and keeps the lines of the others", () => {
+    const text = ["email,reason", ",", "ada@example.com,unsubscribe", ',,', '"",  ', "   ", "grace@example.com,", ",manual", ",,", ",,", ""].join("\r\n");
+    expect(readSuppressionList(text).rows).toEqual([
+      { line: 3, body: { email: "ada@example.com", reason: "unsubscribe" } },
+      { line: 7, body: { email: "grace@example.com" } },
+      // A row with a value is sent, address or not, for the API to refuse at its line.
+      { line: 8, body: { email: "", reason: "manual" } },
+    ]);
+  });
+
+  it("takes the first CSV row with a value as the header, below any empty rows", () => {
+    expect(readSuppressionList(",,\nEmail,Reason\nada@example.com,\n").rows).toEqual([{ line: 3, body: { email: "ada@example.com" } }]);
+  });
+
   it("leaves the reason out where none is given and no default is asked for (the API's default applies)", () => {
     expect(readSuppressionList("ada@example.com").rows).toEqual([{ line: 1, body: { email: "ada@example.com" } }]);
   });
