@@ -627,7 +627,14 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update the signed-in user's account
+         * @description Changes the calling user's display name, which every workspace they belong to shows in
+         *     its members list and audit log. Surrounding spaces are dropped; an empty name or null
+         *     clears it. The sign-in address and password are changed through the dashboard, which
+         *     asks for the current password. Needs a user access token.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/v1/workspaces": {
@@ -3557,6 +3564,10 @@ export interface components {
             /** @description Every workspace the user belongs to, oldest membership first. */
             workspaces: components["schemas"]["WorkspaceMembership"][];
         };
+        UpdateAccountRequest: {
+            /** @description The display name; surrounding spaces are dropped, and an empty name or null clears it. */
+            name?: string | null;
+        };
         CreateWorkspaceRequest: {
             /** @description The workspace's name. */
             name: string;
@@ -5826,6 +5837,47 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account, as `getAccount` answers it. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -20,6 +20,26 @@ const invitation = contractExample<Invitation>("Invitation");
 const newInvitation = contractExample<InvitationWithUrl>("NewInvitation");
 const ACCEPT_URL = newInvitation.accept_url;
 
+describe("mailroom accounts update", () => {
+  it("sends the name, and null for --no-name", async () => {
+    for (const [flags, name] of [[["--name", "Ada Lovelace"], "Ada Lovelace"], [["--no-name"], null]] as const) {
+      const api = stubApi(200, account);
+      const result = await runCli(["accounts", "update", ...flags], { env, fetch: api.fetch });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.json<Account>()).toEqual(account);
+      expect(api.seen).toEqual([{ method: "PATCH", target: "/v1/account", authorization: `Bearer ${USER_TOKEN}`, idempotencyKey: null, body: { name } }]);
+    }
+  });
+
+  it("refuses to run without --name or --no-name, and sends nothing", async () => {
+    const api = stubApi(200, account);
+    const result = await runCli(["accounts", "update"], { env, fetch: api.fetch });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--name");
+    expect(api.seen).toEqual([]);
+  });
+});
+
 describe("mailroom accounts get", () => {
   it("prints the account as the API sent it, calling with the user access token", async () => {
     const api = stubApi(200, account);

@@ -128,6 +128,7 @@ export type CreateApiKeyParams = RequestBody<"createApiKey">;
 export type RotateApiKeyParams = RequestBody<"rotateApiKey">;
 export type UpdateApiKeyParams = RequestBody<"updateApiKey">;
 export type UpdateWorkspaceParams = RequestBody<"updateWorkspace">;
+export type UpdateAccountParams = RequestBody<"updateAccount">;
 export type CreateWorkspaceParams = RequestBody<"createWorkspace">;
 export type ListMembersParams = QueryParams<"listMembers">;
 export type UpdateMemberParams = RequestBody<"updateMember">;

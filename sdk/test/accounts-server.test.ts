@@ -28,6 +28,12 @@ describe("mr.accounts against the real server", () => {
     expect(staging).toMatchObject({ name: "Staging", role: "owner" });
   });
 
+  it("renames the signed-in user, and clears the name with null", async () => {
+    expect((await mr.accounts.update({ name: " Ada Lovelace " })).user.name).toBe("Ada Lovelace");
+    expect((await mr.accounts.get()).user.name).toBe("Ada Lovelace");
+    expect((await mr.accounts.update({ name: null })).user.name).toBeNull();
+  });
+
   it("invites, lists and revokes, with the link shown once", async () => {
     const invitation = await mr.accounts.createInvitation({ email: "grace@acme.example", role: "admin" });
     expect(invitation.accept_url).toMatch(new RegExp(`^${server.baseUrl}/invitations/`));

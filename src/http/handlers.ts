@@ -147,6 +147,8 @@ export function createHandlers(
 
     getAccount: async (req) => services.members.getAccount(principalOf(req)),
 
+    updateAccount: async (req) => services.members.updateAccount(principalOf(req), req.body),
+
     createWorkspace: async (req, reply) => {
       const workspace = await services.members.createWorkspace(principalOf(req), req.body);
       reply.code(201);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { digestSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
+import { displayName } from "../domain/display-name.js";
 import { AuthenticationError, ConflictError, DomainError, InsufficientRoleError, NotFoundError, UserTokenRequiredError } from "../domain/errors.js";
 import type { Principal } from "../domain/environments.js";
 import { newId } from "../domain/ids.js";
@@ -45,6 +46,16 @@ export class MembersService {
 
   async getAccount(principal: Principal): Promise<Schemas["Account"]> {
     const { userId } = memberOf(principal);
+    return this.accountOf(userId);
+  }
+
+  /** The caller's own display name: theirs alone, so no role is needed and no workspace audits it. */
+  async updateAccount(principal: Principal, input: Schemas["UpdateAccountRequest"]): Promise<Schemas["Account"]> {
+    const { userId } = memberOf(principal);
+    const user = await this.repositories.users.find(userId);
+    if (!user) throw new NotFoundError("user", userId);
+    // A name given as it is changes nothing, `updated_at` included.
+    if (input.name !== undefined && displayName(input.name) !== user.name) await this.repositories.users.updateName(userId, displayName(input.name), this.clock.now());
     return this.accountOf(userId);
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { digestSecret, generateSecret } from "../domain/api-key-secret.js";
 import type { Clock } from "../domain/clock.js";
+import { displayName } from "../domain/display-name.js";
 import { ConflictError, DomainError, InvalidCredentialsError, NotFoundError, NotSignedInError, UniqueViolation, ValidationError } from "../domain/errors.js";
 import type { Environment } from "../domain/environments.js";
 import { fixedWindow } from "../domain/fixed-window.js";
@@ -93,7 +94,7 @@ export class SessionsService {
     // Refused before hashing, and before the address is looked up.
     await this.assertMaySignUp(input, emailNormalized);
     const now = this.clock.now();
-    const user: UserRow = { id: newId("user", now), email, email_normalized: emailNormalized, name: input.name?.trim() || null, password_hash: await hashPassword(input.password), created_at: now, updated_at: now };
+    const user: UserRow = { id: newId("user", now), email, email_normalized: emailNormalized, name: displayName(input.name), password_hash: await hashPassword(input.password), created_at: now, updated_at: now };
     await this.repositories.transaction(async (trx) => {
       if (input.invitation_token === undefined && this.signupPolicy !== "open") {
         // Again inside the transaction, where it can serialise: two first sign-ups racing must

@@ -22,6 +22,7 @@ const NOT_AUDITED: Record<string, string> = {
   testWebhook: "sends a sample event; its attempt is recorded",
   redeliverWebhookEvent: "delivery work; its attempts are recorded",
   replayWebhookEvents: "delivery work; its attempts are recorded",
+  updateAccount: "the caller's own display name, no workspace's setting: each workspace's members list shows it",
   createWorkspace: "creates a new workspace, whose log then starts; its created_at records it",
 };
 

@@ -195,6 +195,8 @@ describe("every response honours the contract", () => {
     const key = await owner.session.token(owner.workspaceId);
     await expectConforming("getAccount", "GET", "/v1/account", "/v1/account", { key });
     await expectConforming("getAccount", "GET", "/v1/account", "/v1/account");
+    await expectConforming("updateAccount", "PATCH", "/v1/account", "/v1/account", { key, payload: { name: "Ada Lovelace" } });
+    await expectConforming("updateAccount", "PATCH", "/v1/account", "/v1/account", { key, payload: { name: 7 } });
     await expectConforming("createWorkspace", "POST", "/v1/workspaces", "/v1/workspaces", { key, payload: { name: "Staging" } });
     await expectConforming("createWorkspace", "POST", "/v1/workspaces", "/v1/workspaces", { key, payload: { name: "" } });
     const invitation = await expectConforming("createInvitation", "POST", "/v1/invitations", "/v1/invitations", { key, payload: { email: "grace@acme.example", role: "admin" } });

@@ -260,6 +260,18 @@ describe("the dashboard, from sign-up to settings", () => {
     await expect.poll(() => switcher.locator("option:checked").textContent()).toBe("Acme Transactional");
   });
 
+  it("changes the user's own name, and the top bar follows", async () => {
+    const name = page.getByLabel("Your name");
+    await expect.poll(() => name.inputValue()).toBe(OWNER.name);
+    await name.fill("  Ada King ");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await expect.poll(() => page.locator(".user-menu__name").textContent()).toBe("Ada King");
+    // What code reads is what the page wrote.
+    const session = await (await page.request.get("/auth/session")).json();
+    expect(session.user).toMatchObject({ email: OWNER.email, name: "Ada King" });
+  });
+
   it("invites a member and shows the invitation link once", async () => {
     await page.getByLabel("Email address").fill("grace@acme.example");
     await page.getByLabel("Role", { exact: true }).selectOption("developer");

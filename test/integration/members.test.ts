@@ -56,6 +56,41 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
     });
   });
 
+  describe("updateAccount", () => {
+    it("renames the caller, trimmed, as every workspace's members list shows them; an empty name or null clears it", async () => {
+      const grace = await member("grace@acme.example", "viewer");
+      const renamed = await as(grace.token).patch("/v1/account", { name: "  Grace Hopper " });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+      expect(renamed.json()).toMatchObject({ user: { id: grace.userId, email: "grace@acme.example", name: "Grace Hopper" }, workspaces: [{ id: owner.workspaceId, role: "viewer" }] });
+      const listed = (await as(ownerToken).get("/v1/members")).json().data as Array<{ user_id: string; name: string | null }>;
+      expect(listed.find((m) => m.user_id === grace.userId)?.name).toBe("Grace Hopper");
+      // Nobody else changed.
+      expect((await as(ownerToken).get("/v1/account")).json().user.name).toBe("Ada");
+
+      for (const cleared of ["   ", null]) {
+        await as(grace.token).patch("/v1/account", { name: "Grace" });
+        const res = await as(grace.token).patch("/v1/account", { name: cleared });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().user.name).toBeNull();
+      }
+    });
+
+    it("refuses an empty body, an unknown field or a name over 100 characters, and changes nothing", async () => {
+      for (const [payload, pointer] of [[{}, ""], [{ email: "eve@acme.example" }, "/email"], [{ name: "x".repeat(101) }, "/name"]] as const) {
+        const res = await as(ownerToken).patch("/v1/account", payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(422);
+        expect(res.json().errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
+      }
+      expect((await as(ownerToken).get("/v1/account")).json().user).toMatchObject({ name: "Ada", email: "ada@acme.example" });
+    });
+
+    it("refuses API keys: account operations act for a person", async () => {
+      const res = await as(t.workspace.liveKey).patch("/v1/account", { name: "Mallory" });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("user_token_required");
+    });
+  });
+
   describe("createWorkspace", () => {
     it("creates a workspace the caller owns, reachable with a new token", async () => {
       const res = await as(ownerToken).post("/v1/workspaces", { name: "Acme staging" });

@@ -95,6 +95,22 @@ export const accounts: Noun = {
       },
     },
     {
+      command: "update",
+      describe: "Change your display name, as every workspace you belong to shows it",
+      operationId: "updateAccount",
+      examples: [
+        ['$0 accounts update --name "Ada Lovelace" --api-key "$MAILROOM_USER_TOKEN"', "Set your name"],
+        ['$0 accounts update --no-name --api-key "$MAILROOM_USER_TOKEN"', "Clear it"],
+      ],
+      noForms: ["name"],
+      builder: (yargs) => yargs.option("name", { type: "string", describe: "Your display name; --no-name clears it", demandOption: "Give a --name (or --no-name to clear it)." }),
+      async run({ client, output }, args) {
+        const name = args.name === false ? null : requiredString(args, "name");
+        const account = await client().accounts.update({ name });
+        output.result(account, () => renderAccount(account));
+      },
+    },
+    {
       command: "create-workspace",
       describe: "Create a workspace owned by you",
       operationId: "createWorkspace",

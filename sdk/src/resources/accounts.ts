@@ -16,6 +16,11 @@ export class Accounts extends Resource {
     return this.client.unwrap(this.client.http.GET("/v1/account", this.client.init(options)));
   }
 
+  /** `updateAccount`: change the calling user's display name (null or "" clears it). */
+  update(params: RequestBody<"updateAccount">, options?: RequestOptions): APIPromise<Account> {
+    return this.client.unwrap(this.client.http.PATCH("/v1/account", { body: params, ...this.client.init(options, "PATCH") }));
+  }
+
   /** `createWorkspace`: a new workspace owned by the calling user. */
   createWorkspace(params: RequestBody<"createWorkspace">, options?: RequestOptions): APIPromise<WorkspaceMembership> {
     return this.client.unwrap(this.client.http.POST("/v1/workspaces", { body: params, ...this.client.init(options, "POST") }));

@@ -72,6 +72,10 @@ export class UsersRepository {
     await trx("users").where({ id }).update({ password_hash: passwordHash, updated_at: now });
   }
 
+  async updateName(id: string, name: string | null, now: number): Promise<void> {
+    await this.knex("users").where({ id }).update({ name, updated_at: now });
+  }
+
   static toWire(row: UserRow): User {
     return { id: row.id, object: "user", email: row.email, name: row.name, created_at: toIso(row.created_at) };
   }

@@ -5,9 +5,10 @@ import { hasRole } from "../../lib/roles";
 import { InvitationsSection } from "./invitations-section";
 import { MembersSection } from "./members-section";
 import { PasswordSection } from "./password-section";
+import { ProfileSection } from "./profile-section";
 import { WorkspaceSection } from "./workspace-section";
 
-/** `/settings`: the workspace, its members and invitations, and the user's password; the audit log for admins. */
+/** `/settings`: the workspace, its members and invitations, and the user's name and password; the audit log for admins. */
 export function SettingsPage() {
   const { workspace } = useWorkspace();
   // listAuditEvents needs an admin: below that the link would only lead to a refusal.
@@ -22,6 +23,7 @@ export function SettingsPage() {
       <WorkspaceSection />
       <MembersSection />
       <InvitationsSection />
+      <ProfileSection />
       <PasswordSection />
     </>
   );
