@@ -30,6 +30,7 @@ const VALID_BODIES: Record<string, () => object> = {
   updateApiKey: () => ({ name: "Renamed by the auth tests" }),
   updateWorkspace: () => ({ name: "Renamed" }),
   createWorkspace: () => ({ name: "From the auth tests" }),
+  updateAccount: () => ({ name: "From the auth tests" }),
   updateMember: () => ({ role: "developer" }),
   createInvitation: () => ({ email: "invitee@acme.example" }),
   createMessageBatch: () => ({ messages: [aMessage()] }),
