@@ -317,6 +317,24 @@ describe("webhook endpoints in the dashboard", () => {
     await screenshot(page, "webhook");
   });
 
+  it("saves only what Edit changed: a URL a script set while the dialog was open is kept", async () => {
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit endpoint" });
+    await dialog.getByLabel("Endpoint URL").waitFor();
+    // Meanwhile a script moves the endpoint (its Basic password rotated, say).
+    const sdk = await harness.sdk("sandbox");
+    const id = endpointPath.split("/").pop() ?? "";
+    const moved = `${receiver.url}?rotated=1`;
+    await sdk.webhooks.update(id, { url: moved });
+    await dialog.getByLabel("Description (optional)").fill("Order service v2");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => heading().textContent()).toBe("Order service v2");
+    // The page shows the endpoint as saved: the script's URL, kept.
+    expect(await page.locator(".page-header .mono").textContent()).toBe(moved);
+    expect((await sdk.webhooks.get(id)).url).toBe(moved);
+    await sdk.webhooks.update(id, { url: receiver.url });
+  });
+
   it("shows the endpoints and attempts to a viewer read-only: no Add, Edit, Disable, Delete, test, redeliver, replay or secrets", async () => {
     const viewer = await harness.openAsInvitedMember(VIEWER, "viewer");
     try {

@@ -24,6 +24,14 @@ describe("changedFields", () => {
     expect(changedFields(loaded, next)).toEqual({ name: "Acme Inc", monthly_quota: null, tracking: { clicks: true } });
   });
 
+  it("compares lists by their items, in any order, as the update operations' sets are", () => {
+    const endpoint = { event_types: ["message.delivered", "message.bounced"] as string[] | null };
+    expect(changedFields(endpoint, { event_types: ["message.bounced", "message.delivered"] })).toEqual({});
+    expect(changedFields(endpoint, { event_types: ["message.bounced"] })).toEqual({ event_types: ["message.bounced"] });
+    expect(changedFields(endpoint, { event_types: ["message.bounced", "message.opened"] })).toEqual({ event_types: ["message.bounced", "message.opened"] });
+    expect(changedFields(endpoint, { event_types: null })).toEqual({ event_types: null });
+  });
+
   it("tells null from a value and from an empty text", () => {
     expect(changedFields({ a: null as string | null, b: "" as string | null }, { a: "", b: null })).toEqual({ a: "", b: null });
   });

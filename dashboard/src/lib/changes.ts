@@ -13,8 +13,20 @@ export type Changes<T> = { [K in keyof T]?: T[K] extends Plain ? Partial<T[K]> :
 const isPlainObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
+ * Two lists that hold the same items, in any order. The update operations' lists are sets
+ * (`uniqueItems`: a webhook endpoint's event types), and a form reads its ticked boxes in its
+ * own order, not the order the server answered in.
+ */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  const held = new Set(b);
+  return a.every((item) => held.has(item));
+}
+
+/**
  * The fields of `next` that differ from `loaded`; of a nested object (such as the workspace's
- * tracking defaults, whose update also keeps the keys left out), only the keys that differ.
+ * tracking defaults, whose update also keeps the keys left out), only the keys that differ; a
+ * list, when its items differ (see sameItems).
  */
 export function changedFields<T extends object>(loaded: T, next: T): Changes<T> {
   const changes: Plain = {};
@@ -23,6 +35,8 @@ export function changedFields<T extends object>(loaded: T, next: T): Changes<T> 
     if (isPlainObject(value) && isPlainObject(before)) {
       const nested = changedFields(before, value);
       if (Object.keys(nested).length > 0) changes[key] = nested;
+    } else if (Array.isArray(value) && Array.isArray(before)) {
+      if (!sameItems(value, before)) changes[key] = value;
     } else if (value !== before) {
       changes[key] = value;
     }

@@ -14,6 +14,7 @@ import { OverlapFieldset } from "../../components/overlap-fieldset";
 import { PageHeader } from "../../components/page-header";
 import { ResourcePage } from "../../components/resource-page";
 import { SummaryList, SummaryRow } from "../../components/summary-list";
+import { changedFields } from "../../lib/changes";
 import { ENVIRONMENT_LABELS } from "../../lib/environment";
 import { formatDateTime } from "../../lib/format";
 import { readForm } from "../../lib/forms";
@@ -26,10 +27,16 @@ import { WebhookStatusBadge } from "./webhook-badges";
 import { useWebhookFields, WEBHOOK_FIELD_POINTERS, WebhookFields, type WebhookFieldValues } from "./webhook-fields";
 import { WebhookSecretDialog } from "./webhook-secret-dialog";
 
+/**
+ * updateWebhook's body: only the fields changed against the endpoint as loaded (changedFields),
+ * so a save leaves alone a URL a script changed meanwhile (its Basic password rotated), and an
+ * unchanged URL is not checked again against today's target rules.
+ */
 function EditWebhookForm({ webhook, onSaved, onCancel }: { webhook: Webhook; onSaved: (webhook: Webhook) => void; onCancel: () => void }) {
   const api = useApi();
+  const loaded: WebhookFieldValues = { url: webhook.url, description: webhook.description, event_types: webhook.event_types };
   const save = useAction(async (values: WebhookFieldValues) => {
-    onSaved(await api.call((mr) => mr.webhooks.update(webhook.id, values)));
+    onSaved(await api.call((mr) => mr.webhooks.update(webhook.id, changedFields(loaded, values))));
   });
   const fields = useWebhookFields(save.error);
   return (
