@@ -388,6 +388,24 @@ describe("feedback and focus in the dashboard's forms", () => {
     expect(new URL(page.url()).search).toBe("?tag=bulk");
   });
 
+  it("starts the message log on its first page, filters kept, when the environment is switched", async () => {
+    const rows = () => page.getByTestId("message-row");
+    const pageLabel = () => page.getByRole("navigation", { name: "Messages pages" }).locator(".pager__page").textContent();
+    await page.goto("/messages?tag=bulk");
+    await expect.poll(() => rows().count()).toBe(25);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => rows().count()).toBe(2);
+
+    // A sandbox cursor in live would list only live mail older than that sandbox message.
+    await page.getByTestId("env-switch").click();
+    await expect.poll(() => page.getByTestId("env-badge").textContent()).toBe("Live");
+    await expect.poll(() => new URL(page.url()).search).toBe("?tag=bulk");
+    await page.getByTestId("env-switch").click();
+    await expect.poll(() => rows().count()).toBe(25);
+    expect(await pageLabel()).toBe("Page 1");
+    expect(new URL(page.url()).search).toBe("?tag=bulk");
+  });
+
   it("keeps filter values typed but not applied while the message log is paged", async () => {
     const rows = () => page.getByTestId("message-row");
     const filters = page.getByRole("form", { name: "Filters" });

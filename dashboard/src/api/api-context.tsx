@@ -2,6 +2,7 @@ import { createContext, use, useCallback, useMemo, useState, type ReactNode } fr
 import { APIError, type Mailroom, type WorkspaceMembership } from "mailroom";
 import { useSession } from "../auth/session";
 import type { Environment } from "../lib/environment";
+import { forgetPageTrail } from "../lib/page-trail";
 import { loadEnvironment, loadWorkspaceId, saveEnvironment, saveWorkspaceId } from "../lib/preferences";
 import { callApi, tokens, type Scope } from "./client";
 
@@ -65,6 +66,7 @@ export function ApiProvider({ workspaces, children }: { workspaces: WorkspaceMem
 
   const setEnvironment = useCallback(
     (next: Environment) => {
+      forgetPageTrail();
       saveEnvironment(next);
       setEnvironmentState(next);
       // Exchange the other environment's token now rather than on the pages' first calls; a
@@ -74,6 +76,7 @@ export function ApiProvider({ workspaces, children }: { workspaces: WorkspaceMem
     [workspaceId],
   );
   const setWorkspace = useCallback((next: string) => {
+    forgetPageTrail();
     saveWorkspaceId(next);
     setChosenId(next);
   }, []);

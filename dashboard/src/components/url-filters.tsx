@@ -5,6 +5,7 @@ import { useApi } from "../api/api-context";
 import { collectPages, type Collected } from "../api/collect-pages";
 import { useRequest, type CursorTrail, type RequestState } from "../api/use-request";
 import { readForm } from "../lib/forms";
+import { PAGE_PARAM } from "../lib/page-trail";
 import { Field } from "./field";
 import { SelectOptions } from "./select-options";
 
@@ -54,13 +55,11 @@ export function UrlFilters({ params, names, children }: UrlFiltersProps) {
   );
 }
 
-/** The query parameter of a paged list's page: the cursors it went past, one each, in order. */
-export const PAGE_PARAM = "page";
-
 /**
  * A paged list's page (usePaged's trail), kept in the query string beside the filters, so that a
  * reload, Back and Forward keep it: Next and Previous each make a history entry. Applying or
- * clearing the filters drops it (the first page of the new view).
+ * clearing the filters drops it (the first page of the new view), as does a switch of workspace
+ * or environment (forgetPageTrail).
  */
 export function useUrlPageTrail(): CursorTrail {
   const [params, setParams] = useSearchParams();

@@ -10,10 +10,11 @@ import { PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
-import { FilterSelect, PAGE_PARAM, TemplateFilter, UrlFilters, useFilterTemplates, useUrlPageTrail, type FilterTemplates } from "../components/url-filters";
+import { FilterSelect, TemplateFilter, UrlFilters, useFilterTemplates, useUrlPageTrail, type FilterTemplates } from "../components/url-filters";
 import { dateInputToInstant, formatDateTime } from "../lib/format";
 import { readForm } from "../lib/forms";
 import { MESSAGE_STATUSES, isMessageStatus, messageStatusLabel } from "../lib/message-status";
+import { PAGE_PARAM } from "../lib/page-trail";
 
 const PAGE_SIZE = 25;
 // The URL's query string holds the filters, so a filtered view can be bookmarked and shared.
