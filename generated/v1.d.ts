@@ -733,7 +733,9 @@ export interface paths {
          * @description Invites an email address with a role. The answer carries `accept_url`, a link the
          *     inviter passes on (a fresh install may have no mail set up); it is shown only once and
          *     expires after 7 days. Only owners may invite owners. Inviting an address again replaces
-         *     its pending invitation; inviting a member is `409 already_a_member`.
+         *     its pending invitation, which needs the role that revoking it needs: an admin cannot
+         *     replace an owner's invitation to be an owner (`403 insufficient_role`). Inviting a member
+         *     is `409 already_a_member`.
          */
         post: operations["createInvitation"];
         delete?: never;

@@ -175,7 +175,10 @@ export class MembersService {
       expires_at: now + INVITATION_LIFETIME_MS,
       closed_at: null,
     };
-    await this.repositories.invitations.replace(row);
+    // A new invitation withdraws the address's pending one, so it needs what withdrawing takes
+    // (revokeInvitation): an admin may not undo an owner's offer of the owner role by re-inviting.
+    const kept = await this.repositories.invitations.replace(row, (open) => open.expires_at <= now || mayAssign(actor.role, open.role, null));
+    if (kept) throw ownerRoleError();
     return { ...InvitationsRepository.toWire(row), accept_url: `${baseUrl.replace(/\/+$/, "")}/invitations/${secret}` };
   }
 

@@ -158,6 +158,22 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       expect((await as(ownerToken).delete(`/v1/invitations/${toOwner.id}`)).statusCode).toBe(200);
     });
 
+    it("refuses an admin's invitation to an address an owner invited to be an owner, keeping the owner's", async () => {
+      const admin = await member("grace@acme.example", "admin");
+      const toOwner = (await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example", role: "owner" })).json();
+      const refused = await as(admin.token).post("/v1/invitations", { email: "Alan@acme.example", role: "viewer" });
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().code).toBe("insufficient_role");
+      const pending = (await as(ownerToken).get("/v1/invitations")).json().data;
+      expect(pending.map((i: { id: string; role: string }) => [i.id, i.role])).toEqual([[toOwner.id, "owner"]]);
+      // Once the owner's offer has expired, it withdraws nothing: the admin's invitation replaces it.
+      await t.runtime.db.knex("invitations").where({ id: toOwner.id }).update({ expires_at: t.clock.now() - 1 });
+      const replaced = await as(admin.token).post("/v1/invitations", { email: "alan@acme.example", role: "viewer" });
+      expect(replaced.statusCode, replaced.body).toBe(201);
+      // An owner may replace it either way.
+      expect((await as(ownerToken).post("/v1/invitations", { email: "alan@acme.example", role: "owner" })).statusCode).toBe(201);
+    });
+
     it("keeps one pending invitation of two sent to one address at once, the other closed", async () => {
       const members = t.runtime.services.members;
       const principal = { workspaceId: owner.workspaceId, environment: "sandbox" as const, credential: { kind: "user_token" as const, id: "tok_test", userId: owner.userId, role: "owner" as const } };

@@ -29,15 +29,23 @@ export interface InvitationRow {
 export class InvitationsRepository {
   constructor(private readonly knex: Knex) {}
 
-  /** Inserts an invitation and closes any pending one to the same address, atomically. */
-  async replace(row: InvitationRow): Promise<void> {
+  /**
+   * Inserts an invitation and closes the open one to the same address, atomically, unless
+   * `mayClose` refuses to close it: then nothing is written and that invitation is returned.
+   */
+  async replace(row: InvitationRow, mayClose: (open: InvitationRow) => boolean): Promise<InvitationRow | null> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.knex.transaction(async (trx) => {
-          await trx("invitations").where({ workspace_id: row.workspace_id, email_normalized: row.email_normalized }).whereNull("closed_at").update(closing(row.created_at));
+        return await this.knex.transaction(async (trx) => {
+          const open = (await trx("invitations").where({ workspace_id: row.workspace_id, email_normalized: row.email_normalized }).whereNull("closed_at")).map((found: InvitationRow) => normalise(found));
+          const kept = open.find((found) => !mayClose(found));
+          if (kept) return kept;
+          // Only the rows read and judged above: one inserted since conflicts below, and is judged
+          // on the next attempt.
+          if (open.length > 0) await trx("invitations").whereIn("id", open.map((found) => found.id)).whereNull("closed_at").update(closing(row.created_at));
           await trx("invitations").insert({ ...row, pending_email: row.email_normalized });
+          return null;
         });
-        return;
       } catch (error) {
         // Another invitation to the address was inserted meanwhile (the key waited for it to
         // commit): replace again, closing it, as if this one had come second. The id and the
@@ -91,6 +99,8 @@ export class InvitationsRepository {
 /** The update that closes an invitation, freeing its address for the next one. */
 const closing = (now: number) => ({ closed_at: now, pending_email: null });
 
+function normalise(row: InvitationRow): InvitationRow;
+function normalise(row: InvitationRow | undefined): InvitationRow | undefined;
 function normalise(row: InvitationRow | undefined): InvitationRow | undefined {
   return row && { ...row, created_at: toNumber(row.created_at), expires_at: toNumber(row.expires_at), closed_at: toNumberOrNull(row.closed_at) };
 }
