@@ -3506,7 +3506,7 @@ export interface components {
             updated_at: string;
         };
         UpdateWorkspaceRequest: {
-            /** @description The workspace's name. */
+            /** @description The workspace's name: not only spaces; spaces around it are dropped. */
             name?: string;
             /** @description The default sender; null clears it. */
             default_from?: components["schemas"]["Mailbox"] | null;
@@ -3571,7 +3571,7 @@ export interface components {
             name?: string | null;
         };
         CreateWorkspaceRequest: {
-            /** @description The workspace's name. */
+            /** @description The workspace's name: not only spaces; spaces around it are dropped. */
             name: string;
         };
         Member: {

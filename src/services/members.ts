@@ -67,7 +67,8 @@ export class MembersService {
 
   async createWorkspace(principal: Principal, input: Schemas["CreateWorkspaceRequest"]): Promise<Schemas["WorkspaceMembership"]> {
     const { userId } = memberOf(principal);
-    return this.repositories.transaction((trx) => this.createOwnedWorkspace(userId, input.name, trx));
+    // The contract refuses a name of only spaces; the spaces around one are not part of it.
+    return this.repositories.transaction((trx) => this.createOwnedWorkspace(userId, input.name.trim(), trx));
   }
 
   /** A new workspace owned by `userId`, inside the caller's transaction (sign-up uses it too). */

@@ -47,7 +47,7 @@ export class WorkspaceService {
    */
   async update(principal: Principal, input: UpdateWorkspaceRequest): Promise<UpdatedWorkspace> {
     const patch: WorkspacePatch = {};
-    if (input.name !== undefined) patch.name = input.name;
+    if (input.name !== undefined) patch.name = input.name.trim(); // never empty: the contract wants a non-space
     if (input.default_from !== undefined) {
       if (input.default_from === null) patch.default_from = null;
       else {

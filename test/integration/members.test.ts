@@ -99,6 +99,14 @@ describe.each(databases)("accounts, members and roles ($name)", (database) => {
       const token = await owner.session.token(res.json().id, "live");
       expect((await as(token).get("/v1/workspace")).json()).toMatchObject({ name: "Acme staging", environment: "live" });
     });
+
+    it("drops the spaces around the name, and refuses one of only spaces with 422, creating nothing", async () => {
+      expect((await as(ownerToken).post("/v1/workspaces", { name: " Acme staging  " })).json().name).toBe("Acme staging");
+      const refused = await as(ownerToken).post("/v1/workspaces", { name: "   " });
+      expect(refused.statusCode, refused.body).toBe(422);
+      expect(refused.json().errors).toEqual([expect.objectContaining({ pointer: "/name" })]);
+      expect((await as(ownerToken).get("/v1/account")).json().workspaces.map((w: { name: string }) => w.name).sort()).toEqual(["Acme", "Acme staging"]);
+    });
   });
 
   describe("invitations", () => {

@@ -107,13 +107,17 @@ describe.each(databases)("workspace ($name)", (database) => {
       expect(res.json()).toMatchObject({ code: "validation_failed", status: 422 });
     });
 
-    it("refuses an unknown field, an empty name and a name over 100 characters with 422", async () => {
-      for (const body of [{ name: "Acme", plan: "pro" }, { name: "" }, { name: "n".repeat(101) }, { name: 42 }]) {
+    it("refuses an unknown field, an empty name, one of only spaces and a name over 100 characters with 422", async () => {
+      for (const body of [{ name: "Acme", plan: "pro" }, { name: "" }, { name: " \t " }, { name: "n".repeat(101) }, { name: 42 }]) {
         const res = await patch(body);
         expect(res.statusCode, JSON.stringify(body)).toBe(422);
         expect(res.json().code).toBe("validation_failed");
       }
       expect((await t.call({ method: "GET", url: "/v1/workspace" })).json().name).toBe("Acme");
+    });
+
+    it("drops the spaces around a new name", async () => {
+      expect((await patch({ name: "  Acme Corp " })).json().name).toBe("Acme Corp");
     });
 
     it("leaves the other workspace untouched", async () => {
