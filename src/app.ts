@@ -26,6 +26,7 @@ import { unreadableValue } from "./http/json-values.js";
 import { jsonBodyText, refuseContentEncoding } from "./http/json-body.js";
 import { prototypeKeyPointer } from "./http/prototype-keys.js";
 import { loadSpec } from "./http/spec.js";
+import { refuseMalformedPathIds } from "./http/path-ids.js";
 import { bodyPresence, createValidators } from "./http/validation.js";
 import { serializerCompiler } from "./http/serializers.js";
 import type { Runtime } from "./runtime.js";
@@ -240,6 +241,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         handler: isPost ? withIdempotency(operationId, services.idempotency, handler) : handler,
         config: { operationId },
         ...(requirement ? { onRequest: authenticate(requirement) } : {}),
+        preHandler: refuseMalformedPathIds,
         ...(op.body !== "none" ? { preValidation: isAudited(operationId) ? [bodyPresence(op.body), noteGivenFields] : bodyPresence(op.body) } : {}),
         ...(isPost ? { onSend: store } : {}),
         ...(isAudited(operationId) ? { preSerialization: recordAuditedChange(operationId, services.auditLog) } : {}),

@@ -66,6 +66,13 @@ export function timeOfId(id: string, kind: IdKind): number | null {
   return ms;
 }
 
+const WELL_FORMED = new RegExp(`^[a-z]+_[${ALPHABET}]{26}$`);
+
+/** Whether `id` has the shape of an id of `kind` that newId makes: its prefix, then 26 characters. */
+export function isWellFormedId(id: string, kind: IdKind): boolean {
+  return hasPrefix(id, kind) && WELL_FORMED.test(id);
+}
+
 export function hasPrefix(id: string, kind: IdKind): boolean {
   return id.startsWith(`${ID_PREFIXES[kind]}_`);
 }

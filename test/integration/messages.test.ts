@@ -745,6 +745,25 @@ describe.each(databases)("messages ($name)", (database) => {
   });
 
   describe("cancelMessage", () => {
+    it("answers 404 for its id followed by a space or in capitals, and leaves the message scheduled", async () => {
+      // MySQL's binary collations pad: `msg_… ` compares equal to `msg_…` there, not on SQLite.
+      const body = await sendOk(aMessage({ scheduled_at: new Date(t.clock.now() + HOUR).toISOString() }));
+      for (const id of [`${body.id}%20`, `${body.id}%20%20`, body.id.toUpperCase()]) {
+        for (const request of [
+          { method: "POST" as const, url: `/v1/messages/${id}/cancel` },
+          { method: "POST" as const, url: `/v1/messages/${id}/reschedule`, payload: { scheduled_at: new Date(t.clock.now() + 2 * HOUR).toISOString() } },
+          { method: "GET" as const, url: `/v1/messages/${id}` },
+          { method: "GET" as const, url: `/v1/messages/${id}/events` },
+        ]) {
+          const res = await t.call(request);
+          expect(res.statusCode, `${request.method} ${request.url}: ${res.body}`).toBe(404);
+          expect(res.json()).toMatchObject({ code: "not_found", detail: `No message ${decodeURIComponent(id)} in this environment.` });
+        }
+      }
+      expect(await get(body.id)).toMatchObject({ status: "scheduled", scheduled_at: body.scheduled_at });
+      expect((await events(body.id)).map((e) => e.type)).toEqual(["message.scheduled"]);
+    });
+
     it("cancels a scheduled message: nothing is sent when its time comes", async () => {
       const body = await sendOk(aMessage({ scheduled_at: new Date(t.clock.now() + HOUR).toISOString() }));
       const res = await cancel(body.id);

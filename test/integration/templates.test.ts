@@ -250,6 +250,15 @@ describe.each(databases)("Templates ($name)", (database) => {
       }
     });
 
+    it("answers 404 for its slug or id followed by a space, or in capitals, on every database", async () => {
+      const made = await create();
+      for (const ref of ["welcome%20", "WELCOME", `${made.id}%20`, made.id.toUpperCase()]) {
+        const res = await t.call({ method: "GET", url: `/v1/templates/${ref}` });
+        expect(res.statusCode, ref).toBe(404);
+        expect(res.json()).toMatchObject({ code: "not_found", detail: `No template ${decodeURIComponent(ref)} in this workspace.` });
+      }
+    });
+
     it("answers 404 for an unknown template and for another workspace's", async () => {
       const made = await create();
       expect((await t.call({ method: "GET", url: "/v1/templates/nope" })).statusCode).toBe(404);
