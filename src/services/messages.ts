@@ -333,7 +333,25 @@ export class MessagesService {
   private async fetched({ input, content, message }: Unfetched, fetchBudget: FetchBudget): Promise<NewMessage> {
     const { attachments } = await this.withFetchedAttachments(input, content, fetchBudget);
     message.attachments = attachments;
-    return message;
+    return this.stampedNow(message, content);
+  }
+
+  /**
+   * The message stamped with the time its files are in rather than the time its request began:
+   * fetching them can take ATTACHMENT_FETCH_TIMEOUT_MS each, a batch's one after another, and a
+   * message whose id and created_at lag its commit by that much sorts before messages stored
+   * ahead of it, and is missed by a follower of the event log that looks back a few seconds
+   * from the newest event it saw (`mailroom events tail`). Its quota unit is only a label, kept.
+   */
+  private stampedNow(message: NewMessage, content: PreparedContent): NewMessage {
+    const now = this.clock.now();
+    if (now === message.created_at) return message;
+    // The expiry was checked against the request's time; the message is due now.
+    if (message.expires_at !== null && message.scheduled_at === null && message.expires_at <= now) {
+      throw ValidationError.field("/expires_at", "must be after the message is due (scheduled_at, or now): its attachments were fetched after that time");
+    }
+    const id = newId("message", now);
+    return { ...message, id, message_id_header: messageIdHeader(id, content.fromAddress), created_at: now, first_event_id: newId("event", now), run_at: message.scheduled_at ?? now };
   }
 
   private async newMessage(principal: Principal, input: CreateMessageRequest, content: PreparedContent, template: MessageTemplateRef | null, idempotency: MessageIdempotency | null, now: number, defaults: WorkspaceDefaults): Promise<NewMessage> {

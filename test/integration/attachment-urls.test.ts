@@ -4,9 +4,12 @@ import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databases } from "../helpers/databases.js";
 import { startDnsServer } from "../helpers/dns-server.js";
+import { timeOfId } from "../../src/domain/ids.js";
 import { aMessage, createTestApp, type TestApp } from "../helpers/test-app.js";
 
 const INVOICE = Buffer.from("%PDF-1.7\n% an invoice, byte for byte\n%%EOF\n");
+/** What the file server does before it answers /files/late.pdf: a test makes time pass there. */
+let beforeLateAnswer = (): void => {};
 
 /**
  * A file server on loopback, as a customer's storage would answer; it counts what it was asked,
@@ -35,6 +38,10 @@ function startFileServer(): Promise<{ base: string; hits: string[]; headers: Map
       stalled.push(res);
     },
     "/files/invoice.pdf": (res) => res.writeHead(200, { "content-type": "application/pdf" }).end(INVOICE),
+    "/files/late.pdf": (res) => {
+      beforeLateAnswer();
+      res.writeHead(200, { "content-type": "application/pdf" }).end(INVOICE);
+    },
     "/files/%C3%A9t%C3%A9.txt": (res) => res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("summer"),
     "/files/odd": (res) => res.writeHead(200, { "content-type": "not a type" }).end("odd"),
     "/download?id=7": (res) => res.writeHead(200, { "content-type": "application/pdf", "content-disposition": `attachment; filename="Invoice 7.pdf"; filename*=UTF-8''Facture%20%C3%A9t%C3%A9.pdf` }).end(INVOICE),
@@ -110,6 +117,31 @@ describe.each(databases)("attachments by URL ($name)", (database) => {
       expect(message.attachments).toEqual([{ filename: "invoice.pdf", content_type: "application/pdf", size: INVOICE.length, content_id: null }]);
       expect(message.mime).toContain('filename=invoice.pdf');
       expect(message.mime.replace(/\r\n/g, "")).toContain(INVOICE.toString("base64"));
+    });
+
+    it("stamps the message when its files are in, not when its request began: its id, created_at and first event", async () => {
+      // A follower of the event log (mailroom events tail) looks back 10 s from the newest event
+      // it saw; a message stamped before a slow fetch would be stored already that far behind.
+      const began = t.clock.now();
+      beforeLateAnswer = () => t.clock.advance(30_000);
+      const res = await send([{ url: `${files.base}/files/late.pdf` }]);
+      beforeLateAnswer = () => {};
+      expect(res.statusCode, res.body).toBe(202);
+      const message = res.json();
+      expect(Date.parse(message.created_at)).toBe(began + 30_000);
+      expect(timeOfId(message.id, "message")).toBe(began + 30_000);
+      const recent = (await t.call({ method: "GET", url: `/v1/events?created_after=${new Date(began + 20_000).toISOString()}` })).json().data;
+      expect(recent).toEqual([expect.objectContaining({ type: "message.queued", message_id: message.id, created_at: message.created_at })]);
+    });
+
+    it("refuses a message whose expires_at passed while its files were fetched, storing nothing", async () => {
+      const began = t.clock.now();
+      beforeLateAnswer = () => t.clock.advance(30_000);
+      const res = await send([{ url: `${files.base}/files/late.pdf` }], { expires_at: new Date(began + 10_000).toISOString() });
+      beforeLateAnswer = () => {};
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors).toEqual([expect.objectContaining({ pointer: "/expires_at", message: expect.stringContaining("its attachments were fetched after that time") })]);
+      expect(await stored()).toEqual([]);
     });
 
     it("follows redirects, names the file from the last URL, and lets a given filename and content_type win", async () => {
