@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
+import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp, LOG_REDACTION, logError } from "./app.js";
 import { isSecureOrigin } from "./http/session-cookie.js";
@@ -7,11 +8,11 @@ import { ConfigError, loadConfig, sendingHostnameWarning, trackingBaseWarning, t
 import { migrate, MigrationLockedError, openDatabase, unlockMigrations } from "./db/connection.js";
 import { newId } from "./domain/ids.js";
 import { maskUrlCredentials, withoutInput } from "./domain/redact.js";
-import { startOpsServer } from "./http/ops-server.js";
+import { startOpsServer, type OpsServer } from "./http/ops-server.js";
 import type { Lifecycle } from "./http/readiness.js";
-import { ClockSkewError } from "./clock-skew.js";
-import { startMaintenance } from "./maintenance.js";
-import { createRuntime } from "./runtime.js";
+import { clockBoundsFor, ClockSkewError, type ClockBound } from "./clock-skew.js";
+import { startMaintenance, type Maintenance } from "./maintenance.js";
+import { createRuntime, type Logger, type Runtime } from "./runtime.js";
 
 /**
  * Process entry: `serve [--role api|worker|smtp|submission ...]`, `migrate [--unlock]`, `bootstrap [--workspace NAME] [--json]`.
@@ -73,31 +74,136 @@ function parseRoles(values: string[] | undefined): Set<Role> {
   return new Set(roles as Role[]);
 }
 
+/** What serve() has started so far: a signal or a failed start closes exactly that. */
+interface Started {
+  log: Logger;
+  runtime?: Runtime;
+  ops?: OpsServer;
+  app?: FastifyInstance;
+  smtp?: { port: number };
+  submission?: { port: number };
+  maintenance?: Maintenance;
+}
+
 async function serve(config: Config, roles: Set<Role>): Promise<number> {
   const lifecycle: Lifecycle = { ready: false };
   // The worker, the dispatcher and the SMTP server log through the runtime's logger.
   const processLog = pino({ level: config.logLevel, redact: LOG_REDACTION, serializers: { err: logError } });
-  const runtime = await createRuntime(config, { logger: processLog });
-  // Before anything listens: a worker whose clock breaks leases must not start at all.
-  if (roles.has("worker")) {
-    const clock = await runtime.checkClock();
-    if (clock.verdict === "too_far") throw new ClockSkewError(clock.message);
-    if (clock.verdict === "warning") processLog.warn({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
+  const started: Started = { log: processLog };
+  let stopping = false;
+  let startup: Promise<void> = Promise.resolve();
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    started.log.info({ signal }, "shutting down: readiness off, finishing in-flight work");
+    lifecycle.ready = false;
+    exitWhenGraceIsOver(config, started);
+    // During start-up: it stops before its next step, and what it started is stopped below.
+    await startup.catch(() => undefined);
+    await stopStarted(started);
+    started.log.info({}, "stopped");
+    process.exit(0);
+  };
+  // Before anything starts: without them a signal during start-up kills the process wherever it is.
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  processLog.info({ roles: [...roles] }, "starting");
+  startup = start(config, roles, lifecycle, started, () => stopping);
+  try {
+    await startup;
+    if (!stopping) {
+      lifecycle.ready = true;
+      await announce(config, roles, started);
+    }
+  } catch (error) {
+    if (stopping) {
+      // A signal came first: its shutdown stops what started, and exits.
+      started.log.error({ err: error }, "start-up failed while shutting down");
+      return new Promise<number>(() => {});
+    }
+    stopping = true;
+    lifecycle.ready = false;
+    await stopStarted(started).catch((closeError: unknown) => started.log.error({ err: closeError }, "could not stop what had started"));
+    throw error;
   }
-  // Up before the roles start, so that probes see "not ready" until they have.
-  const ops = config.metricsPort === null ? null : await startOpsServer({ host: config.host, port: config.metricsPort, metrics: runtime.metrics, lifecycle, ping: runtime.repositories.ping, newRequestId: () => newId("request", runtime.clock.now()), log: processLog });
-  // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
-  const app = roles.has("api") ? await buildApp({ runtime, lifecycle }) : null;
-  const log = app?.log ?? processLog;
-  const maintenance = roles.has("worker") ? startMaintenance(runtime, log) : null;
-  if (roles.has("worker")) {
-    runtime.worker.start();
-    runtime.dispatcher.start();
+  return new Promise<number>(() => {});
+}
+
+/**
+ * Starts the roles' parts, every listener before the worker, the dispatcher and maintenance: a
+ * process that cannot bind a port (EADDRINUSE) then exits holding no job, where a job it held
+ * would wait out its lease, and one whose SMTP hand-off had begun could be sent twice. Each step
+ * begins only if no signal has come meanwhile.
+ */
+async function start(config: Config, roles: Set<Role>, lifecycle: Lifecycle, started: Started, stopping: () => boolean): Promise<void> {
+  const clockBounds = clockBoundsFor(config, roles);
+  const runtime = (started.runtime = await createRuntime(config, { logger: started.log }));
+  const steps: Array<() => Promise<unknown>> = [
+    () => checkClockAtStart(runtime, clockBounds, started.log),
+    // Up before the roles start, so that probes see "not ready" until they have.
+    async () => {
+      if (config.metricsPort === null) return;
+      const options = { host: config.host, port: config.metricsPort, metrics: runtime.metrics, lifecycle, ping: runtime.repositories.ping, newRequestId: () => newId("request", runtime.clock.now()), log: started.log };
+      started.ops = await listening({ host: "HOST", port: "METRICS_PORT" }, config.host, config.metricsPort, () => startOpsServer(options));
+    },
+    async () => {
+      // A worker-only process serves no HTTP, so it does not build the app (a third of its memory).
+      if (!roles.has("api")) return;
+      const app = (started.app = await buildApp({ runtime, lifecycle }));
+      started.log = app.log;
+      await listening({ host: "HOST", port: "PORT" }, config.host, config.port, () => app.listen({ host: config.host, port: config.port }));
+    },
+    async () => {
+      if (roles.has("smtp")) started.smtp = await listening({ host: "INBOUND_SMTP_HOST", port: "INBOUND_SMTP_PORT" }, config.inbound.host, config.inbound.port, () => runtime.startSmtp());
+    },
+    async () => {
+      if (roles.has("submission")) started.submission = await listening({ host: "SUBMISSION_SMTP_HOST", port: "SUBMISSION_SMTP_PORT" }, config.submission.host, config.submission.port, () => runtime.startSubmission());
+    },
+    async () => {
+      if (!roles.has("worker")) return;
+      runtime.worker.start();
+      runtime.dispatcher.start();
+      started.maintenance = startMaintenance(runtime, started.log, { clockBounds });
+    },
+  ];
+  for (const step of steps) {
+    if (stopping()) return;
+    await step();
   }
-  if (app) await app.listen({ host: config.host, port: config.port });
-  const smtp = roles.has("smtp") ? await runtime.startSmtp() : null;
-  const submission = roles.has("submission") ? await runtime.startSubmission() : null;
-  lifecycle.ready = true;
+}
+
+/**
+ * Before any door opens: a process whose clock would break the claims its roles take (a
+ * worker's leases, an API node's Idempotency-Key locks) must not start at all.
+ */
+async function checkClockAtStart(runtime: Runtime, bounds: readonly ClockBound[], log: Logger): Promise<void> {
+  const clock = await runtime.checkClock(bounds);
+  if (clock.verdict === "too_far") throw new ClockSkewError(clock.message);
+  if (clock.verdict === "warning") log.warn({ clock_skew_ms: Math.round(clock.skewMs!) }, clock.message);
+}
+
+/** A port the process cannot bind, said in one line (as a ConfigError is) rather than with a stack. */
+class ListenError extends Error {
+  override name = "ListenError";
+}
+
+/** Runs `listen`, turning a bind failure into a ListenError naming the settings to change. */
+async function listening<T>(settings: { host: string; port: string }, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    const where = `port ${port} on ${host}`;
+    if (code === "EADDRINUSE") throw new ListenError(`${where} is in use (${settings.port}): another process listens there; stop it or set ${settings.port} to a free port`);
+    if (code === "EACCES") throw new ListenError(`${where} may not be bound by this user (${settings.port}): ports below 1024 need CAP_NET_BIND_SERVICE (docs/deployment.md#running-it-as-a-service)`);
+    if (code === "EADDRNOTAVAIL") throw new ListenError(`${host} is not an address of this machine (${settings.host}): set it to one of its addresses, or 0.0.0.0`);
+    throw error;
+  }
+}
+
+/** The start-up lines: where each door is, and what the operator should still set. */
+async function announce(config: Config, roles: Set<Role>, started: Started): Promise<void> {
+  const { log, runtime, smtp, submission, ops } = started;
   // Where people reach the dashboard; 0.0.0.0 is reachable from anywhere, so not as loopback.
   const host = config.host === "::" ? "0.0.0.0" : config.host.includes(":") ? `[${config.host}]` : config.host;
   const origin = config.publicUrl ?? `http://${host}:${config.port}`;
@@ -106,7 +212,7 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
     log.warn({ heap_limit_mb: heapLimitMb }, `Node was started without the heap limit HEAP_LIMIT_MB=${config.heapLimitMb} asks for: start the server with bin/mailroom-server (make run does), or give node --max-old-space-size; without it a worker's memory grows further (docs/performance.md#delivery)`);
   }
   log.info({ roles: [...roles], database: maskUrlCredentials(config.databaseUrl), dashboard: roles.has("api") ? `${origin}/` : undefined, smtp: smtp ? `${config.inbound.host}:${smtp.port}` : undefined, submission: submission ? `${config.submission.host}:${submission.port}` : undefined, metrics: ops ? `http://${host}:${ops.port}/metrics` : undefined, heap_limit_mb: heapLimitMb }, "mailroom is running");
-  if (roles.has("api") && !(await runtime.repositories.users.any())) {
+  if (roles.has("api") && !(await runtime!.repositories.users.any())) {
     log.info({}, `no user yet: open ${origin}/ and sign up (the first user creates the first workspace), or run \`make bootstrap\` for API keys only`);
   }
   const trackingWarning = roles.has("worker") ? trackingBaseWarning(config) : null;
@@ -116,35 +222,32 @@ async function serve(config: Config, roles: Set<Role>): Promise<number> {
   if (roles.has("api") && !isSecureOrigin(origin)) {
     log.warn({}, "the dashboard is reachable over plain HTTP beyond loopback: its cookies cannot be Secure. Put Mailroom behind HTTPS and set PUBLIC_URL=https://…");
   }
+}
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down: readiness off, finishing in-flight work");
-    lifecycle.ready = false;
-    // The grace's last fifth (2 s at most) is kept for writing what waits in memory when the drain
-    // overruns: work accepted through the group commit, request-log entries.
-    const flushMs = Math.min(2000, config.shutdownGraceMs / 5);
-    const force = setTimeout(() => {
-      log.error({}, "shutdown grace period over");
-      const flushed = runtime.flush().catch((error: unknown) => log.error({ err: error }, "could not write what waited in memory"));
-      void Promise.race([flushed, new Promise((resolve) => setTimeout(resolve, flushMs))]).then(() => process.exit(1));
-    }, config.shutdownGraceMs - flushMs);
-    force.unref();
-    maintenance?.stop();
-    // Every door stops taking work at once: HTTP (in-flight requests finish), inbound SMTP, the
-    // worker and the dispatcher (what they began finishes, the rest is given back); a maintenance
-    // round in progress finishes too, all before the database closes.
-    await Promise.all([app?.close(), runtime.stop(), maintenance?.round]);
-    await runtime.close(); // group commit drains, request log flushes, database closes
-    await ops?.close(); // last: probes saw "not ready" throughout the drain
-    log.info({}, "stopped");
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  return new Promise<number>(() => {});
+/**
+ * Exits 1 once the grace is over, keeping its last fifth (2 s at most) for writing what waits in
+ * memory when the drain overruns: work accepted through the group commit, request-log entries.
+ */
+function exitWhenGraceIsOver(config: Config, started: Started): void {
+  const flushMs = Math.min(2000, config.shutdownGraceMs / 5);
+  const force = setTimeout(() => {
+    started.log.error({}, "shutdown grace period over");
+    const flushed = (started.runtime?.flush() ?? Promise.resolve()).catch((error: unknown) => started.log.error({ err: error }, "could not write what waited in memory"));
+    void Promise.race([flushed, new Promise((resolve) => setTimeout(resolve, flushMs))]).then(() => process.exit(1));
+  }, config.shutdownGraceMs - flushMs);
+  force.unref();
+}
+
+/**
+ * Every door stops taking work at once: HTTP (in-flight requests finish), inbound SMTP, the
+ * worker and the dispatcher (what they began finishes, the rest is given back); a maintenance
+ * round ends after its step under way; all before the database closes. Only what has started.
+ */
+async function stopStarted(started: Started): Promise<void> {
+  started.maintenance?.stop();
+  await Promise.all([started.app?.close(), started.runtime?.stop(), started.maintenance?.round]);
+  await started.runtime?.close(); // group commit drains, request log flushes, database closes
+  await started.ops?.close(); // last: probes saw "not ready" throughout the drain
 }
 
 /**
@@ -207,7 +310,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     // What the operator must fix is one line; anything else is a bug, with its stack.
-    console.error(error instanceof ConfigError || error instanceof MigrationLockedError || error instanceof ClockSkewError ? error.message : withoutInput(error));
+    console.error(error instanceof ConfigError || error instanceof MigrationLockedError || error instanceof ClockSkewError || error instanceof ListenError ? error.message : withoutInput(error));
     process.exit(1);
   },
 );

@@ -50,7 +50,7 @@ import { WebhookHttpClient } from "./webhooks/http-client.js";
 import { TargetGuard } from "./webhooks/target-guard.js";
 import { WorkspaceService } from "./services/workspace.js";
 import { TrackingService } from "./services/tracking.js";
-import { checkClockSkew, measureClockSkew, type ClockSkewCheck } from "./clock-skew.js";
+import { checkClockSkew, clockBoundsFor, measureClockSkew, type ClockBound, type ClockSkewCheck } from "./clock-skew.js";
 import { TrackingLinks } from "./tracking/links.js";
 import { TrackingTokens } from "./tracking/tokens.js";
 
@@ -101,8 +101,8 @@ export interface Runtime {
   metrics: Metrics;
   /** Signs and checks tracking links and unsubscribe addresses (the inbound server parses the latter). */
   tracking: TrackingTokens;
-  /** This process's clock against the database server's, judged against the leases (src/clock-skew.ts). */
-  checkClock(): Promise<ClockSkewCheck>;
+  /** This process's clock against the database server's, judged against the claims of its roles (default: a worker's leases; src/clock-skew.ts). */
+  checkClock(bounds?: readonly ClockBound[]): Promise<ClockSkewCheck>;
   /** Starts the inbound SMTP server (role smtp) on config.inbound; close() stops it. */
   startSmtp(): Promise<InboundSmtpServer>;
   /** Starts the SMTP submission server (role submission) on config.submission; close() stops it. */
@@ -291,7 +291,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock; lo
     dispatcher,
     metrics,
     tracking: trackingTokens,
-    checkClock: () => checkClockSkew(clock, repositories.serverTime, [config.worker.leaseSeconds, config.webhooks.leaseSeconds]),
+    checkClock: (bounds = clockBoundsFor(config, new Set(["worker"]))) => checkClockSkew(clock, repositories.serverTime, bounds),
     async startSmtp() {
       const receiver = new InboundReceiver(services.inbound, createResolver(config.delivery.dnsServers), config.delivery.hostname, clock, logger);
       // Half the shutdown grace at most: the rest is for what follows (flush, close the database).

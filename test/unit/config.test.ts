@@ -156,6 +156,20 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ATTACHMENT_FETCH_MAX_BYTES_IN_HAND: String(1024 * 1024) })).toThrow(/ATTACHMENT_FETCH_MAX_BYTES_IN_HAND must be at least ATTACHMENT_FETCH_MAX_BYTES/);
   });
 
+  it("refuses a retry schedule that would hammer a deferring destination: RETRY_MIN_SECONDS at least 60, RETRY_MAX_SECONDS at least it", () => {
+    expect(loadConfig({ RETRY_MIN_SECONDS: "60", RETRY_MAX_SECONDS: "60" }).delivery).toMatchObject({ retryMinSeconds: 60, retryMaxSeconds: 60 });
+    for (const bad of ["0", "1", "59", "-300"]) {
+      expect(() => loadConfig({ RETRY_MIN_SECONDS: bad }), bad).toThrow(/RETRY_MIN_SECONDS=.* must be an integer in \[60, /);
+      expect(() => loadConfig({ RETRY_MAX_SECONDS: bad }), bad).toThrow(/RETRY_MAX_SECONDS=.* must be an integer in \[60, /);
+    }
+    expect(() => loadConfig({ RETRY_MIN_SECONDS: "600", RETRY_MAX_SECONDS: "300" })).toThrow(/RETRY_MAX_SECONDS must be at least RETRY_MIN_SECONDS/);
+  });
+
+  it("refuses a SHUTDOWN_GRACE_MS under a second, which would end every drain at once with exit 1", () => {
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: "1000" }).shutdownGraceMs).toBe(1000);
+    for (const bad of ["0", "999", "-1"]) expect(() => loadConfig({ SHUTDOWN_GRACE_MS: bad }), bad).toThrow(/SHUTDOWN_GRACE_MS=.* must be an integer in \[1000, /);
+  });
+
   it("requires a shared SECRET_KEY with MySQL", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db" })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ DATABASE_URL: "mysql://u:p@127.0.0.1/db", SECRET_KEY: "ab".repeat(32) }).secretKey).toBe("ab".repeat(32));
