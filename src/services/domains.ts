@@ -75,6 +75,12 @@ export interface DomainCheckOutcome {
   missing: string[] | null;
 }
 
+/** A check to save, and when it was made: the time of the events it announces. */
+interface CheckedDomain {
+  check: DomainCheck;
+  checkedAt: number;
+}
+
 /** Domains one automatic round claims and checks at once. */
 const RECHECK_BATCH = 20;
 
@@ -122,7 +128,7 @@ export class DomainsService {
   async create(principal: Principal, input: CreateDomainRequest): Promise<Domain> {
     const name = normaliseDomainName(input.name);
     if (name === null) throw ValidationError.field("/name", `${JSON.stringify(input.name)} is not a domain name such as acme.example`);
-    const returnPathDomain = `${(input.return_path_subdomain ?? "bounces").toLowerCase()}.${name}`;
+    const returnPathDomain = returnPathDomainOf(name, input.return_path_subdomain ?? "bounces");
     const now = this.clock.now();
     // The longest name published is a DKIM selector's; it and the return-path must fit in DNS.
     const longest = Math.max(returnPathDomain.length, `${dkimSelectorBase(now, [])}-rsa._domainkey.${name}`.length);
@@ -290,9 +296,9 @@ export class DomainsService {
   async verify(principal: Principal, id: string): Promise<Domain> {
     // A check is saved only over the domain it was made against; a change meanwhile means again.
     return this.untilSaved(() => this.find(principal, id), "it was being verified", async (row) => {
-      const check = await this.check(row);
-      if (check === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
-      return (await this.save(row, check)) ? this.toWire({ ...row, ...check }) : null;
+      const checked = await this.check(row);
+      if (checked === null) throw new UnavailableError(`DNS did not answer for ${row.name} (a temporary failure); nothing changed. Try again shortly.`, 30);
+      return (await this.save(row, checked)) ? this.toWire({ ...row, ...checked.check }) : null;
     });
   }
 
@@ -301,8 +307,8 @@ export class DomainsService {
    * settings change came first), announcing what it changed to the workspace's webhook endpoints
    * in the same write.
    */
-  private async save(row: DomainRow, check: DomainCheck): Promise<boolean> {
-    const announcements = this.announcements(row, check);
+  private async save(row: DomainRow, { check, checkedAt }: CheckedDomain): Promise<boolean> {
+    const announcements = this.announcements(row, check, checkedAt);
     if (!(await this.domains.saveCheck(row.workspace_id, row.id, row, check, announcements))) return false;
     this.forget(row.workspace_id, row.name);
     if (announcements.length > 0) this.notify();
@@ -313,11 +319,10 @@ export class DomainsService {
    * The domain events of a check (docs/webhooks.md#domain-events): the status it moves the
    * domain into, if it changes it, and the end of the DKIM rotation it completed, if any.
    */
-  private announcements(row: DomainRow, check: DomainCheck): DomainAnnouncement[] {
+  private announcements(row: DomainRow, check: DomainCheck, createdAt: number): DomainAnnouncement[] {
     const domain = this.toWire({ ...row, ...check });
     const missing = missingRecords(check.records);
     const announce = (type: DomainEventType, extra: Record<string, unknown> = {}): DomainAnnouncement => {
-      const createdAt = check.last_checked_at;
       const id = newId("event", createdAt);
       const payloads = Object.fromEntries(
         ENVIRONMENTS.map((environment) => [environment, JSON.stringify(domainEvent(id, type, toIso(createdAt), environment, domain, row.status, missing, extra))]),
@@ -352,11 +357,11 @@ export class DomainsService {
         if (!(await this.domains.claimCheck(domain, retryAt))) return null; // another worker has it
         const row = await this.domains.find(domain.workspace_id, domain.id);
         if (!row) return null; // deleted meanwhile
-        const check = await this.check(row);
+        const checked = await this.check(row);
         // Not saved when anything changed the domain meanwhile: checked again at the claim's end.
-        if (check !== null && !(await this.save(row, check))) return null;
-        const missing = check && missingRecords(check.records);
-        return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: check?.status ?? row.status, missing };
+        if (checked !== null && !(await this.save(row, checked))) return null;
+        const missing = checked && missingRecords(checked.check.records);
+        return { workspaceId: row.workspace_id, domainId: row.id, name: row.name, from: row.status, to: checked?.check.status ?? row.status, missing };
       }),
     );
     return outcomes.filter((outcome) => outcome !== null);
@@ -369,16 +374,19 @@ export class DomainsService {
    * what was checked. A record whose lookup fails temporarily (SERVFAIL, timeout) keeps its
    * previous status and `found`: a DNS hiccup must not take a verified domain towards failure;
    * nor can such a kept status verify a pending or failed one, nor move `verified_at`, which
-   * need every required record found by this check itself.
+   * need every required record found by this check itself. Nor does a check that got no answer
+   * move `last_checked_at`, which says when DNS last told us something (docs/domains.md).
    */
-  private async check(row: DomainRow): Promise<DomainCheck | null> {
+  private async check(row: DomainRow): Promise<CheckedDomain | null> {
     const hostname = this.hostname();
     const current = withCurrentHosts(row.records, hostname, this.trackingHost);
     const answers = await Promise.all(current.map((record) => this.lookUp(record)));
     const now = this.clock.now();
     if (answers.every((answer) => answer === undefined)) {
       const failed = afterUnansweredCheck(row, now, this.policy);
-      return failed && { ...failed, records: current, dkim_keys: row.dkim_keys, verified_at: row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(failed.status, now, this.policy) };
+      if (failed === null) return null;
+      const check = { ...failed, records: current, dkim_keys: row.dkim_keys, verified_at: row.verified_at, last_checked_at: row.last_checked_at, next_check_at: nextCheckAt(failed.status, now, this.policy) };
+      return { check, checkedAt: now };
     }
     const looked = current.map((record, i): DomainRecord => {
       const answer = answers[i];
@@ -389,7 +397,8 @@ export class DomainsService {
     const requiredFound = records.every((record) => !record.required || record.status === "verified");
     const freshlyVerified = requiredFound && looked.every((record, i) => !record.required || answers[i] !== undefined);
     const health = afterCheck(row, { requiredFound, freshlyVerified }, now, this.policy);
-    return { ...health, records, dkim_keys, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
+    const check = { ...health, records, dkim_keys, verified_at: freshlyVerified ? now : row.verified_at, last_checked_at: now, next_check_at: nextCheckAt(health.status, now, this.policy) };
+    return { check, checkedAt: now };
   }
 
   /**
@@ -491,7 +500,8 @@ export class DomainsService {
       last_checked_at: toIsoOrNull(row.last_checked_at),
       failing_since: toIsoOrNull(row.failing_since),
       grace_ends_at: row.failing_since === null ? null : toIso(graceEndsAt(row.failing_since, this.policy)),
-      next_check_at: toIsoOrNull(row.next_check_at),
+      // Stored while automatic checks were on, it would announce a check that never comes.
+      next_check_at: this.policy.recheckMs === 0 ? null : toIsoOrNull(row.next_check_at),
       dkim_rotation: dkimRotation(row.dkim_keys),
     };
   }
@@ -529,6 +539,16 @@ function promoteRotation(keys: StoredDkimKey[], records: DomainRecord[], answers
 
 const domainExists = (name: string) =>
   new ConflictError("domain_exists", "Domain already added", `This workspace already has the domain ${name}; use that one, or delete it first to start over with new keys.`);
+
+/**
+ * The return-path domain, normalised as names are: the contract's pattern lets through labels
+ * that IDNA refuses (`xn--zz`, bad punycode), which no DNS provider would take.
+ */
+function returnPathDomainOf(name: string, subdomain: string): string {
+  const returnPathDomain = normaliseDomainName(`${subdomain}.${name}`);
+  if (returnPathDomain === null) throw ValidationError.field("/return_path_subdomain", `${JSON.stringify(subdomain)} is not a DNS label such as bounces`);
+  return returnPathDomain;
+}
 
 /** A domain name as Domains store it (normaliseDomain; surrounding space and one trailing dot dropped). Null when invalid. */
 export function normaliseDomainName(input: string): string | null {

@@ -200,6 +200,18 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(res.statusCode).toBe(422);
       expect(await names()).toEqual([]);
     });
+
+    it.each([["xn--zz"], ["XN--A"], ["xn--"]])("refuses a return_path_subdomain %j that is not a valid label once normalised (bad punycode) with 422, storing nothing", async (return_path_subdomain) => {
+      const res = await t.call({ method: "POST", url: "/v1/domains", payload: { name: "acme.example", return_path_subdomain } });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: "validation_failed", errors: [{ location: "body", pointer: "/return_path_subdomain" }] });
+      expect(await names()).toEqual([]);
+    });
+
+    it("takes an internationalised return_path_subdomain in its ASCII form", async () => {
+      const domain = await addDomain({ name: "acme.example", return_path_subdomain: "XN--bcher-kva" });
+      expect(domain.return_path_domain).toBe("xn--bcher-kva.acme.example");
+    });
   });
 
   describe("listDomains", () => {
@@ -344,6 +356,31 @@ describe.each(databases)("Domains ($name)", (database) => {
       const checked = await verify(domain.id);
       expect(statuses(checked)).toEqual(["return_path:verified", "spf:verified", "dkim:verified", "dkim:verified", "dmarc:verified"]);
       expect(checked.status).toBe("verified");
+    });
+
+    it("reports a mismatch when another mail server is preferred over this host at the return-path domain (RFC 5321 §5.1)", async () => {
+      const domain = await addDomain();
+      publish(record(domain, "return_path"));
+      dns.add("bounces.acme.example", { type: "MX", priority: 5, exchange: "mx.elsewhere.example." });
+      let checked = await verify(domain.id);
+      expect(record(checked, "return_path")).toMatchObject({ status: "mismatch", found: ["5 mx.elsewhere.example", `10 ${HOSTNAME}`] });
+
+      // At the same preference, senders pick either: bounces would still go astray half the time.
+      dns.remove("bounces.acme.example");
+      publish(record(domain, "return_path"));
+      dns.add("bounces.acme.example", { type: "MX", priority: 10, exchange: "mx.elsewhere.example." });
+      checked = await verify(domain.id);
+      expect(record(checked, "return_path").status).toBe("mismatch");
+    });
+
+    it("reports a mismatch for DKIM and DMARC records that receivers would discard, though they carry the right key or a DMARC version", async () => {
+      const domain = await addDomain();
+      const ed = record(domain, "dkim", 1);
+      dns.add(record(domain, "dkim", 0).name, { type: "TXT", value: `${record(domain, "dkim", 0).value}; h=sha1` });
+      dns.add(ed.name, { type: "TXT", value: ed.value.replace("k=ed25519", "k=rsa") });
+      dns.add("_dmarc.acme.example", { type: "TXT", value: "v=DMARC1; rua=mailto:dmarc@acme.example" });
+      const checked = await verify(domain.id);
+      expect(statuses(checked)).toEqual(["return_path:missing", "spf:missing", "dkim:mismatch", "dkim:mismatch", "dmarc:mismatch"]);
     });
 
     it("takes the organisational domain's DMARC record for a subdomain that has none of its own, and counts two records at one name as none (RFC 7489 §6.6.3)", async () => {
@@ -586,6 +623,22 @@ describe.each(databases)("Domains ($name)", (database) => {
       expect(await get(domain.id)).toMatchObject({ status: "failed", failing_since: iso(since), next_check_at: null });
     });
 
+    it("keeps last_checked_at at the last check that got an answer when an unanswered check fails the domain past its grace period", async () => {
+      for (const how of ["recheckDue", "verifyDomain"] as const) {
+        const domain = await verifiedDomain(`${how.toLowerCase()}.example`);
+        dns.remove(record(domain, "dkim", 0).name);
+        t.clock.advance(6 * HOUR);
+        const answeredAt = t.clock.now();
+        expect(await recheck()).toMatchObject([{ to: "temporary_failure" }]);
+        for (const r of domain.records) dns.fail(r.name, "SERVFAIL");
+        t.clock.advance(73 * HOUR);
+        if (how === "recheckDue") expect(await recheck()).toMatchObject([{ to: "failed" }]);
+        else expect(await verify(domain.id)).toMatchObject({ status: "failed" });
+        expect(await get(domain.id)).toMatchObject({ status: "failed", last_checked_at: iso(answeredAt) });
+        await t.call({ method: "DELETE", url: `/v1/domains/${domain.id}` });
+      }
+    });
+
     it("takes a domain back to verified when its records return within the grace period", async () => {
       const domain = await verifiedDomain();
       const spf = record(domain, "spf");
@@ -650,6 +703,15 @@ describe.each(databases)("Domains ($name)", (database) => {
   });
 
   describe("automatic check settings", () => {
+    it("shows next_check_at null for every domain once DOMAIN_RECHECK_MINUTES=0, also those verified while checks were on", async () => {
+      const domain = await addDomain();
+      for (const r of domain.records) publish(r);
+      expect((await verify(domain.id)).next_check_at).not.toBeNull();
+      await t.restart({ DOMAIN_RECHECK_MINUTES: "0" });
+      expect((await t.call({ method: "GET", url: `/v1/domains/${domain.id}` })).json()).toMatchObject({ status: "verified", next_check_at: null });
+      expect((await t.call({ method: "GET", url: "/v1/domains" })).json().data).toMatchObject([{ id: domain.id, next_check_at: null }]);
+    });
+
     it("DOMAIN_RECHECK_MINUTES=0 turns automatic checks off; DOMAIN_GRACE_HOURS=0 fails a domain at the first check that misses a record", async () => {
       await t.close();
       t = await createTestApp(database, { DNS_SERVERS: dns.address, SENDING_HOSTNAME: HOSTNAME, DOMAIN_RECHECK_MINUTES: "0", DOMAIN_GRACE_HOURS: "0" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRecord, recordsFor, trackingRecord, withCurrentHosts, type DomainRecord } from "../../src/domain/domain-records.js";
+import { checkRecord, dkimKeyRecordFault, recordsFor, trackingRecord, withCurrentHosts, type DomainRecord } from "../../src/domain/domain-records.js";
 import { normaliseDomainName } from "../../src/services/domains.js";
 
 const HOST = "mail.mailroom.test";
@@ -36,11 +36,25 @@ describe("normaliseDomainName", () => {
 });
 
 describe("checkRecord", () => {
-  it("MX: any exchange that is this host, case and trailing dot aside", () => {
+  describe("MX (return path)", () => {
     const mx = byPurpose("return_path");
-    expect(checkRecord(mx, { type: "MX", mx: [] }, HOST)).toEqual({ status: "missing", found: [] });
-    expect(checkRecord(mx, { type: "MX", mx: [{ priority: 5, exchange: "other.example." }] }, HOST)).toEqual({ status: "mismatch", found: ["5 other.example"] });
-    expect(checkRecord(mx, { type: "MX", mx: [{ priority: 5, exchange: "other.example" }, { priority: 10, exchange: "MAIL.mailroom.test." }] }, HOST).status).toBe("verified");
+    const check = (...exchanges: Array<[number, string]>) => checkRecord(mx, { type: "MX", mx: exchanges.map(([priority, exchange]) => ({ priority, exchange })) }, HOST);
+
+    it("is verified when this host is the preferred exchange, case and trailing dot aside; other hosts may be fallbacks", () => {
+      expect(check()).toEqual({ status: "missing", found: [] });
+      expect(check([10, "MAIL.mailroom.test."])).toEqual({ status: "verified", found: ["10 MAIL.mailroom.test"] });
+      expect(check([20, "backup.example"], [10, HOST])).toEqual({ status: "verified", found: [`10 ${HOST}`, "20 backup.example"] });
+    });
+
+    // RFC 5321 §5.1: senders try the lowest preference first, so bounces and complaints would go to another host.
+    // (This test said "verified" for the first case before: any exchange anywhere counted.)
+    it("is a mismatch when another host is preferred, or shares the lowest preference, and found lists the preferred first", () => {
+      expect(check([10, "MAIL.mailroom.test."], [5, "other.example."])).toEqual({ status: "mismatch", found: ["5 other.example", "10 MAIL.mailroom.test"] });
+      expect(check([10, HOST], [10, "other.example"])).toEqual({ status: "mismatch", found: [`10 ${HOST}`, "10 other.example"] });
+      expect(check([5, "other.example."])).toEqual({ status: "mismatch", found: ["5 other.example"] });
+      // A null MX (RFC 7505) says the name takes no mail at all.
+      expect(check([0, "."])).toEqual({ status: "mismatch", found: ["0 "] });
+    });
   });
 
   it("SPF: exactly one v=spf1 record holding a:<host>", () => {
@@ -59,12 +73,98 @@ describe("checkRecord", () => {
     expect(txt("spf", `v=spf1 mx a:${HOST} -all`)).toBe("verified");
   });
 
+  // RFC 7208 §4.6 and §12: a record with a term that is not a known mechanism or a name=value
+  // modifier is a permerror at every receiver, whatever else it holds.
+  it.each([
+    [`v=spf1 a:${HOST} ip4:192.0.2.0/24 ip6:2001:db8::/32 mx:mx.acme.example/24//64 ptr exists:%{i}._spf.acme.example include:_spf.example.net ~all`],
+    [`v=spf1 a:${HOST} redirect=_spf.acme.example`],
+    [`v=spf1 a:${HOST} exp=explain.%{d} ?all`],
+    [`v=spf1 a:${HOST} custom-mod=anything ~all`],
+    [`V=SPF1 A:${HOST} ~ALL`],
+    [`v=spf1 a:${HOST} a/24 -all   `],
+  ])("SPF: verifies a well-formed record %j", (value) => {
+    expect(txt("spf", value)).toBe("verified");
+  });
+
+  it.each([
+    [`v=spf1 a:${HOST} foo ~all`, "an unknown mechanism"],
+    [`v=spf1 a:${HOST} ip4:192.0.2.300 ~all`, "a bad IPv4 address"],
+    [`v=spf1 a:${HOST} ip4:192.0.2.0/33 ~all`, "an IPv4 prefix over 32"],
+    [`v=spf1 a:${HOST} ip6:2001:db8::/129 ~all`, "an IPv6 prefix over 128"],
+    [`v=spf1 a:${HOST} ip6:192.0.2.1 ~all`, "an IPv4 address as ip6"],
+    [`v=spf1 a:${HOST} include: ~all`, "an include without a domain"],
+    [`v=spf1 a:${HOST} include:_spf.example.net/24 ~all`, "a prefix on include"],
+    [`v=spf1 a:${HOST} !mx ~all`, "an unknown qualifier"],
+    [`v=spf1 a:${HOST} =x ~all`, "a modifier without a name"],
+    [`v=spf1 a:${HOST} redirect=a.example redirect=b.example`, "redirect twice (§6)"],
+    [`v=spf1 a:${HOST} exp=a.example exp=b.example ~all`, "exp twice (§6)"],
+    [`v=spf1 a:${HOST} all:x`, "all with a value"],
+    [`v=spf1 a:${HOST}\t~all`, "a tab between terms (terms are separated by spaces)"],
+    [`v=spf1 a:${HOST} exists:%{z}.acme.example ~all`, "an unknown macro letter"],
+    [`v=spf1 a:${HOST} a:acme.example% ~all`, "a lone % in a domain"],
+    [`v=spf1 a:${HOST} a/024 ~all`, "a prefix length with a leading zero"],
+    [`v=spf1 a:${HOST} mx:acme.example/24/x ~all`, "junk after a prefix length"],
+    [`v=spf1 a:${HOST} a: ~all`, "a: without a domain"],
+    [`v=spf1 a:${HOST} a:localhost ~all`, "a domain without a dot (§7.1 domain-end)"],
+  ])("SPF: refuses %j (%s)", (value) => {
+    expect(txt("spf", value)).toBe("mismatch");
+  });
+
+  it("SPF: a record must begin with exactly v=spf1 and a space or its end (RFC 7208 §4.5)", () => {
+    expect(txt("spf", ` v=spf1 a:${HOST} ~all`)).toBe("mismatch");
+    expect(txt("spf", `v=spf10 a:${HOST} ~all`)).toBe("mismatch");
+    expect(txt("spf", `v=spf1\ta:${HOST} ~all`)).toBe("mismatch");
+    // Discarded records are not SPF records: one real one beside them still counts as the one.
+    expect(txt("spf", ` v=spf1 -all`, `v=spf1 a:${HOST} ~all`)).toBe("verified");
+  });
+
   it("DKIM: a record with the same p=, whitespace aside", () => {
     expect(txt("dkim", `v=DKIM1; k=rsa; p=${RSA_P}`)).toBe("verified");
     expect(txt("dkim", `v=DKIM1;k=rsa;p=${RSA_P.slice(0, 10)} ${RSA_P.slice(10)}`)).toBe("verified");
     expect(txt("dkim", "unrelated", `p=${RSA_P}`)).toBe("verified");
     expect(txt("dkim", `v=DKIM1; k=rsa; p=${RSA_P}x`)).toBe("mismatch");
     expect(txt("dkim", "v=DKIM1; k=rsa; p=")).toBe("mismatch");
+  });
+
+  describe("DKIM: the key record's tags (RFC 6376 §3.6.1)", () => {
+    const ED_P = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=";
+    const rsa = records[2]!;
+    const ed = records[3]!;
+    const fault = (record: DomainRecord, value: string) => dkimKeyRecordFault(value, record.value);
+    const status = (record: DomainRecord, value: string) => checkRecord(record, { type: "TXT", txt: [value] }, HOST).status;
+
+    it.each([
+      [rsa, `p=${RSA_P}`],
+      [rsa, `v=DKIM1; p=${RSA_P};`],
+      [rsa, `v=DKIM1; h=sha1:sha256; k=rsa; s=email; t=y; n=notes here; p=${RSA_P}`],
+      [rsa, `v=DKIM1; h = sha256 ; s=*:tlsrpt; x_custom=1; p=${RSA_P}`],
+      [ed, `v=DKIM1; k=ed25519; p=${ED_P}`],
+      [ed, `v=DKIM1;k=ed25519;h=sha256;s=email;p=${ED_P}`],
+    ])("accepts a record of the key with tags that allow it to sign mail: %#", (record, value) => {
+      expect(fault(record, value)).toBeNull();
+      expect(status(record, value)).toBe("verified");
+    });
+
+    it.each([
+      [rsa, `v=DKIM1; k=rsa; p=${RSA_P}; p=${RSA_P}`, /duplicate tag p=/],
+      [rsa, `v=DKIM1; v=DKIM1; p=${RSA_P}`, /duplicate tag v=/],
+      [rsa, `v=DKIM2; k=rsa; p=${RSA_P}`, /v=/],
+      [rsa, `v=dkim1; k=rsa; p=${RSA_P}`, /v=/],
+      [rsa, `k=rsa; v=DKIM1; p=${RSA_P}`, /v= .*first/],
+      [rsa, `v=DKIM1; k=ed25519; p=${RSA_P}`, /k=ed25519/],
+      [ed, `v=DKIM1; p=${ED_P}`, /k=rsa/],
+      [ed, `v=DKIM1; k=rsa; p=${ED_P}`, /k=rsa/],
+      [rsa, `v=DKIM1; h=sha1; p=${RSA_P}`, /h=/],
+      [rsa, `v=DKIM1; s=tlsrpt; p=${RSA_P}`, /s=/],
+      [rsa, `v=DKIM1; k=rsa`, /p=/],
+      [rsa, `v=DKIM1; k=rsa; p=${RSA_P}x`, /p=/],
+      [rsa, `v=DKIM1; garbage; p=${RSA_P}`, /tag=value/],
+      // §3.2: a tag name is letters, digits and "_".
+      [rsa, `v=DKIM1; x-custom=1; p=${RSA_P}`, /tag name/],
+    ])("refuses a record whose tags are wrong, saying which: %#", (record, value, reason) => {
+      expect(fault(record, value)).toMatch(reason);
+      expect(status(record, value)).toBe("mismatch");
+    });
   });
 
   it("keeps a bounded part of an enormous answer in found", () => {
@@ -76,11 +176,26 @@ describe("checkRecord", () => {
     expect(found[0]!.length).toBeLessThanOrEqual(1025);
   });
 
-  it("DMARC: any v=DMARC1 record", () => {
+  it("DMARC: one v=DMARC1 record with a valid policy", () => {
     expect(txt("dmarc", "v=DMARC1; p=reject")).toBe("verified");
-    expect(txt("dmarc", "v=DMARC1")).toBe("verified");
+    expect(txt("dmarc", "v=DMARC1;p=quarantine;rua=mailto:d@acme.example")).toBe("verified");
+    expect(txt("dmarc", "v = DMARC1 ; P = None")).toBe("verified");
+    expect(txt("dmarc", "v=DMARC1; p=none; sp=reject")).toBe("verified");
     expect(txt("dmarc", "v=DMARC2; p=none")).toBe("mismatch");
     expect(txt("dmarc")).toBe("missing");
+  });
+
+  // RFC 7489 §6.3 and §6.6.3: without a valid p= a receiver applies no policy (bar the rua= fallback).
+  // (This test said "verified" for "v=DMARC1" alone before.)
+  it.each([["v=DMARC1"], ["v=DMARC1; rua=mailto:d@acme.example"], ["v=DMARC1; p=block"], ["v=DMARC1; p="], ["v=DMARC1; p=none; sp=maybe"], ["v=DMARC1; p=none; p=reject"]])("DMARC: refuses %j (no valid policy)", (value) => {
+    expect(txt("dmarc", value)).toBe("mismatch");
+  });
+
+  // RFC 7489 §6.4: the version must match precisely and come first; other records are discarded.
+  it.each([["v=dmarc1; p=none"], ["v=DMARC1x; p=none"], [" v=DMARC1; p=none"], ["p=none; v=DMARC1"]])("DMARC: %j is not a DMARC record", (value) => {
+    expect(txt("dmarc", value)).toBe("mismatch");
+    // So beside a real DMARC record it is not a second one.
+    expect(txt("dmarc", value, "v=DMARC1; p=reject")).toBe("verified");
   });
 
   it("DMARC: two records at one name are none (RFC 7489 §6.6.3)", () => {

@@ -63,7 +63,8 @@ export interface DomainCheck {
   /** Changed when the check ended a key rotation. */
   dkim_keys: StoredDkimKey[];
   verified_at: number | null;
-  last_checked_at: number;
+  /** Kept as it was by a check that got no answer at all. */
+  last_checked_at: number | null;
   failing_since: number | null;
   next_check_at: number | null;
 }
