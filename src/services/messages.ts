@@ -524,9 +524,6 @@ export class MessagesService {
   async reschedule(principal: Principal, id: string, input: RescheduleMessageRequest): Promise<Message> {
     const scope = scopeOf(principal);
     const now = this.clock.now();
-    const schedule = input.scheduled_at === null ? { at: null } : scheduledTime(input.scheduled_at, now);
-    if ("problem" in schedule) throw ValidationError.field("/scheduled_at", schedule.problem);
-    const at = schedule.at ?? now;
     await this.messages.withLockedMessage(scope, id, async (trx, record, leasedUntil) => {
       if (!record) throw new NotFoundError("message", id);
       if (record.status !== "scheduled") {
@@ -535,6 +532,11 @@ export class MessagesService {
       if (leasedUntil !== null && leasedUntil >= now) {
         throw new ConflictError("message_not_scheduled", "Message not scheduled", `Message ${id} is being handed off for delivery right now; it can no longer be rescheduled.`);
       }
+      // The time is judged only for a message that can still move: a retried "send now" whose
+      // first attempt went through hears that the message was sent (409), not that a time passed.
+      const schedule = input.scheduled_at === null ? { at: null } : scheduledTime(input.scheduled_at, now);
+      if ("problem" in schedule) throw ValidationError.field("/scheduled_at", schedule.problem);
+      const at = schedule.at ?? now;
       // Its own time again is no change: no event for webhooks to fan out, updated_at kept.
       if (record.scheduled_at === at) return;
       if (record.expires_at !== null && at >= record.expires_at) {

@@ -968,6 +968,18 @@ describe.each(databases)("messages ($name)", (database) => {
       expect((await get(fresh.id)).scheduled_at).toBeNull();
     });
 
+    it("answers 409 message_not_scheduled for a sent message whatever time is asked, one past included", async () => {
+      // A retried "reschedule to this time" whose first attempt sent the message hears that it was sent.
+      const sent = await scheduledIn(HOUR);
+      t.clock.advance(2 * HOUR);
+      await t.drain();
+      for (const at of [iso(t.clock.now() - HOUR), iso(t.clock.now() + 40 * 24 * HOUR)]) {
+        const res = await reschedule(sent.id, at);
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.json().code).toBe("message_not_scheduled");
+      }
+    });
+
     it("refuses a message a worker is handing off at its time", async () => {
       const body = await scheduledIn(HOUR);
       t.clock.advance(HOUR);
