@@ -272,6 +272,9 @@ export function checkedAttachments(given: readonly InlineAttachment[] | undefine
     }
     const content = a.content.replace(/\s+/g, "");
     if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${pointer}/content`, "must be base64");
+    // Only whitespace passed the contract's minLength but is no file, as an empty one fetched by
+    // URL is none. (A file by URL stands in here as "" until it is fetched.)
+    else if (content === "" && a.content !== "") fail(`${pointer}/content`, "must hold a file of at least one byte: it is only whitespace");
     const contentType = sendableContentType(a.content_type ?? detectMimeType(a.filename), content);
     attachments.push({ filename: a.filename, content_type: contentType, content_id: a.content_id ?? null, content, size: Buffer.byteLength(content, "base64") });
   });

@@ -313,6 +313,13 @@ describe.each(databases)("messages ($name)", (database) => {
       await expectNothingStored();
     });
 
+    it("refuses an attachment whose content is only whitespace, which would be an empty file", async () => {
+      const res = await send(aMessage({ attachments: [{ filename: "a.txt", content: "  \n\t " }] }));
+      expectValidationFailure(res, ["/attachments/0/content"]);
+      expect(res.json().errors[0].message).toContain("at least one byte");
+      await expectNothingStored();
+    });
+
     it("refuses two attachments with one content_id (in any case), which an html's cid: could not tell apart", async () => {
       const logo = (content_id: string) => ({ filename: "logo.png", content: "iVBORw0KGgo=", content_id });
       const res = await send(aMessage({ attachments: [logo("logo"), { filename: "a.txt", content: "b2s=" }, logo("Logo")] }));
