@@ -126,6 +126,8 @@ export function prepareMessage(input: MessageInput, defaultFrom: string | null, 
     // Header names are case-insensitive (RFC 5322 §1.2.2): X-Foo and x-foo are one field given twice.
     else if (earlier !== undefined) fail(pointer, `repeats ${earlier} (header names are case-insensitive): give each field once`);
     else if (CONTROL.test(value)) fail(pointer, "must not contain CR, LF or NUL");
+    // The composer leaves out a field without a value, so it would be stored as sent and never be.
+    else if (value.trim() === "") fail(pointer, "must not be empty or only spaces: a header field without a value is not sent");
     else if (MESSAGE_ID_HEADERS.has(name.toLowerCase()) && !PRINTABLE_ASCII.test(value)) fail(pointer, "must be printable ASCII, as message ids are (RFC 5322 msg-id)");
     else if (unfoldable(value)) fail(pointer, UNFOLDABLE);
     else if (name.toLowerCase() === "list-unsubscribe" && !LIST_UNSUBSCRIBE.test(value)) fail(pointer, "must be <mailto:…> and/or <https://…> (RFC 2369)");

@@ -189,6 +189,8 @@ function splitHeaders(lines: HeaderLines, fail: (pointer: string, message: strin
       continue;
     }
     seen.add(key);
+    // A field without a value says nothing, and the API refuses one; a mail client's is left out.
+    if (value.trim() === "") continue;
     headers[name] = key === "references" ? shortenedReferences(value) : value;
   }
   return { headers, control };

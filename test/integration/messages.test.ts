@@ -434,6 +434,13 @@ describe.each(databases)("messages ($name)", (database) => {
       expect(headers).toContainEqual(["List-Unsubscribe-Post", "List-Unsubscribe=One-Click"]);
     });
 
+    it("refuses a header whose value is empty or only spaces, which would be stored as sent and never be", async () => {
+      const res = await send(aMessage({ headers: { "X-Campaign": "", "X-Batch": "  \t" } }));
+      expectValidationFailure(res, ["/headers/X-Campaign", "/headers/X-Batch"]);
+      expect(res.json().errors[0].message).toContain("must not be empty");
+      await expectNothingStored();
+    });
+
     it("refuses a message id header or a content_id with a character outside printable ASCII (as msg-id allows), one that looks like CR or LF included", async () => {
       // U+010D and U+010A end in the bytes of CR and LF: written as Latin-1 they would start a header.
       const lookalike = "\u010d\u010a";

@@ -117,6 +117,11 @@ describe("submittedMessage", () => {
     });
   });
 
+  it("leaves out a header without a value, which says nothing and which the API would refuse", async () => {
+    const result = submittedMessage(await parse(raw("From: a@acme.example", "To: b@example.com", "Subject: S", "X-Empty:", "X-Spaces:   ", "X-Kept: yes")), ["b@example.com"]);
+    expect(result.ok && result.request.headers).toEqual({ "X-Kept": "yes" });
+  });
+
   it("refuses an extra header given twice, which one message field cannot hold", async () => {
     const result = submittedMessage(await parse(raw("From: a@acme.example", "To: b@example.com", "Subject: S", "X-Campaign: one", "X-Campaign: two")), ["b@example.com"]);
     expect(result).toEqual({ ok: false, errors: [expect.objectContaining({ pointer: "/headers/X-Campaign", message: expect.stringContaining("more than once") })] });
