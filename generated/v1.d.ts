@@ -2460,7 +2460,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When its status last changed.
+             * @description When it last changed: with each of its events (a status, a new schedule, an open, click, reply, complaint or unsubscribe), so a sync by it sees engagement too.
              */
             updated_at: string;
         };

@@ -36,6 +36,9 @@ describe.each(databases)("engagement ($name)", (database) => {
     const sent = await message(id);
     expect(sent.engagement).toEqual({ opens: 2, clicks: 0, replies: 0 });
     expect(Date.parse(sent.recipients[0].opened_at)).toBe(t.clock.now() - 60_000);
+    // The message changed with each event (its contract's updated_at), its status did not.
+    expect(sent.status).toBe("delivered");
+    expect(Date.parse(sent.updated_at)).toBe(t.clock.now());
     const events = (await t.call({ method: "GET", url: `/v1/messages/${id}/events?limit=100` })).json().data.filter((e: { type: string }) => e.type === "message.opened");
     expect(events.map((e: { data: { first_open: boolean } }) => e.data.first_open)).toEqual([true, false, false]);
   });
