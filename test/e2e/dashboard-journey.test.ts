@@ -1,5 +1,5 @@
 import { AuthenticationError, Mailroom } from "mailroom";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Request, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, screenshot, signInThroughPage, type OpenedPage } from "../helpers/browser.js";
 import { startTestServer, type TestServer } from "../helpers/http-server.js";
@@ -260,16 +260,59 @@ describe("the dashboard, from sign-up to settings", () => {
     await expect.poll(() => switcher.locator("option:checked").textContent()).toBe("Acme Transactional");
   });
 
-  it("changes the user's own name, and the top bar follows", async () => {
+  it("changes the user's own name, and the top bar and the members list follow", async () => {
     const name = page.getByLabel("Your name");
     await expect.poll(() => name.inputValue()).toBe(OWNER.name);
+    const ownRow = page.getByTestId("member-row").filter({ hasText: OWNER.email });
+    await expect.poll(() => ownRow.textContent()).toContain(OWNER.name);
     await name.fill("  Ada King ");
     await page.getByRole("button", { name: "Save name" }).click();
-    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    // This card's status: the workspace card above still says its own "Saved.".
+    await page.getByRole("region", { name: "Your account" }).getByRole("status").filter({ hasText: "Saved." }).waitFor();
     await expect.poll(() => page.locator(".user-menu__name").textContent()).toBe("Ada King");
+    // The members list on the same page names her as the server now does, without a reload.
+    await expect.poll(() => ownRow.locator("td").first().textContent()).toBe("Ada King (you)");
     // What code reads is what the page wrote.
     const session = await (await page.request.get("/auth/session")).json();
     expect(session.user).toMatchObject({ email: OWNER.email, name: "Ada King" });
+  });
+
+  it("keeps the page, and what was typed on it, when the session cannot be reloaded after a save, and says so with a Retry", async () => {
+    // An edit not saved yet, in another card: a failed reload of the session must not lose it.
+    const workspaceName = page.getByLabel("Workspace name");
+    await workspaceName.fill("Acme Half Typed");
+    const errorsBefore = opened.errors.length;
+    // The server is unreachable for the one reload that the save asks for.
+    let unreachable = true;
+    await page.route("**/auth/session", (route) => {
+      if (!unreachable) return route.continue();
+      unreachable = false;
+      return route.abort("connectionrefused");
+    });
+    try {
+      await page.getByLabel("Your name").fill("Ada Byron");
+      await page.getByRole("button", { name: "Save name" }).click();
+      const notice = page.getByRole("alert").filter({ hasText: "Could not refresh your session" });
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain("Could not reach Mailroom");
+      // The name was saved: only the reload after it failed.
+      expect(await page.getByRole("region", { name: "Your account" }).getByRole("status").textContent()).toBe("Saved.");
+      expect(await heading().textContent()).toBe("Settings");
+      expect(await workspaceName.inputValue()).toBe("Acme Half Typed");
+      // The top bar keeps the session it had until one is loaded.
+      expect(await page.locator(".user-menu__name").textContent()).toBe("Ada King");
+      expect(await page.getByText("Could not load your session").count()).toBe(0);
+
+      await notice.getByRole("button", { name: "Retry" }).click();
+      await expect.poll(() => page.locator(".user-menu__name").textContent()).toBe("Ada Byron");
+      expect(await notice.count()).toBe(0);
+      expect(await workspaceName.inputValue()).toBe("Acme Half Typed");
+    } finally {
+      await page.unroute("**/auth/session");
+    }
+    // The one failure the browser logs is the reload refused on purpose.
+    expect(opened.errors.splice(errorsBefore)).toEqual([expect.stringMatching(/Failed to load resource: net::ERR_CONNECTION_REFUSED/)]);
+    await workspaceName.fill("Acme Transactional");
   });
 
   it("invites a member and shows the invitation link once", async () => {
@@ -323,6 +366,101 @@ describe("the dashboard, from sign-up to settings", () => {
 
     await signInThroughPage(page, OWNER.email, NEW_PASSWORD);
     expect(new URL(page.url()).pathname).toBe("/");
+  });
+
+  it("moves to a new workspace once the session lists it, never by way of another workspace", async () => {
+    // Which workspace each token the page is given is for, from the exchanges' answers: a reload
+    // drops the tokens held in memory, so every one the page uses from here is seen.
+    const tokenWorkspace = new Map<string, string>();
+    const onResponse = async (response: Response) => {
+      if (new URL(response.url()).pathname !== "/auth/token" || !response.ok()) return;
+      const grant = (await response.json()) as { token: string; workspace_id: string };
+      tokenWorkspace.set(grant.token, grant.workspace_id);
+    };
+    const used: string[] = [];
+    const onRequest = (request: Request) => {
+      if (new URL(request.url()).pathname.startsWith("/v1/")) used.push(request.headers()["authorization"]?.replace(/^Bearer /, "") ?? "");
+    };
+    page.on("response", onResponse);
+    page.on("request", onRequest);
+    const switcher = page.getByLabel("Workspace", { exact: true });
+    const chosen = () => switcher.locator("option:checked").textContent();
+    const dialog = page.getByRole("dialog", { name: "Create workspace" });
+    const create = async (name: string) => {
+      // A later join than the last: the session lists the workspaces in the order they were joined.
+      server.testApp.clock.advance(1000);
+      await page.getByRole("button", { name: "New workspace" }).click();
+      await dialog.getByLabel("Workspace name").fill(name);
+      await dialog.getByRole("button", { name: "Create workspace" }).click();
+    };
+    try {
+      await page.reload();
+      await expect.poll(chosen).toBe("Acme Transactional");
+      await create("Acme Staging");
+      await expect.poll(chosen).toBe("Acme Staging");
+      await page.getByRole("heading", { name: "Send your first message" }).waitFor();
+
+      // From the second workspace, a third, with the session's answer held back: until it lists
+      // the new workspace, the page stays where it is (the first workspace is not a stand-in).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let asked = () => {};
+      const sessionAsked = new Promise<void>((resolve) => (asked = resolve));
+      let continued = Promise.resolve();
+      await page.route("**/auth/session", (route) => {
+        asked();
+        continued = held.then(() => route.continue());
+        return continued;
+      });
+      const staging = used.length;
+      const stagingId = tokenWorkspace.get(used[staging - 1] ?? "");
+      try {
+        await create("Acme Archive");
+        await sessionAsked;
+        // Two frames: time for whatever the page does with the creation's answer to be drawn.
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+        expect(await chosen()).toBe("Acme Staging");
+        expect(used.slice(staging).map((token) => tokenWorkspace.get(token))).toEqual(used.slice(staging).map(() => stagingId));
+      } finally {
+        release();
+        await continued;
+        await page.unroute("**/auth/session");
+      }
+      await expect.poll(chosen).toBe("Acme Archive");
+      await page.getByRole("heading", { name: "Send your first message" }).waitFor();
+      // Every call since Create went to the workspace shown before it, or to the new one.
+      const archiveId = (await (await page.request.get("/auth/session")).json()).workspaces.find((workspace: { name: string }) => workspace.name === "Acme Archive")?.id;
+      const workspacesCalled = new Set(used.slice(staging).map((token) => tokenWorkspace.get(token)));
+      expect([...workspacesCalled].sort()).toEqual([archiveId, stagingId].sort());
+    } finally {
+      page.off("response", onResponse);
+      page.off("request", onRequest);
+    }
+  });
+
+  it("shows the overview's figures, at zero, for an environment whose messages are all older than a week", async () => {
+    // A message accepted eight days ago by the server's clock, with a token exchanged now (the
+    // session lives 7 days from its last exchange, by the same clock).
+    const { csrf_token, workspaces } = await (await page.request.get("/auth/session")).json();
+    const archive = workspaces.find((workspace: { name: string }) => workspace.name === "Acme Archive");
+    const exchange = await page.request.post("/auth/token", {
+      headers: { "x-csrf-token": csrf_token },
+      data: { workspace_id: archive.id, environment: "sandbox" },
+    });
+    const { token } = await exchange.json();
+    const now = server.testApp.clock.now();
+    server.testApp.clock.set(now - 8 * 86_400_000);
+    try {
+      await sdk(token).messages.create({ ...RECEIPT, subject: "Last week's receipt" });
+    } finally {
+      server.testApp.clock.set(now);
+    }
+
+    await page.reload();
+    await page.getByRole("heading", { name: "Messages, last 7 days" }).waitFor();
+    expect(await page.locator(".getting-started").count()).toBe(0);
+    const messages = page.locator(".stat").filter({ has: page.locator("dt", { hasText: /^Messages$/ }) });
+    expect(await messages.locator(".stat__value").textContent()).toBe("0");
   });
 
   it("raised no script error along the way", () => {

@@ -55,7 +55,10 @@ function snippet(kind: Snippet, baseUrl: string, to: string): string {
   }
 }
 
-/** The empty state that teaches: how to send a first message, with this server's address filled in. */
+/**
+ * The empty state that teaches: how to send a first message, with this server's address filled in.
+ * Only for an environment that has never had a message (not one quiet for the overview's week).
+ */
 export function GettingStarted({ environment }: { environment: Environment }) {
   const baseUrl = window.location.origin;
   const to = recipientFor(environment);

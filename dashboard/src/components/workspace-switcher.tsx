@@ -45,9 +45,12 @@ function CreateWorkspaceForm({ onDone }: { onDone: () => void }) {
   const requests = retrySafeRequests("createWorkspace", api);
   const create = useAction(async (name: string) => {
     const membership = await requests.send({ name }, (idempotencyKey) => api.call((mr) => mr.accounts.createWorkspace({ name }, { idempotencyKey })));
-    // The new workspace reaches the switcher through the session's list of memberships.
-    refresh();
-    setWorkspace(membership.id);
+    // The new workspace reaches the switcher through the session's list of memberships, so it is
+    // chosen once the page holds a session that lists it: chosen before, it would not be found and
+    // the page would fall back to the first workspace meanwhile, loading its pages there. Should the
+    // reload fail, the page says so above itself and the new workspace is listed after its Retry.
+    const session = await refresh();
+    if (session?.workspaces.some((workspace) => workspace.id === membership.id)) setWorkspace(membership.id);
     onDone();
   });
   return (

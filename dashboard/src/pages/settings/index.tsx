@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { Link } from "wouter";
 import { useWorkspace } from "../../api/api-context";
 import { PageHeader } from "../../components/page-header";
@@ -11,6 +12,8 @@ import { WorkspaceSection } from "./workspace-section";
 /** `/settings`: the workspace, its members and invitations, and the user's name and password; the audit log for admins. */
 export function SettingsPage() {
   const { workspace } = useWorkspace();
+  // The members list names you too: each name you save in Your account asks it again.
+  const [namesSaved, setNamesSaved] = useState(0);
   // listAuditEvents needs an admin: below that the link would only lead to a refusal.
   const auditLog = hasRole(workspace.role, "admin") ? (
     <Link href="/settings/audit-log" className="button">
@@ -21,9 +24,9 @@ export function SettingsPage() {
     <>
       <PageHeader title="Settings" actions={auditLog} />
       <WorkspaceSection />
-      <MembersSection />
+      <MembersSection namesSaved={namesSaved} />
       <InvitationsSection />
-      <ProfileSection />
+      <ProfileSection onNameSaved={() => setNamesSaved((count) => count + 1)} />
       <PasswordSection />
     </>
   );

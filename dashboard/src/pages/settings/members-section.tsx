@@ -1,4 +1,4 @@
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import type { Member, Role } from "mailroom";
 import { useApi, useWorkspace } from "../../api/api-context";
 import { useAction, usePaged, useRequest } from "../../api/use-request";
@@ -27,7 +27,7 @@ interface PendingChange {
  * offered only where the server would allow them (admins below owner, owners everyone), since it
  * answers the rest with 403. Every member may leave, from their own row, but the last owner.
  */
-export function MembersSection() {
+export function MembersSection({ namesSaved }: { namesSaved: number }) {
   const api = useApi();
   const { workspace } = useWorkspace();
   const { session, refresh } = useSession();
@@ -37,6 +37,12 @@ export function MembersSection() {
     (after, signal) => api.call((mr) => mr.accounts.listMembers({ limit: 100, ...(after ? { after } : {}) }, { signal })),
     [api],
   );
+  // A name saved in Your account (on this page) is shown to every member, you included: ask for the
+  // list again, on the page it is on, rather than keep showing the old name until a reload.
+  const reloadMembers = members.reload;
+  useEffect(() => {
+    if (namesSaved > 0) reloadMembers();
+  }, [namesSaved, reloadMembers]);
   // The server refuses to demote or remove a workspace's last owner, or let them leave (409
   // last_owner); the page does not offer it. Who that is, the owners say (two are enough to know),
   // not the page of members shown, which may list one owner while another is on the next.

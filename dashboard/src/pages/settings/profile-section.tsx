@@ -9,15 +9,16 @@ import { Field } from "../../components/field";
 import { problemsAt, readForm } from "../../lib/forms";
 
 /** The signed-in person's own name (updateAccount), as every workspace they belong to shows it. */
-export function ProfileSection() {
+export function ProfileSection({ onNameSaved }: { onNameSaved: () => void }) {
   const api = useApi();
   const { session, refresh } = useSession();
   const [saved, setSaved] = useState(false);
   const save = useAction(async (name: string) => {
     setSaved(false);
     await api.call((mr) => mr.accounts.update({ name }));
-    // The top bar shows the name from the session.
-    refresh();
+    // The top bar shows the name from the session; the members list on this page has its own copy.
+    void refresh();
+    onNameSaved();
     setSaved(true);
   });
   return (
